@@ -1,0 +1,85 @@
+//===- SubgroupMatrixAttrs.td - subgroup_matrix attributes -*- tablegen -*-===//
+
+#ifndef SUBGROUPMATRIX_IR_SUBGROUPMATRIXATTRS_TD
+#define SUBGROUPMATRIX_IR_SUBGROUPMATRIXATTRS_TD
+
+include "SubgroupMatrix/IR/SubgroupMatrixBase.td"
+
+def SubgroupMatrix_MatrixConfigAttr
+    : AttrDef<SubgroupMatrix_Dialect, "MatrixConfig"> {
+  let mnemonic = "config";
+  let summary = "one matrix multiplication shape and type a device supports";
+  let description = [{
+    One supported configuration, as Vulkan's
+    `VkCooperativeMatrixPropertiesKHR` and WebGPU's `GPUSubgroupMatrixConfig`
+    describe it: `left<MxKxT>`, `right<KxNxT>` and `result<MxNxR>` may be used
+    together, where `T` is the component type and `R` the result type.
+
+    ```mlir
+    #subgroup_matrix.config<16x16x16, f16 -> f32>   // M x N x K, T -> R
+    ```
+  }];
+  let parameters = (ins "unsigned":$m, "unsigned":$n, "unsigned":$k,
+                        "::mlir::Type":$componentType,
+                        "::mlir::Type":$resultType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether `type` is a left, right or result matrix type that this
+    /// configuration covers.
+    bool covers(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
+    /// Whether this configuration is exactly the multiplication of `left` and
+    /// `right` into `result`.
+    bool matchesMultiply(::mlir::Type left, ::mlir::Type right,
+                         ::mlir::Type result) const;
+  }];
+}
+
+def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the matrix configurations and subgroup size of a device";
+  let description = [{
+    Describes what a device can run: its subgroup size and the list of
+    matrix configurations it supports. Attach it as the
+    `subgroup_matrix.target` attribute of a `gpu.module` (or of the top-level
+    module); passes that take a `target=NAME` option use a named preset
+    instead.
+
+    A named preset can be written by name alone and is printed that way
+    while it is unchanged; any other target lists its contents. The name is
+    optional for a custom target.
+
+    ```mlir
+    gpu.module @kernels attributes {
+        subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} { ... }
+
+    #subgroup_matrix.target<"my-device", subgroup_size = 32,
+        configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>
+    ```
+
+    Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg` and
+    `apple-m1`; `docs/Targets.md` says where each one's configurations come
+    from.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::StringAttr">:$name,
+    "unsigned":$subgroupSize,
+    ArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">:$configs);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether some configuration covers the matrix type `type`.
+    bool supportsType(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
+    /// Whether one configuration covers the multiplication of `left` and
+    /// `right` into `result`.
+    bool supportsMultiply(::mlir::Type left, ::mlir::Type right,
+                          ::mlir::Type result) const;
+    /// Lists, for a diagnostic, the types of kind `kind` that the target
+    /// supports (for example `left<16x16xf16>, left<16x32xsi8>`).
+    std::string describeSupported(::mlir::subgroup_matrix::MatrixKind kind) const;
+    /// Lists, for a diagnostic, every configuration of the target.
+    std::string describeConfigs() const;
+  }];
+}
+
+#endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXATTRS_TD

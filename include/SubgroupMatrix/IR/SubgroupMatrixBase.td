@@ -1,0 +1,89 @@
+//===- SubgroupMatrixBase.td - subgroup_matrix dialect base -*- tablegen -*-===//
+//
+// The dialect definition and the interface shared by its three matrix types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_IR_SUBGROUPMATRIXBASE_TD
+#define SUBGROUPMATRIX_IR_SUBGROUPMATRIXBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def SubgroupMatrix_Dialect : Dialect {
+  let name = "subgroup_matrix";
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let summary = "Matrices distributed over the invocations of a subgroup";
+  let description = [{
+    The `subgroup_matrix` dialect models the small matrices that matrix units
+    (tensor cores, XMX engines, Apple simdgroup matrices) operate on. A
+    subgroup matrix is owned by a whole subgroup: its elements are spread over
+    the invocations in a way that only the target knows, so the IR never looks
+    at single elements. Programs load matrices from memory, combine them with
+    multiply-accumulates and scalar arithmetic, and store them back.
+
+    The dialect follows the WGSL subgroup-matrix proposal. There are three
+    matrix kinds because Vulkan and Direct3D specialise matrices by their
+    role in a multiplication: `left` (A, M x K), `right` (B, K x N) and
+    `result` (the accumulator, M x N).
+
+    Every operation of this dialect must execute in subgroup-uniform control
+    flow with subgroup-uniform operands; the `sm-check-uniformity` pass
+    diagnoses programs that may violate this.
+
+    ```mlir
+    %a = subgroup_matrix.load %A[%i, %k] stride %lda
+        : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
+    %b = subgroup_matrix.load %B[%k, %j] stride %ldb
+        : memref<?x?xf16> -> !subgroup_matrix.right<16x16xf16>
+    %d = subgroup_matrix.mma %a, %b, %c
+        : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
+          -> !subgroup_matrix.result<16x16xf32>
+    ```
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 0;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute that attaches a target description
+    /// to a `gpu.module` or to the top-level module.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return "subgroup_matrix.target";
+    }
+
+  private:
+    /// Registration of types and attributes, next to their storage classes.
+    void registerTypes();
+    void registerAttributes();
+
+  public:
+  }];
+  let hasCanonicalizer = 0;
+  let usePropertiesForAttributes = 1;
+  let hasOperationAttrVerify = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix type interface
+//===----------------------------------------------------------------------===//
+
+def SubgroupMatrix_MatrixTypeInterface
+    : TypeInterface<"SubgroupMatrixTypeInterface"> {
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let description = [{
+    Implemented by the three subgroup matrix types. Gives the shape, the
+    component type and the role of a matrix without caring which kind it is.
+  }];
+  let methods = [
+    InterfaceMethod<"Number of rows of the matrix.", "unsigned", "getRows">,
+    InterfaceMethod<"Number of columns of the matrix.", "unsigned",
+                    "getColumns">,
+    InterfaceMethod<"Component type of the matrix elements.", "::mlir::Type",
+                    "getElementType">,
+    InterfaceMethod<"The role of the matrix in a multiplication.",
+                    "::mlir::subgroup_matrix::MatrixKind", "getKind">,
+  ];
+}
+
+#endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXBASE_TD

@@ -1,0 +1,34 @@
+//===- TargetPresets.h - named device descriptions --------------*- C++ -*-===//
+//
+// The named targets that `target=NAME` options and the short attribute form
+// `#subgroup_matrix.target<"NAME">` refer to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_IR_TARGETPRESETS_H
+#define SUBGROUPMATRIX_IR_TARGETPRESETS_H
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// Returns the names of all presets, in a stable order.
+llvm::ArrayRef<llvm::StringRef> getTargetPresetNames();
+
+/// Returns the preset called `name`, or a null attribute if there is none.
+TargetAttr lookupTargetPreset(MLIRContext *context, llvm::StringRef name);
+
+/// Returns the preset called `name`; otherwise reports at `loc` that the
+/// target is unknown, listing the known ones, and returns null.
+TargetAttr getTargetPresetOrError(Location loc, llvm::StringRef name);
+
+/// Finds the target that governs `op`: the `subgroup_matrix.target`
+/// attribute of the closest enclosing op that carries one (a `gpu.module` or
+/// the top-level module), or null.
+TargetAttr findEnclosingTarget(Operation *op);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_IR_TARGETPRESETS_H

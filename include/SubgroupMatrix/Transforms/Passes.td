@@ -1,0 +1,92 @@
+//===- Passes.td - subgroup_matrix passes ------------------*- tablegen -*-===//
+
+#ifndef SUBGROUPMATRIX_TRANSFORMS_PASSES_TD
+#define SUBGROUPMATRIX_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
+  let summary = "report what a module uses that its target cannot run";
+  let description = [{
+    Checks every kernel against the target that governs it, the way a
+    driver's pipeline creation would, and reports all problems at once:
+
+    - every subgroup matrix type that no configuration of the target covers,
+      naming the types of that kind the target does support;
+    - every `mma` and `multiply` whose three types are not one configuration
+      of the target, listing the target's configurations;
+    - every kernel that uses subgroup matrices (directly or through the
+      functions it calls) whose known workgroup size (`known_block_size` of
+      `gpu.func`, or the `workgroup_size` of `spirv.entry_point_abi`) has an x
+      dimension that is not a multiple of the target's subgroup size.
+
+    The target is the preset named by the `target` option; without it, the
+    `subgroup_matrix.target` attribute of the enclosing `gpu.module` or of
+    the top-level module. A module that uses subgroup matrices with no
+    target at all is an error.
+
+    ```mlir
+    // sm-opt --sm-check-target=target=nvidia-h100
+    gpu.module @kernels {
+      gpu.func @k(%buf: memref<?xf16>) kernel
+          attributes {known_block_size = array<i32: 48, 1, 1>} {
+        // error: kernel workgroup size x = 48 is not a multiple of the
+        // subgroup size 32 of target 'nvidia-h100'
+        ...
+        // error: !subgroup_matrix.left<8x8xf16> is not supported by target
+        // 'nvidia-h100'; it supports left<16x16xf16>, left<16x8xf16>, ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to check against, overriding any target attribute">,
+  ];
+  let dependentDialects = ["::mlir::subgroup_matrix::SubgroupMatrixDialect"];
+}
+
+def CheckUniformityPass : Pass<"sm-check-uniformity", "ModuleOp"> {
+  let summary = "report subgroup matrix ops that may run in divergent control "
+                "flow";
+  let description = [{
+    Subgroup matrix operations are executed by a whole subgroup together, so
+    every invocation of the subgroup must reach them, with the same operand
+    values. This pass runs the subgroup uniformity analysis on every
+    function and reports:
+
+    - every subgroup matrix op that may execute in control flow that
+      diverges inside a subgroup: inside an `scf.if`, `scf.for`,
+      `scf.while` or `scf.index_switch` whose condition, bounds or selector
+      depend on the invocation, or in blocks of an unstructured region that
+      are reached only on some paths of a conditional branch on such a value
+      before the paths meet again;
+    - every subgroup matrix op whose memref indices, stride or scalar
+      operand may differ between the invocations of a subgroup.
+
+    Values that depend on the invocation are those derived from
+    `gpu.thread_id`, `gpu.lane_id` and `gpu.global_id`, from the results of
+    atomics and shuffles, and from memory read at such addresses. Control
+    flow reconverges after the op that diverged: code after a loop over a
+    thread-dependent range (for example behind a barrier) is not flagged.
+
+    The WGSL proposal makes this an error by default; `severity=warning`
+    reports warnings instead and `severity=off` disables the check.
+
+    ```mlir
+    %tid = gpu.thread_id x
+    %c = arith.cmpi ult, %tid, %c16 : index
+    scf.if %c {
+      // error: 'subgroup_matrix.store' may execute in control flow that
+      // diverges within a subgroup
+      subgroup_matrix.store %m, %buf[%c0] stride %c16 : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"severity", "severity", "std::string", /*default=*/"\"error\"",
+           "How to report violations: error, warning or off">,
+  ];
+}
+
+#endif // SUBGROUPMATRIX_TRANSFORMS_PASSES_TD

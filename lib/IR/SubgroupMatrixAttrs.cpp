@@ -1,0 +1,236 @@
+//===- SubgroupMatrixAttrs.cpp - subgroup_matrix attributes ---------------===//
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+#define GET_ATTRDEF_CLASSES
+#include "SubgroupMatrix/IR/SubgroupMatrixAttrs.cpp.inc"
+
+void SubgroupMatrixDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "SubgroupMatrix/IR/SubgroupMatrixAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// MatrixConfigAttr
+//===----------------------------------------------------------------------===//
+
+Attribute MatrixConfigAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t, 3> shape;
+  Type componentType, resultType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  SMLoc shapeLoc = parser.getCurrentLocation();
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false) ||
+      parser.parseComma() || parser.parseType(componentType) ||
+      parser.parseArrow() || parser.parseType(resultType) ||
+      parser.parseGreater())
+    return {};
+  if (shape.size() != 3) {
+    parser.emitError(shapeLoc) << "expected an M x N x K shape, got "
+                               << shape.size() << " dimension(s)";
+    return {};
+  }
+  for (int64_t dim : shape) {
+    if (dim <= 0 || dim > std::numeric_limits<int32_t>::max()) {
+      parser.emitError(shapeLoc)
+          << "matrix dimensions must be positive 32-bit integers, got " << dim;
+      return {};
+    }
+  }
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), shape[0], shape[1], shape[2],
+                    componentType, resultType);
+}
+
+void MatrixConfigAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getM() << "x" << getN() << "x" << getK() << ", "
+          << getComponentType() << " -> " << getResultType() << ">";
+}
+
+LogicalResult
+MatrixConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         unsigned m, unsigned n, unsigned k,
+                         Type componentType, Type resultType) {
+  if (m == 0 || n == 0 || k == 0)
+    return emitError() << "configuration dimensions must be positive, got "
+                       << m << "x" << n << "x" << k;
+  // The result type is not checked against the accumulator rule of `mma`: a
+  // target describes what a device reports, which may include combinations
+  // (such as si8 -> ui32 on RDNA3) that no `mma` can name.
+  for (Type type : {componentType, resultType})
+    if (!isValidComponentType(type))
+      return emitError() << "configuration types must be one of f16, bf16, "
+                            "f32, si8, ui8, si32 or ui32, got "
+                         << type;
+  return success();
+}
+
+bool MatrixConfigAttr::covers(SubgroupMatrixTypeInterface type) const {
+  unsigned rows = type.getRows(), columns = type.getColumns();
+  Type element = type.getElementType();
+  switch (type.getKind()) {
+  case MatrixKind::Left:
+    return rows == getM() && columns == getK() && element == getComponentType();
+  case MatrixKind::Right:
+    return rows == getK() && columns == getN() && element == getComponentType();
+  case MatrixKind::Result:
+    return rows == getM() && columns == getN() && element == getResultType();
+  }
+  llvm_unreachable("unknown matrix kind");
+}
+
+bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
+                                       Type result) const {
+  auto leftType = dyn_cast<LeftMatrixType>(left);
+  auto rightType = dyn_cast<RightMatrixType>(right);
+  auto resultType = dyn_cast<ResultMatrixType>(result);
+  return leftType && rightType && resultType && covers(leftType) &&
+         covers(rightType) && covers(resultType);
+}
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+/// Parses `<"preset">`, `<"name", subgroup_size = N, configs = [...]>` or
+/// `<subgroup_size = N, configs = [...]>`.
+Attribute TargetAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *context = parser.getContext();
+  if (parser.parseLess())
+    return {};
+  SMLoc nameLoc = parser.getCurrentLocation();
+  std::string name;
+  bool hasName = succeeded(parser.parseOptionalString(&name));
+  if (hasName && succeeded(parser.parseOptionalGreater())) {
+    TargetAttr preset = lookupTargetPreset(context, name);
+    if (!preset) {
+      parser.emitError(nameLoc)
+          << "unknown target preset '" << name << "'; known presets: "
+          << llvm::join(getTargetPresetNames(), ", ");
+      return {};
+    }
+    return preset;
+  }
+  if (hasName && parser.parseComma())
+    return {};
+
+  unsigned subgroupSize = 0;
+  SMLoc sizeLoc;
+  SmallVector<MatrixConfigAttr> configs;
+  if (parser.parseKeyword("subgroup_size") || parser.parseEqual())
+    return {};
+  sizeLoc = parser.getCurrentLocation();
+  if (parser.parseInteger(subgroupSize) || parser.parseComma() ||
+      parser.parseKeyword("configs") || parser.parseEqual() ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&]() -> ParseResult {
+            auto config = dyn_cast_or_null<MatrixConfigAttr>(
+                MatrixConfigAttr::parse(parser, Type()));
+            if (!config)
+              return failure();
+            configs.push_back(config);
+            return success();
+          }) ||
+      parser.parseGreater())
+    return {};
+  StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
+  return getChecked([&] { return parser.emitError(sizeLoc); }, context,
+                    nameAttr, subgroupSize, configs);
+}
+
+void TargetAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  if (StringAttr name = getName()) {
+    printer << name;
+    // An unchanged preset is printed by name alone.
+    if (lookupTargetPreset(getContext(), name.getValue()) == *this) {
+      printer << ">";
+      return;
+    }
+    printer << ", ";
+  }
+  printer << "subgroup_size = " << getSubgroupSize() << ", configs = [";
+  llvm::interleaveComma(getConfigs(), printer,
+                        [&](MatrixConfigAttr config) { config.print(printer); });
+  printer << "]>";
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringAttr name, unsigned subgroupSize,
+                                 ArrayRef<MatrixConfigAttr> configs) {
+  if (name && name.getValue().empty())
+    return emitError() << "target name must not be empty";
+  if (!llvm::isPowerOf2_32(subgroupSize))
+    return emitError() << "subgroup size must be a power of two, got "
+                       << subgroupSize;
+  if (configs.empty())
+    return emitError() << "a target must list at least one matrix "
+                          "configuration";
+  return success();
+}
+
+bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
+  return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
+    return config.covers(type);
+  });
+}
+
+bool TargetAttr::supportsMultiply(Type left, Type right, Type result) const {
+  return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
+    return config.matchesMultiply(left, right, result);
+  });
+}
+
+std::string TargetAttr::describeSupported(MatrixKind kind) const {
+  llvm::SmallVector<std::string> spellings;
+  llvm::StringSet<> seen;
+  for (MatrixConfigAttr config : getConfigs()) {
+    unsigned rows = 0, columns = 0;
+    Type element = kind == MatrixKind::Result ? config.getResultType()
+                                              : config.getComponentType();
+    switch (kind) {
+    case MatrixKind::Left:
+      rows = config.getM(), columns = config.getK();
+      break;
+    case MatrixKind::Right:
+      rows = config.getK(), columns = config.getN();
+      break;
+    case MatrixKind::Result:
+      rows = config.getM(), columns = config.getN();
+      break;
+    }
+    std::string spelling;
+    llvm::raw_string_ostream os(spelling);
+    os << stringifyMatrixKind(kind) << "<" << rows << "x" << columns << "x"
+       << element << ">";
+    if (seen.insert(spelling).second)
+      spellings.push_back(spelling);
+  }
+  return llvm::join(spellings, ", ");
+}
+
+std::string TargetAttr::describeConfigs() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(getConfigs(), os, [&](MatrixConfigAttr config) {
+    os << config.getM() << "x" << config.getN() << "x" << config.getK() << " "
+       << config.getComponentType() << " -> " << config.getResultType();
+  });
+  return text;
+}

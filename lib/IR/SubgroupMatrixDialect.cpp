@@ -1,0 +1,87 @@
+//===- SubgroupMatrixDialect.cpp - subgroup_matrix dialect ----------------===//
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+#include "SubgroupMatrix/IR/SubgroupMatrixOpsDialect.cpp.inc"
+
+void SubgroupMatrixDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "SubgroupMatrix/IR/SubgroupMatrixOps.cpp.inc"
+      >();
+}
+
+LogicalResult
+SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
+                                                NamedAttribute attribute) {
+  if (attribute.getName() != getTargetAttrName())
+    return op->emitError() << "unknown attribute '" << attribute.getName()
+                           << "' of the subgroup_matrix dialect";
+  if (!isa<TargetAttr>(attribute.getValue()))
+    return op->emitError()
+           << "'" << getTargetAttrName()
+           << "' must be a #subgroup_matrix.target attribute, got "
+           << attribute.getValue();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Type rules shared by types, attributes and ops
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::subgroup_matrix::stringifyMatrixKind(MatrixKind kind) {
+  switch (kind) {
+  case MatrixKind::Left:
+    return "left";
+  case MatrixKind::Right:
+    return "right";
+  case MatrixKind::Result:
+    return "result";
+  }
+  llvm_unreachable("unknown matrix kind");
+}
+
+bool mlir::subgroup_matrix::isValidComponentType(Type type) {
+  if (type.isF16() || type.isBF16() || type.isF32())
+    return true;
+  auto intType = dyn_cast<IntegerType>(type);
+  return intType && !intType.isSignless() &&
+         (intType.getWidth() == 8 || intType.getWidth() == 32);
+}
+
+bool mlir::subgroup_matrix::isValidAccumulatorType(Type component,
+                                                   Type result) {
+  if (component.isF16())
+    return result.isF16() || result.isF32();
+  if (component.isBF16() || component.isF32())
+    return result.isF32();
+  auto componentInt = dyn_cast<IntegerType>(component);
+  auto resultInt = dyn_cast<IntegerType>(result);
+  if (!componentInt || !resultInt || componentInt.isSignless())
+    return false;
+  // Integers accumulate into the 32-bit integer of the same signedness.
+  return resultInt.getWidth() == 32 &&
+         resultInt.getSignedness() == componentInt.getSignedness() &&
+         (componentInt.getWidth() == 8 || componentInt.getWidth() == 32);
+}
+
+Type mlir::subgroup_matrix::getStorageType(Type component) {
+  if (auto intType = dyn_cast<IntegerType>(component))
+    return IntegerType::get(component.getContext(), intType.getWidth());
+  return component;
+}
+
+Type mlir::subgroup_matrix::getScalarType(Type component) {
+  if (isa<IntegerType>(component))
+    return IntegerType::get(component.getContext(), 32);
+  return component;
+}

@@ -1,0 +1,93 @@
+//===- SubgroupMatrixTypes.cpp - subgroup_matrix types --------------------===//
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+#include "SubgroupMatrix/IR/SubgroupMatrixTypeInterfaces.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "SubgroupMatrix/IR/SubgroupMatrixOpsTypes.cpp.inc"
+
+void SubgroupMatrixDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "SubgroupMatrix/IR/SubgroupMatrixOpsTypes.cpp.inc"
+      >();
+}
+
+/// Parses `<RxCxT>` and builds a matrix type of kind `MatrixType`, reporting
+/// malformed shapes and component types at the location of the shape.
+template <typename MatrixType>
+static Type parseMatrixType(AsmParser &parser) {
+  SmallVector<int64_t, 2> shape;
+  Type elementType;
+  SMLoc shapeLoc;
+  if (parser.parseLess())
+    return {};
+  shapeLoc = parser.getCurrentLocation();
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  if (shape.size() != 2) {
+    parser.emitError(shapeLoc)
+        << "expected a shape of rows x columns, got " << shape.size()
+        << " dimension(s)";
+    return {};
+  }
+  for (int64_t dim : shape) {
+    if (dim <= 0 || dim > std::numeric_limits<int32_t>::max()) {
+      parser.emitError(shapeLoc)
+          << "matrix dimensions must be positive 32-bit integers, got " << dim;
+      return {};
+    }
+  }
+  return MatrixType::getChecked(
+      [&] { return parser.emitError(shapeLoc); }, parser.getContext(),
+      static_cast<unsigned>(shape[0]), static_cast<unsigned>(shape[1]),
+      elementType);
+}
+
+static void printMatrixType(AsmPrinter &printer, unsigned rows,
+                            unsigned columns, Type elementType) {
+  printer << "<" << rows << "x" << columns << "x" << elementType << ">";
+}
+
+static LogicalResult
+verifyMatrixType(function_ref<InFlightDiagnostic()> emitError, unsigned rows,
+                 unsigned columns, Type elementType) {
+  if (rows == 0 || columns == 0)
+    return emitError() << "matrix dimensions must be positive, got " << rows
+                       << "x" << columns;
+  if (!isValidComponentType(elementType))
+    return emitError() << "matrix component type must be one of f16, bf16, "
+                          "f32, si8, ui8, si32 or ui32, got "
+                       << elementType;
+  return success();
+}
+
+#define DEFINE_MATRIX_TYPE_METHODS(ClassName, Kind)                           \
+  Type ClassName::parse(AsmParser &parser) {                                   \
+    return parseMatrixType<ClassName>(parser);                                 \
+  }                                                                            \
+  void ClassName::print(AsmPrinter &printer) const {                           \
+    printMatrixType(printer, getRows(), getColumns(), getElementType());       \
+  }                                                                            \
+  LogicalResult ClassName::verify(                                             \
+      function_ref<InFlightDiagnostic()> emitError, unsigned rows,             \
+      unsigned columns, Type elementType) {                                    \
+    return verifyMatrixType(emitError, rows, columns, elementType);            \
+  }                                                                            \
+  MatrixKind ClassName::getKind() const { return MatrixKind::Kind; }
+
+DEFINE_MATRIX_TYPE_METHODS(LeftMatrixType, Left)
+DEFINE_MATRIX_TYPE_METHODS(RightMatrixType, Right)
+DEFINE_MATRIX_TYPE_METHODS(ResultMatrixType, Result)
+
+#undef DEFINE_MATRIX_TYPE_METHODS

@@ -1,0 +1,176 @@
+//===- TargetPresets.cpp - named device descriptions ----------------------===//
+//
+// Each preset records where its configurations come from; docs/Targets.md
+// explains them in more detail.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+/// The component spellings of the preset tables.
+enum class Component { F16, BF16, F32, S8, U8, S32, U32 };
+
+/// One row of a preset table: M x N x K, component -> result.
+struct ConfigRow {
+  unsigned m, n, k;
+  Component component, result;
+};
+
+struct PresetDescription {
+  llvm::StringLiteral name;
+  unsigned subgroupSize;
+  /// Fixed configurations, listed in the order the device reports them.
+  llvm::ArrayRef<ConfigRow> rows;
+  /// Builds the configurations of presets that are a product of shapes and
+  /// types rather than a measured list.
+  void (*generate)(llvm::SmallVectorImpl<ConfigRow> &rows);
+};
+} // namespace
+
+using C = Component;
+
+/// data/nvidia-h100-vulkan-coopmat.txt: vkGetPhysicalDevice-
+/// CooperativeMatrixPropertiesKHR on an H100 80GB HBM3, driver 580.159.04,
+/// in the reported order. All are subgroup scope without saturation.
+static const ConfigRow nvidiaH100Rows[] = {
+    {16, 16, 16, C::F16, C::F16},   {16, 8, 16, C::F16, C::F16},
+    {16, 8, 8, C::F16, C::F16},     {16, 16, 16, C::F16, C::F32},
+    {16, 8, 16, C::F16, C::F32},    {16, 8, 8, C::F16, C::F32},
+    {16, 16, 32, C::U8, C::U32},    {16, 16, 32, C::S8, C::S32},
+    {16, 8, 32, C::U8, C::U32},     {16, 8, 32, C::S8, C::S32},
+    {16, 16, 16, C::BF16, C::F32},
+};
+
+/// data/amd-navi31-radv-coopmat.txt: Mesa 25.0.7 RADV on NAVI31 (gfx1100),
+/// keeping the configurations without saturating accumulation whose A and B
+/// types are equal, as the WGSL proposal filters them. The mixed-signedness
+/// ones (si8 -> ui32, ui8 -> si32) are kept because the device reports them,
+/// although no `mma` can name them.
+static const ConfigRow amdRdna3Rows[] = {
+    {16, 16, 16, C::F16, C::F16}, {16, 16, 16, C::F16, C::F32},
+    {16, 16, 16, C::U8, C::U32},  {16, 16, 16, C::U8, C::S32},
+    {16, 16, 16, C::S8, C::U32},  {16, 16, 16, C::S8, C::S32},
+};
+
+/// The WGSL proposal's hard-coded Metal configurations (simdgroup_float8x8
+/// and simdgroup_half8x8).
+static const ConfigRow appleM1Rows[] = {
+    {8, 8, 8, C::F32, C::F32},
+    {8, 8, 8, C::F16, C::F16},
+};
+
+/// SPV_INTEL_subgroup_matrix_multiply_accumulate: one instruction has M of
+/// 1, 2, 4 or 8 rows, N equal to the subgroup size and a K fixed by the
+/// component type (16 for 16-bit floats, 32 for 8-bit integers, 8 for tf32).
+/// Larger matrices (M of 16 or 32, N of twice the subgroup size) are split
+/// into several instructions by the Intel lowering.
+static void generateIntelRows(llvm::SmallVectorImpl<ConfigRow> &rows,
+                              unsigned subgroupSize, bool hasTf32) {
+  struct TypePair {
+    Component component, result;
+    unsigned k;
+  };
+  llvm::SmallVector<TypePair> types = {{C::F16, C::F32, 16},
+                                       {C::F16, C::F16, 16},
+                                       {C::BF16, C::F32, 16},
+                                       {C::S8, C::S32, 32},
+                                       {C::U8, C::U32, 32}};
+  // tf32 multiplies read f32 data: only Xe-HPC (PVC) has them.
+  if (hasTf32)
+    types.push_back({C::F32, C::F32, 8});
+  for (TypePair type : types)
+    for (unsigned n : {subgroupSize, 2 * subgroupSize})
+      for (unsigned m : {1u, 2u, 4u, 8u, 16u, 32u})
+        rows.push_back({m, n, type.k, type.component, type.result});
+}
+
+static const PresetDescription presets[] = {
+    {"nvidia-h100", 32, nvidiaH100Rows, nullptr},
+    {"amd-rdna3", 32, amdRdna3Rows, nullptr},
+    {"intel-xe-hpc", 16, {},
+     [](llvm::SmallVectorImpl<ConfigRow> &rows) {
+       generateIntelRows(rows, /*subgroupSize=*/16, /*hasTf32=*/true);
+     }},
+    {"intel-xe-hpg", 8, {},
+     [](llvm::SmallVectorImpl<ConfigRow> &rows) {
+       generateIntelRows(rows, /*subgroupSize=*/8, /*hasTf32=*/false);
+     }},
+    {"apple-m1", 32, appleM1Rows, nullptr},
+};
+
+static Type getComponentType(MLIRContext *context, Component component) {
+  Builder builder(context);
+  switch (component) {
+  case C::F16:
+    return builder.getF16Type();
+  case C::BF16:
+    return builder.getBF16Type();
+  case C::F32:
+    return builder.getF32Type();
+  case C::S8:
+    return IntegerType::get(context, 8, IntegerType::Signed);
+  case C::U8:
+    return IntegerType::get(context, 8, IntegerType::Unsigned);
+  case C::S32:
+    return IntegerType::get(context, 32, IntegerType::Signed);
+  case C::U32:
+    return IntegerType::get(context, 32, IntegerType::Unsigned);
+  }
+  llvm_unreachable("unknown component");
+}
+
+ArrayRef<StringRef> mlir::subgroup_matrix::getTargetPresetNames() {
+  static const llvm::SmallVector<StringRef> names = [] {
+    llvm::SmallVector<StringRef> result;
+    for (const PresetDescription &preset : presets)
+      result.push_back(preset.name);
+    return result;
+  }();
+  return names;
+}
+
+TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
+                                                     StringRef name) {
+  const PresetDescription *preset =
+      llvm::find_if(presets, [&](const PresetDescription &candidate) {
+        return candidate.name == name;
+      });
+  if (preset == std::end(presets))
+    return {};
+  llvm::SmallVector<ConfigRow> rows(preset->rows.begin(), preset->rows.end());
+  if (preset->generate)
+    preset->generate(rows);
+  llvm::SmallVector<MatrixConfigAttr> configs;
+  for (const ConfigRow &row : rows)
+    configs.push_back(MatrixConfigAttr::get(
+        context, row.m, row.n, row.k, getComponentType(context, row.component),
+        getComponentType(context, row.result)));
+  return TargetAttr::get(context, StringAttr::get(context, preset->name),
+                         preset->subgroupSize, configs);
+}
+
+TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,
+                                                         StringRef name) {
+  if (TargetAttr target = lookupTargetPreset(loc.getContext(), name))
+    return target;
+  emitError(loc) << "unknown target preset '" << name
+                 << "'; known presets: "
+                 << llvm::join(getTargetPresetNames(), ", ");
+  return {};
+}
+
+TargetAttr mlir::subgroup_matrix::findEnclosingTarget(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto target = op->getAttrOfType<TargetAttr>(
+            SubgroupMatrixDialect::getTargetAttrName()))
+      return target;
+  return {};
+}

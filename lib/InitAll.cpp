@@ -1,0 +1,15 @@
+//===- InitAll.cpp - register everything of the project -------------------===//
+
+#include "SubgroupMatrix/InitAll.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
+
+void mlir::subgroup_matrix::registerSubgroupMatrixDialect(
+    DialectRegistry &registry) {
+  registry.insert<SubgroupMatrixDialect>();
+}
+
+void mlir::subgroup_matrix::registerSubgroupMatrixPassesAndPipelines() {
+  registerSubgroupMatrixPasses();
+}

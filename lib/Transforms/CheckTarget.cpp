@@ -1,0 +1,201 @@
+//===- CheckTarget.cpp - check a module against its target ----------------===//
+//
+// Reports, like a driver creating a pipeline, every matrix type, multiply and
+// workgroup size that the target cannot run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_CHECKTARGETPASS
+#include "SubgroupMatrix/Transforms/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// How diagnostics name a target.
+static std::string describeTarget(TargetAttr target) {
+  if (StringAttr name = target.getName())
+    return ("target '" + name.getValue() + "'").str();
+  return "the target";
+}
+
+static bool usesMatrixTypes(Operation *op) {
+  auto isMatrix = [](Type type) {
+    return isa<SubgroupMatrixTypeInterface>(type);
+  };
+  return isa<SubgroupMatrixDialect>(op->getDialect()) ||
+         llvm::any_of(op->getResultTypes(), isMatrix) ||
+         llvm::any_of(op->getOperandTypes(), isMatrix);
+}
+
+namespace {
+/// Finds whether functions use subgroup matrices, directly or through the
+/// functions they call.
+class MatrixUseFinder {
+public:
+  bool usesMatrices(FunctionOpInterface function) {
+    auto [it, inserted] = memo.try_emplace(function, false);
+    if (!inserted)
+      return it->second; // Recursion or already known.
+    bool uses = false;
+    function->walk([&](Operation *op) {
+      if (usesMatrixTypes(op)) {
+        uses = true;
+        return WalkResult::interrupt();
+      }
+      if (auto call = dyn_cast<CallOpInterface>(op))
+        if (auto callee = dyn_cast_or_null<FunctionOpInterface>(
+                call.resolveCallableInTable(&symbolTables)))
+          if (usesMatrices(callee)) {
+            uses = true;
+            return WalkResult::interrupt();
+          }
+      return WalkResult::advance();
+    });
+    memo[function] = uses;
+    return uses;
+  }
+
+private:
+  llvm::DenseMap<Operation *, bool> memo;
+  SymbolTableCollection symbolTables;
+};
+
+struct CheckTargetPass
+    : public subgroup_matrix::impl::CheckTargetPassBase<CheckTargetPass> {
+  using CheckTargetPassBase::CheckTargetPassBase;
+
+  void runOnOperation() override;
+
+private:
+  TargetAttr getTarget(Operation *op) {
+    return overrideTarget ? overrideTarget : findEnclosingTarget(op);
+  }
+  void checkTypes(Operation *op, TargetAttr target);
+  void checkMultiply(Operation *op, TargetAttr target);
+  void checkWorkgroupSize(FunctionOpInterface kernel, TargetAttr target);
+
+  TargetAttr overrideTarget;
+  /// Each unsupported type is reported once per target, where it first
+  /// appears.
+  llvm::DenseSet<std::pair<Attribute, Type>> reportedTypes;
+  bool failed = false;
+};
+} // namespace
+
+void CheckTargetPass::checkTypes(Operation *op, TargetAttr target) {
+  auto check = [&](Location loc, Type type) {
+    auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+    if (!matrix || target.supportsType(matrix) ||
+        !reportedTypes.insert({target, type}).second)
+      return;
+    failed = true;
+    emitError(loc) << type << " is not supported by " << describeTarget(target)
+                   << "; it supports "
+                   << target.describeSupported(matrix.getKind());
+  };
+  for (Type type : op->getResultTypes())
+    check(op->getLoc(), type);
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument argument : block.getArguments())
+        check(argument.getLoc(), argument.getType());
+}
+
+void CheckTargetPass::checkMultiply(Operation *op, TargetAttr target) {
+  Type left, right, result;
+  if (auto mma = dyn_cast<MmaOp>(op))
+    left = mma.getLeft().getType(), right = mma.getRight().getType(),
+    result = mma.getResult().getType();
+  else if (auto multiply = dyn_cast<MultiplyOp>(op))
+    left = multiply.getLeft().getType(),
+    right = multiply.getRight().getType(),
+    result = multiply.getResult().getType();
+  else
+    return;
+  if (target.supportsMultiply(left, right, result))
+    return;
+  failed = true;
+  op->emitError() << "the multiplication of " << left << " by " << right
+                  << " into " << result << " is not a configuration of "
+                  << describeTarget(target)
+                  << "; its configurations (M x N x K, component -> "
+                     "result) are: "
+                  << target.describeConfigs();
+}
+
+void CheckTargetPass::checkWorkgroupSize(FunctionOpInterface kernel,
+                                         TargetAttr target) {
+  std::optional<int32_t> sizeX;
+  if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
+    if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
+      sizeX = (*known)[0];
+  if (auto abi = kernel->getAttrOfType<spirv::EntryPointABIAttr>(
+          spirv::getEntryPointABIAttrName()))
+    if (DenseI32ArrayAttr size = abi.getWorkgroupSize())
+      sizeX = size[0];
+  if (!sizeX || *sizeX % static_cast<int32_t>(target.getSubgroupSize()) == 0)
+    return;
+  failed = true;
+  kernel->emitError() << "kernel '" << kernel.getName()
+                      << "' uses subgroup matrices with a workgroup size x of "
+                      << *sizeX << ", which is not a multiple of the subgroup "
+                      << "size " << target.getSubgroupSize() << " of "
+                      << describeTarget(target);
+}
+
+void CheckTargetPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (!targetName.empty()) {
+    overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
+    if (!overrideTarget)
+      return signalPassFailure();
+  }
+
+  bool reportedMissingTarget = false;
+  module.walk([&](Operation *op) {
+    if (!usesMatrixTypes(op))
+      return;
+    TargetAttr target = getTarget(op);
+    if (!target) {
+      if (!reportedMissingTarget)
+        op->emitError() << "no target to check subgroup matrices against: "
+                           "attach a '"
+                        << SubgroupMatrixDialect::getTargetAttrName()
+                        << "' attribute to the enclosing gpu.module or "
+                           "module, or name a preset with target=NAME";
+      reportedMissingTarget = failed = true;
+      return;
+    }
+    checkTypes(op, target);
+    checkMultiply(op, target);
+  });
+
+  MatrixUseFinder finder;
+  module.walk([&](FunctionOpInterface function) {
+    bool isKernel = function->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
+                    function->hasAttr(spirv::getEntryPointABIAttrName());
+    if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(function.getOperation()))
+      isKernel |= gpuFunc.isKernel();
+    if (!isKernel || !finder.usesMatrices(function))
+      return;
+    if (TargetAttr target = getTarget(function))
+      checkWorkgroupSize(function, target);
+  });
+
+  if (failed)
+    signalPassFailure();
+}

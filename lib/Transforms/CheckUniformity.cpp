@@ -1,0 +1,79 @@
+//===- CheckUniformity.cpp - diagnose divergent subgroup matrix ops -------===//
+
+#include "SubgroupMatrix/Analysis/UniformityAnalysis.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_CHECKUNIFORMITYPASS
+#include "SubgroupMatrix/Transforms/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+enum class Severity { Error, Warning, Off };
+
+struct CheckUniformityPass
+    : public subgroup_matrix::impl::CheckUniformityPassBase<CheckUniformityPass> {
+  using CheckUniformityPassBase::CheckUniformityPassBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    std::optional<Severity> parsed =
+        llvm::StringSwitch<std::optional<Severity>>(severity)
+            .Case("error", Severity::Error)
+            .Case("warning", Severity::Warning)
+            .Case("off", Severity::Off)
+            .Default(std::nullopt);
+    if (!parsed)
+      return emitError(UnknownLoc::get(context))
+             << "sm-check-uniformity: unknown severity '" << severity
+             << "'; expected error, warning or off";
+    parsedSeverity = *parsed;
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (parsedSeverity == Severity::Off)
+      return;
+    UniformityAnalysis analysis(getOperation());
+    bool failed = false;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+        return;
+      std::optional<InFlightDiagnostic> diagnostic;
+      auto report = [&]() -> InFlightDiagnostic & {
+        diagnostic.emplace(parsedSeverity == Severity::Error
+                               ? op->emitError()
+                               : op->emitWarning());
+        return *diagnostic;
+      };
+      if (Operation *source = analysis.getDivergenceSource(op)) {
+        report() << "may execute in control flow that diverges within a "
+                    "subgroup; subgroup matrix operations must be reached by "
+                    "every invocation of the subgroup";
+        diagnostic->attachNote(source->getLoc())
+            << "control flow diverges here, on a value that depends on the "
+               "invocation";
+      } else {
+        for (OpOperand &operand : op->getOpOperands()) {
+          if (!analysis.isVarying(operand.get()))
+            continue;
+          report() << "operand #" << operand.getOperandNumber()
+                   << " may differ between the invocations of a subgroup; "
+                      "subgroup matrix operands must be subgroup uniform";
+          break;
+        }
+      }
+      failed |= diagnostic && parsedSeverity == Severity::Error;
+    });
+    if (failed)
+      signalPassFailure();
+  }
+
+  Severity parsedSeverity = Severity::Error;
+};
+} // namespace

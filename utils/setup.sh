@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Installs everything this project needs on a Debian 12 machine (run as root).
+#
+#  - LLVM/MLIR 22, lit/FileCheck and GoogleTest from Debian's packages;
+#  - SPIRV-Tools 2025.1 built against SPIRV-Headers 1.4.309, both from Debian 13
+#    (trixie) sources, into a local prefix: Debian 12's own SPIRV-Tools predate the
+#    cooperative-matrix extensions and reject every module that uses them.
+#
+# The trixie suite is reached through a private apt configuration (its own source
+# list and state directory) so that the system's package selection never sees it.
+# The archive address is taken from the system's apt sources, never hard-coded.
+#
+# A second run finds everything in place and returns within seconds.
+set -euo pipefail
+
+repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+depsPrefix="${SM_DEPS_PREFIX:-$repoRoot/.deps}"
+spirvPrefix="$depsPrefix/spirv"
+spirvToolsVersion=2025.1
+
+log() { echo "[setup] $*"; }
+
+asRoot() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+installDebianPackages() {
+  local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+    cmake ninja-build g++ libgtest-dev libgmock-dev python3 xz-utils zlib1g-dev
+    libzstd-dev)
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+      missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    log "Debian packages present"
+    return
+  fi
+  log "installing: ${missing[*]}"
+  asRoot apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive asRoot apt-get install -y -qq "${missing[@]}"
+}
+
+# Prints the first Debian archive URI of the system's apt configuration.
+debianArchiveUri() {
+  local uri
+  uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    awk '{print $2}' | grep -E '/debian/?$' | head -n1 || true)
+  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+    uri=$(grep -hE '^deb ' /etc/apt/sources.list |
+      awk '{for (i = 2; i <= NF; ++i) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' |
+      grep -E '/debian/?$' | head -n1 || true)
+  fi
+  [ -n "$uri" ] || { echo "no Debian archive found in apt sources" >&2; exit 1; }
+  echo "${uri%/}"
+}
+
+# Runs apt-get against a private configuration that only knows trixie.
+trixieApt() {
+  local aptDir="$depsPrefix/apt"
+  "$@" -o Dir::Etc::SourceList="$aptDir/sources.list" \
+    -o Dir::Etc::SourceParts="$aptDir/sources.list.d" \
+    -o Dir::State="$aptDir/state" -o Dir::Cache="$aptDir/cache" \
+    -o Dir::State::status="$aptDir/state/status" \
+    -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1
+}
+
+prepareTrixieApt() {
+  local aptDir="$depsPrefix/apt" archive
+  archive=$(debianArchiveUri)
+  mkdir -p "$aptDir/sources.list.d" "$aptDir/state/lists/partial" \
+    "$aptDir/cache/archives/partial"
+  : >"$aptDir/state/status"
+  cat >"$aptDir/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive trixie main
+SRC
+  trixieApt apt-get update -qq
+}
+
+buildSpirvTools() {
+  if [ -x "$spirvPrefix/bin/spirv-val" ] &&
+    "$spirvPrefix/bin/spirv-val" --version | grep -q "v$spirvToolsVersion"; then
+    log "SPIRV-Tools $spirvToolsVersion present in $spirvPrefix"
+    return
+  fi
+  log "building SPIRV-Tools $spirvToolsVersion into $spirvPrefix"
+  prepareTrixieApt
+  local work="$depsPrefix/work"
+  rm -rf "$work" && mkdir -p "$work"
+  (
+    cd "$work"
+    trixieApt apt-get download -qq spirv-headers/trixie
+    dpkg -x spirv-headers_*.deb headers
+    trixieApt apt-get source -qq --tar-only --download-only spirv-tools/trixie
+    mkdir src && tar -xf spirv-tools_*.orig.tar.* -C src --strip-components=1
+    cmake -S src -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DSPIRV-Headers_SOURCE_DIR="$work/headers/usr" \
+      -DSPIRV_SKIP_TESTS=ON -DSPIRV_WERROR=OFF \
+      -DCMAKE_INSTALL_PREFIX="$spirvPrefix" >/dev/null
+    ninja -C build spirv-val spirv-dis spirv-as >/dev/null
+    mkdir -p "$spirvPrefix/bin" "$spirvPrefix/include"
+    cp build/tools/spirv-val build/tools/spirv-dis build/tools/spirv-as \
+      "$spirvPrefix/bin/"
+    cp -r headers/usr/include/spirv "$spirvPrefix/include/"
+  )
+  rm -rf "$work"
+  "$spirvPrefix/bin/spirv-val" --version | head -n1
+}
+
+installDebianPackages
+buildSpirvTools
+log "done"
