@@ -1,0 +1,32 @@
+# -*- Python -*-
+# The lit configuration of the subgroup_matrix regression suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "SUBGROUP_MATRIX"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.sm_binary_dir, "test")
+
+config.substitutions.append(("%sm_src_root", config.sm_source_dir))
+config.substitutions.append(("%sm_build_root", config.sm_binary_dir))
+config.substitutions.append(("%shared_dir", config.sm_shared_dir))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
+tools = [
+    "sm-opt",
+    "sm-translate",
+    ToolSubst("spirv-val", unresolved="ignore"),
+    ToolSubst("spirv-dis", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,197 @@
+//===- TargetPresetsTest.cpp - presets against measured device data -------===//
+//
+// The presets must hold exactly the configurations that the measured device
+// data lists (../shared/data), so they are compared with the files here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+
+class TargetPresetsTest : public ::testing::Test {
+protected:
+  TargetPresetsTest() { context.loadDialect<SubgroupMatrixDialect>(); }
+
+  /// Maps the component spellings of the data files to MLIR types.
+  Type parseComponent(StringRef spelling) {
+    Builder builder(&context);
+    if (spelling == "f16")
+      return builder.getF16Type();
+    if (spelling == "bf16")
+      return builder.getBF16Type();
+    if (spelling == "f32")
+      return builder.getF32Type();
+    bool isSigned = spelling.starts_with("s");
+    unsigned width = 0;
+    if (spelling.drop_front().getAsInteger(10, width))
+      return {};
+    return IntegerType::get(&context, width,
+                            isSigned ? IntegerType::Signed
+                                     : IntegerType::Unsigned);
+  }
+
+  /// Reads a data file: one configuration per line, `M N K A B C Result
+  /// [sat]`. Keeps the rows the WGSL proposal keeps: A == B, C == Result and
+  /// no saturating accumulation.
+  std::vector<std::string> readDeviceData(StringRef fileName) {
+    std::string path = (llvm::Twine(SM_SHARED_DATA_DIR) + "/" + fileName).str();
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    EXPECT_TRUE(bool(buffer)) << "cannot read " << path;
+    std::vector<std::string> rows;
+    if (!buffer)
+      return rows;
+    SmallVector<StringRef> lines;
+    (*buffer)->getBuffer().split(lines, '\n');
+    for (StringRef line : lines) {
+      line = line.trim();
+      if (line.empty() || line.starts_with("#"))
+        continue;
+      SmallVector<StringRef> fields;
+      line.split(fields, ' ', -1, /*KeepEmpty=*/false);
+      EXPECT_GE(fields.size(), 7u) << line.str();
+      if (fields.size() < 7)
+        continue;
+      bool saturating = fields.size() > 7 && fields[7] == "1";
+      if (fields[3] != fields[4] || fields[5] != fields[6] || saturating)
+        continue;
+      std::string row;
+      llvm::raw_string_ostream os(row);
+      os << fields[0] << "x" << fields[1] << "x" << fields[2] << " "
+         << parseComponent(fields[3]) << " -> " << parseComponent(fields[6]);
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  static std::vector<std::string> describe(TargetAttr target) {
+    std::vector<std::string> rows;
+    for (MatrixConfigAttr config : target.getConfigs()) {
+      std::string row;
+      llvm::raw_string_ostream os(row);
+      os << config.getM() << "x" << config.getN() << "x" << config.getK()
+         << " " << config.getComponentType() << " -> "
+         << config.getResultType();
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(TargetPresetsTest, NvidiaH100MatchesMeasuredData) {
+  TargetAttr target = lookupTargetPreset(&context, "nvidia-h100");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target.getSubgroupSize(), 32u);
+  std::vector<std::string> expected =
+      readDeviceData("nvidia-h100-vulkan-coopmat.txt");
+  EXPECT_EQ(expected.size(), 11u);
+  // Same configurations in the order the driver reports them.
+  EXPECT_EQ(describe(target), expected);
+}
+
+TEST_F(TargetPresetsTest, AmdRdna3MatchesRadvData) {
+  TargetAttr target = lookupTargetPreset(&context, "amd-rdna3");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target.getSubgroupSize(), 32u);
+  std::vector<std::string> expected =
+      readDeviceData("amd-navi31-radv-coopmat.txt");
+  EXPECT_EQ(expected.size(), 6u);
+  EXPECT_EQ(describe(target), expected);
+}
+
+TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
+  TargetAttr apple = lookupTargetPreset(&context, "apple-m1");
+  ASSERT_TRUE(apple);
+  EXPECT_EQ(describe(apple),
+            (std::vector<std::string>{"8x8x8 f32 -> f32", "8x8x8 f16 -> f16"}));
+
+  TargetAttr hpc = lookupTargetPreset(&context, "intel-xe-hpc");
+  TargetAttr hpg = lookupTargetPreset(&context, "intel-xe-hpg");
+  ASSERT_TRUE(hpc && hpg);
+  EXPECT_EQ(hpc.getSubgroupSize(), 16u);
+  EXPECT_EQ(hpg.getSubgroupSize(), 8u);
+  // Every Intel configuration has N a multiple of the subgroup size and the
+  // K of its component type.
+  for (TargetAttr target : {hpc, hpg}) {
+    for (MatrixConfigAttr config : target.getConfigs()) {
+      EXPECT_EQ(config.getN() % target.getSubgroupSize(), 0u);
+      unsigned width = config.getComponentType().getIntOrFloatBitWidth();
+      unsigned expectedK = width == 8 ? 32 : width == 16 ? 16 : 8;
+      EXPECT_EQ(config.getK(), expectedK);
+    }
+  }
+  // tf32 exists on Xe-HPC only.
+  Builder builder(&context);
+  auto hasF32 = [&](TargetAttr target) {
+    return llvm::any_of(target.getConfigs(), [&](MatrixConfigAttr config) {
+      return config.getComponentType() == builder.getF32Type();
+    });
+  };
+  EXPECT_TRUE(hasF32(hpc));
+  EXPECT_FALSE(hasF32(hpg));
+}
+
+TEST_F(TargetPresetsTest, EveryNameResolvesAndUnknownDoesNot) {
+  EXPECT_EQ(getTargetPresetNames().size(), 5u);
+  for (StringRef name : getTargetPresetNames()) {
+    TargetAttr target = lookupTargetPreset(&context, name);
+    ASSERT_TRUE(target) << name.str();
+    EXPECT_EQ(target.getName().getValue(), name);
+  }
+  EXPECT_FALSE(lookupTargetPreset(&context, "nvidia-h200"));
+  EXPECT_FALSE(lookupTargetPreset(&context, ""));
+}
+
+TEST_F(TargetPresetsTest, PresetPrintsByNameAndParsesBack) {
+  TargetAttr target = lookupTargetPreset(&context, "nvidia-h100");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << Attribute(target);
+  EXPECT_EQ(text, "#subgroup_matrix.target<\"nvidia-h100\">");
+  EXPECT_EQ(parseAttribute(text, &context), Attribute(target));
+}
+
+TEST_F(TargetPresetsTest, SupportQueries) {
+  TargetAttr target = lookupTargetPreset(&context, "nvidia-h100");
+  Builder builder(&context);
+  Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
+  Type si8 = IntegerType::get(&context, 8, IntegerType::Signed);
+  Type si32 = IntegerType::get(&context, 32, IntegerType::Signed);
+
+  auto left = LeftMatrixType::get(&context, 16, 16, f16);
+  auto right = RightMatrixType::get(&context, 16, 16, f16);
+  auto result = ResultMatrixType::get(&context, 16, 16, f32);
+  EXPECT_TRUE(target.supportsType(left));
+  EXPECT_TRUE(target.supportsMultiply(left, right, result));
+  // Each type exists in some configuration, but 16x8x16 with a 16x16 right
+  // operand is not one configuration.
+  auto narrowResult = ResultMatrixType::get(&context, 16, 8, f32);
+  EXPECT_TRUE(target.supportsType(narrowResult));
+  EXPECT_FALSE(target.supportsMultiply(left, right, narrowResult));
+  // 8x8 matrices exist on no configuration.
+  EXPECT_FALSE(target.supportsType(LeftMatrixType::get(&context, 8, 8, f16)));
+  // Integer configurations need K = 32.
+  EXPECT_FALSE(target.supportsType(LeftMatrixType::get(&context, 16, 16, si8)));
+  EXPECT_TRUE(target.supportsMultiply(
+      LeftMatrixType::get(&context, 16, 32, si8),
+      RightMatrixType::get(&context, 32, 16, si8),
+      ResultMatrixType::get(&context, 16, 16, si32)));
+  EXPECT_EQ(target.describeSupported(MatrixKind::Right),
+            "right<16x16xf16>, right<16x8xf16>, right<8x8xf16>, "
+            "right<32x16xui8>, right<32x16xsi8>, right<32x8xui8>, "
+            "right<32x8xsi8>, right<16x16xbf16>");
+}
+
+} // namespace
