@@ -34,6 +34,12 @@ Attribute MatrixConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess())
     return {};
   SMLoc shapeLoc = parser.getCurrentLocation();
+  // Without this, a leading minus sign fails deep in the dimension list
+  // parser with a message about function types.
+  if (succeeded(parser.parseOptionalMinus())) {
+    parser.emitError(shapeLoc, "matrix dimensions must be positive");
+    return {};
+  }
   if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
                                 /*withTrailingX=*/false) ||
       parser.parseComma() || parser.parseType(componentType) ||

@@ -24,8 +24,8 @@ LogicalResult
 SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
   if (attribute.getName() != getTargetAttrName())
-    return op->emitError() << "unknown attribute '" << attribute.getName()
-                           << "' of the subgroup_matrix dialect";
+    return op->emitError() << "unknown attribute '"
+                           << attribute.getName().strref() << "' of the subgroup_matrix dialect";
   if (!isa<TargetAttr>(attribute.getValue()))
     return op->emitError()
            << "'" << getTargetAttrName()

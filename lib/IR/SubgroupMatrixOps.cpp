@@ -82,9 +82,7 @@ static LogicalResult verifyMemoryAccess(Operation *op,
            << strideValue.getSExtValue() << " is smaller than the "
            << minorExtent << (colMajor ? " rows" : " columns") << " of a "
            << (colMajor ? "column-major" : "row-major") << " "
-           << stringifyMatrixKind(matrix.getKind()) << "<" << matrix.getRows()
-           << "x" << matrix.getColumns() << "x" << matrix.getElementType()
-           << ">";
+           << Type(matrix);
 
   // A statically shaped memref must hold the whole matrix. The offset of
   // element [0, 0] is at least the part of it known from constant indices.

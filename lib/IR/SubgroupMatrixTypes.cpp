@@ -31,6 +31,12 @@ static Type parseMatrixType(AsmParser &parser) {
   if (parser.parseLess())
     return {};
   shapeLoc = parser.getCurrentLocation();
+  // Without this, a leading minus sign fails deep in the dimension list
+  // parser with a message about function types.
+  if (succeeded(parser.parseOptionalMinus())) {
+    parser.emitError(shapeLoc, "matrix dimensions must be positive");
+    return {};
+  }
   if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
                                 /*withTrailingX=*/true) ||
       parser.parseType(elementType) || parser.parseGreater())

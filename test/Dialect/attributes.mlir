@@ -1,0 +1,22 @@
+// RUN: sm-opt %s | sm-opt | FileCheck %s
+
+// A preset is printed by name while it is unchanged.
+// CHECK: module @preset attributes {subgroup_matrix.target = #subgroup_matrix.target<"amd-rdna3">}
+module @preset attributes {subgroup_matrix.target = #subgroup_matrix.target<"amd-rdna3">} {}
+
+// Spelling out a preset's contents gives the preset.
+// CHECK: module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">}
+module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>]>} {}
+
+// A preset name with other contents is a custom target.
+// CHECK: module @changed attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>]>}
+module @changed attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>]>} {}
+
+// CHECK: module @custom attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-device", subgroup_size = 64, configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>}
+module @custom attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-device", subgroup_size = 64, configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>} {}
+
+// CHECK: module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>}
+module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>} {}
+
+// CHECK: module @config attributes {test.config = #subgroup_matrix.config<16x8x32, ui8 -> ui32>}
+module @config attributes {test.config = #subgroup_matrix.config<16x8x32, ui8 -> ui32>} {}

@@ -1,0 +1,99 @@
+// RUN: sm-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{matrix dimensions must be positive 32-bit integers, got 0}}
+func.func private @zero_rows(!subgroup_matrix.left<0x16xf16>)
+
+// -----
+
+// expected-error @+1 {{matrix dimensions must be positive 32-bit integers, got 0}}
+func.func private @zero_columns(!subgroup_matrix.result<16x0xf32>)
+
+// -----
+
+// expected-error @+1 {{matrix dimensions must be positive}}
+func.func private @negative(!subgroup_matrix.right<-16x16xf16>)
+
+// -----
+
+// expected-error @+1 {{expected static shape}}
+func.func private @dynamic(!subgroup_matrix.right<?x16xf16>)
+
+// -----
+
+// expected-error @+1 {{expected a shape of rows x columns, got 3 dimension(s)}}
+func.func private @three_dimensions(!subgroup_matrix.left<16x16x16xf16>)
+
+// -----
+
+// expected-error @+1 {{expected a shape of rows x columns, got 1 dimension(s)}}
+func.func private @one_dimension(!subgroup_matrix.left<16xf16>)
+
+// -----
+
+// expected-error @+1 {{matrix dimensions must be positive 32-bit integers, got 4294967296}}
+func.func private @too_large(!subgroup_matrix.left<4294967296x16xf16>)
+
+// -----
+
+// expected-error @+1 {{matrix component type must be one of f16, bf16, f32, si8, ui8, si32 or ui32, got 'i8'}}
+func.func private @signless_component(!subgroup_matrix.left<16x32xi8>)
+
+// -----
+
+// expected-error @+1 {{matrix component type must be one of f16, bf16, f32, si8, ui8, si32 or ui32, got 'f64'}}
+func.func private @f64_component(!subgroup_matrix.result<8x8xf64>)
+
+// -----
+
+// expected-error @+1 {{matrix component type must be one of f16, bf16, f32, si8, ui8, si32 or ui32, got 'si16'}}
+func.func private @si16_component(!subgroup_matrix.result<8x8xsi16>)
+
+// -----
+
+// expected-error @+1 {{expected an M x N x K shape, got 2 dimension(s)}}
+module attributes {test.config = #subgroup_matrix.config<16x16, f16 -> f32>} {}
+
+// -----
+
+// expected-error @+1 {{matrix dimensions must be positive 32-bit integers, got 0}}
+module attributes {test.config = #subgroup_matrix.config<16x0x16, f16 -> f32>} {}
+
+// -----
+
+// expected-error @+1 {{configuration types must be one of f16, bf16, f32, si8, ui8, si32 or ui32, got 'i32'}}
+module attributes {test.config = #subgroup_matrix.config<16x16x32, si8 -> i32>} {}
+
+// -----
+
+// expected-error @+1 {{unknown target preset 'nvidia-h200'; known presets: nvidia-h100, amd-rdna3, intel-xe-hpc, intel-xe-hpg, apple-m1}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h200">} {}
+
+// -----
+
+// expected-error @+1 {{subgroup size must be a power of two, got 24}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 24, configs = [<16x16x16, f16 -> f32>]>} {}
+
+// -----
+
+// expected-error @+1 {{subgroup size must be a power of two, got 0}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 0, configs = [<16x16x16, f16 -> f32>]>} {}
+
+// -----
+
+// expected-error @+1 {{a target must list at least one matrix configuration}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"empty", subgroup_size = 32, configs = []>} {}
+
+// -----
+
+// expected-error @+1 {{target name must not be empty}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>]>} {}
+
+// -----
+
+// expected-error @+1 {{expected 'subgroup_size'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<configs = [<16x16x16, f16 -> f32>]>} {}
+
+// -----
+
+// expected-error @+1 {{matrix dimensions must be positive}}
+module attributes {test.config = #subgroup_matrix.config<-16x16x16, f16 -> f32>} {}

@@ -1,0 +1,250 @@
+// RUN: sm-opt %s -split-input-file -verify-diagnostics
+
+func.func @load_wrong_index_count(%buf: memref<?x?xf16>, %i: index, %s: index) {
+  // expected-error @+1 {{expected 2 indices for a memref of rank 2, got 1}}
+  %a = subgroup_matrix.load %buf[%i] stride %s : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @store_wrong_index_count(%m: !subgroup_matrix.result<16x16xf32>, %buf: memref<?xf32>, %i: index, %s: index) {
+  // expected-error @+1 {{expected 1 indices for a memref of rank 1, got 2}}
+  subgroup_matrix.store %m, %buf[%i, %i] stride %s : !subgroup_matrix.result<16x16xf32>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @load_rank_zero(%buf: memref<f16>, %s: index) {
+  // expected-error @+1 {{expected a memref of rank 1 or more, got 'memref<f16>'}}
+  %a = subgroup_matrix.load %buf[] stride %s : memref<f16> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @load_element_type_mismatch(%buf: memref<?xf32>, %i: index, %s: index) {
+  // expected-error @+1 {{memref element type 'f32' does not match the storage type 'f16' of matrix component type 'f16'}}
+  %a = subgroup_matrix.load %buf[%i] stride %s : memref<?xf32> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @load_signed_memref(%buf: memref<?xsi8>, %i: index, %s: index) {
+  // expected-error @+1 {{memref element type 'si8' does not match the storage type 'i8' of matrix component type 'si8'}}
+  %a = subgroup_matrix.load %buf[%i] stride %s : memref<?xsi8> -> !subgroup_matrix.left<16x32xsi8>
+  return
+}
+
+// -----
+
+func.func @store_element_type_mismatch(%m: !subgroup_matrix.result<16x16xsi32>, %buf: memref<?xi8>, %i: index, %s: index) {
+  // expected-error @+1 {{memref element type 'i8' does not match the storage type 'i32' of matrix component type 'si32'}}
+  subgroup_matrix.store %m, %buf[%i] stride %s : !subgroup_matrix.result<16x16xsi32>, memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @load_private_memory(%buf: memref<256xf16, #gpu.address_space<private>>, %i: index, %s: index) {
+  // expected-error @+1 {{memref memory space #gpu.address_space<private> is not supported: subgroup matrices are loaded from and stored to global or workgroup memory}}
+  %a = subgroup_matrix.load %buf[%i] stride %s : memref<256xf16, #gpu.address_space<private>> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @load_non_contiguous(%buf: memref<?x?xf16, strided<[?, 2]>>, %i: index, %s: index) {
+  // expected-error @+1 {{memref must be contiguous in its innermost dimension (unit stride)}}
+  %a = subgroup_matrix.load %buf[%i, %i] stride %s : memref<?x?xf16, strided<[?, 2]>> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @load_stride_below_columns(%buf: memref<?xf16>, %i: index) {
+  %s = arith.constant 8 : index
+  // expected-error @+1 {{stride 8 is smaller than the 16 columns of a row-major '!subgroup_matrix.left<16x16xf16>'}}
+  %a = subgroup_matrix.load %buf[%i] stride %s : memref<?xf16> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @load_stride_below_rows(%buf: memref<?xf16>, %i: index) {
+  // A 8x16 matrix needs a column-major stride of at least 8 rows; 16 columns
+  // would allow 16 in row-major order.
+  %s = arith.constant 4 : index
+  // expected-error @+1 {{stride 4 is smaller than the 8 rows of a column-major '!subgroup_matrix.right<8x16xf16>'}}
+  %a = subgroup_matrix.load %buf[%i] stride %s col_major : memref<?xf16> -> !subgroup_matrix.right<8x16xf16>
+  return
+}
+
+// -----
+
+func.func @store_negative_stride(%m: !subgroup_matrix.result<16x16xf32>, %buf: memref<?xf32>, %i: index) {
+  %s = arith.constant -16 : index
+  // expected-error @+1 {{stride -16 is smaller than the 16 columns of a row-major '!subgroup_matrix.result<16x16xf32>'}}
+  subgroup_matrix.store %m, %buf[%i] stride %s : !subgroup_matrix.result<16x16xf32>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @load_out_of_bounds(%buf: memref<16x16xf16>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %s = arith.constant 16 : index
+  // Starting at row 1, the last row of the matrix would be row 16.
+  // expected-error @+1 {{the matrix reaches element 271 of a memref of 256 elements}}
+  %a = subgroup_matrix.load %buf[%c1, %c0] stride %s : memref<16x16xf16> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @splat_scalar_type_mismatch(%x: f16) {
+  // expected-error @+1 {{scalar type 'f16' does not match 'f32', the scalar type of component type 'f32'}}
+  %m = subgroup_matrix.splat %x : f16 -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @splat_integer_needs_i32(%x: i8) {
+  // expected-error @+1 {{operand #0 must be 16-bit float or bfloat16 type or 32-bit float or 32-bit signless integer, but got 'i8'}}
+  %m = subgroup_matrix.splat %x : i8 -> !subgroup_matrix.left<16x32xsi8>
+  return
+}
+
+// -----
+
+func.func @splat_float_for_integer_matrix(%x: f32) {
+  // expected-error @+1 {{scalar type 'f32' does not match 'i32', the scalar type of component type 'si32'}}
+  %m = subgroup_matrix.splat %x : f32 -> !subgroup_matrix.result<16x16xsi32>
+  return
+}
+
+// -----
+
+func.func @mma_m_mismatch(%a: !subgroup_matrix.left<8x16xf16>, %b: !subgroup_matrix.right<16x16xf16>, %c: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{M mismatch: the left operand has 8 rows but the result has 16}}
+  %d = subgroup_matrix.mma %a, %b, %c : !subgroup_matrix.left<8x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mma_n_mismatch(%a: !subgroup_matrix.left<16x16xf16>, %b: !subgroup_matrix.right<16x8xf16>, %c: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{N mismatch: the right operand has 8 columns but the result has 16}}
+  %d = subgroup_matrix.mma %a, %b, %c : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x8xf16> -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @multiply_k_mismatch(%a: !subgroup_matrix.left<16x16xf16>, %b: !subgroup_matrix.right<8x16xf16>) {
+  // expected-error @+1 {{K mismatch: the left operand has 16 columns but the right operand has 8 rows}}
+  %d = subgroup_matrix.multiply %a, %b : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<8x16xf16> -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @multiply_component_mismatch(%a: !subgroup_matrix.left<16x16xf16>, %b: !subgroup_matrix.right<16x16xbf16>) {
+  // expected-error @+1 {{left and right component types must match, got 'f16' and 'bf16'}}
+  %d = subgroup_matrix.multiply %a, %b : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xbf16> -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mma_bad_accumulator(%a: !subgroup_matrix.left<16x16xbf16>, %b: !subgroup_matrix.right<16x16xbf16>, %c: !subgroup_matrix.result<16x16xbf16>) {
+  // expected-error @+1 {{result component type 'bf16' cannot accumulate 'bf16' products}}
+  %d = subgroup_matrix.mma %a, %b, %c : !subgroup_matrix.left<16x16xbf16>, !subgroup_matrix.right<16x16xbf16> -> !subgroup_matrix.result<16x16xbf16>
+  return
+}
+
+// -----
+
+func.func @multiply_signedness_mismatch(%a: !subgroup_matrix.left<16x32xsi8>, %b: !subgroup_matrix.right<32x16xsi8>) {
+  // expected-error @+1 {{result component type 'ui32' cannot accumulate 'si8' products}}
+  %d = subgroup_matrix.multiply %a, %b : !subgroup_matrix.left<16x32xsi8>, !subgroup_matrix.right<32x16xsi8> -> !subgroup_matrix.result<16x16xui32>
+  return
+}
+
+// -----
+
+func.func @multiply_f16_into_bf16(%a: !subgroup_matrix.left<16x16xf16>, %b: !subgroup_matrix.right<16x16xf16>) {
+  // expected-error @+1 {{result component type 'bf16' cannot accumulate 'f16' products}}
+  %d = subgroup_matrix.multiply %a, %b : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xbf16>
+  return
+}
+
+// -----
+
+func.func @mma_wrong_operand_kind(%a: !subgroup_matrix.right<16x16xf16>, %b: !subgroup_matrix.right<16x16xf16>, %c: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{operand #0 must be left operand (A) of a matrix multiplication, M x K, but got '!subgroup_matrix.right<16x16xf16>'}}
+  %d = "subgroup_matrix.mma"(%a, %b, %c) : (!subgroup_matrix.right<16x16xf16>, !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @mma_result_differs_from_accumulator(%a: !subgroup_matrix.left<16x16xf16>, %b: !subgroup_matrix.right<16x16xf16>, %c: !subgroup_matrix.result<16x16xf16>) {
+  // expected-error @+1 {{all of {acc, result} have same type}}
+  %d = "subgroup_matrix.mma"(%a, %b, %c) : (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.result<16x16xf16>) -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @load_into_non_matrix(%buf: memref<?xf16>, %i: index, %s: index) {
+  // expected-error @+1 {{result #0 must be any subgroup matrix, but got 'vector<16xf16>'}}
+  %a = "subgroup_matrix.load"(%buf, %i, %s) : (memref<?xf16>, index, index) -> vector<16xf16>
+  return
+}
+
+// -----
+
+func.func @scalar_type_mismatch(%m: !subgroup_matrix.result<16x16xf32>, %x: f16) {
+  // expected-error @+1 {{scalar type 'f16' does not match 'f32', the scalar type of component type 'f32'}}
+  %r = subgroup_matrix.scalar_add %m, %x : !subgroup_matrix.result<16x16xf32>, f16
+  return
+}
+
+// -----
+
+func.func @scalar_integer_needs_i32(%m: !subgroup_matrix.left<16x32xui8>, %x: f32) {
+  // expected-error @+1 {{scalar type 'f32' does not match 'i32', the scalar type of component type 'ui8'}}
+  %r = subgroup_matrix.scalar_mul %m, %x : !subgroup_matrix.left<16x32xui8>, f32
+  return
+}
+
+// -----
+
+func.func @scalar_div_integer(%m: !subgroup_matrix.result<16x16xsi32>, %x: i32) {
+  // expected-error @+1 {{only float matrices can be divided, got component type 'si32'}}
+  %r = subgroup_matrix.scalar_div %m, %x : !subgroup_matrix.result<16x16xsi32>, i32
+  return
+}
+
+// -----
+
+func.func @scalar_result_type_differs(%m: !subgroup_matrix.result<16x16xf32>, %x: f32) {
+  // expected-error @+1 {{all of {matrix, result} have same type}}
+  %r = "subgroup_matrix.scalar_sub"(%m, %x) : (!subgroup_matrix.result<16x16xf32>, f32) -> !subgroup_matrix.left<16x16xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'subgroup_matrix.target' must be a #subgroup_matrix.target attribute, got "nvidia-h100"}}
+module attributes {subgroup_matrix.target = "nvidia-h100"} {}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'subgroup_matrix.tagret' of the subgroup_matrix dialect}}
+module attributes {subgroup_matrix.tagret = #subgroup_matrix.target<"nvidia-h100">} {}

@@ -1,0 +1,105 @@
+// RUN: sm-opt %s | sm-opt | FileCheck %s
+// RUN: sm-opt %s --mlir-print-op-generic | sm-opt | FileCheck %s
+// RUN: sm-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @load_store_row_and_column_major
+// CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf16>, %[[WG:.*]]: memref<4096xf16, #gpu.address_space<workgroup>>, %[[OUT:.*]]: memref<?x?xf16, #gpu.address_space<global>>, %[[I:.*]]: index, %[[S:.*]]: index)
+func.func @load_store_row_and_column_major(
+    %buf: memref<?x?xf16>, %wg: memref<4096xf16, #gpu.address_space<workgroup>>,
+    %out: memref<?x?xf16, #gpu.address_space<global>>, %i: index, %s: index) {
+  // CHECK: %[[A:.*]] = subgroup_matrix.load %[[BUF]][%[[I]], %[[I]]] stride %[[S]] : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
+  %a = subgroup_matrix.load %buf[%i, %i] stride %s : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
+  // CHECK: %[[B:.*]] = subgroup_matrix.load %[[WG]][%[[I]]] stride %[[S]] col_major : memref<4096xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x8xf16>
+  %b = subgroup_matrix.load %wg[%i] stride %s col_major : memref<4096xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x8xf16>
+  // CHECK: %[[C:.*]] = subgroup_matrix.load %[[BUF]][%[[I]], %[[I]]] stride %[[S]] : memref<?x?xf16> -> !subgroup_matrix.result<16x8xf16>
+  %c = subgroup_matrix.load %buf[%i, %i] stride %s : memref<?x?xf16> -> !subgroup_matrix.result<16x8xf16>
+  // CHECK: subgroup_matrix.store %[[A]], %[[WG]][%[[I]]] stride %[[S]] col_major : !subgroup_matrix.left<16x16xf16>, memref<4096xf16, #gpu.address_space<workgroup>>
+  subgroup_matrix.store %a, %wg[%i] stride %s col_major : !subgroup_matrix.left<16x16xf16>, memref<4096xf16, #gpu.address_space<workgroup>>
+  // CHECK: subgroup_matrix.store %[[B]], %[[OUT]][%[[I]], %[[I]]] stride %[[S]] : !subgroup_matrix.right<16x8xf16>, memref<?x?xf16, #gpu.address_space<global>>
+  subgroup_matrix.store %b, %out[%i, %i] stride %s : !subgroup_matrix.right<16x8xf16>, memref<?x?xf16, #gpu.address_space<global>>
+  // CHECK: subgroup_matrix.store %[[C]], %[[BUF]][%[[I]], %[[I]]] stride %[[S]] : !subgroup_matrix.result<16x8xf16>, memref<?x?xf16>
+  subgroup_matrix.store %c, %buf[%i, %i] stride %s : !subgroup_matrix.result<16x8xf16>, memref<?x?xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @every_component_type
+func.func @every_component_type(%f16buf: memref<?xf16>, %bf16buf: memref<?xbf16>,
+    %f32buf: memref<?xf32>, %i8buf: memref<?xi8>, %i32buf: memref<?xi32>, %s: index) {
+  %c0 = arith.constant 0 : index
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xf16> -> !subgroup_matrix.left<16x16xf16>
+  %0 = subgroup_matrix.load %f16buf[%c0] stride %s : memref<?xf16> -> !subgroup_matrix.left<16x16xf16>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xbf16> -> !subgroup_matrix.right<16x16xbf16>
+  %1 = subgroup_matrix.load %bf16buf[%c0] stride %s : memref<?xbf16> -> !subgroup_matrix.right<16x16xbf16>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xf32> -> !subgroup_matrix.result<16x16xf32>
+  %2 = subgroup_matrix.load %f32buf[%c0] stride %s : memref<?xf32> -> !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xi8> -> !subgroup_matrix.left<16x32xsi8>
+  %3 = subgroup_matrix.load %i8buf[%c0] stride %s : memref<?xi8> -> !subgroup_matrix.left<16x32xsi8>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xi8> -> !subgroup_matrix.right<32x16xui8>
+  %4 = subgroup_matrix.load %i8buf[%c0] stride %s : memref<?xi8> -> !subgroup_matrix.right<32x16xui8>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xi32> -> !subgroup_matrix.result<16x16xsi32>
+  %5 = subgroup_matrix.load %i32buf[%c0] stride %s : memref<?xi32> -> !subgroup_matrix.result<16x16xsi32>
+  // CHECK: subgroup_matrix.load %{{.*}} : memref<?xi32> -> !subgroup_matrix.result<16x16xui32>
+  %6 = subgroup_matrix.load %i32buf[%c0] stride %s : memref<?xi32> -> !subgroup_matrix.result<16x16xui32>
+  return
+}
+
+// CHECK-LABEL: func.func @splat_and_multiplication
+func.func @splat_and_multiplication(%a: !subgroup_matrix.left<16x16xf16>,
+    %b: !subgroup_matrix.right<16x16xf16>, %x: f32, %h: f16) {
+  // CHECK: %[[ACC:.*]] = subgroup_matrix.splat %{{.*}} : f32 -> !subgroup_matrix.result<16x16xf32>
+  %acc = subgroup_matrix.splat %x : f32 -> !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.splat %{{.*}} : f16 -> !subgroup_matrix.left<16x16xf16>
+  %sa = subgroup_matrix.splat %h : f16 -> !subgroup_matrix.left<16x16xf16>
+  // CHECK: subgroup_matrix.splat %{{.*}} : f16 -> !subgroup_matrix.right<16x16xf16>
+  %sb = subgroup_matrix.splat %h : f16 -> !subgroup_matrix.right<16x16xf16>
+  // CHECK: %[[D:.*]] = subgroup_matrix.mma %{{.*}}, %{{.*}}, %[[ACC]] : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
+  %d = subgroup_matrix.mma %a, %b, %acc : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.multiply %{{.*}}, %{{.*}} : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xf16>
+  %e = subgroup_matrix.multiply %sa, %sb : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<16x16xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @integer_multiplication
+func.func @integer_multiplication(%a: !subgroup_matrix.left<16x32xsi8>,
+    %b: !subgroup_matrix.right<32x8xsi8>, %ua: !subgroup_matrix.left<16x32xui8>,
+    %ub: !subgroup_matrix.right<32x16xui8>, %v: i32) {
+  // CHECK: subgroup_matrix.splat %{{.*}} : i32 -> !subgroup_matrix.result<16x8xsi32>
+  %acc = subgroup_matrix.splat %v : i32 -> !subgroup_matrix.result<16x8xsi32>
+  // CHECK: subgroup_matrix.mma {{.*}} : !subgroup_matrix.left<16x32xsi8>, !subgroup_matrix.right<32x8xsi8> -> !subgroup_matrix.result<16x8xsi32>
+  %d = subgroup_matrix.mma %a, %b, %acc : !subgroup_matrix.left<16x32xsi8>, !subgroup_matrix.right<32x8xsi8> -> !subgroup_matrix.result<16x8xsi32>
+  // CHECK: subgroup_matrix.multiply {{.*}} : !subgroup_matrix.left<16x32xui8>, !subgroup_matrix.right<32x16xui8> -> !subgroup_matrix.result<16x16xui32>
+  %e = subgroup_matrix.multiply %ua, %ub : !subgroup_matrix.left<16x32xui8>, !subgroup_matrix.right<32x16xui8> -> !subgroup_matrix.result<16x16xui32>
+  return
+}
+
+// CHECK-LABEL: func.func @scalar_ops
+func.func @scalar_ops(%m: !subgroup_matrix.result<16x16xf32>, %l: !subgroup_matrix.left<16x32xsi8>,
+    %r: !subgroup_matrix.right<16x16xbf16>, %x: f32, %y: bf16, %i: i32) {
+  // CHECK: subgroup_matrix.scalar_add %{{.*}}, %{{.*}} : !subgroup_matrix.result<16x16xf32>, f32
+  %0 = subgroup_matrix.scalar_add %m, %x : !subgroup_matrix.result<16x16xf32>, f32
+  // CHECK: subgroup_matrix.scalar_sub %{{.*}}, %{{.*}} : !subgroup_matrix.result<16x16xf32>, f32
+  %1 = subgroup_matrix.scalar_sub %0, %x : !subgroup_matrix.result<16x16xf32>, f32
+  // CHECK: subgroup_matrix.scalar_mul %{{.*}}, %{{.*}} : !subgroup_matrix.result<16x16xf32>, f32
+  %2 = subgroup_matrix.scalar_mul %1, %x : !subgroup_matrix.result<16x16xf32>, f32
+  // CHECK: subgroup_matrix.scalar_div %{{.*}}, %{{.*}} : !subgroup_matrix.result<16x16xf32>, f32
+  %3 = subgroup_matrix.scalar_div %2, %x : !subgroup_matrix.result<16x16xf32>, f32
+  // CHECK: subgroup_matrix.scalar_mul %{{.*}}, %{{.*}} : !subgroup_matrix.left<16x32xsi8>, i32
+  %4 = subgroup_matrix.scalar_mul %l, %i : !subgroup_matrix.left<16x32xsi8>, i32
+  // CHECK: subgroup_matrix.scalar_sub %{{.*}}, %{{.*}} : !subgroup_matrix.right<16x16xbf16>, bf16
+  %5 = subgroup_matrix.scalar_sub %r, %y : !subgroup_matrix.right<16x16xbf16>, bf16
+  return
+}
+
+// GENERIC-LABEL: "func.func"() <{function_type = {{.*}}, sym_name = "load_store_row_and_column_major"}>
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf16>, index, index, index) -> !subgroup_matrix.left<16x16xf16>
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}) <{col_major}> : (memref<4096xf16, #gpu.address_space<workgroup>>, index, index) -> !subgroup_matrix.right<16x8xf16>
+// GENERIC: "subgroup_matrix.store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{col_major}>
+// GENERIC-LABEL: sym_name = "splat_and_multiplication"
+// GENERIC: "subgroup_matrix.splat"(%{{.*}}) : (f32) -> !subgroup_matrix.result<16x16xf32>
+// GENERIC: "subgroup_matrix.mma"(%{{.*}}, %{{.*}}, %{{.*}}) : (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>
+// GENERIC: "subgroup_matrix.multiply"(%{{.*}}, %{{.*}}) : (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>) -> !subgroup_matrix.result<16x16xf16>
+// GENERIC-LABEL: sym_name = "scalar_ops"
+// GENERIC: "subgroup_matrix.scalar_add"
+// GENERIC: "subgroup_matrix.scalar_sub"
+// GENERIC: "subgroup_matrix.scalar_mul"
+// GENERIC: "subgroup_matrix.scalar_div"
