@@ -32,13 +32,21 @@ static std::string describeTarget(TargetAttr target) {
   return "the target";
 }
 
+/// Whether `op` is a subgroup matrix op or has matrix-typed operands,
+/// results or block arguments of its own regions.
 static bool usesMatrixTypes(Operation *op) {
   auto isMatrix = [](Type type) {
     return isa<SubgroupMatrixTypeInterface>(type);
   };
-  return isa<SubgroupMatrixDialect>(op->getDialect()) ||
-         llvm::any_of(op->getResultTypes(), isMatrix) ||
-         llvm::any_of(op->getOperandTypes(), isMatrix);
+  if (isa<SubgroupMatrixDialect>(op->getDialect()) ||
+      llvm::any_of(op->getResultTypes(), isMatrix) ||
+      llvm::any_of(op->getOperandTypes(), isMatrix))
+    return true;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (llvm::any_of(block.getArgumentTypes(), isMatrix))
+        return true;
+  return false;
 }
 
 namespace {
