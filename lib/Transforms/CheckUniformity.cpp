@@ -49,6 +49,7 @@ struct CheckUniformityPass
         diagnostic.emplace(parsedSeverity == Severity::Error
                                ? op->emitError()
                                : op->emitWarning());
+        *diagnostic << "'" << op->getName() << "' op ";
         return *diagnostic;
       };
       if (Operation *source = analysis.getDivergenceSource(op)) {
