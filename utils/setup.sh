@@ -63,7 +63,8 @@ trixieApt() {
     -o Dir::Etc::SourceParts="$aptDir/sources.list.d" \
     -o Dir::State="$aptDir/state" -o Dir::Cache="$aptDir/cache" \
     -o Dir::State::status="$aptDir/state/status" \
-    -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1
+    -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 \
+    -o APT::Sandbox::User=root
 }
 
 prepareTrixieApt() {

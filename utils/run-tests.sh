@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: the lit suite
+# (check-sm), which also runs the GoogleTest unit tests.
+set -euo pipefail
+
+repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+"$repoRoot/utils/setup.sh"
+"$repoRoot/utils/build.sh"
+"$repoRoot/utils/build.sh" check-sm
