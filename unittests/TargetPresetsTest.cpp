@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
@@ -79,9 +79,8 @@ protected:
     for (MatrixConfigAttr config : target.getConfigs()) {
       std::string row;
       llvm::raw_string_ostream os(row);
-      os << config.getM() << "x" << config.getN() << "x" << config.getK()
-         << " " << config.getComponentType() << " -> "
-         << config.getResultType();
+      os << config.getM() << "x" << config.getN() << "x" << config.getK() << " "
+         << config.getComponentType() << " -> " << config.getResultType();
       rows.push_back(row);
     }
     return rows;
@@ -184,10 +183,10 @@ TEST_F(TargetPresetsTest, SupportQueries) {
   EXPECT_FALSE(target.supportsType(LeftMatrixType::get(&context, 8, 8, f16)));
   // Integer configurations need K = 32.
   EXPECT_FALSE(target.supportsType(LeftMatrixType::get(&context, 16, 16, si8)));
-  EXPECT_TRUE(target.supportsMultiply(
-      LeftMatrixType::get(&context, 16, 32, si8),
-      RightMatrixType::get(&context, 32, 16, si8),
-      ResultMatrixType::get(&context, 16, 16, si32)));
+  EXPECT_TRUE(
+      target.supportsMultiply(LeftMatrixType::get(&context, 16, 32, si8),
+                              RightMatrixType::get(&context, 32, 16, si8),
+                              ResultMatrixType::get(&context, 16, 16, si32)));
   EXPECT_EQ(target.describeSupported(MatrixKind::Right),
             "right<16x16xf16>, right<16x8xf16>, right<8x8xf16>, "
             "right<32x16xui8>, right<32x16xsi8>, right<32x8xui8>, "

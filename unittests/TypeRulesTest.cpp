@@ -31,10 +31,11 @@ protected:
 TEST_F(TypeRulesTest, ComponentTypes) {
   for (Type type : {f16, bf16, f32, si8, ui8, si32, ui32})
     EXPECT_TRUE(isValidComponentType(type));
-  for (Type type : std::initializer_list<Type>{builder.getI8Type(), builder.getI32Type(),
-                    builder.getF64Type(), builder.getI16Type(),
-                    Type(IntegerType::get(&context, 16, IntegerType::Signed)),
-                    builder.getIndexType()})
+  for (Type type : std::initializer_list<Type>{
+           builder.getI8Type(), builder.getI32Type(), builder.getF64Type(),
+           builder.getI16Type(),
+           Type(IntegerType::get(&context, 16, IntegerType::Signed)),
+           builder.getIndexType()})
     EXPECT_FALSE(isValidComponentType(type));
 }
 

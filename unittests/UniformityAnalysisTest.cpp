@@ -26,10 +26,10 @@ namespace {
 class UniformityAnalysisTest : public ::testing::Test {
 protected:
   UniformityAnalysisTest() {
-    context.loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
-                        func::FuncDialect, gpu::GPUDialect,
-                        memref::MemRefDialect, scf::SCFDialect,
-                        SubgroupMatrixDialect>();
+    context
+        .loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                     func::FuncDialect, gpu::GPUDialect, memref::MemRefDialect,
+                     scf::SCFDialect, SubgroupMatrixDialect>();
     context.allowUnregisteredDialects();
   }
 
@@ -51,7 +51,9 @@ protected:
     return found;
   }
 
-  bool varying(StringRef name) { return analysis->isVarying(find(name)->getResult(0)); }
+  bool varying(StringRef name) {
+    return analysis->isVarying(find(name)->getResult(0));
+  }
   bool divergent(StringRef name) {
     return analysis->getDivergenceSource(find(name)) != nullptr;
   }

@@ -149,8 +149,8 @@ bool UniformityAnalysis::visitRegionOp(Operation *op) {
     return changed;
   }
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    if (anyVarying({forOp.getLowerBound(), forOp.getUpperBound(),
-                    forOp.getStep()}))
+    if (anyVarying(
+            {forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep()}))
       divergeAll(op);
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     for (auto [init, iterArg, yielded, result] :

@@ -58,9 +58,8 @@ Attribute MatrixConfigAttr::parse(AsmParser &parser, Type) {
       return {};
     }
   }
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), shape[0], shape[1], shape[2],
-                    componentType, resultType);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    shape[0], shape[1], shape[2], componentType, resultType);
 }
 
 void MatrixConfigAttr::print(AsmPrinter &printer) const {
@@ -70,11 +69,11 @@ void MatrixConfigAttr::print(AsmPrinter &printer) const {
 
 LogicalResult
 MatrixConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         unsigned m, unsigned n, unsigned k,
-                         Type componentType, Type resultType) {
+                         unsigned m, unsigned n, unsigned k, Type componentType,
+                         Type resultType) {
   if (m == 0 || n == 0 || k == 0)
-    return emitError() << "configuration dimensions must be positive, got "
-                       << m << "x" << n << "x" << k;
+    return emitError() << "configuration dimensions must be positive, got " << m
+                       << "x" << n << "x" << k;
   // The result type is not checked against the accumulator rule of `mma`: a
   // target describes what a device reports, which may include combinations
   // (such as si8 -> ui32 on RDNA3) that no `mma` can name.
@@ -126,8 +125,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     TargetAttr preset = lookupTargetPreset(context, name);
     if (!preset) {
       parser.emitError(nameLoc)
-          << "unknown target preset '" << name << "'; known presets: "
-          << llvm::join(getTargetPresetNames(), ", ");
+          << "unknown target preset '" << name
+          << "'; known presets: " << llvm::join(getTargetPresetNames(), ", ");
       return {};
     }
     return preset;
@@ -172,8 +171,9 @@ void TargetAttr::print(AsmPrinter &printer) const {
     printer << ", ";
   }
   printer << "subgroup_size = " << getSubgroupSize() << ", configs = [";
-  llvm::interleaveComma(getConfigs(), printer,
-                        [&](MatrixConfigAttr config) { config.print(printer); });
+  llvm::interleaveComma(getConfigs(), printer, [&](MatrixConfigAttr config) {
+    config.print(printer);
+  });
   printer << "]>";
 }
 

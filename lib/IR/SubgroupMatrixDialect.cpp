@@ -25,7 +25,8 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
   if (attribute.getName() != getTargetAttrName())
     return op->emitError() << "unknown attribute '"
-                           << attribute.getName().strref() << "' of the subgroup_matrix dialect";
+                           << attribute.getName().strref()
+                           << "' of the subgroup_matrix dialect";
   if (!isa<TargetAttr>(attribute.getValue()))
     return op->emitError()
            << "'" << getTargetAttrName()

@@ -81,8 +81,7 @@ static LogicalResult verifyMemoryAccess(Operation *op,
     return op->emitOpError("stride ")
            << strideValue.getSExtValue() << " is smaller than the "
            << minorExtent << (colMajor ? " rows" : " columns") << " of a "
-           << (colMajor ? "column-major" : "row-major") << " "
-           << Type(matrix);
+           << (colMajor ? "column-major" : "row-major") << " " << Type(matrix);
 
   // A statically shaped memref must hold the whole matrix. The offset of
   // element [0, 0] is at least the part of it known from constant indices.
@@ -125,8 +124,7 @@ static LogicalResult verifyScalarType(Operation *op,
   if (scalar != expected)
     return op->emitOpError("scalar type ")
            << scalar << " does not match " << expected
-           << ", the scalar type of component type "
-           << matrix.getElementType();
+           << ", the scalar type of component type " << matrix.getElementType();
   return success();
 }
 
@@ -186,13 +184,13 @@ static APInt clampToComponent(const APInt &scalar, IntegerType component) {
   if (width >= scalar.getBitWidth())
     return scalar.zextOrTrunc(width);
   if (component.isSigned())
-    return scalar
-        .sgt(APInt::getSignedMaxValue(width).sext(scalar.getBitWidth()))
-        ? APInt::getSignedMaxValue(width)
-        : scalar.slt(APInt::getSignedMinValue(width).sext(
-              scalar.getBitWidth()))
-            ? APInt::getSignedMinValue(width)
-            : scalar.trunc(width);
+    return scalar.sgt(
+               APInt::getSignedMaxValue(width).sext(scalar.getBitWidth()))
+               ? APInt::getSignedMaxValue(width)
+           : scalar.slt(
+                 APInt::getSignedMinValue(width).sext(scalar.getBitWidth()))
+               ? APInt::getSignedMinValue(width)
+               : scalar.trunc(width);
   return scalar.ugt(APInt::getMaxValue(width).zext(scalar.getBitWidth()))
              ? APInt::getMaxValue(width)
              : scalar.trunc(width);
@@ -206,8 +204,8 @@ struct ComponentConstant {
 };
 } // namespace
 
-static std::optional<ComponentConstant>
-matchComponentConstant(Value scalar, Type component) {
+static std::optional<ComponentConstant> matchComponentConstant(Value scalar,
+                                                               Type component) {
   if (auto intComponent = dyn_cast<IntegerType>(component)) {
     APInt value;
     if (!matchPattern(scalar, m_ConstantInt(&value)))
@@ -239,9 +237,8 @@ struct MmaWithZeroAccumulator : OpRewritePattern<MmaOp> {
         splat.getValue(), op.getResult().getType().getElementType());
     if (!value)
       return failure();
-    bool isPositiveZero = value->intValue
-                              ? value->intValue->isZero()
-                              : value->floatValue->isPosZero();
+    bool isPositiveZero = value->intValue ? value->intValue->isZero()
+                                          : value->floatValue->isPosZero();
     if (!isPositiveZero)
       return failure();
     rewriter.replaceOpWithNewOp<MultiplyOp>(op, op.getResult().getType(),
@@ -271,7 +268,8 @@ static bool isIdentity(ScalarOperation operation,
                        const ComponentConstant &value) {
   if (value.intValue) {
     const APInt &v = *value.intValue;
-    return operation == ScalarOperation::Add || operation == ScalarOperation::Sub
+    return operation == ScalarOperation::Add ||
+                   operation == ScalarOperation::Sub
                ? v.isZero()
                : v.isOne();
   }
@@ -291,9 +289,9 @@ static bool isIdentity(ScalarOperation operation,
 /// Computes `lhs operation rhs` in the component type, or nothing when the
 /// result is not a plain value (integer division is not an op of the
 /// dialect).
-static std::optional<ComponentConstant>
-evaluate(ScalarOperation operation, const ComponentConstant &lhs,
-         const ComponentConstant &rhs) {
+static std::optional<ComponentConstant> evaluate(ScalarOperation operation,
+                                                 const ComponentConstant &lhs,
+                                                 const ComponentConstant &rhs) {
   if (lhs.intValue) {
     const APInt &a = *lhs.intValue, &b = *rhs.intValue;
     switch (operation) {

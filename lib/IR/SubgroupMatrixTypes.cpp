@@ -23,8 +23,7 @@ void SubgroupMatrixDialect::registerTypes() {
 
 /// Parses `<RxCxT>` and builds a matrix type of kind `MatrixType`, reporting
 /// malformed shapes and component types at the location of the shape.
-template <typename MatrixType>
-static Type parseMatrixType(AsmParser &parser) {
+template <typename MatrixType> static Type parseMatrixType(AsmParser &parser) {
   SmallVector<int64_t, 2> shape;
   Type elementType;
   SMLoc shapeLoc;
@@ -42,9 +41,8 @@ static Type parseMatrixType(AsmParser &parser) {
       parser.parseType(elementType) || parser.parseGreater())
     return {};
   if (shape.size() != 2) {
-    parser.emitError(shapeLoc)
-        << "expected a shape of rows x columns, got " << shape.size()
-        << " dimension(s)";
+    parser.emitError(shapeLoc) << "expected a shape of rows x columns, got "
+                               << shape.size() << " dimension(s)";
     return {};
   }
   for (int64_t dim : shape) {
@@ -54,10 +52,10 @@ static Type parseMatrixType(AsmParser &parser) {
       return {};
     }
   }
-  return MatrixType::getChecked(
-      [&] { return parser.emitError(shapeLoc); }, parser.getContext(),
-      static_cast<unsigned>(shape[0]), static_cast<unsigned>(shape[1]),
-      elementType);
+  return MatrixType::getChecked([&] { return parser.emitError(shapeLoc); },
+                                parser.getContext(),
+                                static_cast<unsigned>(shape[0]),
+                                static_cast<unsigned>(shape[1]), elementType);
 }
 
 static void printMatrixType(AsmPrinter &printer, unsigned rows,
@@ -78,7 +76,7 @@ verifyMatrixType(function_ref<InFlightDiagnostic()> emitError, unsigned rows,
   return success();
 }
 
-#define DEFINE_MATRIX_TYPE_METHODS(ClassName, Kind)                           \
+#define DEFINE_MATRIX_TYPE_METHODS(ClassName, Kind)                            \
   Type ClassName::parse(AsmParser &parser) {                                   \
     return parseMatrixType<ClassName>(parser);                                 \
   }                                                                            \

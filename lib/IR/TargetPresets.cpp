@@ -41,11 +41,11 @@ using C = Component;
 /// CooperativeMatrixPropertiesKHR on an H100 80GB HBM3, driver 580.159.04,
 /// in the reported order. All are subgroup scope without saturation.
 static const ConfigRow nvidiaH100Rows[] = {
-    {16, 16, 16, C::F16, C::F16},   {16, 8, 16, C::F16, C::F16},
-    {16, 8, 8, C::F16, C::F16},     {16, 16, 16, C::F16, C::F32},
-    {16, 8, 16, C::F16, C::F32},    {16, 8, 8, C::F16, C::F32},
-    {16, 16, 32, C::U8, C::U32},    {16, 16, 32, C::S8, C::S32},
-    {16, 8, 32, C::U8, C::U32},     {16, 8, 32, C::S8, C::S32},
+    {16, 16, 16, C::F16, C::F16},  {16, 8, 16, C::F16, C::F16},
+    {16, 8, 8, C::F16, C::F16},    {16, 16, 16, C::F16, C::F32},
+    {16, 8, 16, C::F16, C::F32},   {16, 8, 8, C::F16, C::F32},
+    {16, 16, 32, C::U8, C::U32},   {16, 16, 32, C::S8, C::S32},
+    {16, 8, 32, C::U8, C::U32},    {16, 8, 32, C::S8, C::S32},
     {16, 16, 16, C::BF16, C::F32},
 };
 
@@ -95,11 +95,15 @@ static void generateIntelRows(llvm::SmallVectorImpl<ConfigRow> &rows,
 static const PresetDescription presets[] = {
     {"nvidia-h100", 32, nvidiaH100Rows, nullptr},
     {"amd-rdna3", 32, amdRdna3Rows, nullptr},
-    {"intel-xe-hpc", 16, {},
+    {"intel-xe-hpc",
+     16,
+     {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
        generateIntelRows(rows, /*subgroupSize=*/16, /*hasTf32=*/true);
      }},
-    {"intel-xe-hpg", 8, {},
+    {"intel-xe-hpg",
+     8,
+     {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
        generateIntelRows(rows, /*subgroupSize=*/8, /*hasTf32=*/false);
      }},
@@ -161,8 +165,7 @@ TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,
                                                          StringRef name) {
   if (TargetAttr target = lookupTargetPreset(loc.getContext(), name))
     return target;
-  emitError(loc) << "unknown target preset '" << name
-                 << "'; known presets: "
+  emitError(loc) << "unknown target preset '" << name << "'; known presets: "
                  << llvm::join(getTargetPresetNames(), ", ");
   return {};
 }

@@ -129,8 +129,7 @@ void CheckTargetPass::checkMultiply(Operation *op, TargetAttr target) {
     left = mma.getLeft().getType(), right = mma.getRight().getType(),
     result = mma.getResult().getType();
   else if (auto multiply = dyn_cast<MultiplyOp>(op))
-    left = multiply.getLeft().getType(),
-    right = multiply.getRight().getType(),
+    left = multiply.getLeft().getType(), right = multiply.getRight().getType(),
     result = multiply.getResult().getType();
   else
     return;
@@ -194,8 +193,9 @@ void CheckTargetPass::runOnOperation() {
 
   MatrixUseFinder finder;
   module.walk([&](FunctionOpInterface function) {
-    bool isKernel = function->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
-                    function->hasAttr(spirv::getEntryPointABIAttrName());
+    bool isKernel =
+        function->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
+        function->hasAttr(spirv::getEntryPointABIAttrName());
     if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(function.getOperation()))
       isKernel |= gpuFunc.isKernel();
     if (!isKernel || !finder.usesMatrices(function))

@@ -18,7 +18,8 @@ namespace {
 enum class Severity { Error, Warning, Off };
 
 struct CheckUniformityPass
-    : public subgroup_matrix::impl::CheckUniformityPassBase<CheckUniformityPass> {
+    : public subgroup_matrix::impl::CheckUniformityPassBase<
+          CheckUniformityPass> {
   using CheckUniformityPassBase::CheckUniformityPassBase;
 
   LogicalResult initialize(MLIRContext *context) override {
