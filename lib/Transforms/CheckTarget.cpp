@@ -7,6 +7,7 @@
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -82,11 +83,13 @@ private:
   SymbolTableCollection symbolTables;
 };
 
-struct CheckTargetPass
-    : public subgroup_matrix::impl::CheckTargetPassBase<CheckTargetPass> {
-  using CheckTargetPassBase::CheckTargetPassBase;
+/// Walks a module once and reports everything its targets lack.
+class TargetChecker {
+public:
+  explicit TargetChecker(TargetAttr overrideTarget)
+      : overrideTarget(overrideTarget) {}
 
-  void runOnOperation() override;
+  LogicalResult run(ModuleOp module);
 
 private:
   TargetAttr getTarget(Operation *op) {
@@ -104,7 +107,7 @@ private:
 };
 } // namespace
 
-void CheckTargetPass::checkTypes(Operation *op, TargetAttr target) {
+void TargetChecker::checkTypes(Operation *op, TargetAttr target) {
   auto check = [&](Location loc, Type type) {
     auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
     if (!matrix || target.supportsType(matrix) ||
@@ -123,7 +126,7 @@ void CheckTargetPass::checkTypes(Operation *op, TargetAttr target) {
         check(argument.getLoc(), argument.getType());
 }
 
-void CheckTargetPass::checkMultiply(Operation *op, TargetAttr target) {
+void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
   Type left, right, result;
   if (auto mma = dyn_cast<MmaOp>(op))
     left = mma.getLeft().getType(), right = mma.getRight().getType(),
@@ -144,7 +147,7 @@ void CheckTargetPass::checkMultiply(Operation *op, TargetAttr target) {
                   << target.describeConfigs();
 }
 
-void CheckTargetPass::checkWorkgroupSize(FunctionOpInterface kernel,
+void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
                                          TargetAttr target) {
   std::optional<int32_t> sizeX;
   if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
@@ -164,14 +167,7 @@ void CheckTargetPass::checkWorkgroupSize(FunctionOpInterface kernel,
                       << describeTarget(target);
 }
 
-void CheckTargetPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  if (!targetName.empty()) {
-    overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
-    if (!overrideTarget)
-      return signalPassFailure();
-  }
-
+LogicalResult TargetChecker::run(ModuleOp module) {
   bool reportedMissingTarget = false;
   module.walk([&](Operation *op) {
     if (!usesMatrixTypes(op))
@@ -203,7 +199,29 @@ void CheckTargetPass::runOnOperation() {
     if (TargetAttr target = getTarget(function))
       checkWorkgroupSize(function, target);
   });
-
-  if (failed)
-    signalPassFailure();
+  return failure(failed);
 }
+
+LogicalResult mlir::subgroup_matrix::checkTarget(ModuleOp module,
+                                                 TargetAttr overrideTarget) {
+  return TargetChecker(overrideTarget).run(module);
+}
+
+namespace {
+struct CheckTargetPass
+    : public subgroup_matrix::impl::CheckTargetPassBase<CheckTargetPass> {
+  using CheckTargetPassBase::CheckTargetPassBase;
+
+  void runOnOperation() override {
+    TargetAttr overrideTarget;
+    if (!targetName.empty()) {
+      overrideTarget =
+          getTargetPresetOrError(getOperation().getLoc(), targetName);
+      if (!overrideTarget)
+        return signalPassFailure();
+    }
+    if (failed(checkTarget(getOperation(), overrideTarget)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -2,6 +2,7 @@
 
 #include "SubgroupMatrix/Analysis/UniformityAnalysis.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
 namespace mlir {
@@ -14,20 +15,57 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-namespace {
-enum class Severity { Error, Warning, Off };
+LogicalResult mlir::subgroup_matrix::checkUniformity(
+    ModuleOp module, UniformitySeverity severity) {
+  if (severity == UniformitySeverity::Off)
+    return success();
+  UniformityAnalysis analysis(module);
+  bool failed = false;
+  module.walk([&](Operation *op) {
+    if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+      return;
+    std::optional<InFlightDiagnostic> diagnostic;
+    auto report = [&]() -> InFlightDiagnostic & {
+      diagnostic.emplace(severity == UniformitySeverity::Error
+                             ? op->emitError()
+                             : op->emitWarning());
+      *diagnostic << "'" << op->getName() << "' op ";
+      return *diagnostic;
+    };
+    if (Operation *source = analysis.getDivergenceSource(op)) {
+      report() << "may execute in control flow that diverges within a "
+                  "subgroup; subgroup matrix operations must be reached by "
+                  "every invocation of the subgroup";
+      diagnostic->attachNote(source->getLoc())
+          << "control flow diverges here, on a value that depends on the "
+             "invocation";
+    } else {
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!analysis.isVarying(operand.get()))
+          continue;
+        report() << "operand #" << operand.getOperandNumber()
+                 << " may differ between the invocations of a subgroup; "
+                    "subgroup matrix operands must be subgroup uniform";
+        break;
+      }
+    }
+    failed |= diagnostic && severity == UniformitySeverity::Error;
+  });
+  return failure(failed);
+}
 
+namespace {
 struct CheckUniformityPass
     : public subgroup_matrix::impl::CheckUniformityPassBase<
           CheckUniformityPass> {
   using CheckUniformityPassBase::CheckUniformityPassBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    std::optional<Severity> parsed =
-        llvm::StringSwitch<std::optional<Severity>>(severity)
-            .Case("error", Severity::Error)
-            .Case("warning", Severity::Warning)
-            .Case("off", Severity::Off)
+    std::optional<UniformitySeverity> parsed =
+        llvm::StringSwitch<std::optional<UniformitySeverity>>(severity)
+            .Case("error", UniformitySeverity::Error)
+            .Case("warning", UniformitySeverity::Warning)
+            .Case("off", UniformitySeverity::Off)
             .Default(std::nullopt);
     if (!parsed)
       return emitError(UnknownLoc::get(context))
@@ -38,44 +76,10 @@ struct CheckUniformityPass
   }
 
   void runOnOperation() override {
-    if (parsedSeverity == Severity::Off)
-      return;
-    UniformityAnalysis analysis(getOperation());
-    bool failed = false;
-    getOperation().walk([&](Operation *op) {
-      if (!isa<SubgroupMatrixDialect>(op->getDialect()))
-        return;
-      std::optional<InFlightDiagnostic> diagnostic;
-      auto report = [&]() -> InFlightDiagnostic & {
-        diagnostic.emplace(parsedSeverity == Severity::Error
-                               ? op->emitError()
-                               : op->emitWarning());
-        *diagnostic << "'" << op->getName() << "' op ";
-        return *diagnostic;
-      };
-      if (Operation *source = analysis.getDivergenceSource(op)) {
-        report() << "may execute in control flow that diverges within a "
-                    "subgroup; subgroup matrix operations must be reached by "
-                    "every invocation of the subgroup";
-        diagnostic->attachNote(source->getLoc())
-            << "control flow diverges here, on a value that depends on the "
-               "invocation";
-      } else {
-        for (OpOperand &operand : op->getOpOperands()) {
-          if (!analysis.isVarying(operand.get()))
-            continue;
-          report() << "operand #" << operand.getOperandNumber()
-                   << " may differ between the invocations of a subgroup; "
-                      "subgroup matrix operands must be subgroup uniform";
-          break;
-        }
-      }
-      failed |= diagnostic && parsedSeverity == Severity::Error;
-    });
-    if (failed)
+    if (failed(checkUniformity(getOperation(), parsedSeverity)))
       signalPassFailure();
   }
 
-  Severity parsedSeverity = Severity::Error;
+  UniformitySeverity parsedSeverity = UniformitySeverity::Error;
 };
 } // namespace

@@ -1,0 +1,35 @@
+//===- Checks.h - the target and uniformity checks --------------*- C++ -*-===//
+//
+// The checks behind `sm-check-target` and `sm-check-uniformity`, callable by
+// pipelines that must reject a program before they emit anything.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_TRANSFORMS_CHECKS_H
+#define SUBGROUPMATRIX_TRANSFORMS_CHECKS_H
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// Reports every matrix type, multiplication and kernel workgroup size in
+/// `module` that its target cannot run. `overrideTarget`, if set, replaces
+/// the targets attached to the module. Fails if anything was reported.
+LogicalResult checkTarget(ModuleOp module, TargetAttr overrideTarget = {});
+
+/// How `checkUniformity` reports what it finds.
+enum class UniformitySeverity { Error, Warning, Off };
+
+/// Reports every subgroup matrix op of `module` that may run in divergent
+/// control flow or with operands that differ within a subgroup. Fails if an
+/// error was reported.
+LogicalResult checkUniformity(ModuleOp module,
+                              UniformitySeverity severity =
+                                  UniformitySeverity::Error);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_TRANSFORMS_CHECKS_H
