@@ -2,6 +2,7 @@
 
 #include "SubgroupMatrix/InitAll.h"
 
+#include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
@@ -12,4 +13,5 @@ void mlir::subgroup_matrix::registerSubgroupMatrixDialect(
 
 void mlir::subgroup_matrix::registerSubgroupMatrixPassesAndPipelines() {
   registerSubgroupMatrixPasses();
+  registerSubgroupMatrixConversionPasses();
 }

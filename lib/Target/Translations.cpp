@@ -6,7 +6,7 @@
 
 void mlir::subgroup_matrix::registerSubgroupMatrixTranslations() {
   static bool registered = [] {
-    registerToSPIRVTranslation();
+    registerSerializeSPIRVTranslation();
     registerFromSPIRVTranslation();
     return true;
   }();

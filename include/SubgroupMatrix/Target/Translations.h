@@ -11,10 +11,13 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// Registers the translations of `sm-translate`: for now MLIR's SPIR-V
-/// binary serializer and deserializer (`--serialize-spirv`,
-/// `--deserialize-spirv`); the emitters of this project join them here.
+/// Registers every translation of `sm-translate`: this project's
+/// `--serialize-spirv` and MLIR's `--deserialize-spirv`.
 void registerSubgroupMatrixTranslations();
+
+/// `--serialize-spirv`: writes the single spirv.module of its input (or the
+/// one named by `--spirv-module`) as a binary.
+void registerSerializeSPIRVTranslation();
 
 } // namespace subgroup_matrix
 } // namespace mlir

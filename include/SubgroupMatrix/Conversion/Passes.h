@@ -1,0 +1,23 @@
+//===- Passes.h - subgroup_matrix conversion passes -------------*- C++ -*-===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_PASSES_H
+#define SUBGROUPMATRIX_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+#define GEN_PASS_DECL
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_PASSES_H

@@ -1,0 +1,60 @@
+//===- Passes.td - subgroup_matrix conversion passes -------*- tablegen -*-===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_PASSES_TD
+#define SUBGROUPMATRIX_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
+  let summary = "lower gpu.modules with subgroup matrices to Vulkan SPIR-V";
+  let description = [{
+    Takes every `gpu.module` of a dialect-level module (kernels written with
+    `subgroup_matrix`, `arith`, `math`, `scf`, `cf`, `memref` and `gpu`) to
+    a `spirv.module` for Vulkan, inserted before it (the `gpu.module` stays
+    for host code that launches it):
+
+    1. checks the module against the target (the `target` option, else the
+       `subgroup_matrix.target` attribute) and checks uniformity; any error
+       stops the pass before SPIR-V is emitted;
+    2. derives the SPIR-V target environment from the target: SPIR-V 1.6,
+       the Vulkan memory model, cooperative matrices, 8- and 16-bit storage
+       and arithmetic, bf16, the device's cooperative-matrix properties and
+       subgroup size; kernels get their entry-point workgroup size from
+       `known_block_size`;
+    3. maps global memrefs to storage buffers and workgroup memrefs to
+       workgroup variables, and converts everything with MLIR's SPIR-V
+       conversions and this project's cooperative-matrix patterns (f16 and
+       i8 memrefs are never emulated through wider types);
+    4. switches the module to the Vulkan memory model, marks loads and
+       stores of shared memory non-private, lowers the ABI attributes to
+       interface variables (argument `i` is binding `i` of set 0; scalars
+       are one-element storage buffers) and trims the capabilities and
+       extensions to those used.
+
+    With `robust-access`, every subgroup matrix load and store is checked
+    against the runtime length of its buffer: loads out of range give zeros
+    and stores out of range are skipped.
+
+    ```mlir
+    // sm-opt --sm-lower-to-vulkan=target=nvidia-h100 gemm.mlir
+    spirv.module @__spv__kernels Logical Vulkan requires
+        #spirv.vce<v1.6, [Shader, Float16, StorageBuffer16BitAccess,
+                          VulkanMemoryModel, CooperativeMatrixKHR],
+                   [SPV_KHR_cooperative_matrix]> { ... }
+    gpu.module @kernels ... { ... }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to lower for, overriding any target attribute">,
+    Option<"robustAccess", "robust-access", "bool", /*default=*/"false",
+           "Bounds-check subgroup matrix loads and stores against the "
+           "buffer length">,
+  ];
+  let dependentDialects = [
+    "::mlir::spirv::SPIRVDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // SUBGROUPMATRIX_CONVERSION_PASSES_TD

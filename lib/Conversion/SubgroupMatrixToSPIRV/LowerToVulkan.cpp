@@ -1,0 +1,224 @@
+//===- LowerToVulkan.cpp - gpu.modules to Vulkan SPIR-V -------------------===//
+//
+// The `sm-lower-to-vulkan` pipeline: checks, target environment, MLIR's own
+// conversions for everything that is not a subgroup matrix, and the fixes
+// that Vulkan with cooperative matrices needs on top of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/IndexToSPIRV/IndexToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_LOWERTOVULKANPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Gives every kernel of `gpuModule` the entry-point ABI that carries its
+/// workgroup size, which a Vulkan compute shader must declare.
+static LogicalResult setEntryPointABIs(gpu::GPUModuleOp gpuModule) {
+  bool failed = false;
+  gpuModule.walk([&](gpu::GPUFuncOp function) {
+    if (!function.isKernel() ||
+        function->hasAttr(spirv::getEntryPointABIAttrName()))
+      return;
+    std::optional<ArrayRef<int32_t>> blockSize = function.getKnownBlockSize();
+    if (!blockSize) {
+      function.emitError()
+          << "kernel '" << function.getName()
+          << "' needs a known workgroup size (known_block_size): a Vulkan "
+             "compute shader declares its workgroup size";
+      failed = true;
+      return;
+    }
+    function->setAttr(spirv::getEntryPointABIAttrName(),
+                      spirv::getEntryPointABIAttr(function.getContext(),
+                                                  *blockSize));
+  });
+  return failure(failed);
+}
+
+/// Maps memref memory spaces to storage classes: global memory to storage
+/// buffers, workgroup memory to workgroup variables.
+static void mapMemorySpaces(Operation *gpuModule) {
+  spirv::MemorySpaceToStorageClassConverter converter(
+      spirv::mapMemorySpaceToVulkanStorageClass);
+  spirv::convertMemRefTypesAndAttrs(gpuModule, converter);
+}
+
+static LogicalResult convertToSPIRV(Operation *gpuModule,
+                                    spirv::TargetEnvAttr targetEnv,
+                                    const SubgroupMatrixToSPIRVOptions &options) {
+  MLIRContext *context = gpuModule->getContext();
+  SPIRVConversionOptions conversionOptions;
+  // Narrow types stay narrow: emulating f16 or i8 memrefs through 32-bit
+  // pointers would silently change the meaning of matrix strides.
+  conversionOptions.emulateLT32BitScalarTypes = false;
+  conversionOptions.emulateUnsupportedFloatTypes = false;
+  SPIRVTypeConverter typeConverter(targetEnv, conversionOptions);
+  populateSubgroupMatrixToSPIRVTypeConversion(typeConverter);
+
+  RewritePatternSet patterns(context);
+  ScfToSPIRVContext scfContext;
+  populateGPUToSPIRVPatterns(typeConverter, patterns);
+  populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
+  arith::populateArithToSPIRVPatterns(typeConverter, patterns);
+  cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);
+  populateFuncToSPIRVPatterns(typeConverter, patterns);
+  populateMathToSPIRVPatterns(typeConverter, patterns);
+  populateMemRefToSPIRVPatterns(typeConverter, patterns);
+  index::populateIndexToSPIRVPatterns(typeConverter, patterns);
+  ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
+  populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns, options);
+
+  std::unique_ptr<ConversionTarget> target =
+      SPIRVConversionTarget::get(targetEnv);
+  return applyFullConversion(gpuModule, *target, std::move(patterns));
+}
+
+/// Under the Vulkan memory model, plain loads and stores are private to the
+/// invocation and barriers do not order them; memory that other invocations
+/// read (workgroup and storage buffers) must be accessed as non-private.
+static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
+  auto isShared = [](Value pointer) {
+    auto type = dyn_cast<spirv::PointerType>(pointer.getType());
+    return type && (type.getStorageClass() == spirv::StorageClass::Workgroup ||
+                    type.getStorageClass() ==
+                        spirv::StorageClass::StorageBuffer);
+  };
+  auto addNonPrivate = [](Operation *op, spirv::MemoryAccessAttr current) {
+    auto access = current ? current.getValue() : spirv::MemoryAccess::None;
+    op->setAttr("memory_access",
+                spirv::MemoryAccessAttr::get(
+                    op->getContext(),
+                    access | spirv::MemoryAccess::NonPrivatePointer));
+  };
+  module.walk([&](Operation *op) {
+    if (auto load = dyn_cast<spirv::LoadOp>(op)) {
+      if (isShared(load.getPtr()))
+        addNonPrivate(op, load.getMemoryAccessAttr());
+    } else if (auto store = dyn_cast<spirv::StoreOp>(op)) {
+      if (isShared(store.getPtr()))
+        addNonPrivate(op, store.getMemoryAccessAttr());
+    }
+  });
+}
+
+/// Adds what spirv-update-vce does not derive: the Vulkan memory model
+/// capability (from the module's memory model) and GroupNonUniform (from
+/// the subgroup built-ins, which SPIR-V only allows with it).
+static void addUnderivedCapabilities(spirv::ModuleOp module) {
+  std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
+  if (!triple)
+    return;
+  SmallVector<spirv::Capability> capabilities(triple->getCapabilities());
+  auto require = [&](spirv::Capability capability) {
+    if (!llvm::is_contained(capabilities, capability))
+      capabilities.push_back(capability);
+  };
+  require(spirv::Capability::VulkanMemoryModel);
+  module.walk([&](spirv::GlobalVariableOp variable) {
+    std::optional<StringRef> builtIn = variable.getBuiltIn();
+    if (builtIn && llvm::is_contained({"SubgroupId", "NumSubgroups",
+                                       "SubgroupSize",
+                                       "SubgroupLocalInvocationId"},
+                                      *builtIn))
+      require(spirv::Capability::GroupNonUniform);
+  });
+  SmallVector<spirv::Extension> extensions(triple->getExtensions());
+  module.setVceTripleAttr(spirv::VerCapExtAttr::get(
+      triple->getVersion(), capabilities, extensions, module.getContext()));
+}
+
+namespace {
+struct LowerToVulkanPass
+    : public subgroup_matrix::impl::LowerToVulkanPassBase<LowerToVulkanPass> {
+  using LowerToVulkanPassBase::LowerToVulkanPassBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void LowerToVulkanPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  TargetAttr overrideTarget;
+  if (!targetName.empty()) {
+    overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
+    if (!overrideTarget)
+      return signalPassFailure();
+  }
+  // Nothing is emitted for a program that the device would reject.
+  if (failed(checkTarget(module, overrideTarget)) ||
+      failed(checkUniformity(module)))
+    return signalPassFailure();
+
+  SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+  for (gpu::GPUModuleOp gpuModule : gpuModules) {
+    TargetAttr target =
+        overrideTarget ? overrideTarget : findEnclosingTarget(gpuModule);
+    if (!target) {
+      gpuModule.emitError()
+          << "no target to lower for: attach a '"
+          << SubgroupMatrixDialect::getTargetAttrName()
+          << "' attribute or name a preset with target=NAME";
+      return signalPassFailure();
+    }
+    if (failed(setEntryPointABIs(gpuModule)))
+      return signalPassFailure();
+
+    // The gpu.module stays for the host code that launches its kernels; the
+    // SPIR-V module is built from a copy placed before it.
+    OpBuilder builder(gpuModule);
+    Operation *copy = builder.clone(*gpuModule);
+    spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
+    copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
+    SubgroupMatrixToSPIRVOptions options;
+    options.robustAccess = robustAccess;
+    mapMemorySpaces(copy);
+    if (failed(convertToSPIRV(copy, targetEnv, options)))
+      return signalPassFailure();
+
+    auto spirvModule =
+        dyn_cast_or_null<spirv::ModuleOp>(gpuModule->getPrevNode());
+    if (!spirvModule) {
+      gpuModule.emitError("conversion to SPIR-V produced no spirv.module");
+      return signalPassFailure();
+    }
+    spirvModule.setMemoryModel(spirv::MemoryModel::Vulkan);
+    OpPassManager abiPipeline(spirv::ModuleOp::getOperationName());
+    abiPipeline.addPass(spirv::createSPIRVLowerABIAttributesPass());
+    if (failed(runPipeline(abiPipeline, spirvModule)))
+      return signalPassFailure();
+    // After the ABI lowering, which adds the loads of scalar arguments.
+    markSharedAccessesNonPrivate(spirvModule);
+    OpPassManager vcePipeline(spirv::ModuleOp::getOperationName());
+    vcePipeline.addPass(spirv::createSPIRVUpdateVCEPass());
+    if (failed(runPipeline(vcePipeline, spirvModule)))
+      return signalPassFailure();
+    addUnderivedCapabilities(spirvModule);
+  }
+}
