@@ -4,7 +4,13 @@
 #  - LLVM/MLIR 22, lit/FileCheck and GoogleTest from Debian's packages;
 #  - SPIRV-Tools 2025.1 built against SPIRV-Headers 1.4.309, both from Debian 13
 #    (trixie) sources, into a local prefix: Debian 12's own SPIRV-Tools predate the
-#    cooperative-matrix extensions and reject every module that uses them.
+#    cooperative-matrix extensions and reject every module that uses them;
+#  - the Vulkan 1.4.309 headers of Debian 13 (Debian 12's lack
+#    VK_KHR_cooperative_matrix), unpacked into the same prefix; the runner links
+#    the system's Vulkan loader;
+#  - Mesa 25.0.7 from bookworm-backports: lavapipe runs compute kernels on the
+#    CPU, and RADV's null-hardware RDNA3 device compiles cooperative-matrix
+#    pipelines without a GPU.
 #
 # The trixie suite is reached through a private apt configuration (its own source
 # list and state directory) so that the system's package selection never sees it.
@@ -27,7 +33,7 @@ asRoot() {
 installDebianPackages() {
   local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
     cmake ninja-build g++ libgtest-dev libgmock-dev python3 xz-utils zlib1g-dev
-    libzstd-dev)
+    libzstd-dev libvulkan1)
   local missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -87,7 +93,7 @@ buildSpirvTools() {
     return
   fi
   log "building SPIRV-Tools $spirvToolsVersion into $spirvPrefix"
-  prepareTrixieApt
+  [ -d "$depsPrefix/apt/state/lists" ] || prepareTrixieApt
   local work="$depsPrefix/work"
   rm -rf "$work" && mkdir -p "$work"
   (
@@ -110,6 +116,53 @@ buildSpirvTools() {
   "$spirvPrefix/bin/spirv-val" --version | head -n1
 }
 
+# Mesa from bookworm-backports, the suite of the system's own archive.
+installMesa() {
+  if dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null |
+    grep -q '^25\.'; then
+    log "Mesa 25 Vulkan drivers present"
+    return
+  fi
+  local archive list=/etc/apt/sources.list.d/bookworm-backports.sources
+  archive=$(debianArchiveUri)
+  if [ ! -f "$list" ]; then
+    asRoot tee "$list" >/dev/null <<SRC
+Types: deb
+URIs: $archive
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  log "installing Mesa 25 Vulkan drivers from bookworm-backports"
+  asRoot apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive asRoot apt-get install -y -qq \
+    -t bookworm-backports mesa-vulkan-drivers
+}
+
+installVulkanHeaders() {
+  local prefix="$depsPrefix/vulkan"
+  if [ -f "$prefix/include/vulkan/vulkan_core.h" ] &&
+    grep -q "VK_KHR_cooperative_matrix" "$prefix/include/vulkan/vulkan_core.h"; then
+    log "Vulkan headers present in $prefix"
+    return
+  fi
+  log "unpacking the Vulkan 1.4 headers into $prefix"
+  [ -d "$depsPrefix/apt/state/lists" ] || prepareTrixieApt
+  local work="$depsPrefix/work-vulkan"
+  rm -rf "$work" && mkdir -p "$work"
+  (
+    cd "$work"
+    trixieApt apt-get download -qq libvulkan-dev/trixie
+    dpkg -x libvulkan-dev_*.deb unpacked
+    mkdir -p "$prefix/include"
+    cp -r unpacked/usr/include/vulkan unpacked/usr/include/vk_video "$prefix/include/"
+  )
+  rm -rf "$work"
+}
+
 installDebianPackages
+installMesa
 buildSpirvTools
+installVulkanHeaders
 log "done"

@@ -1,0 +1,884 @@
+//===- sm-vulkan-runner.cpp - run a SPIR-V compute kernel on Vulkan -------===//
+//
+// Loads a SPIR-V binary, binds one storage buffer per kernel argument (the
+// ABI of sm-lower-to-vulkan: argument i is binding i of set 0, scalars are
+// one-element buffers), dispatches it with a required full subgroup size,
+// reads the buffers back, checks GEMM-shaped results against a CPU
+// reference and times the kernel with GPU timestamps.
+//
+// It depends on nothing but the Vulkan loader, so that it can be carried to
+// machines without this project's toolchain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCheck.h"
+#include "HostBuffer.h"
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+// VK_KHR_shader_bfloat16 (extension 142) is newer than the 1.4.309 headers
+// Debian 13 ships; its few definitions follow the Vulkan registry.
+#ifndef VK_KHR_shader_bfloat16
+#define VK_KHR_shader_bfloat16 1
+#define VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME "VK_KHR_shader_bfloat16"
+constexpr VkStructureType VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR =
+    VkStructureType(1000141000);
+constexpr VkComponentTypeKHR VK_COMPONENT_TYPE_BFLOAT16_KHR =
+    VkComponentTypeKHR(1000141000);
+struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 shaderBFloat16Type;
+  VkBool32 shaderBFloat16DotProduct;
+  VkBool32 shaderBFloat16CooperativeMatrix;
+};
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace sm_runner;
+
+namespace {
+
+const char *usage = R"(usage: sm-vulkan-runner KERNEL.spv [options]
+       sm-vulkan-runner --list-coopmat | --list-devices
+
+Runs the compute kernel of KERNEL.spv, as sm-lower-to-vulkan and
+sm-translate --serialize-spirv produce it: argument i of the kernel is the
+storage buffer at binding i of descriptor set 0.
+
+  --entry NAME            entry point (default: the only one, or "main")
+  --arg TYPE:COUNT:FILL   the next kernel argument: COUNT elements of TYPE
+                          (f16 bf16 f32 i8 u8 i32 u32), filled with
+                          random[:SEED] (floats in [-1, 1], full-range 8-bit
+                          integers), const:VALUE, iota, file:PATH, or poison
+                          (all bytes 0xFF, so unwritten elements show)
+  --scalar TYPE:VALUE     the next kernel argument, a scalar
+  --grid X[,Y[,Z]]        workgroups to dispatch (default 1,1,1)
+  --subgroup-size N       require subgroups of N invocations, all full
+                          (default: the device's subgroup size)
+  --check gemm:SPEC       compare a result with a CPU reference:
+                          M=..,N=..,K=..,A=arg,B=arg,C=arg and optionally
+                          lda/ldb/ldc, a-/b-/c-offset, a-/b-/c-col-major,
+                          acc=arg or init=VALUE (initial accumulator) and
+                          add/sub/mul/div=VALUE (scalar ops, in order)
+  --dump ARG              print argument ARG after the run
+  --repeat N              time N further dispatches with GPU timestamps
+  --compile-only          create the pipeline (the driver compiles the
+                          kernel) and stop
+  --device N              use physical device N (see --list-devices)
+  --list-devices          print the Vulkan devices
+  --list-coopmat          print the device's cooperative-matrix configurations
+                          as a #subgroup_matrix.target that sm-opt reads
+Exit status: 0 when every check passed, 1 when one failed, 2 on errors.
+)";
+
+struct Options {
+  std::string kernelPath;
+  std::string entry;
+  std::vector<BufferSpec> arguments;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t subgroupSize = 0;
+  std::vector<GemmCheck> checks;
+  std::vector<int> dumps;
+  uint32_t repeat = 0;
+  bool compileOnly = false;
+  bool listDevices = false;
+  bool listCoopmat = false;
+  uint32_t device = 0;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  std::cerr << "sm-vulkan-runner: error: " << message << "\n";
+  std::exit(2);
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  auto value = [&](int &i) -> std::string {
+    if (i + 1 >= argc)
+      fail(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string error;
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage;
+      std::exit(0);
+    } else if (arg == "--entry") {
+      options.entry = value(i);
+    } else if (arg == "--arg") {
+      std::optional<BufferSpec> spec = parseBufferSpec(value(i), error);
+      if (!spec)
+        fail("--arg: " + error);
+      options.arguments.push_back(*spec);
+    } else if (arg == "--scalar") {
+      std::string text = value(i);
+      size_t colon = text.find(':');
+      if (colon == std::string::npos)
+        fail("--scalar needs TYPE:VALUE, got '" + text + "'");
+      std::optional<BufferSpec> spec = parseBufferSpec(
+          text.substr(0, colon) + ":1:const:" + text.substr(colon + 1), error);
+      if (!spec)
+        fail("--scalar: " + error);
+      options.arguments.push_back(*spec);
+    } else if (arg == "--grid") {
+      std::string text = value(i);
+      unsigned x = 1, y = 1, z = 1;
+      int parsed = std::sscanf(text.c_str(), "%u,%u,%u", &x, &y, &z);
+      if (parsed < 1 || !x || !y || !z)
+        fail("--grid needs X[,Y[,Z]] of positive integers, got '" + text + "'");
+      options.grid[0] = x, options.grid[1] = y, options.grid[2] = z;
+    } else if (arg == "--subgroup-size") {
+      options.subgroupSize = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--check") {
+      std::optional<GemmCheck> check = parseGemmCheck(value(i), error);
+      if (!check)
+        fail(error);
+      options.checks.push_back(*check);
+    } else if (arg == "--dump") {
+      options.dumps.push_back(std::atoi(value(i).c_str()));
+    } else if (arg == "--repeat") {
+      options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--compile-only") {
+      options.compileOnly = true;
+    } else if (arg == "--device") {
+      options.device = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--list-devices") {
+      options.listDevices = true;
+    } else if (arg == "--list-coopmat") {
+      options.listCoopmat = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      fail("unknown option '" + arg + "' (see --help)");
+    } else if (options.kernelPath.empty()) {
+      options.kernelPath = arg;
+    } else {
+      fail("more than one kernel given: '" + options.kernelPath + "' and '" +
+           arg + "'");
+    }
+  }
+  if (!options.listDevices && !options.listCoopmat &&
+      options.kernelPath.empty())
+    fail("no kernel given (see --help)");
+  return options;
+}
+
+//===----------------------------------------------------------------------===//
+// Vulkan entry points, loaded from the loader at run time.
+//===----------------------------------------------------------------------===//
+
+#define SM_VULKAN_FUNCTIONS(X)                                                 \
+  X(vkCreateInstance)                                                          \
+  X(vkEnumerateInstanceExtensionProperties)
+#define SM_INSTANCE_FUNCTIONS(X)                                               \
+  X(vkDestroyInstance)                                                         \
+  X(vkEnumeratePhysicalDevices)                                                \
+  X(vkGetPhysicalDeviceProperties2)                                            \
+  X(vkGetPhysicalDeviceFeatures2)                                              \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
+  X(vkGetPhysicalDeviceMemoryProperties)                                       \
+  X(vkEnumerateDeviceExtensionProperties)                                      \
+  X(vkCreateDevice)                                                            \
+  X(vkGetDeviceProcAddr)
+#define SM_DEVICE_FUNCTIONS(X)                                                 \
+  X(vkDestroyDevice)                                                           \
+  X(vkGetDeviceQueue)                                                          \
+  X(vkCreateBuffer)                                                            \
+  X(vkDestroyBuffer)                                                           \
+  X(vkGetBufferMemoryRequirements)                                             \
+  X(vkAllocateMemory)                                                          \
+  X(vkFreeMemory)                                                              \
+  X(vkBindBufferMemory)                                                        \
+  X(vkMapMemory)                                                               \
+  X(vkUnmapMemory)                                                             \
+  X(vkCreateShaderModule)                                                      \
+  X(vkDestroyShaderModule)                                                     \
+  X(vkCreateDescriptorSetLayout)                                               \
+  X(vkDestroyDescriptorSetLayout)                                              \
+  X(vkCreatePipelineLayout)                                                    \
+  X(vkDestroyPipelineLayout)                                                   \
+  X(vkCreateComputePipelines)                                                  \
+  X(vkDestroyPipeline)                                                         \
+  X(vkCreateDescriptorPool)                                                    \
+  X(vkDestroyDescriptorPool)                                                   \
+  X(vkAllocateDescriptorSets)                                                  \
+  X(vkUpdateDescriptorSets)                                                    \
+  X(vkCreateCommandPool)                                                       \
+  X(vkDestroyCommandPool)                                                      \
+  X(vkAllocateCommandBuffers)                                                  \
+  X(vkBeginCommandBuffer)                                                      \
+  X(vkEndCommandBuffer)                                                        \
+  X(vkCmdBindPipeline)                                                         \
+  X(vkCmdBindDescriptorSets)                                                   \
+  X(vkCmdDispatch)                                                             \
+  X(vkCmdCopyBuffer)                                                           \
+  X(vkCmdPipelineBarrier)                                                      \
+  X(vkCmdResetQueryPool)                                                       \
+  X(vkCmdWriteTimestamp)                                                       \
+  X(vkCreateQueryPool)                                                         \
+  X(vkDestroyQueryPool)                                                        \
+  X(vkGetQueryPoolResults)                                                     \
+  X(vkQueueSubmit)                                                             \
+  X(vkQueueWaitIdle)                                                           \
+  X(vkResetCommandBuffer)
+
+#define SM_DECLARE(name) PFN_##name name = nullptr;
+SM_VULKAN_FUNCTIONS(SM_DECLARE)
+SM_INSTANCE_FUNCTIONS(SM_DECLARE)
+SM_DEVICE_FUNCTIONS(SM_DECLARE)
+PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = nullptr;
+
+void check(VkResult result, const char *what) {
+  if (result != VK_SUCCESS)
+    fail(std::string(what) + " failed with VkResult " +
+         std::to_string(int(result)));
+}
+
+void loadLoader() {
+  void *library = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    fail("cannot load the Vulkan loader libvulkan.so.1");
+  vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
+      dlsym(library, "vkGetInstanceProcAddr"));
+  if (!vkGetInstanceProcAddr)
+    fail("libvulkan.so.1 has no vkGetInstanceProcAddr");
+#define SM_LOAD_GLOBAL(name)                                                   \
+  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(nullptr, #name));
+  SM_VULKAN_FUNCTIONS(SM_LOAD_GLOBAL)
+}
+
+bool hasExtension(const std::vector<VkExtensionProperties> &extensions,
+                  const char *name) {
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const VkExtensionProperties &extension) {
+                       return std::strcmp(extension.extensionName, name) == 0;
+                     });
+}
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+struct DeviceInfo {
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties2 properties{};
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  VkPhysicalDeviceVulkan13Properties vulkan13{};
+  VkPhysicalDeviceDriverProperties driver{};
+  std::vector<VkExtensionProperties> extensions;
+};
+
+DeviceInfo queryDevice(VkPhysicalDevice physical) {
+  DeviceInfo info;
+  info.physical = physical;
+  info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  info.vulkan13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES;
+  info.vulkan13.pNext = &info.driver;
+  info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  info.subgroup.pNext = &info.vulkan13;
+  info.properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  info.properties.pNext = &info.subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &info.properties);
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  info.extensions.resize(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count,
+                                       info.extensions.data());
+  return info;
+}
+
+const char *componentName(VkComponentTypeKHR type) {
+  if (type == VK_COMPONENT_TYPE_BFLOAT16_KHR)
+    return "bf16";
+  switch (type) {
+  case VK_COMPONENT_TYPE_FLOAT16_KHR:
+    return "f16";
+  case VK_COMPONENT_TYPE_FLOAT32_KHR:
+    return "f32";
+  case VK_COMPONENT_TYPE_SINT8_KHR:
+    return "si8";
+  case VK_COMPONENT_TYPE_UINT8_KHR:
+    return "ui8";
+  case VK_COMPONENT_TYPE_SINT32_KHR:
+    return "si32";
+  case VK_COMPONENT_TYPE_UINT32_KHR:
+    return "ui32";
+  default:
+    return nullptr;
+  }
+}
+
+/// Prints the configurations the WGSL proposal keeps (subgroup scope, no
+/// saturation, A == B, C == result, types the dialect has) as a target.
+void listCooperativeMatrices(const DeviceInfo &info) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
+      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    fail(std::string(info.properties.properties.deviceName) +
+         " does not support VK_KHR_cooperative_matrix");
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    nullptr);
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    properties.data());
+  std::printf("// %s, driver %s %s, %u configurations reported\n",
+              info.properties.properties.deviceName, info.driver.driverName,
+              info.driver.driverInfo, count);
+  std::vector<std::string> configs;
+  for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
+    const char *a = componentName(p.AType), *b = componentName(p.BType),
+               *c = componentName(p.CType), *r = componentName(p.ResultType);
+    bool kept = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
+                a && b && c && r && p.AType == p.BType &&
+                p.CType == p.ResultType;
+    std::printf("// %s %ux%ux%u %s x %s + %s -> %s%s\n",
+                kept ? "kept   " : "dropped", p.MSize, p.NSize, p.KSize,
+                a ? a : "?", b ? b : "?", c ? c : "?", r ? r : "?",
+                p.saturatingAccumulation ? " (saturating)" : "");
+    if (kept)
+      configs.push_back("<" + std::to_string(p.MSize) + "x" +
+                        std::to_string(p.NSize) + "x" +
+                        std::to_string(p.KSize) + ", " + a + " -> " + r + ">");
+  }
+  std::string name = info.properties.properties.deviceName;
+  std::replace(name.begin(), name.end(), '"', '\'');
+  std::printf("#subgroup_matrix.target<\"%s\", subgroup_size = %u, configs = [",
+              name.c_str(), info.subgroup.subgroupSize);
+  for (size_t i = 0; i < configs.size(); ++i)
+    std::printf("%s%s", i ? ", " : "", configs[i].c_str());
+  std::printf("]>\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+struct DeviceBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+};
+
+uint32_t findMemoryType(const VkPhysicalDeviceMemoryProperties &memory,
+                        uint32_t allowed, VkMemoryPropertyFlags wanted) {
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+    if ((allowed & (1u << i)) &&
+        (memory.memoryTypes[i].propertyFlags & wanted) == wanted)
+      return i;
+  return UINT32_MAX;
+}
+
+DeviceBuffer createBuffer(VkDevice device,
+                          const VkPhysicalDeviceMemoryProperties &memory,
+                          VkDeviceSize size, VkBufferUsageFlags usage,
+                          VkMemoryPropertyFlags properties) {
+  DeviceBuffer result;
+  result.size = size;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = size;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check(vkCreateBuffer(device, &info, nullptr, &result.buffer),
+        "vkCreateBuffer");
+  VkMemoryRequirements requirements;
+  vkGetBufferMemoryRequirements(device, result.buffer, &requirements);
+  uint32_t type =
+      findMemoryType(memory, requirements.memoryTypeBits, properties);
+  if (type == UINT32_MAX)
+    fail("no suitable memory type for a buffer");
+  VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  allocate.allocationSize = requirements.size;
+  allocate.memoryTypeIndex = type;
+  check(vkAllocateMemory(device, &allocate, nullptr, &result.memory),
+        "vkAllocateMemory");
+  check(vkBindBufferMemory(device, result.buffer, result.memory, 0),
+        "vkBindBufferMemory");
+  return result;
+}
+
+std::vector<uint32_t> readSpirv(const std::string &path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file)
+    fail("cannot read '" + path + "'");
+  std::streamsize size = file.tellg();
+  if (size <= 0 || size % 4)
+    fail("'" + path + "' is not a SPIR-V binary (its size is not a multiple "
+                      "of 4)");
+  std::vector<uint32_t> words(size / 4);
+  file.seekg(0);
+  file.read(reinterpret_cast<char *>(words.data()), size);
+  if (words[0] != 0x07230203)
+    fail("'" + path + "' is not a SPIR-V binary (bad magic number)");
+  return words;
+}
+
+/// The entry points of a SPIR-V binary (OpEntryPoint names).
+std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
+  std::vector<std::string> names;
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
+    if (count == 0)
+      break;
+    if (opcode == 15 && count > 3) // OpEntryPoint
+      names.emplace_back(reinterpret_cast<const char *>(&words[i + 3]));
+    i += count;
+  }
+  return names;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseOptions(argc, argv);
+  loadLoader();
+
+  VkApplicationInfo application{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  application.pApplicationName = "sm-vulkan-runner";
+  application.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instanceInfo.pApplicationInfo = &application;
+  VkInstance instance;
+  check(vkCreateInstance(&instanceInfo, nullptr, &instance),
+        "vkCreateInstance");
+#define SM_LOAD_INSTANCE(name)                                                 \
+  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(instance, #name));
+  SM_INSTANCE_FUNCTIONS(SM_LOAD_INSTANCE)
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+          vkGetInstanceProcAddr(
+              instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+
+  uint32_t deviceCount = 0;
+  vkEnumeratePhysicalDevices(instance, &deviceCount, nullptr);
+  std::vector<VkPhysicalDevice> physicalDevices(deviceCount);
+  vkEnumeratePhysicalDevices(instance, &deviceCount, physicalDevices.data());
+  if (options.listDevices) {
+    for (uint32_t i = 0; i < deviceCount; ++i) {
+      DeviceInfo info = queryDevice(physicalDevices[i]);
+      std::printf("%u: %s (%s %s), Vulkan %u.%u, subgroup size %u (%u..%u)%s\n",
+                  i, info.properties.properties.deviceName,
+                  info.driver.driverName, info.driver.driverInfo,
+                  VK_API_VERSION_MAJOR(info.properties.properties.apiVersion),
+                  VK_API_VERSION_MINOR(info.properties.properties.apiVersion),
+                  info.subgroup.subgroupSize,
+                  info.vulkan13.minSubgroupSize, info.vulkan13.maxSubgroupSize,
+                  hasExtension(info.extensions,
+                               VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)
+                      ? ", VK_KHR_cooperative_matrix"
+                      : "");
+    }
+    return 0;
+  }
+  if (options.device >= deviceCount)
+    fail("no Vulkan device " + std::to_string(options.device) + " (found " +
+         std::to_string(deviceCount) + ")");
+  DeviceInfo info = queryDevice(physicalDevices[options.device]);
+  if (options.listCoopmat) {
+    listCooperativeMatrices(info);
+    return 0;
+  }
+
+  // Enable every feature the device has among those kernels use, except
+  // robust buffer access, which costs speed and hides out-of-bounds bugs.
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+  VkPhysicalDeviceVulkan13Features vulkan13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features vulkan12{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features vulkan11{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  std::vector<const char *> deviceExtensions;
+  void *chain = &vulkan13;
+  vulkan13.pNext = &vulkan12;
+  vulkan12.pNext = &vulkan11;
+  if (hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    deviceExtensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    cooperativeMatrix.pNext = chain;
+    chain = &cooperativeMatrix;
+  }
+  if (hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME)) {
+    deviceExtensions.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+    bfloat16.pNext = chain;
+    chain = &bfloat16;
+  }
+  features.pNext = chain;
+  vkGetPhysicalDeviceFeatures2(info.physical, &features);
+  features.features.robustBufferAccess = VK_FALSE;
+  vulkan13.robustImageAccess = VK_FALSE;
+  cooperativeMatrix.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(info.physical, &familyCount,
+                                           nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(info.physical, &familyCount,
+                                           families.data());
+  uint32_t family = UINT32_MAX;
+  for (uint32_t i = 0; i < familyCount && family == UINT32_MAX; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      family = i;
+  if (family == UINT32_MAX)
+    fail("the device has no compute queue");
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = family;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.pNext = &features;
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  deviceInfo.enabledExtensionCount = uint32_t(deviceExtensions.size());
+  deviceInfo.ppEnabledExtensionNames = deviceExtensions.data();
+  VkDevice device;
+  check(vkCreateDevice(info.physical, &deviceInfo, nullptr, &device),
+        "vkCreateDevice");
+#define SM_LOAD_DEVICE(name)                                                   \
+  name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));
+  SM_DEVICE_FUNCTIONS(SM_LOAD_DEVICE)
+  VkQueue queue;
+  vkGetDeviceQueue(device, family, 0, &queue);
+
+  std::printf("device: %s (%s %s), subgroup size %u\n",
+              info.properties.properties.deviceName, info.driver.driverName,
+              info.driver.driverInfo, info.subgroup.subgroupSize);
+
+  // The kernel and its pipeline.
+  std::vector<uint32_t> words = readSpirv(options.kernelPath);
+  std::vector<std::string> entries = findEntryPoints(words);
+  std::string entry = options.entry;
+  if (entry.empty()) {
+    if (entries.size() != 1)
+      fail("the kernel has " + std::to_string(entries.size()) +
+           " entry points; choose one with --entry");
+    entry = entries.front();
+  } else if (std::find(entries.begin(), entries.end(), entry) ==
+             entries.end()) {
+    fail("the kernel has no entry point '" + entry + "'");
+  }
+  VkShaderModuleCreateInfo moduleInfo{
+      VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  moduleInfo.codeSize = words.size() * 4;
+  moduleInfo.pCode = words.data();
+  VkShaderModule shader;
+  check(vkCreateShaderModule(device, &moduleInfo, nullptr, &shader),
+        "vkCreateShaderModule");
+
+  size_t argumentCount = options.arguments.size();
+  std::vector<VkDescriptorSetLayoutBinding> bindings(argumentCount);
+  for (size_t i = 0; i < argumentCount; ++i) {
+    bindings[i].binding = uint32_t(i);
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo layoutInfo{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  layoutInfo.bindingCount = uint32_t(argumentCount);
+  layoutInfo.pBindings = bindings.data();
+  VkDescriptorSetLayout setLayout;
+  check(vkCreateDescriptorSetLayout(device, &layoutInfo, nullptr, &setLayout),
+        "vkCreateDescriptorSetLayout");
+  VkPipelineLayoutCreateInfo pipelineLayoutInfo{
+      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pipelineLayoutInfo.setLayoutCount = 1;
+  pipelineLayoutInfo.pSetLayouts = &setLayout;
+  VkPipelineLayout pipelineLayout;
+  check(vkCreatePipelineLayout(device, &pipelineLayoutInfo, nullptr,
+                               &pipelineLayout),
+        "vkCreatePipelineLayout");
+
+  uint32_t subgroupSize =
+      options.subgroupSize ? options.subgroupSize : info.subgroup.subgroupSize;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo requiredSize{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  requiredSize.requiredSubgroupSize = subgroupSize;
+  VkComputePipelineCreateInfo pipelineInfo{
+      VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipelineInfo.stage.module = shader;
+  pipelineInfo.stage.pName = entry.c_str();
+  if (vulkan13.subgroupSizeControl && vulkan13.computeFullSubgroups) {
+    if (subgroupSize < info.vulkan13.minSubgroupSize ||
+        subgroupSize > info.vulkan13.maxSubgroupSize)
+      fail("subgroup size " + std::to_string(subgroupSize) +
+           " is outside the device's range " +
+           std::to_string(info.vulkan13.minSubgroupSize) + ".." +
+           std::to_string(info.vulkan13.maxSubgroupSize));
+    pipelineInfo.stage.pNext = &requiredSize;
+    pipelineInfo.stage.flags =
+        VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  } else if (options.subgroupSize &&
+             options.subgroupSize != info.subgroup.subgroupSize) {
+    fail("the device cannot require a subgroup size");
+  }
+  pipelineInfo.layout = pipelineLayout;
+  VkPipeline pipeline;
+  check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo,
+                                 nullptr, &pipeline),
+        "vkCreateComputePipelines");
+  std::printf("pipeline: created for entry point '%s', subgroup size %u%s\n",
+              entry.c_str(), subgroupSize,
+              pipelineInfo.stage.pNext ? " (required, full subgroups)" : "");
+  if (options.compileOnly) {
+    vkDestroyPipeline(device, pipeline, nullptr);
+    vkDestroyPipelineLayout(device, pipelineLayout, nullptr);
+    vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+    vkDestroyShaderModule(device, shader, nullptr);
+    vkDestroyDevice(device, nullptr);
+    vkDestroyInstance(instance, nullptr);
+    return 0;
+  }
+
+  // Host copies, device buffers and staging buffers.
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(info.physical, &memory);
+  std::vector<HostBuffer> before;
+  std::vector<DeviceBuffer> deviceBuffers, stagingBuffers;
+  for (size_t i = 0; i < argumentCount; ++i) {
+    const BufferSpec &spec = options.arguments[i];
+    before.emplace_back(spec.type, spec.count);
+    std::string error;
+    if (!before.back().fill(spec.fill, error))
+      fail("argument " + std::to_string(i) + ": " + error);
+    VkDeviceSize size = before.back().getBytes().size();
+    deviceBuffers.push_back(createBuffer(
+        device, memory, size,
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+            VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    stagingBuffers.push_back(createBuffer(
+        device, memory, size,
+        VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
+    void *mapped;
+    check(vkMapMemory(device, stagingBuffers.back().memory, 0, size, 0,
+                      &mapped),
+          "vkMapMemory");
+    std::memcpy(mapped, before.back().getBytes().data(), size);
+    vkUnmapMemory(device, stagingBuffers.back().memory);
+  }
+
+  VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                uint32_t(std::max<size_t>(argumentCount, 1))};
+  VkDescriptorPoolCreateInfo poolInfo{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  poolInfo.maxSets = 1;
+  poolInfo.poolSizeCount = 1;
+  poolInfo.pPoolSizes = &poolSize;
+  VkDescriptorPool pool;
+  check(vkCreateDescriptorPool(device, &poolInfo, nullptr, &pool),
+        "vkCreateDescriptorPool");
+  VkDescriptorSetAllocateInfo setInfo{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  setInfo.descriptorPool = pool;
+  setInfo.descriptorSetCount = 1;
+  setInfo.pSetLayouts = &setLayout;
+  VkDescriptorSet set;
+  check(vkAllocateDescriptorSets(device, &setInfo, &set),
+        "vkAllocateDescriptorSets");
+  std::vector<VkDescriptorBufferInfo> bufferInfos(argumentCount);
+  std::vector<VkWriteDescriptorSet> writes(argumentCount);
+  for (size_t i = 0; i < argumentCount; ++i) {
+    bufferInfos[i] = {deviceBuffers[i].buffer, 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = uint32_t(i);
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &bufferInfos[i];
+  }
+  vkUpdateDescriptorSets(device, uint32_t(argumentCount), writes.data(), 0,
+                         nullptr);
+
+  VkCommandPoolCreateInfo commandPoolInfo{
+      VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  commandPoolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  commandPoolInfo.queueFamilyIndex = family;
+  VkCommandPool commandPool;
+  check(vkCreateCommandPool(device, &commandPoolInfo, nullptr, &commandPool),
+        "vkCreateCommandPool");
+  VkCommandBufferAllocateInfo commandInfo{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  commandInfo.commandPool = commandPool;
+  commandInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  commandInfo.commandBufferCount = 1;
+  VkCommandBuffer commands;
+  check(vkAllocateCommandBuffers(device, &commandInfo, &commands),
+        "vkAllocateCommandBuffers");
+
+  uint32_t timestampCount = 2 * std::max<uint32_t>(options.repeat, 1);
+  VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  queryInfo.queryCount = timestampCount;
+  VkQueryPool queries;
+  check(vkCreateQueryPool(device, &queryInfo, nullptr, &queries),
+        "vkCreateQueryPool");
+
+  auto barrier = [&](VkAccessFlags from, VkAccessFlags to,
+                     VkPipelineStageFlags fromStage,
+                     VkPipelineStageFlags toStage) {
+    VkMemoryBarrier memoryBarrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    memoryBarrier.srcAccessMask = from;
+    memoryBarrier.dstAccessMask = to;
+    vkCmdPipelineBarrier(commands, fromStage, toStage, 0, 1, &memoryBarrier, 0,
+                         nullptr, 0, nullptr);
+  };
+  auto submit = [&]() {
+    check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+    VkSubmitInfo submitInfo{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submitInfo.commandBufferCount = 1;
+    submitInfo.pCommandBuffers = &commands;
+    check(vkQueueSubmit(queue, 1, &submitInfo, VK_NULL_HANDLE),
+          "vkQueueSubmit");
+    check(vkQueueWaitIdle(queue), "vkQueueWaitIdle (the kernel may have "
+                                  "faulted)");
+    check(vkResetCommandBuffer(commands, 0), "vkResetCommandBuffer");
+  };
+  auto begin = [&]() {
+    VkCommandBufferBeginInfo beginInfo{
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    beginInfo.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkBeginCommandBuffer(commands, &beginInfo), "vkBeginCommandBuffer");
+  };
+  auto dispatch = [&]() {
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                            pipelineLayout, 0, 1, &set, 0, nullptr);
+    vkCmdDispatch(commands, options.grid[0], options.grid[1], options.grid[2]);
+  };
+
+  // The checked run: upload, one dispatch, download.
+  begin();
+  for (size_t i = 0; i < argumentCount; ++i) {
+    VkBufferCopy region{0, 0, deviceBuffers[i].size};
+    vkCmdCopyBuffer(commands, stagingBuffers[i].buffer,
+                    deviceBuffers[i].buffer, 1, &region);
+  }
+  barrier(VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  dispatch();
+  barrier(VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+  for (size_t i = 0; i < argumentCount; ++i) {
+    VkBufferCopy region{0, 0, deviceBuffers[i].size};
+    vkCmdCopyBuffer(commands, deviceBuffers[i].buffer,
+                    stagingBuffers[i].buffer, 1, &region);
+  }
+  submit();
+
+  std::vector<HostBuffer> after;
+  for (size_t i = 0; i < argumentCount; ++i) {
+    after.emplace_back(before[i].getType(), before[i].size());
+    void *mapped;
+    check(vkMapMemory(device, stagingBuffers[i].memory, 0,
+                      stagingBuffers[i].size, 0, &mapped),
+          "vkMapMemory");
+    std::memcpy(after[i].getBytes().data(), mapped, stagingBuffers[i].size);
+    vkUnmapMemory(device, stagingBuffers[i].memory);
+  }
+
+  for (int index : options.dumps) {
+    if (index < 0 || size_t(index) >= argumentCount)
+      fail("--dump " + std::to_string(index) + ": no such argument");
+    std::printf("argument %d (%s x %zu):", index,
+                getElementTypeName(after[index].getType()),
+                after[index].size());
+    for (size_t i = 0; i < after[index].size(); ++i)
+      std::printf(" %g", after[index].get(i));
+    std::printf("\n");
+  }
+
+  bool allPassed = true;
+  for (const GemmCheck &gemm : options.checks) {
+    CheckReport report = runGemmCheck(gemm, before, after);
+    allPassed &= report.passed;
+    std::printf("check gemm %zux%zux%zu (C = argument %d, %s): %s: %zu "
+                "elements, %zu mismatches, %zu written outside C, max abs "
+                "error %.3g, max rel error %.3g\n",
+                gemm.m, gemm.n, gemm.k, gemm.c.buffer,
+                getElementTypeName(after[gemm.c.buffer].getType()),
+                report.passed ? "PASSED" : "FAILED", report.compared,
+                report.mismatches, report.clobbered, report.maxAbsError,
+                report.maxRelError);
+    if (!report.details.empty())
+      std::printf("%s", report.details.c_str());
+  }
+
+  if (options.repeat) {
+    begin();
+    vkCmdResetQueryPool(commands, queries, 0, timestampCount);
+    for (uint32_t r = 0; r < options.repeat; ++r) {
+      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries,
+                          2 * r);
+      dispatch();
+      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                          queries, 2 * r + 1);
+      barrier(VK_ACCESS_SHADER_WRITE_BIT,
+              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    }
+    submit();
+    std::vector<uint64_t> stamps(timestampCount);
+    check(vkGetQueryPoolResults(device, queries, 0, timestampCount,
+                                stamps.size() * 8, stamps.data(), 8,
+                                VK_QUERY_RESULT_64_BIT |
+                                    VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+    double period = info.properties.properties.limits.timestampPeriod;
+    std::vector<double> microseconds;
+    for (uint32_t r = 0; r < options.repeat; ++r)
+      microseconds.push_back(double(stamps[2 * r + 1] - stamps[2 * r]) *
+                             period / 1000.0);
+    std::sort(microseconds.begin(), microseconds.end());
+    double median = microseconds[microseconds.size() / 2];
+    std::printf("time: median %.2f us, min %.2f us, max %.2f us over %u "
+                "dispatches (GPU timestamps)\n",
+                median, microseconds.front(), microseconds.back(),
+                options.repeat);
+    for (const GemmCheck &gemm : options.checks)
+      std::printf("rate: %.2f T%s/s for %zux%zux%zu\n",
+                  2.0 * gemm.m * gemm.n * gemm.k / (median * 1e-6) / 1e12,
+                  isFloat(before[gemm.a.buffer].getType()) ? "FLOP" : "OP",
+                  gemm.m, gemm.n, gemm.k);
+  }
+
+  vkDestroyQueryPool(device, queries, nullptr);
+  vkDestroyCommandPool(device, commandPool, nullptr);
+  vkDestroyDescriptorPool(device, pool, nullptr);
+  for (size_t i = 0; i < argumentCount; ++i)
+    for (const DeviceBuffer &buffer : {deviceBuffers[i], stagingBuffers[i]}) {
+      vkDestroyBuffer(device, buffer.buffer, nullptr);
+      vkFreeMemory(device, buffer.memory, nullptr);
+    }
+  vkDestroyPipeline(device, pipeline, nullptr);
+  vkDestroyPipelineLayout(device, pipelineLayout, nullptr);
+  vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+  vkDestroyShaderModule(device, shader, nullptr);
+  vkDestroyDevice(device, nullptr);
+  vkDestroyInstance(instance, nullptr);
+  return allPassed ? 0 : 1;
+}
