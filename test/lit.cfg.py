@@ -30,3 +30,27 @@ tools = [
     ToolSubst("spirv-dis", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Vulkan devices that need no GPU (Mesa, installed by utils/setup.sh): RADV's
+# null-hardware RDNA3 device really compiles pipelines, lavapipe runs kernels
+# on the CPU.
+icd_dir = "/usr/share/vulkan/icd.d"
+runner = os.path.join(config.sm_tools_dir, "sm-vulkan-runner")
+if os.path.exists(runner):
+    config.available_features.add("vulkan-runner")
+    config.substitutions.append(("%sm_vulkan_runner", runner))
+    radv_icd = os.path.join(icd_dir, "radeon_icd.json")
+    if os.path.exists(radv_icd):
+        config.available_features.add("radv")
+        config.substitutions.append(
+            ("%radv",
+             "env RADV_FORCE_FAMILY=navi31 RADV_DEBUG=shaders "
+             "VK_DRIVER_FILES=%s %s --subgroup-size 32 --compile-only"
+             % (radv_icd, runner)))
+    lavapipe_icd = os.path.join(icd_dir, "lvp_icd.json")
+    if os.path.exists(lavapipe_icd):
+        config.available_features.add("lavapipe")
+        config.substitutions.append(
+            ("%lavapipe", "env VK_DRIVER_FILES=%s %s" % (lavapipe_icd, runner)))
+if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
+    config.available_features.add("spirv-tools")

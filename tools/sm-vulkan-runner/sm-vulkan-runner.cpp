@@ -74,7 +74,7 @@ storage buffer at binding i of descriptor set 0.
   --dump ARG              print argument ARG after the run
   --repeat N              time N further dispatches with GPU timestamps
   --compile-only          create the pipeline (the driver compiles the
-                          kernel) and stop
+                          kernel) and stop; no --arg is needed
   --device N              use physical device N (see --list-devices)
   --list-devices          print the Vulkan devices
   --list-coopmat          print the device's cooperative-matrix configurations
@@ -439,6 +439,22 @@ std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
   return names;
 }
 
+/// One more than the largest Binding decoration of a SPIR-V binary: the
+/// number of buffers the kernel expects.
+uint32_t countBindings(const std::vector<uint32_t> &words) {
+  uint32_t count = 0;
+  for (size_t i = 5; i < words.size();) {
+    uint32_t length = words[i] >> 16, opcode = words[i] & 0xFFFF;
+    if (length == 0)
+      break;
+    // OpDecorate %target Binding N
+    if (opcode == 71 && length == 4 && words[i + 2] == 33)
+      count = std::max(count, words[i + 3] + 1);
+    i += length;
+  }
+  return count;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -584,6 +600,13 @@ int main(int argc, char **argv) {
         "vkCreateShaderModule");
 
   size_t argumentCount = options.arguments.size();
+  uint32_t kernelBindings = countBindings(words);
+  if (options.compileOnly && argumentCount == 0)
+    argumentCount = kernelBindings;
+  else if (argumentCount != kernelBindings)
+    fail("the kernel has " + std::to_string(kernelBindings) +
+         " arguments (bindings), but " + std::to_string(argumentCount) +
+         " --arg/--scalar were given");
   std::vector<VkDescriptorSetLayoutBinding> bindings(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
     bindings[i].binding = uint32_t(i);

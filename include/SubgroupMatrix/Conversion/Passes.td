@@ -52,8 +52,9 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
            "buffer length">,
   ];
   let dependentDialects = [
-    "::mlir::spirv::SPIRVDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::spirv::SPIRVDialect",
   ];
 }
 

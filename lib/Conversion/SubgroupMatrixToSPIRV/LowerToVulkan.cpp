@@ -22,6 +22,7 @@
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
@@ -37,6 +38,34 @@ namespace subgroup_matrix {
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
+
+/// SPIR-V addresses a memref through its static strides; dynamic ones (as in
+/// memref<?x?xf16>) cannot be lowered, which is reported here rather than as
+/// a failure to legalize.
+static LogicalResult checkAddressableMemRefs(gpu::GPUModuleOp gpuModule) {
+  bool failed = false;
+  gpuModule.walk([&](Operation *op) {
+    MemRefType type;
+    if (auto load = dyn_cast<LoadOp>(op))
+      type = load.getMemRefType();
+    else if (auto store = dyn_cast<StoreOp>(op))
+      type = store.getMemRefType();
+    else
+      return;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (succeeded(type.getStridesAndOffset(strides, offset)) &&
+        !llvm::is_contained(strides, ShapedType::kDynamic) &&
+        offset != ShapedType::kDynamic)
+      return;
+    op->emitOpError() << "cannot be lowered to SPIR-V: " << type
+                      << " has dynamic strides or offset, and SPIR-V "
+                         "addresses memrefs through static ones (use a "
+                         "1-D memref and the stride operand)";
+    failed = true;
+  });
+  return failure(failed);
+}
 
 /// Gives every kernel of `gpuModule` the entry-point ABI that carries its
 /// workgroup size, which a Vulkan compute shader must declare.
@@ -64,10 +93,60 @@ static LogicalResult setEntryPointABIs(gpu::GPUModuleOp gpuModule) {
 
 /// Maps memref memory spaces to storage classes: global memory to storage
 /// buffers, workgroup memory to workgroup variables.
+/// MLIR's GPU-to-SPIR-V conversion has no workgroup attributions; a
+/// workgroup `memref.alloc` at the start of the kernel means the same (one
+/// workgroup variable per workgroup) and becomes a Workgroup global.
+static void turnWorkgroupAttributionsIntoAllocations(Operation *gpuModule) {
+  gpuModule->walk([](gpu::GPUFuncOp function) {
+    unsigned count = function.getNumWorkgroupAttributions();
+    if (count == 0)
+      return;
+    Block &entry = function.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    unsigned first = function.getNumArguments();
+    for (unsigned i = 0; i < count; ++i) {
+      BlockArgument attribution = entry.getArgument(first + i);
+      Value allocation = memref::AllocOp::create(
+          builder, attribution.getLoc(),
+          cast<MemRefType>(attribution.getType()));
+      attribution.replaceAllUsesWith(allocation);
+    }
+    entry.eraseArguments(first, count);
+    function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                      builder.getI64IntegerAttr(0));
+  });
+}
+
+/// Vulkan storage classes for the GPU dialect's address spaces, which the
+/// upstream map (numeric memory spaces only) does not know.
+static std::optional<spirv::StorageClass>
+mapMemorySpaceToStorageClass(Attribute memorySpace) {
+  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace)) {
+    switch (gpuSpace.getValue()) {
+    case gpu::AddressSpace::Global:
+      return spirv::StorageClass::StorageBuffer;
+    case gpu::AddressSpace::Workgroup:
+      return spirv::StorageClass::Workgroup;
+    case gpu::AddressSpace::Private:
+      return spirv::StorageClass::Private;
+    }
+  }
+  return spirv::mapMemorySpaceToVulkanStorageClass(memorySpace);
+}
+
 static void mapMemorySpaces(Operation *gpuModule) {
   spirv::MemorySpaceToStorageClassConverter converter(
-      spirv::mapMemorySpaceToVulkanStorageClass);
-  spirv::convertMemRefTypesAndAttrs(gpuModule, converter);
+      mapMemorySpaceToStorageClass);
+  // The upstream helper converts one op's results and attributes; block
+  // arguments (kernel arguments, workgroup attributions) are updated here.
+  gpuModule->walk([&](Operation *op) {
+    spirv::convertMemRefTypesAndAttrs(op, converter);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (Type converted = converter.convertType(argument.getType()))
+            argument.setType(converted);
+  });
 }
 
 static LogicalResult convertToSPIRV(Operation *gpuModule,
@@ -187,7 +266,8 @@ void LowerToVulkanPass::runOnOperation() {
           << "' attribute or name a preset with target=NAME";
       return signalPassFailure();
     }
-    if (failed(setEntryPointABIs(gpuModule)))
+    if (failed(checkAddressableMemRefs(gpuModule)) ||
+        failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
 
     // The gpu.module stays for the host code that launches its kernels; the
@@ -198,6 +278,7 @@ void LowerToVulkanPass::runOnOperation() {
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     SubgroupMatrixToSPIRVOptions options;
     options.robustAccess = robustAccess;
+    turnWorkgroupAttributionsIntoAllocations(copy);
     mapMemorySpaces(copy);
     if (failed(convertToSPIRV(copy, targetEnv, options)))
       return signalPassFailure();
