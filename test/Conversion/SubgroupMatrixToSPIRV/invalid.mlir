@@ -1,0 +1,71 @@
+// RUN: sm-opt %s -split-input-file -verify-diagnostics --sm-lower-to-vulkan
+// RUN: not sm-opt %s -split-input-file --sm-lower-to-vulkan 2>&1 | FileCheck %s --check-prefix=NOSPIRV
+
+// Programs the device would reject stop the pipeline before any SPIR-V is
+// emitted.
+// NOSPIRV-NOT: spirv.module
+
+gpu.module @unsupported_type attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'!subgroup_matrix.left<8x8xf16>' is not supported by target 'nvidia-h100'}}
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf16> -> !subgroup_matrix.left<8x8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @workgroup_size attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{kernel 'k' uses subgroup matrices with a workgroup size x of 16, which is not a multiple of the subgroup size 32 of target 'nvidia-h100'}}
+  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel attributes {known_block_size = array<i32: 16, 2, 1>} {
+    %c0 = arith.constant 0 : index
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf16> -> !subgroup_matrix.left<16x16xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @divergent attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %tid = gpu.thread_id x
+    %c = arith.cmpi eq, %tid, %c0 : index
+    // expected-note @+1 {{control flow diverges here}}
+    scf.if %c {
+      // expected-error @+1 {{'subgroup_matrix.load' op may execute in control flow that diverges within a subgroup}}
+      %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf16> -> !subgroup_matrix.left<16x16xf16>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @no_block_size attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{kernel 'k' needs a known workgroup size (known_block_size): a Vulkan compute shader declares its workgroup size}}
+  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @dynamic_strides attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<?x?xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'subgroup_matrix.load' op cannot be lowered to SPIR-V: 'memref<?x?xf16>' has dynamic strides or offset, and SPIR-V addresses memrefs through static ones (use a 1-D memref and the stride operand)}}
+    %l = subgroup_matrix.load %a[%c0, %c0] stride %s : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{no target to lower for: attach a 'subgroup_matrix.target' attribute or name a preset with target=NAME}}
+gpu.module @no_target {
+  gpu.func @k(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
