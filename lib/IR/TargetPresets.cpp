@@ -149,6 +149,8 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
       });
   if (preset == std::end(presets))
     return {};
+  // Callers may run before anything of the dialect was parsed.
+  context->getOrLoadDialect<SubgroupMatrixDialect>();
   llvm::SmallVector<ConfigRow> rows(preset->rows.begin(), preset->rows.end());
   if (preset->generate)
     preset->generate(rows);

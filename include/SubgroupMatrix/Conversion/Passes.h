@@ -3,6 +3,7 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_PASSES_H
 #define SUBGROUPMATRIX_CONVERSION_PASSES_H
 
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"

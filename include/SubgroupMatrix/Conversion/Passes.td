@@ -55,6 +55,7 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::spirv::SPIRVDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
   ];
 }
 
