@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the conformance suite that utils/gpu-conformance.sh prepared, on the
+# machine with the GPU. Writes one log per case and results.tsv to $OUT (or
+# ./conformance-results).
+#
+# Usage: run-on-device.sh SUITE_DIR
+set -u
+suite="$(cd "$1" && pwd)"
+out="${OUT:-$PWD/conformance-results}"
+mkdir -p "$out/logs"
+
+# The machine has the NVIDIA driver but no Vulkan loader: unpack Debian's.
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+  for deb in "$suite"/debs/*.deb; do dpkg -x "$deb" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES="${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}"
+runner="$suite/sm-vulkan-runner"
+
+{
+  date -u +"date: %Y-%m-%d %H:%M UTC"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+    sed 's/^/gpu: /'
+  "$runner" --list-devices
+} | tee "$out/device.txt"
+"$runner" --list-coopmat > "$out/coopmat.txt" 2>&1
+
+printf "case\tresult\tdetails\n" > "$out/results.tsv"
+passed=0 failed=0
+while IFS='|' read -r name entry args; do
+  [ -n "$name" ] || continue
+  log="$out/logs/$name.log"
+  # shellcheck disable=SC2086
+  "$runner" "$suite/$name.spv" --entry "$entry" --subgroup-size 32 $args \
+    > "$log" 2>&1
+  status=$?
+  line=$(grep -m1 "^check gemm" "$log" || tail -n1 "$log")
+  if [ $status -eq 0 ] && grep -q "PASSED" "$log"; then
+    passed=$((passed + 1)); result=PASS
+  else
+    failed=$((failed + 1)); result=FAIL
+  fi
+  printf "%s\t%s\t%s\n" "$name" "$result" "${line#*: }" >> "$out/results.tsv"
+  echo "$result $name: ${line#*: }"
+done < "$suite/manifest.txt"
+echo "conformance: $passed passed, $failed failed" | tee "$out/summary.txt"
+[ $failed -eq 0 ]

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prepares the Vulkan conformance suite for the GPU machine: builds the tools,
+# generates one kernel per case of the target's data file, lowers, serializes
+# and validates every kernel (spirv-val cannot read bf16 yet; those are
+# checked on the GPU), and packs the runner, the binaries and Debian's Vulkan
+# loader into build/conformance. test/Integration/Vulkan/conformance/
+# run-on-device.sh runs it there.
+#
+# Usage: utils/gpu-conformance.sh [DATA_FILE]
+set -euo pipefail
+
+repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
+data="${1:-$repoRoot/../shared/data/nvidia-h100-vulkan-coopmat.txt}"
+suite="$buildDir/conformance"
+spirvVal="$repoRoot/.deps/spirv/bin/spirv-val"
+
+"$repoRoot/utils/setup.sh"
+"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner
+
+rm -rf "$suite" && mkdir -p "$suite/debs"
+python3 "$repoRoot/test/Integration/Vulkan/conformance/generate.py" "$data" "$suite"
+validated=0
+for kernel in "$suite"/*.mlir; do
+  name="$(basename "$kernel" .mlir)"
+  "$buildDir/bin/sm-opt" "$kernel" --sm-lower-to-vulkan |
+    "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/$name.spv"
+  case "$name" in
+  *bf16*) ;;
+  *)
+    "$spirvVal" --target-env vulkan1.3 "$suite/$name.spv"
+    validated=$((validated + 1))
+    ;;
+  esac
+done
+echo "[conformance] lowered $(ls "$suite"/*.spv | wc -l) kernels, $validated validated by spirv-val"
+
+cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
+cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"
+(cd "$suite/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 \
+  libegl1 libgles2 2>/dev/null)
+du -sh "$suite"
