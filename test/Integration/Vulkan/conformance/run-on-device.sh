@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the conformance suite that utils/gpu-conformance.sh prepared, on the
-# machine with the GPU. Writes one log per case and results.tsv to $OUT (or
-# ./conformance-results).
+# machine with the GPU. Writes results.tsv, the device description and a
+# tarball of one log per case to $OUT (or ./conformance-results).
 #
 # Usage: run-on-device.sh SUITE_DIR
 set -u
 suite="$(cd "$1" && pwd)"
 out="${OUT:-$PWD/conformance-results}"
-mkdir -p "$out/logs"
+logs="$(mktemp -d)/logs"
+mkdir -p "$out" "$logs"
 
 # The machine has the NVIDIA driver but no Vulkan loader: unpack Debian's.
 if ! ldconfig -p | grep -q libvulkan.so.1; then
@@ -29,7 +30,7 @@ printf "case\tresult\tdetails\n" > "$out/results.tsv"
 passed=0 failed=0
 while IFS='|' read -r name entry args; do
   [ -n "$name" ] || continue
-  log="$out/logs/$name.log"
+  log="$logs/$name.log"
   # shellcheck disable=SC2086
   "$runner" "$suite/$name.spv" --entry "$entry" --subgroup-size 32 $args \
     > "$log" 2>&1
@@ -44,4 +45,5 @@ while IFS='|' read -r name entry args; do
   echo "$result $name: ${line#*: }"
 done < "$suite/manifest.txt"
 echo "conformance: $passed passed, $failed failed" | tee "$out/summary.txt"
+tar -czf "$out/logs.tar.gz" -C "$(dirname "$logs")" logs
 [ $failed -eq 0 ]
