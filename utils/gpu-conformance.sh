@@ -23,7 +23,9 @@ python3 "$repoRoot/test/Integration/Vulkan/conformance/generate.py" "$data" "$su
 validated=0
 for kernel in "$suite"/*.mlir; do
   name="$(basename "$kernel" .mlir)"
-  "$buildDir/bin/sm-opt" "$kernel" --sm-lower-to-vulkan |
+  options=""
+  case "$name" in robust_*) options="=robust-access=1" ;; esac
+  "$buildDir/bin/sm-opt" "$kernel" --sm-lower-to-vulkan$options |
     "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/$name.spv"
   case "$name" in
   *bf16*) ;;

@@ -216,6 +216,10 @@ bool HostBuffer::fill(const Fill &fill, std::string &error) {
     for (size_t i = 0; i < count; ++i)
       set(i, fill.value);
     return true;
+  case Fill::Kind::Values:
+    for (size_t i = 0; i < count && i < fill.values.size(); ++i)
+      set(i, fill.values[i]);
+    return true;
   case Fill::Kind::Iota:
     for (size_t i = 0; i < count; ++i)
       set(i, double(i));

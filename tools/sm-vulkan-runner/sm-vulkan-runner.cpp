@@ -63,6 +63,10 @@ storage buffer at binding i of descriptor set 0.
                           integers), const:VALUE, iota, file:PATH, or poison
                           (all bytes 0xFF, so unwritten elements show)
   --scalar TYPE:VALUE     the next kernel argument, a scalar
+  --append-lengths        pass one more argument: a u32 buffer with the length
+                          in elements of every argument before it (the
+                          kernels of sm-lower-to-vulkan=robust-access=1 with
+                          runtime-sized buffers take it)
   --grid X[,Y[,Z]]        workgroups to dispatch (default 1,1,1)
   --subgroup-size N       require subgroups of N invocations, all full
                           (default: the device's subgroup size)
@@ -71,6 +75,8 @@ storage buffer at binding i of descriptor set 0.
                           lda/ldb/ldc, a-/b-/c-offset, a-/b-/c-col-major,
                           acc=arg or init=VALUE (initial accumulator) and
                           add/sub/mul/div=VALUE (scalar ops, in order)
+  --expect-same X:Y       check that argument X after the run holds exactly
+                          what argument Y held before it (X:X: untouched)
   --dump ARG              print argument ARG after the run
   --repeat N              time N further dispatches with GPU timestamps
   --compile-only          create the pipeline (the driver compiles the
@@ -90,8 +96,10 @@ struct Options {
   uint32_t subgroupSize = 0;
   std::vector<GemmCheck> checks;
   std::vector<int> dumps;
+  std::vector<std::pair<int, int>> sameChecks;
   uint32_t repeat = 0;
   bool compileOnly = false;
+  bool appendLengths = false;
   bool listDevices = false;
   bool listCoopmat = false;
   uint32_t device = 0;
@@ -146,10 +154,18 @@ Options parseOptions(int argc, char **argv) {
       if (!check)
         fail(error);
       options.checks.push_back(*check);
+    } else if (arg == "--expect-same") {
+      std::string text = value(i);
+      int x, y;
+      if (std::sscanf(text.c_str(), "%d:%d", &x, &y) != 2)
+        fail("--expect-same needs X:Y, got '" + text + "'");
+      options.sameChecks.push_back({x, y});
     } else if (arg == "--dump") {
       options.dumps.push_back(std::atoi(value(i).c_str()));
     } else if (arg == "--repeat") {
       options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--append-lengths") {
+      options.appendLengths = true;
     } else if (arg == "--compile-only") {
       options.compileOnly = true;
     } else if (arg == "--device") {
@@ -170,6 +186,15 @@ Options parseOptions(int argc, char **argv) {
   if (!options.listDevices && !options.listCoopmat &&
       options.kernelPath.empty())
     fail("no kernel given (see --help)");
+  if (options.appendLengths) {
+    BufferSpec lengths;
+    lengths.type = ElementType::U32;
+    lengths.count = std::max<size_t>(options.arguments.size(), 1);
+    lengths.fill.kind = Fill::Kind::Values;
+    for (const BufferSpec &argument : options.arguments)
+      lengths.fill.values.push_back(double(argument.count));
+    options.arguments.push_back(lengths);
+  }
   return options;
 }
 
@@ -848,6 +873,24 @@ int main(int argc, char **argv) {
                 report.maxRelError);
     if (!report.details.empty())
       std::printf("%s", report.details.c_str());
+  }
+
+  for (auto [x, y] : options.sameChecks) {
+    if (x < 0 || y < 0 || size_t(x) >= argumentCount ||
+        size_t(y) >= argumentCount)
+      fail("--expect-same " + std::to_string(x) + ":" + std::to_string(y) +
+           ": no such argument");
+    const std::vector<uint8_t> &got = after[x].getBytes();
+    const std::vector<uint8_t> &expected = before[y].getBytes();
+    size_t differing = 0;
+    for (size_t i = 0; i < std::min(got.size(), expected.size()); ++i)
+      differing += got[i] != expected[i];
+    bool passed = got.size() == expected.size() && differing == 0;
+    allPassed &= passed;
+    std::printf("check same: argument %d after the run %s argument %d before "
+                "it (%zu of %zu bytes differ)\n",
+                x, passed ? "PASSED: equals" : "FAILED: differs from", y,
+                differing, got.size());
   }
 
   if (options.repeat) {

@@ -89,4 +89,39 @@ def CheckUniformityPass : Pass<"sm-check-uniformity", "ModuleOp"> {
   ];
 }
 
+def RobustAccessPass : Pass<"sm-robust-access", "ModuleOp"> {
+  let summary = "bounds-check every subgroup matrix load and store";
+  let description = [{
+    Wraps each `subgroup_matrix.load` and `store` of every kernel in an
+    `scf.if` on whether the whole matrix lies inside its memref: a load out
+    of range yields a zero matrix and a store out of range does nothing, in
+    the spirit of WebGPU's robust buffer access. The check uses only the
+    op's (uniform) operands, so the guarded ops stay in uniform control
+    flow.
+
+    Statically shaped memrefs are bounded by their shape. A runtime-sized
+    `memref<?xT>` kernel argument is bounded by its length, which SPIR-V's
+    logical addressing cannot query: the kernel gets one more argument, a
+    `memref<?xi32>` with the length in elements of every argument by
+    position (`sm-vulkan-runner --append-lengths` supplies it).
+    `sm-lower-to-vulkan=robust-access=1` runs this before lowering.
+
+    ```mlir
+    %ok = ... offset + stride * (rows - 1) + columns <= length ...
+    %m = scf.if %ok -> (!subgroup_matrix.left<16x16xf16>) {
+      %l = subgroup_matrix.load %buf[%i] stride %s : ...
+      scf.yield %l : !subgroup_matrix.left<16x16xf16>
+    } else {
+      %zero = subgroup_matrix.splat %c0 : f16 -> !subgroup_matrix.left<16x16xf16>
+      scf.yield %zero : !subgroup_matrix.left<16x16xf16>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // SUBGROUPMATRIX_TRANSFORMS_PASSES_TD

@@ -11,6 +11,7 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/RobustAccess.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
@@ -150,8 +151,7 @@ static void mapMemorySpaces(Operation *gpuModule) {
 }
 
 static LogicalResult convertToSPIRV(Operation *gpuModule,
-                                    spirv::TargetEnvAttr targetEnv,
-                                    const SubgroupMatrixToSPIRVOptions &options) {
+                                    spirv::TargetEnvAttr targetEnv) {
   MLIRContext *context = gpuModule->getContext();
   SPIRVConversionOptions conversionOptions;
   // Narrow types stay narrow: emulating f16 or i8 memrefs through 32-bit
@@ -172,7 +172,7 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   populateMemRefToSPIRVPatterns(typeConverter, patterns);
   index::populateIndexToSPIRVPatterns(typeConverter, patterns);
   ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
-  populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns, options);
+  populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
 
   std::unique_ptr<ConversionTarget> target =
       SPIRVConversionTarget::get(targetEnv);
@@ -276,11 +276,18 @@ void LowerToVulkanPass::runOnOperation() {
     Operation *copy = builder.clone(*gpuModule);
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
-    SubgroupMatrixToSPIRVOptions options;
-    options.robustAccess = robustAccess;
     turnWorkgroupAttributionsIntoAllocations(copy);
+    if (robustAccess) {
+      WalkResult guarded = copy->walk([](gpu::GPUFuncOp function) {
+        if (function.isKernel() && failed(addRobustAccessGuards(function)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (guarded.wasInterrupted())
+        return signalPassFailure();
+    }
     mapMemorySpaces(copy);
-    if (failed(convertToSPIRV(copy, targetEnv, options)))
+    if (failed(convertToSPIRV(copy, targetEnv)))
       return signalPassFailure();
 
     auto spirvModule =

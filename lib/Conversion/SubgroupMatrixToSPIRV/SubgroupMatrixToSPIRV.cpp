@@ -155,10 +155,7 @@ namespace {
 /// layout and the memory operands.
 template <typename OpTy>
 struct MemoryAccessLowering : OpConversionPattern<OpTy> {
-  MemoryAccessLowering(const SPIRVTypeConverter &typeConverter,
-                       MLIRContext *context,
-                       const SubgroupMatrixToSPIRVOptions &options)
-      : OpConversionPattern<OpTy>(typeConverter, context), options(options) {}
+  using OpConversionPattern<OpTy>::OpConversionPattern;
 
 protected:
   /// Returns the element pointer, or null (after notifying the rewriter) if
@@ -191,8 +188,6 @@ protected:
     return spirv::MemoryAccessAttr::get(
         op.getContext(), spirv::MemoryAccess::NonPrivatePointer);
   }
-
-  SubgroupMatrixToSPIRVOptions options;
 };
 
 struct LoadLowering : MemoryAccessLowering<LoadOp> {
@@ -354,12 +349,10 @@ struct ScalarMulLowering : OpConversionPattern<ScalarMulOp> {
 } // namespace
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVPatterns(
-    const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns,
-    const SubgroupMatrixToSPIRVOptions &options) {
+    const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LoadLowering, StoreLowering>(typeConverter, context, options);
   patterns.add<
-      SplatLowering, MmaLowering, MultiplyLowering, ScalarMulLowering,
+      LoadLowering, StoreLowering, SplatLowering, MmaLowering, MultiplyLowering, ScalarMulLowering,
       ScalarOpLowering<ScalarAddOp, spirv::FAddOp, spirv::IAddOp>,
       ScalarOpLowering<ScalarSubOp, spirv::FSubOp, spirv::ISubOp>,
       ScalarOpLowering<ScalarDivOp, spirv::FDivOp, void>>(typeConverter,

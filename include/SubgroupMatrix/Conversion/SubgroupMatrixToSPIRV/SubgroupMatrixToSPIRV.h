@@ -18,14 +18,6 @@ class SPIRVTypeConverter;
 namespace subgroup_matrix {
 class TargetAttr;
 
-/// Options of the lowering to cooperative matrices.
-struct SubgroupMatrixToSPIRVOptions {
-  /// Guards every load and store with a bounds check against the runtime
-  /// length of its storage buffer: an out-of-range load yields zeros and an
-  /// out-of-range store does nothing.
-  bool robustAccess = false;
-};
-
 /// Teaches `typeConverter` the matrix types: each becomes a
 /// `!spirv.coopmatrix` of Subgroup scope with the use of its kind and the
 /// signless storage type of its components.
@@ -34,8 +26,7 @@ void populateSubgroupMatrixToSPIRVTypeConversion(
 
 /// Adds the patterns lowering every subgroup_matrix op to SPIR-V.
 void populateSubgroupMatrixToSPIRVPatterns(
-    const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns,
-    const SubgroupMatrixToSPIRVOptions &options = {});
+    const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns);
 
 /// Builds the Vulkan SPIR-V target environment of `target`: SPIR-V 1.6 with
 /// the Vulkan memory model, cooperative matrices, 8- and 16-bit storage and

@@ -196,6 +196,33 @@ def tiled_gemm_case(out_dir, example_path, m, n, k):
     return "%s|gemm|%s" % (name, " ".join(args))
 
 
+def robust_cases(out_dir):
+    """Kernels lowered with robust-access=1 (their names start with robust_):
+    in bounds they compute as usual; a load out of bounds reads zeros (so
+    D = 0 * B + C = C) and a store out of bounds leaves D untouched."""
+    cfg = (16, 16, 16, "f16", "f32")
+    la, lb, lc = Layout(16, 16, 2, False, 1, 1), Layout(16, 16, 2, True, 1, 1), Layout(16, 16, 4, False, 1, 1)
+    lines = []
+    # C and D start equal (one fresh seed, which run-on-device.sh draws for
+    # @SEED@), so that D = C after a load out of bounds compares whole
+    # buffers.
+    buffers = ["--arg f16:%d:random" % la.count, "--arg f16:%d:random" % lb.count,
+               "--arg f32:%d:random:@SEED@" % lc.count, "--arg f32:%d:random:@SEED@" % lc.count]
+    for case, (offa, offc), checks in [
+            ("inbounds", (la.offset, lc.offset),
+             "--check gemm:M=16,N=16,K=16,A=0,B=1,C=3,acc=2,"
+             + ",".join(la.check_keys("a") + lb.check_keys("b"))
+             + ",ldc=%d,c-offset=%d,ldacc=%d,acc-offset=%d" % (lc.stride, lc.offset, lc.stride, lc.offset)),
+            ("load_out_of_bounds", (la.count - 8, lc.offset), "--expect-same 3:2"),
+            ("store_out_of_bounds", (la.offset, lc.count - 4), "--expect-same 3:3")]:
+        name = "robust_%s" % case
+        with open(os.path.join(out_dir, name + ".mlir"), "w") as out:
+            out.write(tile_kernel(name, cfg, la, lb, lc, "mma", ()))
+        scalars = ["--scalar i32:%d" % v for v in (la.stride, lb.stride, lc.stride, offa, lb.offset, offc)]
+        lines.append("%s|%s|%s --append-lengths %s" % (name, name, " ".join(buffers + scalars), checks))
+    return lines
+
+
 def main():
     data, out_dir = sys.argv[1], sys.argv[2]
     example = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -257,6 +284,7 @@ def main():
         name = "workgroup_%s" % base
         add(name, cfg, workgroup_kernel(name, cfg, la, lb, lc), la, lb, lc, "mma")
 
+    manifest.extend(robust_cases(out_dir))
     manifest.append(tiled_gemm_case(out_dir, example, 256, 128, 256))
     with open(os.path.join(out_dir, "manifest.txt"), "w") as out:
         out.write("\n".join(manifest) + "\n")

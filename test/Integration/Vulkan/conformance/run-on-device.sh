@@ -31,6 +31,7 @@ passed=0 failed=0
 while IFS='|' read -r name entry args; do
   [ -n "$name" ] || continue
   log="$logs/$name.log"
+  args="${args//@SEED@/$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
   # shellcheck disable=SC2086
   "$runner" "$suite/$name.spv" --entry "$entry" --subgroup-size 32 $args \
     > "$log" 2>&1
