@@ -2,8 +2,10 @@
 # The project's main job: installs what is missing, builds, and takes an
 # example kernel through the pipeline: parse, verify, check it against its
 # target (matrix configurations, workgroup size) and check that every
-# subgroup matrix op runs in subgroup-uniform control flow. Prints the
-# checked module and writes it to build/examples/.
+# subgroup matrix op runs in subgroup-uniform control flow; then lower it to
+# Vulkan SPIR-V with cooperative matrices, serialize it and validate the
+# binary with spirv-val. Prints the checked module and writes it and the
+# .spv to build/examples/.
 #
 # Usage: utils/run-example.sh [examples/FILE.mlir]
 set -euo pipefail
@@ -13,7 +15,7 @@ example="${1:-$repoRoot/examples/gemm_f16.mlir}"
 buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
 
 "$repoRoot/utils/setup.sh"
-"$repoRoot/utils/build.sh" sm-opt sm-translate
+"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner
 
 outDir="$buildDir/examples"
 mkdir -p "$outDir"
@@ -25,3 +27,9 @@ checked="$outDir/$name.checked.mlir"
 cat "$checked"
 echo "[example] $example: verified, matches its target, subgroup-uniform"
 echo "[example] wrote $checked"
+
+spirv="$outDir/$name.spv"
+"$buildDir/bin/sm-opt" "$example" --sm-lower-to-vulkan |
+  "$buildDir/bin/sm-translate" --serialize-spirv -o "$spirv"
+"$repoRoot/.deps/spirv/bin/spirv-val" --target-env vulkan1.3 "$spirv"
+echo "[example] wrote $spirv (Vulkan SPIR-V, accepted by spirv-val)"

@@ -3,7 +3,8 @@
 // RUN: spirv-val --target-env vulkan1.3 %t.spv
 // RUN: %lavapipe %t.spv --arg f32:96:random --arg f32:160:random --arg i32:320:random --arg f32:192:poison \
 // RUN:   --grid 2,12 --check gemm:M=12,N=16,K=8,A=0,B=1,C=3,lda=8,ldb=20,b-offset=4,ldc=16 \
-// RUN:   | FileCheck %s
+// RUN:   --repeat 5 | FileCheck %s
+// RUN: %if radv %{ %radv %t.spv 2>&1 | FileCheck %s --check-prefix=RADV %}
 // A reference that disagrees with the kernel (K = 7) must fail the check.
 // RUN: not %lavapipe %t.spv --arg f32:96:random --arg f32:160:random --arg i32:320:random --arg f32:192:poison \
 // RUN:   --grid 2,12 --check gemm:M=12,N=16,K=7,A=0,B=1,C=3,lda=8,ldb=20,b-offset=4,ldc=16 \
@@ -21,6 +22,9 @@
 // CHECK: device: llvmpipe
 // CHECK: pipeline: created for entry point 'naive_gemm'
 // CHECK: check gemm 12x16x8 (C = argument 3, f32): PASSED: 192 elements, 0 mismatches, 0 written outside C
+// CHECK: time: median {{[0-9.]+}} us, min {{[0-9.]+}} us, max {{[0-9.]+}} us over 5 dispatches (GPU timestamps)
+// CHECK: rate: {{[0-9.]+}} TFLOP/s for 12x16x8
+// RADV: pipeline: created for entry point 'naive_gemm'
 // WRONG: check gemm 12x16x7 (C = argument 3, f32): FAILED
 // UNWRITTEN: FAILED: 192 elements, 96 mismatches
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Writes docs/conformance.md from the files run-on-device.sh returned.
+
+Usage: report.py RESULTS_DIR COMMIT > docs/conformance.md
+"""
+
+import collections
+import os
+import re
+import sys
+
+
+def main():
+    results, commit = sys.argv[1], sys.argv[2]
+    device = open(os.path.join(results, "device.txt")).read().strip()
+    coopmat = open(os.path.join(results, "coopmat.txt")).read().strip()
+    rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(results, "results.tsv"))][1:]
+    groups = collections.OrderedDict()
+    for name, result, details in rows:
+        match = re.match(r"(mma|multiply|scalar_ops|workgroup)_(\w+?)_(\w+?)_(\d+x\d+x\d+)", name)
+        key = "%s -> %s, %s" % (match.group(2), match.group(3), match.group(4)) if match else "other"
+        groups.setdefault(key, []).append((name, result, details))
+    passed = sum(1 for row in rows if row[1] == "PASS")
+
+    out = []
+    out.append("# Vulkan conformance on the H100\n")
+    out.append("Every configuration the H100 reports, run through the whole path: the")
+    out.append("dialect-level kernel is lowered by `sm-opt --sm-lower-to-vulkan`, serialized")
+    out.append("by `sm-translate --serialize-spirv`, validated by `spirv-val --target-env")
+    out.append("vulkan1.3` (except bf16, which SPIRV-Tools 2025.1 cannot read), and run by")
+    out.append("`sm-vulkan-runner` with fresh random inputs and poisoned outputs against a")
+    out.append("CPU reference in double precision (exact for integers), which also checks")
+    out.append("that nothing outside C was written.\n")
+    out.append("Reproduce: `utils/gpu-conformance.sh` here, then")
+    out.append("`build/conformance/run-on-device.sh build/conformance` on the GPU machine")
+    out.append("(carrying `build/conformance`); `report.py` writes this page.\n")
+    out.append("```")
+    out.append(device)
+    out.append("commit: %s" % commit)
+    out.append("```\n")
+    out.append("**%d of %d cases passed.**\n" % (passed, len(rows)))
+    out.append("Per configuration (`A/B -> C`, `MxNxK`), the cases are: `mma` with each of")
+    out.append("the 8 row/column-major combinations of A, B and C/D, strides wider than the")
+    out.append("matrix and non-zero offsets (all run-time values); `multiply`; a splat")
+    out.append("accumulator followed by `scalar_add`, `scalar_sub`, `scalar_mul` and")
+    out.append("(floats) `scalar_div` with run-time scalars; and A, B and D staged through")
+    out.append("workgroup memory with mixed layouts. 8-bit inputs cover their full range.\n")
+    out.append("| configuration | cases | passed | largest abs error |")
+    out.append("| --- | --- | --- | --- |")
+    for key, cases in groups.items():
+        errors = []
+        for _, _, details in cases:
+            match = re.search(r"max abs error ([0-9.e+-]+)", details)
+            if match:
+                errors.append(float(match.group(1)))
+        out.append("| %s | %d | %d | %s |" % (key, len(cases), sum(1 for c in cases if c[1] == "PASS"),
+                                            "%.3g" % max(errors) if errors else "-"))
+    out.append("\n## Every case\n")
+    out.append("| case | result | details |")
+    out.append("| --- | --- | --- |")
+    for name, result, details in rows:
+        out.append("| `%s` | %s | %s |" % (name, result, details))
+    out.append("\n## Cooperative-matrix configurations reported by the device\n")
+    out.append("`sm-vulkan-runner --list-coopmat` on the same machine, as a target:\n")
+    out.append("```")
+    out.append(coopmat)
+    out.append("```")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
