@@ -148,7 +148,7 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
 }
 
 void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
-                                         TargetAttr target) {
+                                       TargetAttr target) {
   std::optional<int32_t> sizeX;
   if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
     if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())

@@ -15,8 +15,9 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-LogicalResult mlir::subgroup_matrix::checkUniformity(
-    ModuleOp module, UniformitySeverity severity) {
+LogicalResult
+mlir::subgroup_matrix::checkUniformity(ModuleOp module,
+                                       UniformitySeverity severity) {
   if (severity == UniformitySeverity::Off)
     return success();
   UniformityAnalysis analysis(module);

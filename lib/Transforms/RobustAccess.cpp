@@ -48,10 +48,10 @@ public:
     Value minorFits = ule(constant(minor), available);
     Value ok = arith::AndIOp::create(builder, loc, fits, minorFits);
     if (major > 1) {
-      Value rest = arith::SubIOp::create(builder, loc, available,
-                                         constant(minor));
-      Value maxStride = arith::DivUIOp::create(builder, loc, rest,
-                                               constant(major - 1));
+      Value rest =
+          arith::SubIOp::create(builder, loc, available, constant(minor));
+      Value maxStride =
+          arith::DivUIOp::create(builder, loc, rest, constant(major - 1));
       ok = arith::AndIOp::create(builder, loc, ok, ule(stride, maxStride));
     }
     return ok;
@@ -67,9 +67,9 @@ private:
 /// `memref`, both in elements; fails for memrefs it cannot bound.
 static LogicalResult getOffsetAndLength(Operation *op, Value memref,
                                         ValueRange indices,
-                                        gpu::GPUFuncOp kernel,
-                                        Value &lengths, OpBuilder &builder,
-                                        Value &offset, Value &length) {
+                                        gpu::GPUFuncOp kernel, Value &lengths,
+                                        OpBuilder &builder, Value &offset,
+                                        Value &length) {
   Location loc = op->getLoc();
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
@@ -87,8 +87,8 @@ static LogicalResult getOffsetAndLength(Operation *op, Value memref,
     offset = arith::AddIOp::create(builder, loc, offset, scaled);
   }
   if (type.hasStaticShape()) {
-    length = arith::ConstantIndexOp::create(builder, loc,
-                                            type.getNumElements());
+    length =
+        arith::ConstantIndexOp::create(builder, loc, type.getNumElements());
     return success();
   }
   // A runtime-sized buffer: its length comes from the lengths argument.
@@ -102,22 +102,22 @@ static LogicalResult getOffsetAndLength(Operation *op, Value memref,
     unsigned position = kernel.getNumArguments();
     auto lengthsType =
         MemRefType::get({ShapedType::kDynamic}, builder.getI32Type());
-    if (failed(kernel.insertArgument(position, lengthsType, {},
-                                     kernel.getLoc())))
+    if (failed(
+            kernel.insertArgument(position, lengthsType, {}, kernel.getLoc())))
       return failure();
     lengths = kernel.getArgument(position);
   }
-  Value element = memref::LoadOp::create(
-      builder, loc, lengths,
-      ValueRange{arith::ConstantIndexOp::create(builder, loc,
-                                                argument.getArgNumber())});
+  Value element =
+      memref::LoadOp::create(builder, loc, lengths,
+                             ValueRange{arith::ConstantIndexOp::create(
+                                 builder, loc, argument.getArgNumber())});
   length = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(),
                                         element);
   return success();
 }
 
-LogicalResult mlir::subgroup_matrix::addRobustAccessGuards(
-    gpu::GPUFuncOp kernel) {
+LogicalResult
+mlir::subgroup_matrix::addRobustAccessGuards(gpu::GPUFuncOp kernel) {
   SmallVector<Operation *> accesses;
   kernel.walk([&](Operation *op) {
     if (isa<LoadOp, StoreOp>(op))
@@ -136,19 +136,17 @@ LogicalResult mlir::subgroup_matrix::addRobustAccessGuards(
                                     builder, offset, length)))
         return {};
       int64_t rows = matrix.getRows(), columns = matrix.getColumns();
-      return checks.inBounds(offset, length, stride,
-                             colMajor ? columns : rows,
+      return checks.inBounds(offset, length, stride, colMajor ? columns : rows,
                              colMajor ? rows : columns);
     };
     if (auto load = dyn_cast<LoadOp>(op)) {
-      Value inBounds = guard(load.getSource(), load.getIndices(),
-                             load.getStride(), load.getMatrixType(),
-                             load.getColMajor());
+      Value inBounds =
+          guard(load.getSource(), load.getIndices(), load.getStride(),
+                load.getMatrixType(), load.getColMajor());
       if (!inBounds)
         return failure();
       Type matrixType = load.getType();
-      Type scalarType =
-          getScalarType(load.getMatrixType().getElementType());
+      Type scalarType = getScalarType(load.getMatrixType().getElementType());
       auto ifOp = scf::IfOp::create(builder, loc, matrixType, inBounds,
                                     /*withElseRegion=*/true);
       OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
@@ -164,9 +162,9 @@ LogicalResult mlir::subgroup_matrix::addRobustAccessGuards(
       continue;
     }
     auto store = cast<StoreOp>(op);
-    Value inBounds = guard(store.getTarget(), store.getIndices(),
-                           store.getStride(), store.getMatrixType(),
-                           store.getColMajor());
+    Value inBounds =
+        guard(store.getTarget(), store.getIndices(), store.getStride(),
+              store.getMatrixType(), store.getColMajor());
     if (!inBounds)
       return failure();
     auto ifOp = scf::IfOp::create(builder, loc, TypeRange(), inBounds,

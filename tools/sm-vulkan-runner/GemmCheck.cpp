@@ -14,7 +14,8 @@ std::optional<GemmCheck> sm_runner::parseGemmCheck(const std::string &text,
                                                    std::string &error) {
   const std::string prefix = "gemm:";
   if (text.compare(0, prefix.size(), prefix) != 0) {
-    error = "only gemm checks exist: --check gemm:M=..,N=..,K=..,A=..,B=..,C=..";
+    error =
+        "only gemm checks exist: --check gemm:M=..,N=..,K=..,A=..,B=..,C=..";
     return std::nullopt;
   }
   GemmCheck check;
@@ -87,8 +88,7 @@ std::optional<GemmCheck> sm_runner::parseGemmCheck(const std::string &text,
     else if (key == "init")
       ok = needNumber() && (check.initialValue = number, true);
     else if (key == "add" || key == "sub" || key == "mul" || key == "div")
-      ok = needNumber() &&
-           (check.scalarOps.push_back({key[0], number}), true);
+      ok = needNumber() && (check.scalarOps.push_back({key[0], number}), true);
     else {
       error = "--check: unknown key '" + key + "'";
       return std::nullopt;
@@ -137,9 +137,9 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
     }
     size_t last = view.index(rows - 1, cols - 1, rows, cols);
     if (last >= before[view.buffer].size()) {
-      details << name << " (" << rows << "x" << cols
-              << ") reaches element " << last << " of a buffer of "
-              << before[view.buffer].size() << "\n";
+      details << name << " (" << rows << "x" << cols << ") reaches element "
+              << last << " of a buffer of " << before[view.buffer].size()
+              << "\n";
       return false;
     }
     return true;
@@ -147,7 +147,8 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
   if (!bufferOk(check.a, "A", check.m, check.k) ||
       !bufferOk(check.b, "B", check.k, check.n) ||
       !bufferOk(check.c, "C", check.m, check.n) ||
-      (check.acc.buffer >= 0 && !bufferOk(check.acc, "acc", check.m, check.n))) {
+      (check.acc.buffer >= 0 &&
+       !bufferOk(check.acc, "acc", check.m, check.n))) {
     report.details = details.str();
     return report;
   }
@@ -182,8 +183,8 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
         initial = before[check.acc.buffer].get(
             check.acc.index(i, j, check.m, check.n));
       else if (check.initialValue)
-        initial = roundTo(resultType, clampScalar(a.getType(),
-                                                  *check.initialValue));
+        initial =
+            roundTo(resultType, clampScalar(a.getType(), *check.initialValue));
       double expected;
       if (integer)
         expected = roundTo(resultType, double(integerSum + int64_t(initial)));
@@ -231,8 +232,8 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
       }
       if (!ok) {
         if (report.mismatches < 8)
-          details << "  C[" << i << "][" << j << "] = " << got
-                  << ", expected " << expected << "\n";
+          details << "  C[" << i << "][" << j << "] = " << got << ", expected "
+                  << expected << "\n";
         ++report.mismatches;
       }
     }

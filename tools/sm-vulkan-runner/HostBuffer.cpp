@@ -9,7 +9,8 @@
 
 using namespace sm_runner;
 
-std::optional<ElementType> sm_runner::parseElementType(const std::string &name) {
+std::optional<ElementType>
+sm_runner::parseElementType(const std::string &name) {
   if (name == "f16")
     return ElementType::F16;
   if (name == "bf16")
@@ -177,9 +178,9 @@ std::optional<BufferSpec> sm_runner::parseBufferSpec(const std::string &text,
   };
   if (kind == "random") {
     spec.fill.kind = Fill::Kind::Random;
-    spec.fill.seed = fields.size() > 3 ? std::strtoull(fields[3].c_str(),
-                                                       nullptr, 10)
-                                       : std::random_device{}();
+    spec.fill.seed = fields.size() > 3
+                         ? std::strtoull(fields[3].c_str(), nullptr, 10)
+                         : std::random_device{}();
   } else if (kind == "const") {
     spec.fill.kind = Fill::Kind::Constant;
     if (fields.size() < 4) {

@@ -32,8 +32,14 @@ float bfloat16ToFloat(uint16_t bits);
 
 /// How a buffer is filled before the dispatch.
 struct Fill {
-  enum class Kind { Random, Constant, File, Poison, Iota, Values } kind =
-      Kind::Poison;
+  enum class Kind {
+    Random,
+    Constant,
+    File,
+    Poison,
+    Iota,
+    Values
+  } kind = Kind::Poison;
   uint64_t seed = 0;
   double value = 0;
   std::string path;

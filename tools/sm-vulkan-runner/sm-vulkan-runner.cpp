@@ -22,8 +22,9 @@
 #ifndef VK_KHR_shader_bfloat16
 #define VK_KHR_shader_bfloat16 1
 #define VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME "VK_KHR_shader_bfloat16"
-constexpr VkStructureType VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR =
-    VkStructureType(1000141000);
+constexpr VkStructureType
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR =
+        VkStructureType(1000141000);
 constexpr VkComponentTypeKHR VK_COMPONENT_TYPE_BFLOAT16_KHR =
     VkComponentTypeKHR(1000141000);
 struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
@@ -440,8 +441,9 @@ std::vector<uint32_t> readSpirv(const std::string &path) {
     fail("cannot read '" + path + "'");
   std::streamsize size = file.tellg();
   if (size <= 0 || size % 4)
-    fail("'" + path + "' is not a SPIR-V binary (its size is not a multiple "
-                      "of 4)");
+    fail("'" + path +
+         "' is not a SPIR-V binary (its size is not a multiple "
+         "of 4)");
   std::vector<uint32_t> words(size / 4);
   file.seekg(0);
   file.read(reinterpret_cast<char *>(words.data()), size);
@@ -514,8 +516,8 @@ int main(int argc, char **argv) {
                   info.driver.driverName, info.driver.driverInfo,
                   VK_API_VERSION_MAJOR(info.properties.properties.apiVersion),
                   VK_API_VERSION_MINOR(info.properties.properties.apiVersion),
-                  info.subgroup.subgroupSize,
-                  info.vulkan13.minSubgroupSize, info.vulkan13.maxSubgroupSize,
+                  info.subgroup.subgroupSize, info.vulkan13.minSubgroupSize,
+                  info.vulkan13.maxSubgroupSize,
                   hasExtension(info.extensions,
                                VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)
                       ? ", VK_KHR_cooperative_matrix"
@@ -662,7 +664,8 @@ int main(int argc, char **argv) {
   requiredSize.requiredSubgroupSize = subgroupSize;
   VkComputePipelineCreateInfo pipelineInfo{
       VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipelineInfo.stage.sType =
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipelineInfo.stage.module = shader;
   pipelineInfo.stage.pName = entry.c_str();
@@ -710,20 +713,20 @@ int main(int argc, char **argv) {
     if (!before.back().fill(spec.fill, error))
       fail("argument " + std::to_string(i) + ": " + error);
     VkDeviceSize size = before.back().getBytes().size();
-    deviceBuffers.push_back(createBuffer(
-        device, memory, size,
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-            VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    deviceBuffers.push_back(createBuffer(device, memory, size,
+                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
     stagingBuffers.push_back(createBuffer(
         device, memory, size,
         VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
             VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
     void *mapped;
-    check(vkMapMemory(device, stagingBuffers.back().memory, 0, size, 0,
-                      &mapped),
-          "vkMapMemory");
+    check(
+        vkMapMemory(device, stagingBuffers.back().memory, 0, size, 0, &mapped),
+        "vkMapMemory");
     std::memcpy(mapped, before.back().getBytes().data(), size);
     vkUnmapMemory(device, stagingBuffers.back().memory);
   }
@@ -821,8 +824,8 @@ int main(int argc, char **argv) {
   begin();
   for (size_t i = 0; i < argumentCount; ++i) {
     VkBufferCopy region{0, 0, deviceBuffers[i].size};
-    vkCmdCopyBuffer(commands, stagingBuffers[i].buffer,
-                    deviceBuffers[i].buffer, 1, &region);
+    vkCmdCopyBuffer(commands, stagingBuffers[i].buffer, deviceBuffers[i].buffer,
+                    1, &region);
   }
   barrier(VK_ACCESS_TRANSFER_WRITE_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
@@ -832,8 +835,8 @@ int main(int argc, char **argv) {
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
   for (size_t i = 0; i < argumentCount; ++i) {
     VkBufferCopy region{0, 0, deviceBuffers[i].size};
-    vkCmdCopyBuffer(commands, deviceBuffers[i].buffer,
-                    stagingBuffers[i].buffer, 1, &region);
+    vkCmdCopyBuffer(commands, deviceBuffers[i].buffer, stagingBuffers[i].buffer,
+                    1, &region);
   }
   submit();
 

@@ -25,9 +25,9 @@ enum class UniformitySeverity { Error, Warning, Off };
 /// Reports every subgroup matrix op of `module` that may run in divergent
 /// control flow or with operands that differ within a subgroup. Fails if an
 /// error was reported.
-LogicalResult checkUniformity(ModuleOp module,
-                              UniformitySeverity severity =
-                                  UniformitySeverity::Error);
+LogicalResult
+checkUniformity(ModuleOp module,
+                UniformitySeverity severity = UniformitySeverity::Error);
 
 } // namespace subgroup_matrix
 } // namespace mlir

@@ -72,23 +72,25 @@ static LogicalResult checkAddressableMemRefs(gpu::GPUModuleOp gpuModule) {
 /// workgroup size, which a Vulkan compute shader must declare.
 static LogicalResult setEntryPointABIs(gpu::GPUModuleOp gpuModule) {
   bool failed = false;
-  gpuModule.walk([&](gpu::GPUFuncOp function) {
-    if (!function.isKernel() ||
-        function->hasAttr(spirv::getEntryPointABIAttrName()))
-      return;
-    std::optional<ArrayRef<int32_t>> blockSize = function.getKnownBlockSize();
-    if (!blockSize) {
-      function.emitError()
-          << "kernel '" << function.getName()
-          << "' needs a known workgroup size (known_block_size): a Vulkan "
-             "compute shader declares its workgroup size";
-      failed = true;
-      return;
-    }
-    function->setAttr(spirv::getEntryPointABIAttrName(),
-                      spirv::getEntryPointABIAttr(function.getContext(),
-                                                  *blockSize));
-  });
+  gpuModule.walk(
+      [&](gpu::GPUFuncOp function) {
+        if (!function.isKernel() ||
+            function->hasAttr(spirv::getEntryPointABIAttrName()))
+          return;
+        std::optional<ArrayRef<int32_t>> blockSize =
+            function.getKnownBlockSize();
+        if (!blockSize) {
+          function.emitError()
+              << "kernel '" << function.getName()
+              << "' needs a known workgroup size (known_block_size): a Vulkan "
+                 "compute shader declares its workgroup size";
+          failed = true;
+          return;
+        }
+        function->setAttr(
+            spirv::getEntryPointABIAttrName(),
+            spirv::getEntryPointABIAttr(function.getContext(), *blockSize));
+      });
   return failure(failed);
 }
 
@@ -107,9 +109,9 @@ static void turnWorkgroupAttributionsIntoAllocations(Operation *gpuModule) {
     unsigned first = function.getNumArguments();
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument attribution = entry.getArgument(first + i);
-      Value allocation = memref::AllocOp::create(
-          builder, attribution.getLoc(),
-          cast<MemRefType>(attribution.getType()));
+      Value allocation =
+          memref::AllocOp::create(builder, attribution.getLoc(),
+                                  cast<MemRefType>(attribution.getType()));
       attribution.replaceAllUsesWith(allocation);
     }
     entry.eraseArguments(first, count);
@@ -185,16 +187,16 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
 static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
   auto isShared = [](Value pointer) {
     auto type = dyn_cast<spirv::PointerType>(pointer.getType());
-    return type && (type.getStorageClass() == spirv::StorageClass::Workgroup ||
-                    type.getStorageClass() ==
-                        spirv::StorageClass::StorageBuffer);
+    return type &&
+           (type.getStorageClass() == spirv::StorageClass::Workgroup ||
+            type.getStorageClass() == spirv::StorageClass::StorageBuffer);
   };
   auto addNonPrivate = [](Operation *op, spirv::MemoryAccessAttr current) {
     auto access = current ? current.getValue() : spirv::MemoryAccess::None;
-    op->setAttr("memory_access",
-                spirv::MemoryAccessAttr::get(
-                    op->getContext(),
-                    access | spirv::MemoryAccess::NonPrivatePointer));
+    op->setAttr(
+        "memory_access",
+        spirv::MemoryAccessAttr::get(
+            op->getContext(), access | spirv::MemoryAccess::NonPrivatePointer));
   };
   module.walk([&](Operation *op) {
     if (auto load = dyn_cast<spirv::LoadOp>(op)) {
@@ -222,10 +224,10 @@ static void addUnderivedCapabilities(spirv::ModuleOp module) {
   require(spirv::Capability::VulkanMemoryModel);
   module.walk([&](spirv::GlobalVariableOp variable) {
     std::optional<StringRef> builtIn = variable.getBuiltIn();
-    if (builtIn && llvm::is_contained({"SubgroupId", "NumSubgroups",
-                                       "SubgroupSize",
-                                       "SubgroupLocalInvocationId"},
-                                      *builtIn))
+    if (builtIn &&
+        llvm::is_contained({"SubgroupId", "NumSubgroups", "SubgroupSize",
+                            "SubgroupLocalInvocationId"},
+                           *builtIn))
       require(spirv::Capability::GroupNonUniform);
   });
   SmallVector<spirv::Extension> extensions(triple->getExtensions());
@@ -260,10 +262,9 @@ void LowerToVulkanPass::runOnOperation() {
     TargetAttr target =
         overrideTarget ? overrideTarget : findEnclosingTarget(gpuModule);
     if (!target) {
-      gpuModule.emitError()
-          << "no target to lower for: attach a '"
-          << SubgroupMatrixDialect::getTargetAttrName()
-          << "' attribute or name a preset with target=NAME";
+      gpuModule.emitError() << "no target to lower for: attach a '"
+                            << SubgroupMatrixDialect::getTargetAttrName()
+                            << "' attribute or name a preset with target=NAME";
       return signalPassFailure();
     }
     if (failed(checkAddressableMemRefs(gpuModule)) ||

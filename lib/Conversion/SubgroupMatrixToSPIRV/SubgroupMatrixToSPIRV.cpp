@@ -164,9 +164,9 @@ protected:
                    ConversionPatternRewriter &rewriter) const {
     const auto &typeConverter =
         *this->template getTypeConverter<SPIRVTypeConverter>();
-    Value pointer = spirv::getElementPtr(typeConverter, op.getMemRefType(),
-                                         memref, indices, op.getLoc(),
-                                         rewriter);
+    Value pointer =
+        spirv::getElementPtr(typeConverter, op.getMemRefType(), memref, indices,
+                             op.getLoc(), rewriter);
     if (!pointer)
       (void)rewriter.notifyMatchFailure(
           op, "memref cannot be addressed in SPIR-V (it needs static "
@@ -185,8 +185,8 @@ protected:
   /// the availability and visibility operations of barriers, which kernels
   /// rely on when they stage matrices through workgroup memory.
   spirv::MemoryAccessAttr getMemoryAccess(OpTy op) const {
-    return spirv::MemoryAccessAttr::get(
-        op.getContext(), spirv::MemoryAccess::NonPrivatePointer);
+    return spirv::MemoryAccessAttr::get(op.getContext(),
+                                        spirv::MemoryAccess::NonPrivatePointer);
   }
 };
 
@@ -237,8 +237,8 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     // Match the constant on the original operand: the converted one is the
     // materialized spirv.Constant, which m_Constant also recognises.
-    rewriter.replaceOp(op, buildSplat(rewriter, op.getLoc(),
-                                      op.getMatrixType(), adaptor.getValue()));
+    rewriter.replaceOp(op, buildSplat(rewriter, op.getLoc(), op.getMatrixType(),
+                                      adaptor.getValue()));
     return success();
   }
 };
@@ -313,8 +313,8 @@ struct ScalarOpLowering : OpConversionPattern<ScalarOpTy> {
     Value splat =
         buildSplat(rewriter, op.getLoc(), matrixType, adaptor.getScalar());
     if (isa<FloatType>(matrixType.getElementType()))
-      rewriter.replaceOpWithNewOp<FloatOpTy>(op, spirvType,
-                                             adaptor.getMatrix(), splat);
+      rewriter.replaceOpWithNewOp<FloatOpTy>(op, spirvType, adaptor.getMatrix(),
+                                             splat);
     else if constexpr (!std::is_same_v<IntegerOpTy, void>)
       rewriter.replaceOpWithNewOp<IntegerOpTy>(op, spirvType,
                                                adaptor.getMatrix(), splat);
@@ -351,10 +351,10 @@ struct ScalarMulLowering : OpConversionPattern<ScalarMulOp> {
 void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVPatterns(
     const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<
-      LoadLowering, StoreLowering, SplatLowering, MmaLowering, MultiplyLowering, ScalarMulLowering,
-      ScalarOpLowering<ScalarAddOp, spirv::FAddOp, spirv::IAddOp>,
-      ScalarOpLowering<ScalarSubOp, spirv::FSubOp, spirv::ISubOp>,
-      ScalarOpLowering<ScalarDivOp, spirv::FDivOp, void>>(typeConverter,
-                                                          context);
+  patterns.add<LoadLowering, StoreLowering, SplatLowering, MmaLowering,
+               MultiplyLowering, ScalarMulLowering,
+               ScalarOpLowering<ScalarAddOp, spirv::FAddOp, spirv::IAddOp>,
+               ScalarOpLowering<ScalarSubOp, spirv::FSubOp, spirv::ISubOp>,
+               ScalarOpLowering<ScalarDivOp, spirv::FDivOp, void>>(
+      typeConverter, context);
 }

@@ -11,7 +11,8 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-spirv::TargetEnvAttr mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target) {
+spirv::TargetEnvAttr
+mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target) {
   MLIRContext *context = target.getContext();
   Builder builder(context);
   using spirv::Capability;
@@ -45,8 +46,7 @@ spirv::TargetEnvAttr mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target
   auto triple = spirv::VerCapExtAttr::get(spirv::Version::V_1_6, capabilities,
                                           extensions, context);
 
-  auto subgroupScope =
-      spirv::ScopeAttr::get(context, spirv::Scope::Subgroup);
+  auto subgroupScope = spirv::ScopeAttr::get(context, spirv::Scope::Subgroup);
   SmallVector<Attribute> properties;
   for (MatrixConfigAttr config : target.getConfigs()) {
     Type component = getStorageType(config.getComponentType());
