@@ -1,7 +1,11 @@
 // RUN: not sm-opt %s --sm-lower-to-vulkan=target=nvidia-h200 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=amd-rdna3 | FileCheck %s
+// RUN: sm-opt %s --sm-lower-to-vulkan=target=amd-rdna3 | sm-translate --serialize-spirv -o %t.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.spv
+// RUN: %if radv %{ %radv %t.spv 2>&1 | FileCheck %s --check-prefix=RADV %}
 // RUN: not sm-opt %s --sm-lower-to-vulkan=target=apple-m1 2>&1 | FileCheck %s --check-prefix=APPLE
 
+// RADV: pipeline: created for entry point 'k'
 // UNKNOWN: error: unknown target preset 'nvidia-h200'; known presets: nvidia-h100, amd-rdna3, intel-xe-hpc, intel-xe-hpg, apple-m1
 // UNKNOWN-NOT: spirv.module
 // APPLE: error: '!subgroup_matrix.left<16x16xf16>' is not supported by target 'apple-m1'
