@@ -2,11 +2,13 @@
 
 #include "SubgroupMatrix/Target/Translations.h"
 
+#include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
 #include "mlir/InitAllTranslations.h"
 
 void mlir::subgroup_matrix::registerSubgroupMatrixTranslations() {
   static bool registered = [] {
     registerSerializeSPIRVTranslation();
+    registerToMSLTranslation();
     registerFromSPIRVTranslation();
     return true;
   }();

@@ -12,7 +12,7 @@ namespace mlir {
 namespace subgroup_matrix {
 
 /// Registers every translation of `sm-translate`: this project's
-/// `--serialize-spirv` and MLIR's `--deserialize-spirv`.
+/// `--serialize-spirv` and `--emit-msl`, and MLIR's `--deserialize-spirv`.
 void registerSubgroupMatrixTranslations();
 
 /// `--serialize-spirv`: writes the single spirv.module of its input (or the

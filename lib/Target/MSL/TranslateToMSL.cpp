@@ -1,0 +1,1024 @@
+//===- TranslateToMSL.cpp - Metal Shading Language emitter ----------------===//
+//
+// Follows the structure of MLIR's C++ emitter: one entry point, a private
+// emitter class, dispatch per op with TypeSwitch, an indenting stream, and
+// errors reported through the ops' locations.
+//
+// Subgroup matrices map as the WGSL proposal's table says: simdgroup_load /
+// simdgroup_store (transposed for col_major), make_filled_simdgroup_matrix
+// for splat, simdgroup_multiply(_accumulate) for multiply and mma, and the
+// scalar ops through diagonal matrices. Shapes larger than 8x8 become arrays
+// of 8x8 fragments and the multiplication is unrolled over them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/Format.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+
+/// A position attribute of a Metal kernel and the type it has.
+struct PositionAttribute {
+  StringRef name;
+  StringRef type;
+};
+
+constexpr PositionAttribute positionAttributes[] = {
+    {"thread_position_in_grid", "uint3"},
+    {"thread_position_in_threadgroup", "uint3"},
+    {"threadgroup_position_in_grid", "uint3"},
+    {"threads_per_threadgroup", "uint3"},
+    {"threadgroups_per_grid", "uint3"},
+    {"simdgroup_index_in_threadgroup", "uint"},
+    {"thread_index_in_simdgroup", "uint"},
+    {"threads_per_simdgroup", "uint"},
+    {"simdgroups_per_threadgroup", "uint"},
+};
+
+class MSLEmitter {
+public:
+  explicit MSLEmitter(raw_ostream &output) : output(output) {}
+
+  LogicalResult emitModule(Operation *root);
+
+private:
+  LogicalResult emitKernel(gpu::GPUFuncOp kernel);
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOperation(Operation &op);
+
+  // Types.
+  FailureOr<std::string> getTypeName(Location loc, Type type);
+  std::string getUnsignedTypeName(Type type);
+  FailureOr<std::string> getMatrixTypeName(Location loc,
+                                           SubgroupMatrixTypeInterface type);
+
+  // Names.
+  /// A fresh C identifier based on `hint`.
+  std::string uniqueName(StringRef hint);
+  std::string bind(Value value, StringRef hint) {
+    std::string variable = uniqueName(hint);
+    names[value] = variable;
+    return variable;
+  }
+  std::string name(Value value) { return names.lookup(value); }
+  /// Declares `value` as a new variable holding `expression`.
+  LogicalResult assign(Value value, StringRef hint, const std::string &expr);
+
+  // Op groups.
+  LogicalResult emitArith(Operation &op);
+  LogicalResult emitGPU(Operation &op);
+  LogicalResult emitSCF(Operation &op);
+  LogicalResult emitMemRef(Operation &op);
+  LogicalResult emitMatrix(Operation &op);
+
+  FailureOr<std::string> getElementAddress(Operation *op, Value memref,
+                                           ValueRange indices);
+  std::string usePosition(StringRef attribute, StringRef component = "");
+
+  raw_ostream &output;
+  std::string body;
+  llvm::raw_string_ostream bodyStream{body};
+  raw_indented_ostream os{bodyStream};
+
+  llvm::DenseMap<Value, std::string> names;
+  llvm::StringSet<> usedNames;
+  /// Matrix types used, by struct name: each becomes a struct of fragments.
+  struct MatrixStruct {
+    std::string name, element;
+    int64_t rowFragments, columnFragments;
+  };
+  SmallVector<MatrixStruct> matrixStructs;
+  llvm::StringSet<> matrixStructNames;
+  /// Position attributes the current kernel reads.
+  llvm::SetVector<StringRef> usedPositions;
+  /// The kernels emitted so far.
+  std::string kernelsText;
+  /// Variables that the innermost scf.yield assigns.
+  SmallVector<SmallVector<std::string>> yieldTargets;
+  bool usesBFloat = false;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Types and names
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::string> MSLEmitter::getTypeName(Location loc, Type type) {
+  if (type.isIndex())
+    return std::string("int");
+  if (type.isF16())
+    return std::string("half");
+  if (type.isBF16()) {
+    usesBFloat = true;
+    return std::string("bfloat");
+  }
+  if (type.isF32())
+    return std::string("float");
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1:
+      return std::string("bool");
+    case 8:
+      return std::string(isUnsigned ? "uchar" : "char");
+    case 16:
+      return std::string(isUnsigned ? "ushort" : "short");
+    case 32:
+      return std::string(isUnsigned ? "uint" : "int");
+    case 64:
+      return std::string(isUnsigned ? "ulong" : "long");
+    }
+  }
+  if (auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type))
+    return getMatrixTypeName(loc, matrix);
+  return emitError(loc) << "type " << type
+                        << " has no Metal Shading Language equivalent";
+}
+
+std::string MSLEmitter::getUnsignedTypeName(Type type) {
+  if (type.isIndex())
+    return "uint";
+  switch (type.getIntOrFloatBitWidth()) {
+  case 1:
+    return "bool";
+  case 8:
+    return "uchar";
+  case 16:
+    return "ushort";
+  case 64:
+    return "ulong";
+  default:
+    return "uint";
+  }
+}
+
+FailureOr<std::string>
+MSLEmitter::getMatrixTypeName(Location loc, SubgroupMatrixTypeInterface type) {
+  Type element = type.getElementType();
+  if (!element.isF16() && !element.isF32() && !element.isBF16())
+    return emitError(loc)
+           << "Metal has no simdgroup matrices of " << element
+           << ": only f16 (simdgroup_half8x8), bf16 (simdgroup_bfloat8x8) "
+              "and f32 (simdgroup_float8x8) components exist";
+  if (type.getRows() % 8 || type.getColumns() % 8)
+    return emitError(loc) << "Metal simdgroup matrices are 8x8: a "
+                          << type.getRows() << "x" << type.getColumns()
+                          << " matrix is not a whole number of 8x8 fragments";
+  std::string elementName = *getTypeName(loc, element);
+  std::string structName = "sm_matrix_" + elementName + "_" +
+                           std::to_string(type.getRows()) + "x" +
+                           std::to_string(type.getColumns());
+  if (matrixStructNames.insert(structName).second)
+    matrixStructs.push_back({structName, elementName, type.getRows() / 8,
+                             type.getColumns() / 8});
+  return structName;
+}
+
+std::string MSLEmitter::uniqueName(StringRef hint) {
+  std::string base = hint.empty() ? "v" : hint.str();
+  for (char &c : base)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  if (isdigit(static_cast<unsigned char>(base[0])))
+    base = "v" + base;
+  std::string candidate = base;
+  for (unsigned suffix = 1; !usedNames.insert(candidate).second; ++suffix)
+    candidate = base + "_" + std::to_string(suffix);
+  return candidate;
+}
+
+/// A name hint from the op's own asm names (arith.constant gives c16, cst).
+static std::string getHint(Value value) {
+  std::string hint;
+  if (Operation *op = value.getDefiningOp()) {
+    if (auto asmInterface = dyn_cast<OpAsmOpInterface>(op))
+      asmInterface.getAsmResultNames([&](Value result, StringRef name) {
+        if (result == value)
+          hint = name.str();
+      });
+  }
+  return hint;
+}
+
+LogicalResult MSLEmitter::assign(Value value, StringRef hint,
+                                 const std::string &expression) {
+  FailureOr<std::string> type = getTypeName(value.getLoc(), value.getType());
+  if (failed(type))
+    return failure();
+  std::string hintText = hint.empty() ? getHint(value) : hint.str();
+  std::string variable = bind(value, hintText);
+  os << *type << " " << variable << " = " << expression << ";\n";
+  return success();
+}
+
+std::string MSLEmitter::usePosition(StringRef attribute, StringRef component) {
+  usedPositions.insert(attribute);
+  std::string text = attribute.str();
+  if (!component.empty())
+    text += "." + component.str();
+  return "int(" + text + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Module and kernels
+//===----------------------------------------------------------------------===//
+
+LogicalResult MSLEmitter::emitModule(Operation *root) {
+  SmallVector<gpu::GPUFuncOp> kernels;
+  root->walk([&](gpu::GPUFuncOp function) {
+    if (function.isKernel())
+      kernels.push_back(function);
+  });
+  if (kernels.empty())
+    return root->emitError("no gpu.func kernels to emit as Metal");
+
+  std::string hostEntries;
+  llvm::raw_string_ostream host(hostEntries);
+  for (gpu::GPUFuncOp kernel : kernels) {
+    usedPositions.clear();
+    usedNames.clear();
+    names.clear();
+    std::string kernelText;
+    {
+      // Emit the body first: it decides which positions the kernel reads.
+      std::string savedBody;
+      std::swap(body, savedBody);
+      if (failed(emitKernel(kernel)))
+        return failure();
+      os.flush();
+      kernelText = body;
+      std::swap(body, savedBody);
+    }
+    // The signature: buffers, then the positions the body used.
+    std::string signature;
+    llvm::raw_string_ostream sig(signature);
+    std::string call;
+    llvm::raw_string_ostream callStream(call);
+    sig << "kernel void " << kernel.getName() << "(";
+    unsigned index = 0;
+    for (BlockArgument argument : kernel.getArguments()) {
+      if (index)
+        sig << ",\n    ", callStream << ",\n      ";
+      std::string argumentName = names.lookup(argument);
+      if (auto memref = dyn_cast<MemRefType>(argument.getType())) {
+        std::string element =
+            *getTypeName(argument.getLoc(), memref.getElementType());
+        sig << "device " << element << " *" << argumentName << " [[buffer("
+            << index << ")]]";
+        callStream << "(device " << element << " *)sm_buffers[" << index
+                   << "]";
+      } else {
+        std::string type = *getTypeName(argument.getLoc(), argument.getType());
+        sig << "constant " << type << " &" << argumentName << " [[buffer("
+            << index << ")]]";
+        callStream << "*(constant " << type << " *)sm_buffers[" << index
+                   << "]";
+      }
+      ++index;
+    }
+    for (const PositionAttribute &position : positionAttributes) {
+      if (!usedPositions.contains(position.name))
+        continue;
+      if (index)
+        sig << ",\n    ", callStream << ",\n      ";
+      sig << position.type << " " << position.name << " [[" << position.name
+          << "]]";
+      callStream << "sm_invocation." << position.name;
+      ++index;
+    }
+    sig << ") {\n";
+    kernelsText += signature + kernelText + "}\n\n";
+
+    std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
+    SmallVector<int32_t, 3> size = {1, 1, 1};
+    if (blockSize)
+      size.assign(blockSize->begin(), blockSize->end());
+    host << "SM_MSL_HOST_KERNEL(" << kernel.getName() << ", " << size[0]
+         << ", " << size[1] << ", " << size[2] << ") {\n  "
+         << kernel.getName() << "(" << call << ");\n}\n";
+  }
+
+  output << "// Generated by sm-translate --emit-msl from subgroup_matrix.\n"
+         << "// Needs Metal Shading Language "
+         << (usesBFloat ? "3.1 (bfloat)" : "2.3 (simdgroup_matrix)")
+         << " and an Apple7 (A14, M1) or newer GPU.\n"
+         << "#include <metal_stdlib>\nusing namespace metal;\n\n";
+  for (const MatrixStruct &matrix : matrixStructs)
+    output << "// A " << matrix.rowFragments * 8 << "x"
+           << matrix.columnFragments * 8 << " subgroup matrix of "
+           << matrix.element << " as 8x8 fragments.\n"
+           << "struct " << matrix.name << " {\n  simdgroup_" << matrix.element
+           << "8x8 f[" << matrix.rowFragments << "][" << matrix.columnFragments
+           << "];\n};\n\n";
+  output << kernelsText;
+  output << "#ifdef SM_MSL_HOST\n"
+         << "// Entry points for running these kernels on the host as C++; "
+            "Metal never\n// sees them.\n"
+         << hostEntries << "#endif // SM_MSL_HOST\n";
+  return success();
+}
+
+LogicalResult MSLEmitter::emitKernel(gpu::GPUFuncOp kernel) {
+  os.indent();
+  unsigned index = 0;
+  for (BlockArgument argument : kernel.getArguments())
+    bind(argument, "arg" + std::to_string(index++));
+  // Workgroup memory: threadgroup arrays shared by the threadgroup.
+  for (BlockArgument attribution : kernel.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(attribution.getType());
+    if (!type.hasStaticShape())
+      return kernel.emitError("workgroup memory must have a static shape to "
+                              "become a threadgroup array");
+    FailureOr<std::string> element =
+        getTypeName(attribution.getLoc(), type.getElementType());
+    if (failed(element))
+      return failure();
+    std::string variable = bind(attribution, "workgroup");
+    os << "threadgroup " << *element << " " << variable << "["
+       << type.getNumElements() << "];\n";
+  }
+  if (!kernel.getPrivateAttributions().empty())
+    return kernel.emitError("private attributions are not supported");
+  if (!llvm::hasSingleElement(kernel.getBody()))
+    return kernel.emitError("kernels with several blocks (unstructured "
+                            "control flow) cannot be emitted as Metal; "
+                            "use scf");
+  if (failed(emitBlock(kernel.getBody().front())))
+    return failure();
+  os.unindent();
+  return success();
+}
+
+LogicalResult MSLEmitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOperation(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult MSLEmitter::emitOperation(Operation &op) {
+  Dialect *dialect = op.getDialect();
+  if (isa_and_nonnull<arith::ArithDialect, math::MathDialect>(dialect))
+    return emitArith(op);
+  if (isa_and_nonnull<gpu::GPUDialect>(dialect))
+    return emitGPU(op);
+  if (isa_and_nonnull<scf::SCFDialect>(dialect))
+    return emitSCF(op);
+  if (isa_and_nonnull<memref::MemRefDialect>(dialect))
+    return emitMemRef(op);
+  if (isa_and_nonnull<SubgroupMatrixDialect>(dialect))
+    return emitMatrix(op);
+  return op.emitOpError("cannot be emitted as Metal Shading Language");
+}
+
+//===----------------------------------------------------------------------===//
+// arith and math
+//===----------------------------------------------------------------------===//
+
+/// The text of a constant of `type`.
+static FailureOr<std::string> getConstantText(Location loc, Attribute value,
+                                              StringRef typeName) {
+  if (auto integer = dyn_cast<IntegerAttr>(value)) {
+    if (integer.getType().isInteger(1))
+      return std::string(integer.getValue().isZero() ? "false" : "true");
+    return typeName.str() + "(" +
+           std::to_string(integer.getValue().getSExtValue()) + ")";
+  }
+  if (auto floating = dyn_cast<FloatAttr>(value)) {
+    APFloat number = floating.getValue();
+    if (number.isNaN())
+      return typeName.str() + "(NAN)";
+    if (number.isInfinity())
+      return typeName.str() + (number.isNegative() ? "(-INFINITY)" : "(INFINITY)");
+    SmallString<32> digits;
+    // Enough digits to round-trip a double, which covers every float type.
+    bool losesInfo;
+    APFloat wide = number;
+    wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+    llvm::raw_svector_ostream(digits)
+        << llvm::format("%.17g", wide.convertToDouble());
+    return typeName.str() + "(" + std::string(digits) + ")";
+  }
+  return emitError(loc) << "constant " << value
+                        << " cannot be emitted as Metal";
+}
+
+LogicalResult MSLEmitter::emitArith(Operation &op) {
+  auto binary = [&](StringRef symbol) -> LogicalResult {
+    return assign(op.getResult(0), "",
+                  (name(op.getOperand(0)) + " " + symbol + " " +
+                   name(op.getOperand(1)))
+                      .str());
+  };
+  // Unsigned operations reinterpret signless operands.
+  auto unsignedBinary = [&](StringRef symbol) -> LogicalResult {
+    Type type = op.getResult(0).getType();
+    std::string u = getUnsignedTypeName(type);
+    FailureOr<std::string> result = getTypeName(op.getLoc(), type);
+    if (failed(result))
+      return failure();
+    return assign(op.getResult(0), "",
+                  *result + "(" + u + "(" + name(op.getOperand(0)) +
+                      ") " + symbol.str() + " " + u + "(" +
+                      name(op.getOperand(1)) + "))");
+  };
+  auto call = [&](StringRef function) -> LogicalResult {
+    std::string args;
+    for (Value operand : op.getOperands())
+      args += (args.empty() ? "" : ", ") + name(operand);
+    return assign(op.getResult(0), "", function.str() + "(" + args + ")");
+  };
+  auto cast = [&]() -> LogicalResult {
+    FailureOr<std::string> type =
+        getTypeName(op.getLoc(), op.getResult(0).getType());
+    if (failed(type))
+      return failure();
+    return assign(op.getResult(0), "",
+                  *type + "(" + name(op.getOperand(0)) + ")");
+  };
+  // Zero-extending casts read the operand as unsigned first.
+  auto unsignedCast = [&]() -> LogicalResult {
+    FailureOr<std::string> type =
+        getTypeName(op.getLoc(), op.getResult(0).getType());
+    if (failed(type))
+      return failure();
+    return assign(op.getResult(0), "",
+                  *type + "(" + getUnsignedTypeName(op.getOperand(0).getType()) +
+                      "(" + name(op.getOperand(0)) + "))");
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](arith::ConstantOp constant) -> LogicalResult {
+        FailureOr<std::string> type =
+            getTypeName(op.getLoc(), constant.getType());
+        if (failed(type))
+          return failure();
+        FailureOr<std::string> text =
+            getConstantText(op.getLoc(), constant.getValue(), *type);
+        if (failed(text))
+          return failure();
+        return assign(constant.getResult(), "", *text);
+      })
+      .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary("+"); })
+      .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary("-"); })
+      .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary("*"); })
+      .Case<arith::DivSIOp, arith::DivFOp>([&](auto) { return binary("/"); })
+      .Case<arith::RemSIOp>([&](auto) { return binary("%"); })
+      .Case<arith::AndIOp>([&](auto) { return binary("&"); })
+      .Case<arith::OrIOp>([&](auto) { return binary("|"); })
+      .Case<arith::XOrIOp>([&](auto) { return binary("^"); })
+      .Case<arith::ShLIOp>([&](auto) { return binary("<<"); })
+      .Case<arith::ShRSIOp>([&](auto) { return binary(">>"); })
+      .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
+      .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
+      .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
+      .Case<arith::MinSIOp, arith::MinimumFOp, arith::MinNumFOp>(
+          [&](auto) { return call("min"); })
+      .Case<arith::MaxSIOp, arith::MaximumFOp, arith::MaxNumFOp>(
+          [&](auto) { return call("max"); })
+      .Case([&](arith::NegFOp) {
+        return assign(op.getResult(0), "", "-" + name(op.getOperand(0)));
+      })
+      .Case([&](arith::CmpIOp compare) -> LogicalResult {
+        StringRef symbol;
+        bool isUnsigned = false;
+        switch (compare.getPredicate()) {
+        case arith::CmpIPredicate::eq:
+          symbol = "==";
+          break;
+        case arith::CmpIPredicate::ne:
+          symbol = "!=";
+          break;
+        case arith::CmpIPredicate::slt:
+          symbol = "<";
+          break;
+        case arith::CmpIPredicate::sle:
+          symbol = "<=";
+          break;
+        case arith::CmpIPredicate::sgt:
+          symbol = ">";
+          break;
+        case arith::CmpIPredicate::sge:
+          symbol = ">=";
+          break;
+        case arith::CmpIPredicate::ult:
+          symbol = "<", isUnsigned = true;
+          break;
+        case arith::CmpIPredicate::ule:
+          symbol = "<=", isUnsigned = true;
+          break;
+        case arith::CmpIPredicate::ugt:
+          symbol = ">", isUnsigned = true;
+          break;
+        case arith::CmpIPredicate::uge:
+          symbol = ">=", isUnsigned = true;
+          break;
+        }
+        std::string lhs = name(compare.getLhs());
+        std::string rhs = name(compare.getRhs());
+        if (isUnsigned) {
+          std::string u = getUnsignedTypeName(compare.getLhs().getType());
+          lhs = u + "(" + lhs + ")", rhs = u + "(" + rhs + ")";
+        }
+        return assign(compare.getResult(), "",
+                      lhs + " " + symbol.str() + " " + rhs);
+      })
+      .Case([&](arith::CmpFOp compare) -> LogicalResult {
+        StringRef symbol;
+        switch (compare.getPredicate()) {
+        case arith::CmpFPredicate::OEQ:
+          symbol = "==";
+          break;
+        case arith::CmpFPredicate::UNE:
+          symbol = "!=";
+          break;
+        case arith::CmpFPredicate::OLT:
+          symbol = "<";
+          break;
+        case arith::CmpFPredicate::OLE:
+          symbol = "<=";
+          break;
+        case arith::CmpFPredicate::OGT:
+          symbol = ">";
+          break;
+        case arith::CmpFPredicate::OGE:
+          symbol = ">=";
+          break;
+        default:
+          return compare.emitOpError("predicate ")
+                 << arith::stringifyCmpFPredicate(compare.getPredicate())
+                 << " is not supported by the Metal emitter";
+        }
+        return assign(compare.getResult(), "",
+                      name(compare.getLhs()) + " " + symbol.str() + " " +
+                          name(compare.getRhs()));
+      })
+      .Case([&](arith::SelectOp select) {
+        return assign(select.getResult(), "",
+                      name(select.getCondition()) + " ? " +
+                          name(select.getTrueValue()) + " : " +
+                          name(select.getFalseValue()));
+      })
+      .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp,
+            arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp, arith::TruncFOp>(
+          [&](auto) { return cast(); })
+      .Case<arith::IndexCastUIOp, arith::ExtUIOp, arith::UIToFPOp>(
+          [&](auto) { return unsignedCast(); })
+      .Case([&](arith::FPToUIOp) -> LogicalResult {
+        FailureOr<std::string> type =
+            getTypeName(op.getLoc(), op.getResult(0).getType());
+        if (failed(type))
+          return failure();
+        return assign(op.getResult(0), "",
+                      *type + "(" +
+                          getUnsignedTypeName(op.getResult(0).getType()) + "(" +
+                          name(op.getOperand(0)) + "))");
+      })
+      .Case([&](math::SqrtOp) { return call("sqrt"); })
+      .Case([&](math::RsqrtOp) { return call("rsqrt"); })
+      .Case([&](math::ExpOp) { return call("exp"); })
+      .Case([&](math::Exp2Op) { return call("exp2"); })
+      .Case([&](math::LogOp) { return call("log"); })
+      .Case([&](math::Log2Op) { return call("log2"); })
+      .Case([&](math::TanhOp) { return call("tanh"); })
+      .Case([&](math::SinOp) { return call("sin"); })
+      .Case([&](math::CosOp) { return call("cos"); })
+      .Case([&](math::AbsFOp) { return call("fabs"); })
+      .Case([&](math::FloorOp) { return call("floor"); })
+      .Case([&](math::CeilOp) { return call("ceil"); })
+      .Case([&](math::FmaOp) { return call("fma"); })
+      .Case([&](math::PowFOp) { return call("pow"); })
+      .Default([&](Operation *) {
+        return op.emitOpError("cannot be emitted as Metal Shading Language");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// gpu
+//===----------------------------------------------------------------------===//
+
+static StringRef getComponent(gpu::Dimension dimension) {
+  switch (dimension) {
+  case gpu::Dimension::x:
+    return "x";
+  case gpu::Dimension::y:
+    return "y";
+  case gpu::Dimension::z:
+    return "z";
+  }
+  llvm_unreachable("unknown dimension");
+}
+
+LogicalResult MSLEmitter::emitGPU(Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](gpu::ThreadIdOp id) {
+        return assign(id, "tid_" + getComponent(id.getDimension()).str(),
+                      usePosition("thread_position_in_threadgroup",
+                                  getComponent(id.getDimension())));
+      })
+      .Case([&](gpu::BlockIdOp id) {
+        return assign(id, "bid_" + getComponent(id.getDimension()).str(),
+                      usePosition("threadgroup_position_in_grid",
+                                  getComponent(id.getDimension())));
+      })
+      .Case([&](gpu::GlobalIdOp id) {
+        return assign(id, "gid_" + getComponent(id.getDimension()).str(),
+                      usePosition("thread_position_in_grid",
+                                  getComponent(id.getDimension())));
+      })
+      .Case([&](gpu::BlockDimOp dim) {
+        return assign(dim, "block_dim_" + getComponent(dim.getDimension()).str(),
+                      usePosition("threads_per_threadgroup",
+                                  getComponent(dim.getDimension())));
+      })
+      .Case([&](gpu::GridDimOp dim) {
+        return assign(dim, "grid_dim_" + getComponent(dim.getDimension()).str(),
+                      usePosition("threadgroups_per_grid",
+                                  getComponent(dim.getDimension())));
+      })
+      .Case([&](gpu::SubgroupIdOp id) {
+        return assign(id, "simdgroup",
+                      usePosition("simdgroup_index_in_threadgroup"));
+      })
+      .Case([&](gpu::LaneIdOp id) {
+        return assign(id, "lane", usePosition("thread_index_in_simdgroup"));
+      })
+      .Case([&](gpu::SubgroupSizeOp size) {
+        return assign(size, "simd_width", usePosition("threads_per_simdgroup"));
+      })
+      .Case([&](gpu::NumSubgroupsOp count) {
+        return assign(count, "simdgroups",
+                      usePosition("simdgroups_per_threadgroup"));
+      })
+      .Case([&](gpu::BarrierOp) {
+        os << "threadgroup_barrier(mem_flags::mem_threadgroup | "
+              "mem_flags::mem_device);\n";
+        return success();
+      })
+      .Case([&](gpu::ReturnOp) {
+        // The kernel's last op needs no statement.
+        if (op.getNextNode() || !isa<gpu::GPUFuncOp>(op.getParentOp()))
+          os << "return;\n";
+        return success();
+      })
+      .Default([&](Operation *) {
+        return op.emitOpError("cannot be emitted as Metal Shading Language");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// scf
+//===----------------------------------------------------------------------===//
+
+LogicalResult MSLEmitter::emitSCF(Operation &op) {
+  // Results of region ops are variables declared before the op and
+  // assigned by its scf.yield.
+  auto declareResults = [&](Operation *parent) -> FailureOr<SmallVector<std::string>> {
+    SmallVector<std::string> variables;
+    for (OpResult result : parent->getResults()) {
+      FailureOr<std::string> type =
+          getTypeName(result.getLoc(), result.getType());
+      if (failed(type))
+        return failure();
+      std::string variable = bind(result, "r");
+      os << *type << " " << variable << ";\n";
+      variables.push_back(variable);
+    }
+    return variables;
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](scf::ForOp loop) -> LogicalResult {
+        SmallVector<std::string> carried;
+        for (auto [result, init] :
+             llvm::zip(loop.getResults(), loop.getInitArgs())) {
+          FailureOr<std::string> type =
+              getTypeName(result.getLoc(), result.getType());
+          if (failed(type))
+            return failure();
+          std::string variable = bind(result, "acc");
+          os << *type << " " << variable << " = " << name(init) << ";\n";
+          carried.push_back(variable);
+        }
+        for (auto [argument, variable] :
+             llvm::zip(loop.getRegionIterArgs(), carried))
+          names[argument] = variable;
+        std::string iv = bind(loop.getInductionVar(), "i");
+        os << "for (int " << iv << " = " << name(loop.getLowerBound()) << "; "
+           << iv << " < " << name(loop.getUpperBound()) << "; " << iv
+           << " += " << name(loop.getStep()) << ") {\n";
+        os.indent();
+        yieldTargets.push_back(carried);
+        if (failed(emitBlock(*loop.getBody())))
+          return failure();
+        yieldTargets.pop_back();
+        os.unindent();
+        os << "}\n";
+        return success();
+      })
+      .Case([&](scf::IfOp ifOp) -> LogicalResult {
+        FailureOr<SmallVector<std::string>> results = declareResults(ifOp);
+        if (failed(results))
+          return failure();
+        os << "if (" << name(ifOp.getCondition()) << ") {\n";
+        os.indent();
+        yieldTargets.push_back(*results);
+        if (failed(emitBlock(ifOp.getThenRegion().front())))
+          return failure();
+        os.unindent();
+        if (!ifOp.getElseRegion().empty()) {
+          os << "} else {\n";
+          os.indent();
+          if (failed(emitBlock(ifOp.getElseRegion().front())))
+            return failure();
+          os.unindent();
+        }
+        yieldTargets.pop_back();
+        os << "}\n";
+        return success();
+      })
+      .Case([&](scf::YieldOp yield) -> LogicalResult {
+        if (yield.getNumOperands() == 0)
+          return success();
+        if (yieldTargets.empty() ||
+            yieldTargets.back().size() != yield.getNumOperands())
+          return yield.emitOpError("has no enclosing op the Metal emitter "
+                                   "can assign its values to");
+        // Through temporaries, so that a value yielded to one variable may
+        // be another's old value.
+        SmallVector<std::string> temporaries;
+        for (Value value : yield.getOperands()) {
+          FailureOr<std::string> type =
+              getTypeName(value.getLoc(), value.getType());
+          if (failed(type))
+            return failure();
+          std::string temporary = uniqueName("next");
+          os << *type << " " << temporary << " = " << name(value) << ";\n";
+          temporaries.push_back(temporary);
+        }
+        for (auto [target, temporary] :
+             llvm::zip(yieldTargets.back(), temporaries))
+          os << target << " = " << temporary << ";\n";
+        return success();
+      })
+      .Default([&](Operation *) {
+        return op.emitOpError("cannot be emitted as Metal Shading Language");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// memref
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::string> MSLEmitter::getElementAddress(Operation *op,
+                                                     Value memref,
+                                                     ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      offset == ShapedType::kDynamic ||
+      llvm::is_contained(strides, ShapedType::kDynamic))
+    return op->emitOpError("needs a memref with static strides to be "
+                           "addressed in Metal, got ")
+           << type;
+  std::string index = offset ? std::to_string(offset) : "";
+  for (auto [value, stride] : llvm::zip(indices, strides)) {
+    std::string term = name(value);
+    if (stride != 1)
+      term += " * " + std::to_string(stride);
+    index += (index.empty() ? "" : " + ") + term;
+  }
+  if (index.empty())
+    index = "0";
+  return index;
+}
+
+LogicalResult MSLEmitter::emitMemRef(Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](memref::LoadOp load) -> LogicalResult {
+        FailureOr<std::string> index =
+            getElementAddress(load, load.getMemRef(), load.getIndices());
+        if (failed(index))
+          return failure();
+        return assign(load.getResult(), "",
+                      name(load.getMemRef()) + "[" + *index + "]");
+      })
+      .Case([&](memref::StoreOp store) -> LogicalResult {
+        FailureOr<std::string> index =
+            getElementAddress(store, store.getMemRef(), store.getIndices());
+        if (failed(index))
+          return failure();
+        os << name(store.getMemRef()) << "[" << *index
+           << "] = " << name(store.getValueToStore()) << ";\n";
+        return success();
+      })
+      .Default([&](Operation *) {
+        return op.emitOpError("cannot be emitted as Metal Shading Language");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// subgroup_matrix
+//===----------------------------------------------------------------------===//
+
+LogicalResult MSLEmitter::emitMatrix(Operation &op) {
+  // Declares the matrix result of `op`, uninitialised; fragments follow.
+  auto declare = [&](Value result) -> FailureOr<std::string> {
+    auto type = cast<SubgroupMatrixTypeInterface>(result.getType());
+    FailureOr<std::string> typeName = getMatrixTypeName(result.getLoc(), type);
+    if (failed(typeName))
+      return failure();
+    std::string variable = bind(result, "m");
+    os << *typeName << " " << variable << ";\n";
+    return variable;
+  };
+  auto fragmentsOf = [](Value matrix) {
+    auto type = cast<SubgroupMatrixTypeInterface>(matrix.getType());
+    return std::make_pair(type.getRows() / 8, type.getColumns() / 8);
+  };
+  auto fragment = [](const std::string &matrix, unsigned i, unsigned j) {
+    return (matrix + ".f[" + Twine(i) + "][" + Twine(j) + "]").str();
+  };
+  auto elementName = [&](Value matrix) {
+    return *getTypeName(matrix.getLoc(),
+                        cast<SubgroupMatrixTypeInterface>(matrix.getType())
+                            .getElementType());
+  };
+
+  // simdgroup_load/store of each fragment: fragment (i, j) starts at row
+  // 8i and column 8j, that is 8i * stride + 8j elements from [0, 0]
+  // (8j * stride + 8i when column-major, loaded transposed).
+  auto access = [&](bool isLoad, Value matrix, const std::string &variable,
+                    Value memref, ValueRange indices, Value stride,
+                    bool colMajor) -> LogicalResult {
+    FailureOr<std::string> index =
+        getElementAddress(&op, memref, indices);
+    if (failed(index))
+      return failure();
+    auto [rows, columns] = fragmentsOf(matrix);
+    std::string strideName = name(stride);
+    for (unsigned i = 0; i < rows; ++i) {
+      for (unsigned j = 0; j < columns; ++j) {
+        unsigned major = colMajor ? j : i, minor = colMajor ? i : j;
+        std::string address = name(memref) + " + " + *index;
+        if (major)
+          address += " + " + std::to_string(8 * major) + " * " + strideName;
+        if (minor)
+          address += " + " + std::to_string(8 * minor);
+        os << (isLoad ? "simdgroup_load(" : "simdgroup_store(")
+           << fragment(variable, i, j) << ", " << address << ", "
+           << strideName << ", ulong2(0, 0), " << (colMajor ? "true" : "false")
+           << ");\n";
+      }
+    }
+    return success();
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](LoadOp load) -> LogicalResult {
+        FailureOr<std::string> variable = declare(load.getResult());
+        if (failed(variable))
+          return failure();
+        return access(true, load.getResult(), *variable, load.getSource(),
+                      load.getIndices(), load.getStride(), load.getColMajor());
+      })
+      .Case([&](StoreOp store) -> LogicalResult {
+        if (failed(getMatrixTypeName(store.getLoc(), store.getMatrixType())))
+          return failure();
+        return access(false, store.getValue(), name(store.getValue()),
+                      store.getTarget(), store.getIndices(), store.getStride(),
+                      store.getColMajor());
+      })
+      .Case([&](SplatOp splat) -> LogicalResult {
+        FailureOr<std::string> variable = declare(splat.getResult());
+        if (failed(variable))
+          return failure();
+        auto [rows, columns] = fragmentsOf(splat.getResult());
+        std::string element = elementName(splat.getResult());
+        for (unsigned i = 0; i < rows; ++i)
+          for (unsigned j = 0; j < columns; ++j)
+            os << fragment(*variable, i, j) << " = make_filled_simdgroup_matrix<"
+               << element << ", 8, 8>(" << name(splat.getValue()) << ");\n";
+        return success();
+      })
+      .Case<MmaOp, MultiplyOp>([&](auto multiply) -> LogicalResult {
+        Value result = multiply.getResult();
+        FailureOr<std::string> variable = declare(result);
+        if (failed(variable))
+          return failure();
+        auto [rows, columns] = fragmentsOf(result);
+        unsigned depth = fragmentsOf(multiply.getLeft()).second;
+        std::string left = name(multiply.getLeft());
+        std::string right = name(multiply.getRight());
+        std::optional<std::string> accumulator;
+        if constexpr (std::is_same_v<decltype(multiply), MmaOp>)
+          accumulator = name(multiply.getAcc());
+        for (unsigned i = 0; i < rows; ++i) {
+          for (unsigned j = 0; j < columns; ++j) {
+            std::string d = fragment(*variable, i, j);
+            for (unsigned k = 0; k < depth; ++k) {
+              std::string a = fragment(left, i, k), b = fragment(right, k, j);
+              if (k == 0 && !accumulator)
+                os << "simdgroup_multiply(" << d << ", " << a << ", " << b
+                   << ");\n";
+              else
+                os << "simdgroup_multiply_accumulate(" << d << ", " << a
+                   << ", " << b << ", "
+                   << (k == 0 ? fragment(*accumulator, i, j) : d) << ");\n";
+            }
+          }
+        }
+        return success();
+      })
+      .Case<ScalarAddOp, ScalarSubOp, ScalarMulOp, ScalarDivOp>(
+          [&](auto scalarOp) -> LogicalResult {
+            Value result = scalarOp.getResult();
+            FailureOr<std::string> variable = declare(result);
+            if (failed(variable))
+              return failure();
+            auto [rows, columns] = fragmentsOf(result);
+            std::string element = elementName(result);
+            std::string scalar = name(scalarOp.getScalar());
+            std::string matrixType = "simdgroup_" + element + "8x8";
+            // The diagonal-matrix identities of the WGSL proposal:
+            //   m + s = m * I + filled(s),   m - s = m * I + filled(-s),
+            //   m * s = m * diag(s),         m / s = m * diag(1 / s).
+            bool additive = isa<ScalarAddOp, ScalarSubOp>(scalarOp);
+            std::string helper =
+                uniqueName(scalarOp->getName().stripDialect());
+            if (additive) {
+              os << matrixType << " " << helper << "_identity = " << matrixType
+                 << "(" << element << "(1));\n";
+              os << matrixType << " " << helper
+                 << "_filled = make_filled_simdgroup_matrix<" << element
+                 << ", 8, 8>("
+                 << (isa<ScalarSubOp>(scalarOp) ? "-" + scalar : scalar)
+                 << ");\n";
+            } else {
+              os << matrixType << " " << helper << "_diagonal = " << matrixType
+                 << "("
+                 << (isa<ScalarDivOp>(scalarOp)
+                         ? element + "(1) / " + scalar
+                         : scalar)
+                 << ");\n";
+            }
+            std::string matrix = name(scalarOp.getMatrix());
+            for (unsigned i = 0; i < rows; ++i)
+              for (unsigned j = 0; j < columns; ++j) {
+                if (additive)
+                  os << "simdgroup_multiply_accumulate("
+                     << fragment(*variable, i, j) << ", "
+                     << fragment(matrix, i, j) << ", " << helper
+                     << "_identity, " << helper << "_filled);\n";
+                else
+                  os << "simdgroup_multiply(" << fragment(*variable, i, j)
+                     << ", " << fragment(matrix, i, j) << ", " << helper
+                     << "_diagonal);\n";
+              }
+            return success();
+          })
+      .Default([&](Operation *) {
+        return op.emitOpError("cannot be emitted as Metal Shading Language");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::subgroup_matrix::translateToMSL(Operation *op,
+                                                    raw_ostream &os) {
+  MSLEmitter emitter(os);
+  return emitter.emitModule(op);
+}
+
+void mlir::subgroup_matrix::registerToMSLTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "emit-msl",
+      "emit Metal Shading Language for the kernels of the gpu.modules",
+      translateToMSL, [](DialectRegistry &registry) {
+        registry.insert<arith::ArithDialect, gpu::GPUDialect,
+                        math::MathDialect, memref::MemRefDialect,
+                        scf::SCFDialect, SubgroupMatrixDialect>();
+      });
+}
