@@ -274,7 +274,8 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
     llvm::raw_string_ostream callStream(call);
     sig << "kernel void " << kernel.getName() << "(";
     unsigned index = 0;
-    for (BlockArgument argument : kernel.getArguments()) {
+    for (BlockArgument argument : kernel.getArguments().take_front(
+             kernel.getFunctionType().getNumInputs())) {
       if (index)
         sig << ",\n    ", callStream << ",\n      ";
       std::string argumentName = names.lookup(argument);
@@ -339,7 +340,8 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
 LogicalResult MSLEmitter::emitKernel(gpu::GPUFuncOp kernel) {
   os.indent();
   unsigned index = 0;
-  for (BlockArgument argument : kernel.getArguments())
+  for (BlockArgument argument : kernel.getArguments().take_front(
+             kernel.getFunctionType().getNumInputs()))
     bind(argument, "arg" + std::to_string(index++));
   // Workgroup memory: threadgroup arrays shared by the threadgroup.
   for (BlockArgument attribution : kernel.getWorkgroupAttributions()) {
