@@ -26,6 +26,7 @@ tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
 tools = [
     "sm-opt",
     "sm-translate",
+    "sm-msl-host-runner",
     ToolSubst("spirv-val", unresolved="ignore"),
     ToolSubst("spirv-dis", unresolved="ignore"),
 ]

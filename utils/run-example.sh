@@ -4,8 +4,8 @@
 # target (matrix configurations, workgroup size) and check that every
 # subgroup matrix op runs in subgroup-uniform control flow; then lower it to
 # Vulkan SPIR-V with cooperative matrices, serialize it and validate the
-# binary with spirv-val. Prints the checked module and writes it and the
-# .spv to build/examples/.
+# binary with spirv-val, and emit it as Metal Shading Language. Prints the
+# checked module and writes it, the .spv and the .metal to build/examples/.
 #
 # Usage: utils/run-example.sh [examples/FILE.mlir]
 set -euo pipefail
@@ -15,7 +15,7 @@ example="${1:-$repoRoot/examples/gemm_f16.mlir}"
 buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
 
 "$repoRoot/utils/setup.sh"
-"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner
+"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner sm-msl-host-runner
 
 outDir="$buildDir/examples"
 mkdir -p "$outDir"
@@ -33,3 +33,7 @@ spirv="$outDir/$name.spv"
   "$buildDir/bin/sm-translate" --serialize-spirv -o "$spirv"
 "$repoRoot/.deps/spirv/bin/spirv-val" --target-env vulkan1.3 "$spirv"
 echo "[example] wrote $spirv (Vulkan SPIR-V, accepted by spirv-val)"
+
+metal="$outDir/$name.metal"
+"$buildDir/bin/sm-translate" --emit-msl "$example" -o "$metal"
+echo "[example] wrote $metal (Metal Shading Language)"

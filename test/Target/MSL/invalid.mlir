@@ -1,0 +1,51 @@
+// RUN: sm-translate --emit-msl %s -split-input-file -verify-diagnostics
+
+gpu.module @integers {
+  gpu.func @k(%a: memref<512xi8>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{Metal has no simdgroup matrices of 'si8': only f16 (simdgroup_half8x8), bf16 (simdgroup_bfloat8x8) and f32 (simdgroup_float8x8) components exist}}
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<512xi8> -> !subgroup_matrix.left<8x32xsi8>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @shape {
+  gpu.func @k(%a: memref<512xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{Metal simdgroup matrices are 8x8: a 16x12 matrix is not a whole number of 8x8 fragments}}
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<512xf16> -> !subgroup_matrix.left<16x12xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @unsupported_op {
+  gpu.func @k(%a: memref<512xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %v = memref.load %a[%c0] : memref<512xf32>
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    // expected-error @+1 {{'gpu.shuffle' op cannot be emitted as Metal Shading Language}}
+    %r, %ok = gpu.shuffle xor %v, %c1, %c32 : f32
+    gpu.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{no gpu.func kernels to emit as Metal}}
+module {}
+
+// -----
+
+gpu.module @dynamic {
+  gpu.func @k(%a: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.load' op needs a memref with static strides to be addressed in Metal, got 'memref<?x?xf32>'}}
+    %v = memref.load %a[%c0, %c0] : memref<?x?xf32>
+    gpu.return
+  }
+}
