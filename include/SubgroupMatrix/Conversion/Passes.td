@@ -59,4 +59,54 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
   ];
 }
 
+def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
+  let summary = "lower subgroup matrices to the per-invocation Intel form";
+  let description = [{
+    Rewrites every kernel of the module's `gpu.module`s into the form of
+    `SPV_INTEL_subgroup_matrix_multiply_accumulate`: each subgroup matrix
+    becomes the vector one invocation holds, exactly as the extension maps
+    matrix data to invocations.
+
+    - A result or accumulator (M x N) is one column per invocation: element
+      `t * M + r` is row r of column `t * S + lane` (S: subgroup size).
+    - B (K x N) is the invocation's column, VNNI-packed: two 16-bit or four
+      8-bit rows per 32-bit value.
+    - A (M x K), per chunk of up to 8 rows: with K >= S each invocation packs
+      K / S consecutive columns into one value per row; with K < S (tf32)
+      the rows of a column are spread over S / K invocations.
+
+    Loads and stores move each invocation's elements with the op's stride
+    and layout; `mma` and `multiply` become calls of
+    `__spirv_SubgroupMatrixMultiplyAccumulateINTEL` (Itanium-mangled, with
+    the packing and signedness operands and K), one per 8-row chunk and per
+    S-wide column tile; scalar ops work element by element. Kernels get the
+    `intel_reqd_sub_group_size` of the target.
+
+    The module is first checked against the target (`target` option or
+    attribute: `intel-xe-hpc`, subgroup 16, or `intel-xe-hpg`, subgroup 8)
+    and for uniformity; shapes or types the extension cannot express are
+    errors naming the rule.
+
+    ```mlir
+    // sm-opt --sm-lower-to-intel=target=intel-xe-hpc
+    %r = func.call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iDv8_fi(
+        %k16, %a, %b, %c, %operands)
+        : (i32, vector<8xi16>, vector<8xi32>, vector<8xf32>, i32) -> vector<8xf32>
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to lower for, overriding any target attribute">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
 #endif // SUBGROUPMATRIX_CONVERSION_PASSES_TD

@@ -1,0 +1,61 @@
+//===- IntelLayout.h - per-invocation layout of Intel matrices --*- C++ -*-===//
+//
+// SPV_INTEL_subgroup_matrix_multiply_accumulate gives each invocation of a
+// subgroup its own slice of every matrix operand. This says, for a subgroup
+// matrix type and a subgroup size, what vector each invocation holds and
+// which matrix element each of its (packed) components is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H
+#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// The largest M of one OpSubgroupMatrixMultiplyAccumulateINTEL.
+constexpr unsigned kIntelMaxRowsPerInstruction = 8;
+
+/// The K of one instruction for a component type: 16 for 16-bit floats, 32
+/// for 8-bit integers, 8 for tf32 (f32); 0 if the extension has none.
+unsigned getIntelK(Type component);
+
+/// How one invocation holds a matrix.
+///
+///  - result (M x N): one column per invocation and per group of
+///    `subgroupSize` columns (a "tile"); element `t * M + r` is row r of
+///    column `t * subgroupSize + lane`.
+///  - right (K x N): per tile, the invocation's column, `elementsPerPacked`
+///    consecutive rows packed into each 32-bit value (VNNI) for 8- and
+///    16-bit components.
+///  - left (M x K), per chunk of up to 8 rows: when K >= the subgroup size,
+///    each invocation holds K / subgroupSize consecutive columns packed into
+///    one value per row; when K is smaller, the rows of one column are
+///    spread over subgroupSize / K invocations.
+struct IntelLayout {
+  MatrixKind kind;
+  unsigned rows, columns, subgroupSize;
+  Type component;          ///< The logical component type.
+  Type packedElement;      ///< The vector element each invocation holds.
+  unsigned elementsPerPacked; ///< Logical elements per packed element.
+  unsigned packedCount;    ///< Length of the invocation's vector.
+  unsigned tiles;          ///< N / subgroupSize (result and right).
+  unsigned chunks;         ///< Row chunks of at most 8 (left and result).
+  unsigned chunkRows;      ///< Rows per chunk.
+  unsigned leftPerChunk;   ///< Packed elements per chunk (left).
+
+  /// Computes the layout, or fails with a message naming the rule.
+  static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
+                                    unsigned subgroupSize,
+                                    std::string &error);
+
+  /// The vector type an invocation holds.
+  VectorType getVectorType() const;
+};
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H

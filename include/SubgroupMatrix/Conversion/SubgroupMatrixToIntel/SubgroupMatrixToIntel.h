@@ -1,0 +1,40 @@
+//===- SubgroupMatrixToIntel.h - per-invocation Intel matrices --*- C++ -*-===//
+//
+// Patterns that lower subgroup_matrix ops to the per-invocation, VNNI-packed
+// form of SPV_INTEL_subgroup_matrix_multiply_accumulate: vectors, scalar
+// loads and stores, and calls of the extension's builtin.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H
+#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// Teaches `converter` that each matrix type is the vector one invocation
+/// holds (see IntelLayout) for subgroups of `subgroupSize`.
+void populateSubgroupMatrixToIntelTypeConversion(TypeConverter &converter,
+                                                 unsigned subgroupSize);
+
+/// Adds the patterns lowering every subgroup_matrix op.
+void populateSubgroupMatrixToIntelPatterns(const TypeConverter &converter,
+                                           RewritePatternSet &patterns,
+                                           unsigned subgroupSize);
+
+/// The Itanium-mangled name of __spirv_SubgroupMatrixMultiplyAccumulateINTEL
+/// for operands of types `a`, `b` and `c` (LLVM's SPIR-V backend recognises
+/// the builtin by it).
+std::string getIntelMultiplyBuiltinName(Type a, Type b, Type c);
+
+/// The Matrix Multiply Accumulate Operands for a component type: the packed
+/// or tf32 interpretation of A and B, and signedness for signed integers.
+uint32_t getIntelMultiplyOperands(Type component);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H

@@ -1,0 +1,141 @@
+//===- IntelLayout.cpp - per-invocation layout of Intel matrices ----------===//
+
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+unsigned mlir::subgroup_matrix::getIntelK(Type component) {
+  if (component.isF16() || component.isBF16())
+    return 16;
+  if (component.isF32())
+    return 8;
+  if (auto integer = dyn_cast<IntegerType>(component))
+    if (integer.getWidth() == 8)
+      return 32;
+  return 0;
+}
+
+FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
+                                        unsigned subgroupSize,
+                                        std::string &error) {
+  MLIRContext *context = type.getContext();
+  Builder builder(context);
+  IntelLayout layout;
+  layout.kind = type.getKind();
+  layout.rows = type.getRows();
+  layout.columns = type.getColumns();
+  layout.subgroupSize = subgroupSize;
+  layout.component = type.getElementType();
+  layout.elementsPerPacked = 1;
+  layout.tiles = 1;
+  layout.chunks = 1;
+  layout.chunkRows = layout.rows;
+  layout.leftPerChunk = 0;
+  unsigned bits = layout.component.getIntOrFloatBitWidth();
+  auto describe = [&]() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << Type(type);
+    return text;
+  };
+
+  // Rows: one instruction has M of 1, 2, 4 or 8; larger M is split into
+  // chunks of 8.
+  if (layout.kind != MatrixKind::Right) {
+    unsigned m = layout.rows;
+    if (m > kIntelMaxRowsPerInstruction) {
+      if (m % kIntelMaxRowsPerInstruction) {
+        error = describe() + ": M = " + std::to_string(m) +
+                " is above 8 and not a multiple of 8, so it cannot be split "
+                "into instructions of M = 8";
+        return failure();
+      }
+      layout.chunks = m / kIntelMaxRowsPerInstruction;
+      layout.chunkRows = kIntelMaxRowsPerInstruction;
+    } else if (m != 1 && m != 2 && m != 4 && m != 8) {
+      error = describe() + ": M = " + std::to_string(m) +
+              " is not a row count of the instruction (1, 2, 4 or 8)";
+      return failure();
+    }
+  }
+  // Columns: N is the subgroup size, or a multiple split into tiles.
+  if (layout.kind != MatrixKind::Left) {
+    if (layout.columns % subgroupSize) {
+      error = describe() + ": N = " + std::to_string(layout.columns) +
+              " is not a multiple of the subgroup size " +
+              std::to_string(subgroupSize) +
+              ", which is the N of the instruction";
+      return failure();
+    }
+    layout.tiles = layout.columns / subgroupSize;
+  }
+
+  switch (layout.kind) {
+  case MatrixKind::Result: {
+    if (!layout.component.isF32() && !layout.component.isF16() &&
+        !(isa<IntegerType>(layout.component) && bits == 32)) {
+      error = describe() + ": the instruction accumulates into f32, f16 or "
+                           "32-bit integers only";
+      return failure();
+    }
+    layout.packedElement = getStorageType(layout.component);
+    layout.packedCount = layout.tiles * layout.rows;
+    return layout;
+  }
+  case MatrixKind::Right:
+  case MatrixKind::Left: {
+    unsigned k = getIntelK(layout.component);
+    if (!k) {
+      error = describe() + ": the extension multiplies f16, bf16, 8-bit "
+                           "integers and tf32 (f32), not " +
+              [&] {
+                std::string text;
+                llvm::raw_string_ostream os(text);
+                os << layout.component;
+                return text;
+              }();
+      return failure();
+    }
+    unsigned matrixK =
+        layout.kind == MatrixKind::Left ? layout.columns : layout.rows;
+    if (matrixK != k) {
+      error = describe() + ": K = " + std::to_string(matrixK) +
+              " but the instruction's K for this component type is " +
+              std::to_string(k);
+      return failure();
+    }
+    if (layout.kind == MatrixKind::Right) {
+      // VNNI: 8- and 16-bit rows packed into 32-bit values.
+      layout.elementsPerPacked = bits >= 32 ? 1 : 32 / bits;
+      layout.packedElement = bits >= 32 ? layout.component
+                                        : builder.getIntegerType(32);
+      layout.packedCount = layout.tiles * (k / layout.elementsPerPacked);
+      return layout;
+    }
+    if (k >= subgroupSize) {
+      layout.elementsPerPacked = k / subgroupSize;
+      unsigned width = bits * layout.elementsPerPacked;
+      layout.packedElement = layout.component.isF32() && width == 32
+                                 ? layout.component
+                                 : builder.getIntegerType(width);
+      layout.leftPerChunk = layout.chunkRows;
+    } else {
+      unsigned spread = subgroupSize / k;
+      layout.packedElement = bits == 32 ? layout.component
+                                        : builder.getIntegerType(bits);
+      layout.leftPerChunk = std::max(1u, layout.chunkRows / spread);
+    }
+    layout.packedCount = layout.chunks * layout.leftPerChunk;
+    return layout;
+  }
+  }
+  llvm_unreachable("unknown matrix kind");
+}
+
+VectorType IntelLayout::getVectorType() const {
+  return VectorType::get({packedCount}, packedElement);
+}

@@ -1,0 +1,75 @@
+//===- LowerToIntel.cpp - the sm-lower-to-intel pass ----------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_LOWERTOINTELPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+struct LowerToIntelPass
+    : public subgroup_matrix::impl::LowerToIntelPassBase<LowerToIntelPass> {
+  using LowerToIntelPassBase::LowerToIntelPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetAttr overrideTarget;
+    if (!targetName.empty()) {
+      overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
+      if (!overrideTarget)
+        return signalPassFailure();
+    }
+    if (failed(checkTarget(module, overrideTarget)) ||
+        failed(checkUniformity(module)))
+      return signalPassFailure();
+
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      TargetAttr target =
+          overrideTarget ? overrideTarget : findEnclosingTarget(gpuModule);
+      if (!target) {
+        gpuModule.emitError()
+            << "no target to lower for: attach a '"
+            << SubgroupMatrixDialect::getTargetAttrName()
+            << "' attribute or name a preset with target=NAME";
+        return signalPassFailure();
+      }
+      unsigned subgroupSize = target.getSubgroupSize();
+      // Kernels run with the subgroup size the instructions assume.
+      gpuModule.walk([&](gpu::GPUFuncOp function) {
+        if (function.isKernel())
+          function->setAttr("intel_reqd_sub_group_size",
+                            IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                             subgroupSize));
+      });
+
+      TypeConverter converter;
+      converter.addConversion([](Type type) { return type; });
+      populateSubgroupMatrixToIntelTypeConversion(converter, subgroupSize);
+      ConversionTarget conversionTarget(getContext());
+      conversionTarget.addIllegalDialect<SubgroupMatrixDialect>();
+      conversionTarget.markUnknownOpDynamicallyLegal(
+          [](Operation *) { return true; });
+      RewritePatternSet patterns(&getContext());
+      populateSubgroupMatrixToIntelPatterns(converter, patterns, subgroupSize);
+      scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                           conversionTarget);
+      if (failed(applyPartialConversion(gpuModule, conversionTarget,
+                                        std::move(patterns))))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

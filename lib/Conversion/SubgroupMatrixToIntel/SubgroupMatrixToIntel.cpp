@@ -1,0 +1,599 @@
+//===- SubgroupMatrixToIntel.cpp - per-invocation Intel matrices ----------===//
+//
+// Lowers subgroup matrices to the form SPV_INTEL_subgroup_matrix_multiply_
+// accumulate works on: every invocation holds its own slice of each matrix
+// (IntelLayout says which), loads and stores move each invocation's elements
+// with the op's stride and layout, and `mma` becomes calls of
+// __spirv_SubgroupMatrixMultiplyAccumulateINTEL, one per 8-row chunk and
+// per subgroup-wide column tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+//===----------------------------------------------------------------------===//
+// Builtin names
+//===----------------------------------------------------------------------===//
+
+/// Itanium mangling of a builtin argument type, with the substitutions that
+/// repeated vector types take.
+static std::string mangleType(Type type,
+                              SmallVectorImpl<std::string> &substitutable) {
+  auto scalar = [](Type element) -> std::string {
+    if (element.isF32())
+      return "f";
+    if (element.isF16())
+      return "Dh";
+    switch (element.getIntOrFloatBitWidth()) {
+    case 8:
+      return "c";
+    case 16:
+      return "s";
+    case 64:
+      return "l";
+    default:
+      return "i";
+    }
+  };
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector)
+    return scalar(type);
+  std::string text = "Dv" + std::to_string(vector.getNumElements()) + "_" +
+                     scalar(vector.getElementType());
+  for (auto [index, seen] : llvm::enumerate(substitutable))
+    if (seen == text)
+      return index == 0 ? "S_" : "S" + std::to_string(index - 1) + "_";
+  substitutable.push_back(text);
+  return text;
+}
+
+std::string mlir::subgroup_matrix::getIntelMultiplyBuiltinName(Type a, Type b,
+                                                               Type c) {
+  SmallVector<std::string> substitutable;
+  std::string name = "__spirv_SubgroupMatrixMultiplyAccumulateINTEL";
+  std::string mangled = "_Z" + std::to_string(name.size()) + name + "i";
+  mangled += mangleType(a, substitutable);
+  mangled += mangleType(b, substitutable);
+  mangled += mangleType(c, substitutable);
+  return mangled + "i";
+}
+
+uint32_t mlir::subgroup_matrix::getIntelMultiplyOperands(Type component) {
+  if (component.isF16())
+    return 0x400 | 0x800; // MatrixA/BPackedFloat16INTEL
+  if (component.isBF16())
+    return 0x1000 | 0x2000; // MatrixA/BPackedBFloat16INTEL
+  if (component.isF32())
+    return 0x100 | 0x200; // MatrixA/BTF32INTEL
+  auto integer = cast<IntegerType>(component);
+  uint32_t operands = 0x10 | 0x20; // MatrixA/BPackedInt8INTEL
+  if (integer.isSigned())
+    operands |= 0x1 | 0x2; // MatrixA/BSignedComponentsINTEL
+  return operands;
+}
+
+//===----------------------------------------------------------------------===//
+// Element positions and packing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the per-invocation code of one op.
+class InvocationBuilder {
+public:
+  InvocationBuilder(OpBuilder &builder, Location loc)
+      : builder(builder), loc(loc) {}
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  }
+  Value lane() {
+    if (!laneId)
+      laneId = gpu::LaneIdOp::create(builder, loc, /*upperBound=*/nullptr);
+    return laneId;
+  }
+
+  /// Where logical element `sub` of packed element `packed` sits in the
+  /// matrix for this invocation: (row, column, valid); `valid` is null when
+  /// every invocation's element is real.
+  std::tuple<Value, Value, Value> locate(const IntelLayout &layout,
+                                         unsigned packed, unsigned sub) {
+    unsigned s = layout.subgroupSize;
+    auto mul = [&](Value a, int64_t b) {
+      return arith::MulIOp::create(builder, loc, a, index(b)).getResult();
+    };
+    auto add = [&](Value a, Value b) {
+      return arith::AddIOp::create(builder, loc, a, b).getResult();
+    };
+    switch (layout.kind) {
+    case MatrixKind::Result: {
+      unsigned tile = packed / layout.rows, row = packed % layout.rows;
+      return {index(row), add(index(tile * s), lane()), Value()};
+    }
+    case MatrixKind::Right: {
+      unsigned perTile = layout.packedCount / layout.tiles;
+      unsigned tile = packed / perTile, group = packed % perTile;
+      return {index(group * layout.elementsPerPacked + sub),
+              add(index(tile * s), lane()), Value()};
+    }
+    case MatrixKind::Left: {
+      unsigned chunk = packed / layout.leftPerChunk;
+      unsigned j = packed % layout.leftPerChunk;
+      unsigned k = layout.columns;
+      if (k >= s) {
+        Value column = add(mul(lane(), layout.elementsPerPacked), index(sub));
+        return {index(chunk * kIntelMaxRowsPerInstruction + j), column,
+                Value()};
+      }
+      // The rows of one column are spread over subgroupSize / K
+      // invocations: invocation i holds rows i / K + j * (S / K).
+      unsigned spread = s / k;
+      Value rowInChunk =
+          add(arith::DivUIOp::create(builder, loc, lane(), index(k)),
+              index(j * spread));
+      Value column = arith::RemUIOp::create(builder, loc, lane(), index(k));
+      Value valid = arith::CmpIOp::create(builder, loc,
+                                          arith::CmpIPredicate::ult,
+                                          rowInChunk, index(layout.chunkRows));
+      // Invalid invocations read row 0, which exists, and drop the value.
+      Value safeRow = arith::SelectOp::create(builder, loc, valid, rowInChunk,
+                                              index(0));
+      return {add(index(chunk * kIntelMaxRowsPerInstruction), safeRow), column,
+              valid};
+    }
+    }
+    llvm_unreachable("unknown matrix kind");
+  }
+
+  /// The integer of the component's width holding `value`'s bits.
+  Value toBits(Value value, unsigned bits) {
+    Type type = value.getType();
+    if (isa<FloatType>(type))
+      return arith::BitcastOp::create(builder, loc,
+                                      builder.getIntegerType(bits), value);
+    return value;
+  }
+  /// Back from bits to the storage type of the component.
+  Value fromBits(Value bitsValue, Type storage) {
+    if (isa<FloatType>(storage))
+      return arith::BitcastOp::create(builder, loc, storage, bitsValue);
+    return bitsValue;
+  }
+
+  /// Packs logical elements (storage-typed) into one packed element.
+  Value pack(const IntelLayout &layout, ArrayRef<Value> elements) {
+    if (layout.elementsPerPacked == 1) {
+      Value element = elements.front();
+      if (element.getType() == layout.packedElement)
+        return element;
+      return toBits(element, layout.packedElement.getIntOrFloatBitWidth());
+    }
+    unsigned bits = layout.component.getIntOrFloatBitWidth();
+    Type wide = layout.packedElement;
+    Value packed;
+    for (auto [sub, element] : llvm::enumerate(elements)) {
+      Value part = arith::ExtUIOp::create(builder, loc, wide,
+                                          toBits(element, bits));
+      if (sub)
+        part = arith::ShLIOp::create(
+            builder, loc, part,
+            arith::ConstantIntOp::create(builder, loc, wide, sub * bits));
+      packed = packed ? arith::OrIOp::create(builder, loc, packed, part)
+                            .getResult()
+                      : part;
+    }
+    return packed;
+  }
+
+  /// Unpacks logical element `sub` of a packed element (storage-typed).
+  Value unpack(const IntelLayout &layout, Value packed, unsigned sub) {
+    Type storage = getStorageType(layout.component);
+    if (layout.elementsPerPacked == 1) {
+      if (packed.getType() == storage)
+        return packed;
+      return fromBits(packed, storage);
+    }
+    unsigned bits = layout.component.getIntOrFloatBitWidth();
+    Value shifted = packed;
+    if (sub)
+      shifted = arith::ShRUIOp::create(
+          builder, loc, packed,
+          arith::ConstantIntOp::create(builder, loc, packed.getType(),
+                                       sub * bits));
+    Value narrow = arith::TruncIOp::create(
+        builder, loc, builder.getIntegerType(bits), shifted);
+    return fromBits(narrow, storage);
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  Value laneId;
+};
+
+/// A 1-D view of a memref and the linear index of an element of it.
+static FailureOr<std::pair<Value, Value>>
+flatten(Operation *op, OpBuilder &builder, Value memref, ValueRange indices) {
+  Location loc = op->getLoc();
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 1)
+    return std::make_pair(memref, Value(indices.front()));
+  if (!type.getLayout().isIdentity())
+    return op->emitOpError("the Intel lowering needs a 1-D memref or an "
+                           "identity layout, got ")
+           << type;
+  // Collapse to one dimension and linearize the indices over the sizes.
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all[0].push_back(i);
+  Value flat = memref::CollapseShapeOp::create(builder, loc, memref, all);
+  Value linear = indices.front();
+  for (int64_t i = 1; i < type.getRank(); ++i) {
+    Value size = memref::DimOp::create(builder, loc, memref, i);
+    linear = arith::AddIOp::create(
+        builder, loc, arith::MulIOp::create(builder, loc, linear, size),
+        indices[i]);
+  }
+  return std::make_pair(flat, linear);
+}
+
+/// The layout of `type` for the subgroup size of the pattern set; reports
+/// at `op` what the extension cannot express.
+static FailureOr<IntelLayout> getLayout(Operation *op, Type type,
+                                        unsigned subgroupSize) {
+  std::string error;
+  FailureOr<IntelLayout> layout = IntelLayout::get(
+      cast<SubgroupMatrixTypeInterface>(type), subgroupSize, error);
+  if (failed(layout))
+    return op->emitOpError(error);
+  return layout;
+}
+
+template <typename OpTy>
+struct IntelPattern : OpConversionPattern<OpTy> {
+  IntelPattern(const TypeConverter &converter, MLIRContext *context,
+               unsigned subgroupSize)
+      : OpConversionPattern<OpTy>(converter, context),
+        subgroupSize(subgroupSize) {}
+  unsigned subgroupSize;
+};
+
+struct LoadLowering : IntelPattern<LoadOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout =
+        getLayout(op, op.getType(), subgroupSize);
+    if (failed(layout))
+      return failure();
+    FailureOr<std::pair<Value, Value>> flat =
+        flatten(op, rewriter, adaptor.getSource(), adaptor.getIndices());
+    if (failed(flat))
+      return failure();
+    auto [memref, base] = *flat;
+    InvocationBuilder b(rewriter, op.getLoc());
+    Type storage = getStorageType(layout->component);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*layout, p, s);
+        Value major = op.getColMajor() ? column : row;
+        Value minor = op.getColMajor() ? row : column;
+        Value address = arith::AddIOp::create(
+            rewriter, op.getLoc(), base,
+            arith::AddIOp::create(
+                rewriter, op.getLoc(),
+                arith::MulIOp::create(rewriter, op.getLoc(), major,
+                                      adaptor.getStride()),
+                minor));
+        Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
+                                               ValueRange{address});
+        if (valid) {
+          Value zero = arith::ConstantOp::create(
+              rewriter, op.getLoc(), rewriter.getZeroAttr(storage));
+          element = arith::SelectOp::create(rewriter, op.getLoc(), valid,
+                                            element, zero);
+        }
+        elements.push_back(element);
+      }
+      packedElements.push_back(b.pack(*layout, elements));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, layout->getVectorType(), packedElements);
+    return success();
+  }
+};
+
+struct StoreLowering : IntelPattern<StoreOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout =
+        getLayout(op, op.getValue().getType(), subgroupSize);
+    if (failed(layout))
+      return failure();
+    FailureOr<std::pair<Value, Value>> flat =
+        flatten(op, rewriter, adaptor.getTarget(), adaptor.getIndices());
+    if (failed(flat))
+      return failure();
+    auto [memref, base] = *flat;
+    InvocationBuilder b(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      Value packed = vector::ExtractOp::create(rewriter, loc,
+                                               adaptor.getValue(), p);
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*layout, p, s);
+        Value major = op.getColMajor() ? column : row;
+        Value minor = op.getColMajor() ? row : column;
+        Value address = arith::AddIOp::create(
+            rewriter, loc, base,
+            arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, major,
+                                      adaptor.getStride()),
+                minor));
+        Value element = b.unpack(*layout, packed, s);
+        if (!valid) {
+          memref::StoreOp::create(rewriter, loc, element, memref,
+                                  ValueRange{address});
+          continue;
+        }
+        auto guard = scf::IfOp::create(rewriter, loc, valid,
+                                       /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        memref::StoreOp::create(rewriter, loc, element, memref,
+                                ValueRange{address});
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The component value of a scalar operand: floats as they are, integers
+/// clamped to an 8-bit component's range (read as signed or unsigned like
+/// the component) and narrowed.
+static Value scalarToComponent(OpBuilder &builder, Location loc, Value scalar,
+                               Type component) {
+  auto integer = dyn_cast<IntegerType>(component);
+  if (!integer || integer.getWidth() == 32)
+    return scalar;
+  unsigned width = integer.getWidth();
+  Type i32 = builder.getI32Type();
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(builder, loc, i32, value);
+  };
+  Value clamped;
+  if (integer.isSigned())
+    clamped = arith::MinSIOp::create(
+        builder, loc,
+        arith::MaxSIOp::create(builder, loc, scalar,
+                               constant(-(int64_t(1) << (width - 1)))),
+        constant((int64_t(1) << (width - 1)) - 1));
+  else
+    clamped = arith::MinUIOp::create(builder, loc, scalar,
+                                     constant((int64_t(1) << width) - 1));
+  return arith::TruncIOp::create(builder, loc, builder.getIntegerType(width),
+                                 clamped);
+}
+
+struct SplatLowering : IntelPattern<SplatOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout =
+        getLayout(op, op.getType(), subgroupSize);
+    if (failed(layout))
+      return failure();
+    InvocationBuilder b(rewriter, op.getLoc());
+    Value element = scalarToComponent(rewriter, op.getLoc(),
+                                      adaptor.getValue(), layout->component);
+    SmallVector<Value> copies(layout->elementsPerPacked, element);
+    Value packed = b.pack(*layout, copies);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
+        op, layout->getVectorType(), packed);
+    return success();
+  }
+};
+
+/// Extracts `count` consecutive elements at `offset` (a scalar when count is
+/// 1, as the instruction takes for M = 1).
+static Value slice(OpBuilder &builder, Location loc, Value vector,
+                   unsigned offset, unsigned count) {
+  if (count == 1)
+    return vector::ExtractOp::create(builder, loc, vector, offset);
+  return vector::ExtractStridedSliceOp::create(builder, loc, vector, offset,
+                                               count, 1);
+}
+
+/// Lowers `mma` (with an accumulator) and `multiply` (with zeros).
+template <typename OpTy>
+struct MultiplyLowering : IntelPattern<OpTy> {
+  using IntelPattern<OpTy>::IntelPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned subgroupSize = this->subgroupSize;
+    FailureOr<IntelLayout> left =
+        getLayout(op, op.getLeft().getType(), subgroupSize);
+    FailureOr<IntelLayout> right =
+        getLayout(op, op.getRight().getType(), subgroupSize);
+    FailureOr<IntelLayout> result =
+        getLayout(op, op.getResult().getType(), subgroupSize);
+    if (failed(left) || failed(right) || failed(result))
+      return failure();
+    Value accumulator;
+    if constexpr (std::is_same_v<OpTy, MmaOp>)
+      accumulator = adaptor.getAcc();
+    else
+      accumulator = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getZeroAttr(result->getVectorType()));
+
+    auto module = op->template getParentOfType<gpu::GPUModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not in a gpu.module");
+    Type component = left->component;
+    Value k = arith::ConstantIntOp::create(rewriter, loc,
+                                           rewriter.getI32Type(),
+                                           getIntelK(component));
+    Value operands = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        getIntelMultiplyOperands(component));
+    unsigned rightPerTile = right->packedCount / right->tiles;
+    Value output = accumulator;
+    for (unsigned chunk = 0; chunk < left->chunks; ++chunk) {
+      Value a = slice(rewriter, loc, adaptor.getLeft(),
+                      chunk * left->leftPerChunk, left->leftPerChunk);
+      for (unsigned tile = 0; tile < right->tiles; ++tile) {
+        Value bTile = slice(rewriter, loc, adaptor.getRight(),
+                            tile * rightPerTile, rightPerTile);
+        unsigned offset = tile * result->rows + chunk * result->chunkRows;
+        Value c = slice(rewriter, loc, accumulator, offset, result->chunkRows);
+        std::string name = getIntelMultiplyBuiltinName(
+            a.getType(), bTile.getType(), c.getType());
+        auto function = getOrDeclare(rewriter, module, name,
+                                     {k.getType(), a.getType(),
+                                      bTile.getType(), c.getType(),
+                                      operands.getType()},
+                                     c.getType());
+        Value d = func::CallOp::create(rewriter, loc, function,
+                                       ValueRange{k, a, bTile, c, operands})
+                      .getResult(0);
+        if (result->chunkRows == 1)
+          output = vector::InsertOp::create(rewriter, loc, d, output, offset);
+        else
+          output = vector::InsertStridedSliceOp::create(rewriter, loc, d,
+                                                        output, offset, 1);
+      }
+    }
+    rewriter.replaceOp(op, output);
+    return success();
+  }
+
+  static func::FuncOp getOrDeclare(OpBuilder &builder,
+                                   gpu::GPUModuleOp module, StringRef name,
+                                   ArrayRef<Type> inputs, Type result) {
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+      return existing;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto function = func::FuncOp::create(
+        builder, module.getLoc(), name,
+        builder.getFunctionType(inputs, result));
+    function.setPrivate();
+    return function;
+  }
+};
+
+/// Scalar ops work element by element on the invocation's slice: unpack,
+/// apply the component-typed operation, pack again.
+template <typename OpTy>
+struct ScalarOpLowering : IntelPattern<OpTy> {
+  using IntelPattern<OpTy>::IntelPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> layout =
+        getLayout(op, op.getType(), this->subgroupSize);
+    if (failed(layout))
+      return failure();
+    InvocationBuilder b(rewriter, loc);
+    Type component = layout->component;
+    Value scalar =
+        scalarToComponent(rewriter, loc, adaptor.getScalar(), component);
+    bool isFloat = isa<FloatType>(component);
+    // 16-bit floats compute in f32 and round once, which is exact for one
+    // operation.
+    Type f32 = rewriter.getF32Type();
+    if (isFloat && !component.isF32())
+      scalar = arith::ExtFOp::create(rewriter, loc, f32, scalar);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      Value packed =
+          vector::ExtractOp::create(rewriter, loc, adaptor.getMatrix(), p);
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        Value element = b.unpack(*layout, packed, s);
+        if (isFloat && !component.isF32())
+          element = arith::ExtFOp::create(rewriter, loc, f32, element);
+        Value computed = compute(rewriter, loc, isFloat, element, scalar);
+        if (isFloat && !component.isF32())
+          computed = arith::TruncFOp::create(rewriter, loc, component,
+                                             computed);
+        elements.push_back(computed);
+      }
+      packedElements.push_back(b.pack(*layout, elements));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, layout->getVectorType(), packedElements);
+    return success();
+  }
+
+  static Value compute(OpBuilder &builder, Location loc, bool isFloat,
+                       Value a, Value b) {
+    if constexpr (std::is_same_v<OpTy, ScalarAddOp>)
+      return isFloat ? arith::AddFOp::create(builder, loc, a, b).getResult()
+                     : arith::AddIOp::create(builder, loc, a, b).getResult();
+    if constexpr (std::is_same_v<OpTy, ScalarSubOp>)
+      return isFloat ? arith::SubFOp::create(builder, loc, a, b).getResult()
+                     : arith::SubIOp::create(builder, loc, a, b).getResult();
+    if constexpr (std::is_same_v<OpTy, ScalarMulOp>)
+      return isFloat ? arith::MulFOp::create(builder, loc, a, b).getResult()
+                     : arith::MulIOp::create(builder, loc, a, b).getResult();
+    return arith::DivFOp::create(builder, loc, a, b);
+  }
+};
+} // namespace
+
+void mlir::subgroup_matrix::populateSubgroupMatrixToIntelTypeConversion(
+    TypeConverter &converter, unsigned subgroupSize) {
+  converter.addConversion(
+      [subgroupSize](SubgroupMatrixTypeInterface type) -> std::optional<Type> {
+        std::string error;
+        FailureOr<IntelLayout> layout =
+            IntelLayout::get(type, subgroupSize, error);
+        if (failed(layout))
+          return std::nullopt;
+        return layout->getVectorType();
+      });
+}
+
+void mlir::subgroup_matrix::populateSubgroupMatrixToIntelPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LoadLowering, StoreLowering, SplatLowering,
+               MultiplyLowering<MmaOp>, MultiplyLowering<MultiplyOp>,
+               ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
+               ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>>(
+      converter, context, subgroupSize);
+}
