@@ -9,6 +9,7 @@ void mlir::subgroup_matrix::registerSubgroupMatrixTranslations() {
   static bool registered = [] {
     registerSerializeSPIRVTranslation();
     registerToMSLTranslation();
+    registerToIntelSPIRVTranslation();
     registerFromSPIRVTranslation();
     return true;
   }();

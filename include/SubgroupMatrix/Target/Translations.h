@@ -12,12 +12,18 @@ namespace mlir {
 namespace subgroup_matrix {
 
 /// Registers every translation of `sm-translate`: this project's
-/// `--serialize-spirv` and `--emit-msl`, and MLIR's `--deserialize-spirv`.
+/// `--serialize-spirv`, `--emit-msl`, `--emit-intel-spirv` and
+/// `--emit-intel-host-llvm`, and MLIR's `--deserialize-spirv`.
 void registerSubgroupMatrixTranslations();
 
 /// `--serialize-spirv`: writes the single spirv.module of its input (or the
 /// one named by `--spirv-module`) as a binary.
 void registerSerializeSPIRVTranslation();
+
+/// `--emit-intel-spirv` (an OpenCL SPIR-V binary through LLVM's SPIR-V
+/// backend) and `--emit-intel-host-llvm` (the same kernels as LLVM IR for
+/// the host), for the output of `sm-lower-to-intel`.
+void registerToIntelSPIRVTranslation();
 
 } // namespace subgroup_matrix
 } // namespace mlir

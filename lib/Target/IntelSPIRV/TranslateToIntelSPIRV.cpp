@@ -1,0 +1,230 @@
+//===- TranslateToIntelSPIRV.cpp - per-invocation kernels to SPIR-V -------===//
+//
+// `sm-translate --emit-intel-spirv` takes the output of
+// `sm-opt --sm-lower-to-intel` through MLIR's LLVM lowering (with the
+// OpenCL/SPIR-V flavour of the GPU dialect's conversion) to LLVM IR, and
+// through LLVM's SPIR-V backend, in-process, with
+// SPV_INTEL_subgroup_matrix_multiply_accumulate enabled, to a binary.
+//
+// `--emit-intel-host-llvm` makes the same LLVM IR runnable on the host: the
+// kernels keep every instruction the lowering produced, and only the
+// builtins (the multiply-accumulate and the invocation ids) are left for a
+// host runtime to define.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Target/Translations.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/GPUToLLVMSPV/GPUToLLVMSPVPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+using namespace mlir;
+
+extern "C" {
+void LLVMInitializeSPIRVTargetInfo();
+void LLVMInitializeSPIRVTarget();
+void LLVMInitializeSPIRVTargetMC();
+void LLVMInitializeSPIRVAsmPrinter();
+}
+
+/// Lowers the single gpu.module of `op` (already in the per-invocation form)
+/// to an LLVM IR module.
+static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
+                                                   llvm::LLVMContext &context) {
+  SmallVector<gpu::GPUModuleOp> gpuModules;
+  op->walk([&](gpu::GPUModuleOp module) { gpuModules.push_back(module); });
+  if (gpuModules.size() != 1) {
+    op->emitError() << "expected one gpu.module to translate, found "
+                    << gpuModules.size();
+    return nullptr;
+  }
+  gpu::GPUModuleOp gpuModule = gpuModules.front();
+  WalkResult remaining = gpuModule.walk([](Operation *inner) {
+    if (isa<subgroup_matrix::SubgroupMatrixDialect>(inner->getDialect())) {
+      inner->emitOpError("is still a subgroup matrix op: lower the module "
+                         "with sm-opt --sm-lower-to-intel first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (remaining.wasInterrupted())
+    return nullptr;
+
+  PassManager pm(op->getContext(), op->getName().getStringRef());
+  OpPassManager &nested = pm.nest<gpu::GPUModuleOp>();
+  ConvertGpuOpsToLLVMSPVOpsOptions gpuOptions;
+  gpuOptions.use64bitIndex = true;
+  nested.addPass(createConvertGpuOpsToLLVMSPVOps(gpuOptions));
+  nested.addPass(createConvertToLLVMPass());
+  nested.addPass(createReconcileUnrealizedCastsPass());
+  // Folding the memref descriptors away keeps LLVM's SPIR-V backend from
+  // building structs of pointers, which spirv-val rejects.
+  nested.addPass(createCanonicalizerPass());
+  if (failed(pm.run(op)))
+    return nullptr;
+
+  // The LLVM export translates a builtin module: move the body there.
+  OpBuilder builder(op->getContext());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(builder, gpuModule.getLoc());
+  Block *body = module->getBody();
+  for (Operation &inner :
+       llvm::make_early_inc_range(gpuModule.getBody()->getOperations()))
+    inner.moveBefore(body, body->end());
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, context, gpuModule.getName());
+  if (!llvmModule)
+    op->emitError("translation to LLVM IR failed");
+  return llvmModule;
+}
+
+/// Turns on the extension in LLVM's SPIR-V backend, which reads it from its
+/// `--spirv-ext` command-line option.
+static void enableExtension() {
+  static bool enabled = [] {
+    auto options =
+        llvm::cl::getRegisteredOptions();
+    auto found = options.find("spirv-ext");
+    if (found != options.end())
+      found->second->addOccurrence(
+          0, "spirv-ext", "+SPV_INTEL_subgroup_matrix_multiply_accumulate");
+    return true;
+  }();
+  (void)enabled;
+}
+
+static LogicalResult emitIntelSPIRV(Operation *op, raw_ostream &output) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
+  if (!module)
+    return failure();
+
+  LLVMInitializeSPIRVTargetInfo();
+  LLVMInitializeSPIRVTarget();
+  LLVMInitializeSPIRVTargetMC();
+  LLVMInitializeSPIRVAsmPrinter();
+  enableExtension();
+
+  llvm::Triple triple("spirv64-unknown-unknown");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return op->emitError() << "LLVM has no SPIR-V target: " << error;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, "", "", options, std::nullopt));
+  module->setTargetTriple(triple);
+  module->setDataLayout(machine->createDataLayout());
+
+  SmallVector<char> binary;
+  llvm::raw_svector_ostream stream(binary);
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, stream, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return op->emitError("LLVM's SPIR-V backend cannot emit a binary");
+  passes.run(*module);
+  output.write(binary.data(), binary.size());
+  return success();
+}
+
+/// The builtins whose LLVM IR signatures use vectors are given bodies that
+/// pass them by address to the host runtime, whose C ABI has no vectors.
+static void defineHostBuiltins(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *ptr = llvm::PointerType::get(context, 0);
+  llvm::FunctionCallee runtime = module.getOrInsertFunction(
+      "sm_intel_multiply_accumulate",
+      llvm::FunctionType::get(
+          llvm::Type::getVoidTy(context),
+          {i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, i32}, false));
+  for (llvm::Function &function : module) {
+    if (!function.isDeclaration() ||
+        !function.getName().contains(
+            "__spirv_SubgroupMatrixMultiplyAccumulateINTEL"))
+      continue;
+    auto *entry = llvm::BasicBlock::Create(context, "entry", &function);
+    llvm::IRBuilder<> builder(entry);
+    const llvm::DataLayout &layout = module.getDataLayout();
+    auto spill = [&](llvm::Value *value) {
+      llvm::Value *slot = builder.CreateAlloca(value->getType());
+      builder.CreateStore(value, slot);
+      return slot;
+    };
+    auto bytes = [&](llvm::Type *type) {
+      return builder.getInt32(layout.getTypeAllocSize(type));
+    };
+    llvm::Argument *k = function.getArg(0), *a = function.getArg(1),
+                   *b = function.getArg(2), *c = function.getArg(3),
+                   *operands = function.getArg(4);
+    llvm::Type *resultType = function.getReturnType();
+    llvm::Value *result = builder.CreateAlloca(resultType);
+    unsigned rows = 1;
+    if (auto *vector = dyn_cast<llvm::FixedVectorType>(resultType))
+      rows = vector->getNumElements();
+    builder.CreateCall(runtime,
+                       {k, spill(a), bytes(a->getType()), spill(b),
+                        bytes(b->getType()), spill(c), bytes(c->getType()),
+                        result, operands, builder.getInt32(rows)});
+    builder.CreateRet(builder.CreateLoad(resultType, result));
+  }
+}
+
+static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
+  if (!module)
+    return failure();
+  // The host has no SPIR calling conventions; everything else stays.
+  for (llvm::Function &function : *module) {
+    function.setCallingConv(llvm::CallingConv::C);
+    for (llvm::User *user : function.users())
+      if (auto *call = dyn_cast<llvm::CallInst>(user))
+        call->setCallingConv(llvm::CallingConv::C);
+  }
+  defineHostBuiltins(*module);
+  module->print(output, nullptr);
+  return success();
+}
+
+static void registerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<subgroup_matrix::SubgroupMatrixDialect>();
+}
+
+void mlir::subgroup_matrix::registerToIntelSPIRVTranslation() {
+  TranslateFromMLIRRegistration binary(
+      "emit-intel-spirv",
+      "write the kernels of sm-lower-to-intel's output as an OpenCL SPIR-V "
+      "binary (through LLVM's SPIR-V backend)",
+      emitIntelSPIRV, registerDialects);
+  TranslateFromMLIRRegistration host(
+      "emit-intel-host-llvm",
+      "write the kernels of sm-lower-to-intel's output as LLVM IR for the "
+      "host, with the builtins left to sm-intel-host-runner's runtime",
+      emitIntelHostLLVM, registerDialects);
+}
