@@ -9,8 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmCheck.h"
-#include "HostBuffer.h"
+#include "RunnerOptions.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,24 +24,16 @@ using namespace sm_runner;
 
 namespace {
 
-const char *usage =
-    R"(usage: sm-msl-host-runner KERNEL.metal --entry NAME [options]
+const char *usage = R"(usage: sm-msl-host-runner KERNEL.metal --entry NAME [options]
 
 Compiles KERNEL.metal (from sm-translate --emit-msl) as C++20 with the host
-metal_stdlib, then runs kernel NAME over a grid of threadgroups on the CPU.
-Argument i of the kernel is [[buffer(i)]].
+metal_stdlib, then runs kernel NAME over a grid of threadgroups on the CPU:
+every invocation a host thread, simdgroup matrix functions rendezvous of
+their simdgroup. Argument i of the kernel is [[buffer(i)]]; the threadgroup
+size is the kernel's known_block_size.
 
   --entry NAME            the kernel to run
-  --arg TYPE:COUNT:FILL   the next kernel argument (as sm-vulkan-runner)
-  --scalar TYPE:VALUE     the next kernel argument, a scalar
-  --grid X[,Y[,Z]]        threadgroups to run (default 1,1,1); the
-                          threadgroup size is the kernel's known_block_size
-  --check gemm:SPEC       compare a result with the CPU reference (as
-                          sm-vulkan-runner)
-  --expect-same X:Y       argument X after the run equals Y before it
-  --dump ARG              print argument ARG after the run
   --cxx COMPILER          C++ compiler (default: $CXX, else c++)
-Exit status: 0 when every check passed, 1 when one failed, 2 on errors.
 )";
 
 [[noreturn]] void fail(const std::string &message) {
@@ -54,62 +45,21 @@ Exit status: 0 when every check passed, 1 when one failed, 2 on errors.
 
 int main(int argc, char **argv) {
   std::string kernelPath, entry;
-  std::vector<BufferSpec> arguments;
-  std::vector<GemmCheck> checks;
-  std::vector<std::pair<int, int>> sameChecks;
-  std::vector<int> dumps;
-  unsigned grid[3] = {1, 1, 1};
+  CommonOptions options;
   const char *cxxFromEnvironment = std::getenv("CXX");
   std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
-
-  auto value = [&](int &i) -> std::string {
-    if (i + 1 >= argc)
-      fail(std::string(argv[i]) + " needs a value");
-    return argv[++i];
-  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], error;
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
-      return 0;
-    } else if (arg == "--entry") {
-      entry = value(i);
-    } else if (arg == "--arg") {
-      std::optional<BufferSpec> spec = parseBufferSpec(value(i), error);
-      if (!spec)
-        fail("--arg: " + error);
-      arguments.push_back(*spec);
-    } else if (arg == "--scalar") {
-      std::string text = value(i);
-      size_t colon = text.find(':');
-      if (colon == std::string::npos)
-        fail("--scalar needs TYPE:VALUE, got '" + text + "'");
-      std::optional<BufferSpec> spec = parseBufferSpec(
-          text.substr(0, colon) + ":1:const:" + text.substr(colon + 1), error);
-      if (!spec)
-        fail("--scalar: " + error);
-      arguments.push_back(*spec);
-    } else if (arg == "--grid") {
-      std::string text = value(i);
-      if (std::sscanf(text.c_str(), "%u,%u,%u", &grid[0], &grid[1], &grid[2]) <
-              1 ||
-          !grid[0] || !grid[1] || !grid[2])
-        fail("--grid needs X[,Y[,Z]] of positive integers, got '" + text + "'");
-    } else if (arg == "--check") {
-      std::optional<GemmCheck> check = parseGemmCheck(value(i), error);
-      if (!check)
+    if (parseCommonOption(i, argc, argv, options, error)) {
+      if (!error.empty())
         fail(error);
-      checks.push_back(*check);
-    } else if (arg == "--expect-same") {
-      std::string text = value(i);
-      int x, y;
-      if (std::sscanf(text.c_str(), "%d:%d", &x, &y) != 2)
-        fail("--expect-same needs X:Y, got '" + text + "'");
-      sameChecks.push_back({x, y});
-    } else if (arg == "--dump") {
-      dumps.push_back(std::atoi(value(i).c_str()));
-    } else if (arg == "--cxx") {
-      compiler = value(i);
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << usage << commonOptionsHelp
+                << "Exit status: 0 when every check passed, 1 when one "
+                   "failed, 2 on errors.\n";
+      return 0;
+    } else if ((arg == "--entry" || arg == "--cxx") && i + 1 < argc) {
+      (arg == "--entry" ? entry : compiler) = argv[++i];
     } else if (!arg.empty() && arg[0] == '-') {
       fail("unknown option '" + arg + "' (see --help)");
     } else {
@@ -143,60 +93,24 @@ int main(int argc, char **argv) {
          "sm-translate --emit-msl?)");
 
   std::vector<HostBuffer> before, after;
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    before.emplace_back(arguments[i].type, arguments[i].count);
-    std::string error;
-    if (!before.back().fill(arguments[i].fill, error))
-      fail("argument " + std::to_string(i) + ": " + error);
-  }
+  std::string error;
+  if (!createBuffers(options, before, error))
+    fail(error);
   after = before;
   std::vector<void *> pointers;
   for (HostBuffer &buffer : after)
     pointers.push_back(buffer.getBytes().data());
   unsigned threadgroupSize[3] = {0, 0, 0};
-  if (launch(entry.c_str(), pointers.data(), grid, threadgroupSize) != 0)
+  if (launch(entry.c_str(), pointers.data(), options.grid, threadgroupSize))
     fail("the kernel file has no kernel '" + entry + "'");
   std::printf("ran '%s' on the host: grid %u,%u,%u of threadgroups %u,%u,%u\n",
-              entry.c_str(), grid[0], grid[1], grid[2], threadgroupSize[0],
-              threadgroupSize[1], threadgroupSize[2]);
-
-  for (int index : dumps) {
-    if (index < 0 || size_t(index) >= after.size())
-      fail("--dump " + std::to_string(index) + ": no such argument");
-    std::printf("argument %d (%s x %zu):", index,
-                getElementTypeName(after[index].getType()),
-                after[index].size());
-    for (size_t i = 0; i < after[index].size(); ++i)
-      std::printf(" %g", after[index].get(i));
-    std::printf("\n");
-  }
-  bool allPassed = true;
-  for (const GemmCheck &gemm : checks) {
-    CheckReport report = runGemmCheck(gemm, before, after);
-    allPassed &= report.passed;
-    std::printf("check gemm %zux%zux%zu (C = argument %d, %s): %s: %zu "
-                "elements, %zu mismatches, %zu written outside C, max abs "
-                "error %.3g, max rel error %.3g\n",
-                gemm.m, gemm.n, gemm.k, gemm.c.buffer,
-                getElementTypeName(after[gemm.c.buffer].getType()),
-                report.passed ? "PASSED" : "FAILED", report.compared,
-                report.mismatches, report.clobbered, report.maxAbsError,
-                report.maxRelError);
-    if (!report.details.empty())
-      std::printf("%s", report.details.c_str());
-  }
-  for (auto [x, y] : sameChecks) {
-    if (x < 0 || y < 0 || size_t(x) >= after.size() ||
-        size_t(y) >= after.size())
-      fail("--expect-same: no such argument");
-    bool passed = after[x].getBytes() == before[y].getBytes();
-    allPassed &= passed;
-    std::printf("check same: argument %d after the run %s argument %d before "
-                "it\n",
-                x, passed ? "PASSED: equals" : "FAILED: differs from", y);
-  }
+              entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
+              threadgroupSize[0], threadgroupSize[1], threadgroupSize[2]);
+  bool passed = reportResults(options, before, after, error);
+  if (!error.empty())
+    fail(error);
   dlclose(handle);
   std::remove(library.c_str());
   rmdir(directory);
-  return allPassed ? 0 : 1;
+  return passed ? 0 : 1;
 }

@@ -32,6 +32,7 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -192,6 +193,88 @@ static void defineHostBuiltins(llvm::Module &module) {
   }
 }
 
+/// Gives each kernel a host entry point `sm_intel_entry_NAME(ptr args)`,
+/// where args[i] points at argument i (a buffer, or a scalar: integers as
+/// 32-bit values), and a constant `sm_intel_info_NAME` holding its subgroup
+/// size and workgroup size. MLIR passes a 1-D memref as (allocated pointer,
+/// aligned pointer, offset, size, stride).
+static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type *ptr = llvm::PointerType::get(context, 0);
+  SmallVector<llvm::Function *> kernels;
+  for (llvm::Function &function : module)
+    if (function.getMetadata("intel_reqd_sub_group_size"))
+      kernels.push_back(&function);
+  for (llvm::Function *kernel : kernels) {
+    auto readMetadata = [&](StringRef name, unsigned index,
+                            unsigned fallback) -> unsigned {
+      llvm::MDNode *node = kernel->getMetadata(name);
+      if (!node || index >= node->getNumOperands())
+        return fallback;
+      auto *constant =
+          llvm::mdconst::dyn_extract<llvm::ConstantInt>(node->getOperand(index));
+      return constant ? constant->getZExtValue() : fallback;
+    };
+    unsigned info[4] = {readMetadata("intel_reqd_sub_group_size", 0, 16),
+                        readMetadata("reqd_work_group_size", 0, 0),
+                        readMetadata("reqd_work_group_size", 1, 1),
+                        readMetadata("reqd_work_group_size", 2, 1)};
+    if (!info[1])
+      info[1] = info[0];
+    auto *infoType = llvm::ArrayType::get(i32, 4);
+    new llvm::GlobalVariable(
+        module, infoType, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantDataArray::get(context, ArrayRef<uint32_t>(info)),
+        ("sm_intel_info_" + kernel->getName()).str());
+
+    auto *entry = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false),
+        llvm::GlobalValue::ExternalLinkage,
+        "sm_intel_entry_" + kernel->getName(), module);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+    SmallVector<llvm::Value *> callArguments;
+    unsigned slot = 0;
+    auto argumentPointer = [&]() {
+      llvm::Value *address = builder.CreateConstGEP1_32(ptr, entry->getArg(0),
+                                                        slot++);
+      return builder.CreateLoad(ptr, address);
+    };
+    for (unsigned i = 0, e = kernel->arg_size(); i < e;) {
+      llvm::Type *type = kernel->getArg(i)->getType();
+      if (type->isPointerTy()) {
+        // A 1-D memref: two pointers and three i64.
+        bool isMemRef = i + 4 < e;
+        for (unsigned j = 1; isMemRef && j < 5; ++j)
+          isMemRef = kernel->getArg(i + j)->getType() ==
+                     (j == 1 ? type : i64);
+        if (!isMemRef)
+          return op->emitError()
+                 << "kernel '" << kernel->getName().str()
+                 << "': the host runner passes 1-D memrefs and scalars only";
+        llvm::Value *data =
+            builder.CreateAddrSpaceCast(argumentPointer(), type);
+        callArguments.append({data, data, builder.getInt64(0),
+                              builder.getInt64(int64_t(1) << 40),
+                              builder.getInt64(1)});
+        i += 5;
+        continue;
+      }
+      llvm::Value *address = argumentPointer();
+      if (type == i64)
+        callArguments.push_back(
+            builder.CreateSExt(builder.CreateLoad(i32, address), i64));
+      else
+        callArguments.push_back(builder.CreateLoad(type, address));
+      ++i;
+    }
+    builder.CreateCall(kernel, callArguments);
+    builder.CreateRetVoid();
+  }
+  return success();
+}
+
 static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
@@ -205,6 +288,8 @@ static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
         call->setCallingConv(llvm::CallingConv::C);
   }
   defineHostBuiltins(*module);
+  if (failed(defineHostEntries(op, *module)))
+    return failure();
   module->print(output, nullptr);
   return success();
 }

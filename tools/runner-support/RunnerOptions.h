@@ -1,0 +1,45 @@
+//===- RunnerOptions.h - command line and reports shared by runners -*- C++ -*-===//
+
+#ifndef SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
+#define SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
+
+#include "GemmCheck.h"
+#include "HostBuffer.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sm_runner {
+
+/// The options every runner takes: kernel arguments, the grid, and what to
+/// check or print afterwards.
+struct CommonOptions {
+  std::vector<BufferSpec> arguments;
+  unsigned grid[3] = {1, 1, 1};
+  std::vector<GemmCheck> checks;
+  std::vector<std::pair<int, int>> sameChecks;
+  std::vector<int> dumps;
+};
+
+/// The help text of the common options.
+extern const char *commonOptionsHelp;
+
+/// Consumes argv[i] (and its value) if it is a common option. Returns false
+/// if it is not one; sets `error` if it is one but malformed.
+bool parseCommonOption(int &i, int argc, char **argv, CommonOptions &options,
+                       std::string &error);
+
+/// Fills the buffers of `options.arguments`; sets `error` on failure.
+bool createBuffers(const CommonOptions &options,
+                   std::vector<HostBuffer> &buffers, std::string &error);
+
+/// Prints the dumps and the results of every check comparing `after` with
+/// `before`; returns whether every check passed.
+bool reportResults(const CommonOptions &options,
+                   const std::vector<HostBuffer> &before,
+                   const std::vector<HostBuffer> &after, std::string &error);
+
+} // namespace sm_runner
+
+#endif // SM_RUNNER_SUPPORT_RUNNEROPTIONS_H

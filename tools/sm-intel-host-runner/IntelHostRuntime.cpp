@@ -1,0 +1,265 @@
+//===- IntelHostRuntime.cpp - SPV_INTEL matrices on the host --------------===//
+//
+// Runs the per-invocation kernels of sm-lower-to-intel on the CPU: every
+// invocation is a host thread, a subgroup is subgroupSize consecutive
+// invocations of a workgroup, and the OpenCL builtins the kernels call read
+// the calling thread's position.
+//
+// __spirv_SubgroupMatrixMultiplyAccumulateINTEL is implemented here from the
+// extension's "Mapping Matrix Data to Invocations" rules alone, not from the
+// lowering's packing code: every invocation of the subgroup hands over its
+// slices of A, B and C, one thread rebuilds the matrices, multiplies them
+// and hands every invocation its slice of the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Workgroup;
+
+struct Invocation {
+  unsigned local[3], group[3], groups[3], size[3];
+  unsigned linear, lane, subgroup;
+  Workgroup *workgroup;
+};
+
+/// What one subgroup's invocations share to rendezvous.
+struct Subgroup {
+  explicit Subgroup(unsigned lanes) : barrier(lanes), slices(lanes) {}
+  std::barrier<> barrier;
+  struct Slice {
+    unsigned char a[64], b[64], c[64], result[64];
+  };
+  std::vector<Slice> slices;
+};
+
+struct Workgroup {
+  explicit Workgroup(unsigned size) : barrier(size) {}
+  std::barrier<> barrier;
+  unsigned subgroupSize = 16;
+  std::vector<std::unique_ptr<Subgroup>> subgroups;
+};
+
+thread_local Invocation *current = nullptr;
+
+float halfToFloat(uint16_t half) {
+  uint32_t sign = uint32_t(half & 0x8000) << 16, exponent = (half >> 10) & 31,
+           mantissa = half & 0x3FF, bits;
+  if (exponent == 0) {
+    if (!mantissa) {
+      bits = sign;
+    } else {
+      int shift = 0;
+      while (!(mantissa & 0x400))
+        mantissa <<= 1, ++shift;
+      bits = sign | (uint32_t(127 - 15 - shift + 1) << 23) |
+             ((mantissa & 0x3FF) << 13);
+    }
+  } else if (exponent == 31) {
+    bits = sign | 0x7F800000 | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+uint16_t floatToHalf(float value) {
+  _Float16 half = static_cast<_Float16>(value);
+  uint16_t bits;
+  std::memcpy(&bits, &half, 2);
+  return bits;
+}
+
+/// Bits [offset, offset + width) of a little-endian slice.
+uint32_t readBits(const unsigned char *bytes, unsigned offset, unsigned width) {
+  uint64_t word = 0;
+  std::memcpy(&word, bytes + offset / 8, (offset % 8 + width + 7) / 8);
+  return uint32_t((word >> (offset % 8)) & ((uint64_t(1) << width) - 1));
+}
+
+} // namespace
+
+extern "C" {
+
+// The OpenCL builtins that MLIR's GPU-to-SPIR-V-flavoured-LLVM conversion
+// calls, by their mangled names.
+uint32_t _Z22get_sub_group_local_id() { return current->lane; }
+uint32_t _Z16get_sub_group_id() { return current->subgroup; }
+uint32_t _Z18get_sub_group_size() { return current->workgroup->subgroupSize; }
+uint64_t _Z12get_local_idj(uint32_t d) { return current->local[d]; }
+uint64_t _Z12get_group_idj(uint32_t d) { return current->group[d]; }
+uint64_t _Z14get_local_sizej(uint32_t d) { return current->size[d]; }
+uint64_t _Z14get_num_groupsj(uint32_t d) { return current->groups[d]; }
+uint64_t _Z13get_global_idj(uint32_t d) {
+  return uint64_t(current->group[d]) * current->size[d] + current->local[d];
+}
+void _Z22__spirv_ControlBarrierjjj(uint32_t, uint32_t, uint32_t) {
+  current->workgroup->barrier.arrive_and_wait();
+}
+
+/// __spirv_SubgroupMatrixMultiplyAccumulateINTEL(K, A, B, C, operands) for
+/// the calling invocation, whose A, B and C slices are aBytes, bBytes and
+/// cBytes long; M = rows.
+void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
+                                  const void *b, int bBytes, const void *c,
+                                  int cBytes, void *result, int operands,
+                                  int rows) {
+  Workgroup &workgroup = *current->workgroup;
+  Subgroup &subgroup = *workgroup.subgroups[current->subgroup];
+  Subgroup::Slice &mine = subgroup.slices[current->lane];
+  std::memcpy(mine.a, a, aBytes);
+  std::memcpy(mine.b, b, bBytes);
+  std::memcpy(mine.c, c, cBytes);
+  subgroup.barrier.arrive_and_wait();
+  if (current->lane == 0) {
+    const unsigned n = workgroup.subgroupSize, m = rows;
+    // The component types the operands select.
+    bool int8 = operands & (0x10 | 0x20), f16 = operands & (0x400 | 0x800),
+         bf16 = operands & (0x1000 | 0x2000), tf32 = operands & (0x100 | 0x200);
+    bool signedA = operands & 0x1, signedB = operands & 0x2;
+    unsigned bits = int8 ? 8 : (f16 || bf16) ? 16 : 32;
+    auto decode = [&](uint32_t raw, bool isSigned) -> double {
+      if (int8)
+        return isSigned ? double(int8_t(raw)) : double(uint8_t(raw));
+      if (f16)
+        return halfToFloat(uint16_t(raw));
+      if (bf16) {
+        uint32_t wide = raw << 16;
+        float value;
+        std::memcpy(&value, &wide, 4);
+        return value;
+      }
+      float value;
+      std::memcpy(&value, &raw, 4);
+      (void)tf32;
+      return value;
+    };
+    std::vector<double> matA(m * k), matB(k * n);
+    // Matrix A: M x K, from "Mapping Matrix Data to Invocations".
+    for (unsigned lane = 0; lane < n; ++lane) {
+      const unsigned char *slice = subgroup.slices[lane].a;
+      if (unsigned(k) >= n) {
+        // Each invocation holds K / N consecutive columns, packed low-first
+        // into one value per row.
+        unsigned perValue = k / n, valueBits = perValue * bits;
+        for (unsigned r = 0; r < m; ++r)
+          for (unsigned s = 0; s < perValue; ++s)
+            matA[r * k + lane * perValue + s] = decode(
+                readBits(slice, r * valueBits + s * bits, bits), signedA);
+      } else {
+        // N > K: invocation i holds rows i / K + j * (N / K) of column i % K.
+        unsigned spread = n / k;
+        unsigned components = m / spread ? m / spread : 1;
+        for (unsigned j = 0; j < components; ++j) {
+          unsigned row = lane / k + j * spread;
+          if (row < m)
+            matA[row * k + lane % k] =
+                decode(readBits(slice, j * bits, bits), signedA);
+        }
+      }
+    }
+    // Matrix B: K x N, one column per invocation, rows packed into 32-bit
+    // values for components of 16 bits or fewer.
+    for (unsigned lane = 0; lane < n; ++lane) {
+      const unsigned char *slice = subgroup.slices[lane].b;
+      for (unsigned row = 0; row < unsigned(k); ++row)
+        matB[row * n + lane] = decode(readBits(slice, row * bits, bits),
+                                      signedB);
+    }
+    // C and the result: one column per invocation, a row per component.
+    unsigned resultBytes = cBytes / m;
+    bool resultHalf = !int8 && resultBytes == 2;
+    for (unsigned lane = 0; lane < n; ++lane) {
+      const unsigned char *slice = subgroup.slices[lane].c;
+      for (unsigned r = 0; r < m; ++r) {
+        double sum = 0;
+        int64_t integer = 0;
+        if (int8) {
+          int32_t value;
+          std::memcpy(&value, slice + 4 * r, 4);
+          integer = value;
+        } else if (resultHalf) {
+          uint16_t value;
+          std::memcpy(&value, slice + 2 * r, 2);
+          sum = halfToFloat(value);
+        } else {
+          float value;
+          std::memcpy(&value, slice + 4 * r, 4);
+          sum = value;
+        }
+        for (unsigned p = 0; p < unsigned(k); ++p) {
+          if (int8)
+            integer += int64_t(matA[r * k + p]) * int64_t(matB[p * n + lane]);
+          else
+            sum += matA[r * k + p] * matB[p * n + lane];
+        }
+        unsigned char *out = subgroup.slices[lane].result;
+        if (int8) {
+          uint32_t wrapped = uint32_t(integer);
+          std::memcpy(out + 4 * r, &wrapped, 4);
+        } else if (resultHalf) {
+          uint16_t half = floatToHalf(float(sum));
+          std::memcpy(out + 2 * r, &half, 2);
+        } else {
+          float value = float(sum);
+          std::memcpy(out + 4 * r, &value, 4);
+        }
+      }
+    }
+  }
+  subgroup.barrier.arrive_and_wait();
+  std::memcpy(result, mine.result, cBytes);
+  // Nobody reuses the slices before every invocation has read its result.
+  subgroup.barrier.arrive_and_wait();
+}
+
+/// Runs `entry` over `grid` workgroups of info[1..3] invocations in
+/// subgroups of info[0], one workgroup at a time.
+void sm_intel_launch(void (*entry)(void **), void **arguments,
+                     const unsigned grid[3], const unsigned info[4]) {
+  unsigned subgroupSize = info[0];
+  unsigned size[3] = {info[1], info[2], info[3]};
+  unsigned count = size[0] * size[1] * size[2];
+  for (unsigned gz = 0; gz < grid[2]; ++gz)
+    for (unsigned gy = 0; gy < grid[1]; ++gy)
+      for (unsigned gx = 0; gx < grid[0]; ++gx) {
+        Workgroup workgroup(count);
+        workgroup.subgroupSize = subgroupSize;
+        for (unsigned s = 0; s * subgroupSize < count; ++s)
+          workgroup.subgroups.push_back(std::make_unique<Subgroup>(
+              std::min(subgroupSize, count - s * subgroupSize)));
+        std::vector<Invocation> invocations(count);
+        std::vector<std::thread> threads;
+        for (unsigned linear = 0; linear < count; ++linear) {
+          Invocation &inv = invocations[linear];
+          inv.local[0] = linear % size[0];
+          inv.local[1] = linear / size[0] % size[1];
+          inv.local[2] = linear / (size[0] * size[1]);
+          inv.group[0] = gx, inv.group[1] = gy, inv.group[2] = gz;
+          for (int d = 0; d < 3; ++d)
+            inv.groups[d] = grid[d], inv.size[d] = size[d];
+          inv.linear = linear;
+          inv.lane = linear % subgroupSize;
+          inv.subgroup = linear / subgroupSize;
+          inv.workgroup = &workgroup;
+          threads.emplace_back([&inv, entry, arguments] {
+            current = &inv;
+            entry(arguments);
+          });
+        }
+        for (std::thread &thread : threads)
+          thread.join();
+      }
+}
+
+} // extern "C"

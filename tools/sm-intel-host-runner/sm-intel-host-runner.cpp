@@ -1,0 +1,129 @@
+//===- sm-intel-host-runner.cpp - run Intel per-invocation kernels --------===//
+//
+// Runs the kernels of `sm-opt --sm-lower-to-intel` on the CPU: the LLVM IR of
+// `sm-translate --emit-intel-host-llvm` (the same per-invocation code that
+// becomes the SPIR-V binary) is compiled for the host and linked with a
+// runtime where every invocation is a thread and the multiply-accumulate
+// builtin is implemented from the extension's mapping rules. Results are
+// checked like sm-vulkan-runner's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerOptions.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace sm_runner;
+
+extern "C" void sm_intel_launch(void (*entry)(void **), void **arguments,
+                                const unsigned grid[3],
+                                const unsigned info[4]);
+
+namespace {
+
+const char *usage = R"(usage: sm-intel-host-runner KERNEL.ll --entry NAME [options]
+
+Compiles KERNEL.ll (from sm-translate --emit-intel-host-llvm) for the host
+with llc, links it against the SPV_INTEL host runtime built into this
+tool, and runs kernel NAME over
+a grid of workgroups on the CPU. Argument i of the kernel is --arg/--scalar
+number i (integer scalars are 32-bit). The workgroup and subgroup sizes are
+the kernel's.
+
+  --entry NAME            the kernel to run
+  --cxx COMPILER          C++ compiler (default: $CXX, else c++)
+  --llc LLC               LLVM's llc (default: the one of LLVM 22)
+)";
+
+[[noreturn]] void fail(const std::string &message) {
+  std::cerr << "sm-intel-host-runner: error: " << message << "\n";
+  std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string kernelPath, entry;
+  CommonOptions options;
+  const char *cxxFromEnvironment = std::getenv("CXX");
+  std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
+  std::string llc = SM_LLC_PATH;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], error;
+    if (parseCommonOption(i, argc, argv, options, error)) {
+      if (!error.empty())
+        fail(error);
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << usage << commonOptionsHelp
+                << "Exit status: 0 when every check passed, 1 when one "
+                   "failed, 2 on errors.\n";
+      return 0;
+    } else if ((arg == "--entry" || arg == "--cxx" || arg == "--llc") &&
+               i + 1 < argc) {
+      (arg == "--entry" ? entry : arg == "--cxx" ? compiler : llc) = argv[++i];
+    } else if (!arg.empty() && arg[0] == '-') {
+      fail("unknown option '" + arg + "' (see --help)");
+    } else {
+      kernelPath = arg;
+    }
+  }
+  if (kernelPath.empty() || entry.empty())
+    fail("a kernel file and --entry are needed (see --help)");
+  if (access(kernelPath.c_str(), R_OK) != 0)
+    fail("cannot read '" + kernelPath + "'");
+
+  char directory[] = "/tmp/sm-intel-XXXXXX";
+  if (!mkdtemp(directory))
+    fail("cannot create a temporary directory");
+  std::string object = std::string(directory) + "/kernel.o";
+  std::string library = std::string(directory) + "/kernel.so";
+  std::string compile = llc + " -O1 -filetype=obj -relocation-model=pic " +
+                        "-mtriple=x86_64-unknown-linux-gnu '" + kernelPath +
+                        "' -o '" + object + "'";
+  if (std::system(compile.c_str()) != 0)
+    fail("llc rejected '" + kernelPath + "' (" + compile + ")");
+  // The runtime is part of this executable, which exports its symbols to
+  // the kernel library.
+  std::string link = compiler + " -shared '" + object + "' -o '" + library +
+                     "'";
+  if (std::system(link.c_str()) != 0)
+    fail("cannot link the kernel (" + link + ")");
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    fail(std::string("cannot load the compiled kernel: ") + dlerror());
+  using Entry = void (*)(void **);
+  auto kernel = reinterpret_cast<Entry>(
+      dlsym(handle, ("sm_intel_entry_" + entry).c_str()));
+  auto info = reinterpret_cast<const unsigned *>(
+      dlsym(handle, ("sm_intel_info_" + entry).c_str()));
+  if (!kernel || !info)
+    fail("the kernel file has no kernel '" + entry + "'");
+
+  std::vector<HostBuffer> before, after;
+  std::string error;
+  if (!createBuffers(options, before, error))
+    fail(error);
+  after = before;
+  std::vector<void *> pointers;
+  for (HostBuffer &buffer : after)
+    pointers.push_back(buffer.getBytes().data());
+  sm_intel_launch(kernel, pointers.data(), options.grid, info);
+  std::printf("ran '%s' on the host: grid %u,%u,%u of workgroups %u,%u,%u, "
+              "subgroup size %u\n",
+              entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
+              info[1], info[2], info[3], info[0]);
+  bool passed = reportResults(options, before, after, error);
+  if (!error.empty())
+    fail(error);
+  dlclose(handle);
+  std::remove(object.c_str());
+  std::remove(library.c_str());
+  rmdir(directory);
+  return passed ? 0 : 1;
+}
