@@ -106,6 +106,7 @@ uint64_t _Z13get_global_idj(uint32_t d) {
 void _Z22__spirv_ControlBarrierjjj(uint32_t, uint32_t, uint32_t) {
   current->workgroup->barrier.arrive_and_wait();
 }
+void _Z7barrierj(uint32_t) { current->workgroup->barrier.arrive_and_wait(); }
 
 /// __spirv_SubgroupMatrixMultiplyAccumulateINTEL(K, A, B, C, operands) for
 /// the calling invocation, whose A, B and C slices are aBytes, bBytes and

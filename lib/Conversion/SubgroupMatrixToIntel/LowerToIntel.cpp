@@ -6,6 +6,7 @@
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -18,6 +19,38 @@ namespace subgroup_matrix {
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
+
+/// Workgroup attributions become workgroup-memory globals: OpenCL kernels
+/// keep workgroup memory in module-scope variables, which is how MLIR's
+/// LLVM lowering for SPIR-V can express it.
+static void turnWorkgroupAttributionsIntoGlobals(gpu::GPUModuleOp module) {
+  SymbolTable symbols(module);
+  module.walk([&](gpu::GPUFuncOp function) {
+    unsigned count = function.getNumWorkgroupAttributions();
+    if (!count)
+      return;
+    Block &entry = function.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+    unsigned first = function.getFunctionType().getNumInputs();
+    for (unsigned i = 0; i < count; ++i) {
+      BlockArgument attribution = entry.getArgument(first + i);
+      auto type = cast<MemRefType>(attribution.getType());
+      auto global = memref::GlobalOp::create(
+          moduleBuilder, attribution.getLoc(),
+          (function.getName() + "_workgroup_" + Twine(i)).str(),
+          moduleBuilder.getStringAttr("private"), type, Attribute(),
+          /*constant=*/false, IntegerAttr());
+      symbols.insert(global);
+      Value value = memref::GetGlobalOp::create(builder, attribution.getLoc(),
+                                                type, global.getSymName());
+      attribution.replaceAllUsesWith(value);
+    }
+    entry.eraseArguments(first, count);
+    function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                      builder.getI64IntegerAttr(0));
+  });
+}
 
 namespace {
 struct LowerToIntelPass
@@ -47,6 +80,7 @@ struct LowerToIntelPass
         return signalPassFailure();
       }
       unsigned subgroupSize = target.getSubgroupSize();
+      turnWorkgroupAttributionsIntoGlobals(gpuModule);
       // Kernels run with the subgroup size the instructions assume.
       gpuModule.walk([&](gpu::GPUFuncOp function) {
         if (function.isKernel())

@@ -419,13 +419,31 @@ struct SplatLowering : IntelPattern<SplatOp> {
 };
 
 /// Extracts `count` consecutive elements at `offset` (a scalar when count is
-/// 1, as the instruction takes for M = 1).
+/// 1, as the instruction takes for M = 1). Shuffles, unlike strided slices,
+/// lower directly to LLVM.
 static Value slice(OpBuilder &builder, Location loc, Value vector,
                    unsigned offset, unsigned count) {
   if (count == 1)
     return vector::ExtractOp::create(builder, loc, vector, offset);
-  return vector::ExtractStridedSliceOp::create(builder, loc, vector, offset,
-                                               count, 1);
+  SmallVector<int64_t> mask;
+  for (unsigned i = 0; i < count; ++i)
+    mask.push_back(offset + i);
+  return vector::ShuffleOp::create(builder, loc, vector, vector, mask);
+}
+
+/// Writes `part` (a scalar or a vector) into `vector` at `offset`.
+static Value insert(OpBuilder &builder, Location loc, Value part,
+                    Value vector, unsigned offset) {
+  auto partType = dyn_cast<VectorType>(part.getType());
+  if (!partType)
+    return vector::InsertOp::create(builder, loc, part, vector, offset);
+  int64_t length = cast<VectorType>(vector.getType()).getNumElements();
+  int64_t count = partType.getNumElements();
+  SmallVector<int64_t> mask;
+  for (int64_t i = 0; i < length; ++i)
+    mask.push_back(i >= offset && i < offset + count ? length + (i - offset)
+                                                     : i);
+  return vector::ShuffleOp::create(builder, loc, vector, part, mask);
 }
 
 /// Lowers `mma` (with an accumulator) and `multiply` (with zeros).
@@ -485,11 +503,7 @@ struct MultiplyLowering : IntelPattern<OpTy> {
         Value d = func::CallOp::create(rewriter, loc, function,
                                        ValueRange{k, a, bTile, c, operands})
                       .getResult(0);
-        if (result->chunkRows == 1)
-          output = vector::InsertOp::create(rewriter, loc, d, output, offset);
-        else
-          output = vector::InsertStridedSliceOp::create(rewriter, loc, d,
-                                                        output, offset, 1);
+        output = insert(rewriter, loc, d, output, offset);
       }
     }
     rewriter.replaceOp(op, output);

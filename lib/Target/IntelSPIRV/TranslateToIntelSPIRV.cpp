@@ -21,8 +21,11 @@
 #include "mlir/Conversion/GPUToLLVMSPV/GPUToLLVMSPVPass.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -35,6 +38,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
@@ -74,11 +78,29 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
   if (remaining.wasInterrupted())
     return nullptr;
 
+  // OpenCL address spaces for the GPU dialect's: global 1, workgroup 3,
+  // private 0.
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](gpu::AddressSpaceAttr space) -> Attribute {
+    unsigned number = space.getValue() == gpu::AddressSpace::Global      ? 1
+                      : space.getValue() == gpu::AddressSpace::Workgroup ? 3
+                                                                         : 0;
+    return IntegerAttr::get(IntegerType::get(space.getContext(), 64), number);
+  });
+  replacer.recursivelyReplaceElementsIn(gpuModule, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  // Inherent attributes held as properties are not walked above.
+  gpuModule.walk([&](memref::GlobalOp global) {
+    global.setType(cast<MemRefType>(replacer.replace(global.getType())));
+  });
+
   PassManager pm(op->getContext(), op->getName().getStringRef());
   OpPassManager &nested = pm.nest<gpu::GPUModuleOp>();
   ConvertGpuOpsToLLVMSPVOpsOptions gpuOptions;
   gpuOptions.use64bitIndex = true;
   nested.addPass(createConvertGpuOpsToLLVMSPVOps(gpuOptions));
+  nested.addPass(createSCFToControlFlowPass());
   nested.addPass(createConvertToLLVMPass());
   nested.addPass(createReconcileUnrealizedCastsPass());
   // Folding the memref descriptors away keeps LLVM's SPIR-V backend from
@@ -99,6 +121,77 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
   if (!llvmModule)
     op->emitError("translation to LLVM IR failed");
   return llvmModule;
+}
+
+/// bf16 data only moves through the per-invocation code as bits (the
+/// instruction reads it packed in integers), but MLIR addresses, loads and
+/// stores it as `bfloat`, which SPIR-V can only declare with
+/// SPV_KHR_bfloat16. Those accesses become 16-bit integer ones.
+static void removeBFloatMemoryAccesses(llvm::Module &module) {
+  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
+  // Workgroup arrays of bf16 become arrays of i16.
+  for (llvm::GlobalVariable &global :
+       llvm::make_early_inc_range(module.globals())) {
+    auto *array = dyn_cast<llvm::ArrayType>(global.getValueType());
+    if (!array || !array->getElementType()->isBFloatTy())
+      continue;
+    auto *replacement = new llvm::GlobalVariable(
+        module, llvm::ArrayType::get(i16, array->getNumElements()),
+        global.isConstant(), global.getLinkage(),
+        llvm::UndefValue::get(llvm::ArrayType::get(i16, array->getNumElements())),
+        "", nullptr, global.getThreadLocalMode(), global.getAddressSpace());
+    replacement->takeName(&global);
+    replacement->setAlignment(global.getAlign());
+    global.replaceAllUsesWith(replacement);
+    global.eraseFromParent();
+  }
+  SmallVector<llvm::Instruction *> accesses;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (isa<llvm::GetElementPtrInst, llvm::LoadInst, llvm::StoreInst>(
+              instruction))
+        accesses.push_back(&instruction);
+  SmallVector<llvm::Instruction *> dead;
+  for (llvm::Instruction *instruction : accesses) {
+    if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(instruction)) {
+      if (gep->getSourceElementType()->isBFloatTy())
+        gep->setSourceElementType(i16);
+      if (gep->getResultElementType()->isBFloatTy())
+        gep->setResultElementType(i16);
+    } else if (auto *load = dyn_cast<llvm::LoadInst>(instruction)) {
+      if (!load->getType()->isBFloatTy())
+        continue;
+      llvm::IRBuilder<> builder(load);
+      llvm::LoadInst *bits = builder.CreateAlignedLoad(
+          i16, load->getPointerOperand(), load->getAlign());
+      for (llvm::User *user : llvm::make_early_inc_range(load->users()))
+        if (auto *cast = dyn_cast<llvm::BitCastInst>(user);
+            cast && cast->getType() == i16) {
+          cast->replaceAllUsesWith(bits);
+          dead.push_back(cast);
+        }
+      llvm::Value *value = builder.CreateBitCast(bits, load->getType());
+      load->replaceAllUsesWith(value);
+      dead.push_back(load);
+    } else if (auto *store = dyn_cast<llvm::StoreInst>(instruction)) {
+      auto *cast = dyn_cast<llvm::BitCastInst>(store->getValueOperand());
+      if (!cast || !cast->getType()->isBFloatTy() ||
+          cast->getOperand(0)->getType() != i16)
+        continue;
+      llvm::IRBuilder<> builder(store);
+      builder.CreateAlignedStore(cast->getOperand(0),
+                                 store->getPointerOperand(), store->getAlign());
+      dead.push_back(store);
+    }
+  }
+  for (llvm::Instruction *instruction : dead)
+    instruction->eraseFromParent();
+  // Bitcasts left without users.
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction :
+         llvm::make_early_inc_range(llvm::instructions(function)))
+      if (isa<llvm::BitCastInst>(instruction) && instruction.use_empty())
+        instruction.eraseFromParent();
 }
 
 /// Turns on the extension in LLVM's SPIR-V backend, which reads it from its
@@ -138,6 +231,7 @@ static LogicalResult emitIntelSPIRV(Operation *op, raw_ostream &output) {
       triple, "", "", options, std::nullopt));
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
+  removeBFloatMemoryAccesses(*module);
 
   SmallVector<char> binary;
   llvm::raw_svector_ostream stream(binary);

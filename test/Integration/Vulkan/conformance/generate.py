@@ -10,11 +10,16 @@ and unsigned integers over their full range, and a multi-subgroup tiled
 kernel with a K loop. Inputs are random with a fresh seed per run and
 outputs are poisoned, so unwritten elements show.
 
-Usage: generate.py DATA_FILE OUT_DIR
+Usage: generate.py DATA_FILE OUT_DIR [--target NAME] [--subgroup N]
+                   [--layouts all|cycle]
 Writes OUT_DIR/NAME.mlir for every case and OUT_DIR/manifest.txt with one
-line per run: NAME|ENTRY|RUNNER ARGUMENTS.
+line per run: NAME|ENTRY|RUNNER ARGUMENTS. --layouts cycle gives each
+configuration one mma case, cycling through the 8 layout combinations, and
+staging through workgroup memory for every fourth configuration (for suites
+with many configurations).
 """
 
+import argparse
 import os
 import sys
 
@@ -30,6 +35,7 @@ TYPES = {
     "u32": ("ui32", "i32", "u32", 4),
 }
 SUBGROUP = 32
+TARGET = "nvidia-h100"
 
 
 def read_configs(path):
@@ -172,7 +178,7 @@ def workgroup_kernel(name, cfg, la, lb, lc):
 
 
 def kernel_module(name, args, body, workgroup=""):
-    lines = ['gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {',
+    lines = ['gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"%s">} {' % TARGET,
              "  gpu.func @%s(%s) %s kernel attributes {known_block_size = array<i32: %d, 1, 1>} {"
              % (name, ", ".join(args), workgroup, SUBGROUP)]
     lines += ["    " + line for line in body]
@@ -224,7 +230,16 @@ def robust_cases(out_dir):
 
 
 def main():
-    data, out_dir = sys.argv[1], sys.argv[2]
+    global SUBGROUP, TARGET
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data")
+    parser.add_argument("out_dir")
+    parser.add_argument("--target", default=TARGET)
+    parser.add_argument("--subgroup", type=int, default=SUBGROUP)
+    parser.add_argument("--layouts", choices=["all", "cycle"], default="all")
+    options = parser.parse_args()
+    data, out_dir = options.data, options.out_dir
+    SUBGROUP, TARGET = options.subgroup, options.target
     example = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "..", "..", "..", "..", "examples", "gemm_f16.mlir")
     os.makedirs(out_dir, exist_ok=True)
@@ -254,11 +269,12 @@ def main():
         args.append("--check gemm:" + ",".join(keys))
         manifest.append("%s|%s|%s" % (name, name, " ".join(args)))
 
-    for cfg in read_configs(data):
+    for index, cfg in enumerate(read_configs(data)):
         m, n, k, a, r = cfg
         asize, rsize = TYPES[a][3], TYPES[r][3]
         base = "%s_%s_%dx%dx%d" % (a, r, m, n, k)
-        for code in range(8):
+        codes = range(8) if options.layouts == "all" else [index % 8]
+        for code in codes:
             cma, cmb, cmc = bool(code & 4), bool(code & 2), bool(code & 1)
             la = Layout(m, k, asize, cma, 1, 2)
             lb = Layout(k, n, asize, cmb, 2, 1)
@@ -279,13 +295,16 @@ def main():
         name = "scalar_ops_%s" % base
         la, lb, lc = Layout(m, k, asize, True, 1, 1), Layout(k, n, asize, False, 1, 1), Layout(m, n, rsize, False, 1, 1)
         add(name, cfg, tile_kernel(name, cfg, la, lb, lc, "splat", scalars), la, lb, lc, "splat", scalars)
+        if options.layouts == "cycle" and index % 4:
+            continue
         # Workgroup memory for A, B and D, with the layouts mixed.
         la, lb, lc = Layout(m, k, asize, False, 1, 0), Layout(k, n, asize, True, 1, 0), Layout(m, n, rsize, True, 1, 0)
         name = "workgroup_%s" % base
         add(name, cfg, workgroup_kernel(name, cfg, la, lb, lc), la, lb, lc, "mma")
 
-    manifest.extend(robust_cases(out_dir))
-    manifest.append(tiled_gemm_case(out_dir, example, 256, 128, 256))
+    if TARGET == "nvidia-h100":
+        manifest.extend(robust_cases(out_dir))
+        manifest.append(tiled_gemm_case(out_dir, example, 256, 128, 256))
     with open(os.path.join(out_dir, "manifest.txt"), "w") as out:
         out.write("\n".join(manifest) + "\n")
     print("%d cases in %s" % (len(manifest), out_dir))
