@@ -10,7 +10,10 @@
 #    the system's Vulkan loader;
 #  - Mesa 25.0.7 from bookworm-backports: lavapipe runs compute kernels on the
 #    CPU, and RADV's null-hardware RDNA3 device compiles cooperative-matrix
-#    pipelines without a GPU.
+#    pipelines without a GPU;
+#  - Intel's offline compiler ocloc (IGC) from Debian unstable in a Debian 13
+#    root (.deps/intel-root), which compiles the Intel kernels for real
+#    devices; it needs root for the chroot.
 #
 # The trixie suite is reached through a private apt configuration (its own source
 # list and state directory) so that the system's package selection never sees it.
@@ -161,8 +164,36 @@ installVulkanHeaders() {
   rm -rf "$work"
 }
 
+# Intel's offline GPU compiler (IGC through ocloc) needs a newer C library:
+# it runs in a Debian 13 root, with the packages of Debian unstable.
+installIntelCompiler() {
+  local root="$depsPrefix/intel-root"
+  if [ -L "$root/usr/bin/ocloc" ] || [ -e "$root/usr/bin/ocloc" ]; then
+    log "Intel ocloc present in $root"
+    return
+  fi
+  if [ "$(id -u)" -ne 0 ]; then
+    log "not root: skipping Intel ocloc (chroot needs root)"
+    return
+  fi
+  log "installing Intel ocloc into a Debian 13 root at $root"
+  dpkg-query -W -f='${Status}' debootstrap 2>/dev/null | grep -q "ok installed" ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+  local archive
+  archive=$(debianArchiveUri)
+  rm -rf "$root"
+  debootstrap --variant=minbase trixie "$root" "$archive" >/dev/null
+  echo "deb $archive sid main" >"$root/etc/apt/sources.list.d/sid.list"
+  chroot "$root" apt-get -qq -o Acquire::Check-Valid-Until=false update
+  DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get -qq \
+    -o Acquire::Check-Valid-Until=false install -y --no-install-recommends \
+    intel-ocloc libigc2 libigdfcl2 >/dev/null
+  chroot "$root" ocloc --help >/dev/null 2>&1 || true
+}
+
 installDebianPackages
 installMesa
 buildSpirvTools
 installVulkanHeaders
+installIntelCompiler
 log "done"

@@ -1,6 +1,7 @@
 //===- LowerToIntel.cpp - the sm-lower-to-intel pass ----------------------===//
 
 #include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
@@ -80,6 +81,27 @@ struct LowerToIntelPass
         return signalPassFailure();
       }
       unsigned subgroupSize = target.getSubgroupSize();
+      // Every matrix must have a per-invocation form before anything is
+      // rewritten; report each op whose matrices the extension cannot hold.
+      bool expressible = true;
+      gpuModule.walk([&](Operation *op) {
+        if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+          return;
+        SmallVector<Type> types(op->getOperandTypes());
+        llvm::append_range(types, op->getResultTypes());
+        for (Type type : types) {
+          auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+          std::string error;
+          if (matrix &&
+              failed(IntelLayout::get(matrix, subgroupSize, error))) {
+            op->emitOpError(error);
+            expressible = false;
+            return;
+          }
+        }
+      });
+      if (!expressible)
+        return signalPassFailure();
       turnWorkgroupAttributionsIntoGlobals(gpuModule);
       // Kernels run with the subgroup size the instructions assume.
       gpuModule.walk([&](gpu::GPUFuncOp function) {
