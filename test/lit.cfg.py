@@ -55,3 +55,13 @@ if os.path.exists(runner):
             ("%lavapipe", "env VK_DRIVER_FILES=%s %s" % (lavapipe_icd, runner)))
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
     config.available_features.add("spirv-tools")
+
+# Intel's offline compiler in the Debian 13 root of utils/setup.sh.
+ocloc = os.path.join(config.sm_source_dir, ".deps", "intel-root", "usr", "bin",
+                     "ocloc")
+if os.path.lexists(ocloc):
+    config.available_features.add("ocloc")
+config.substitutions.append(
+    ("%ocloc", os.path.join(config.sm_source_dir, "utils", "ocloc.sh")))
+config.substitutions.append(
+    ("%spirv_val_path", os.path.join(config.spirv_tools_dir, "spirv-val")))

@@ -5,14 +5,17 @@ summary:
 
   msl    sm-translate --emit-msl, then sm-msl-host-runner;
   intel  sm-opt --sm-lower-to-intel, sm-translate --emit-intel-spirv checked
-         by spirv-val, and --emit-intel-host-llvm run by
-         sm-intel-host-runner.
+         by spirv-val (and, with --ocloc, compiled by Intel's ocloc for
+         each listed device, which must produce dpas instructions), and
+         --emit-intel-host-llvm run by sm-intel-host-runner.
 
 Robust-access cases are Vulkan-only and skipped.
 
 Usage: run-case-suite.py {msl,intel} SUITE_DIR TOOLS_DIR [SPIRV_VAL]
+                         [--ocloc DEVICE,...]
 """
 
+import argparse
 import concurrent.futures
 import os
 import shlex
@@ -21,10 +24,14 @@ import sys
 
 
 def run(argv):
-    return subprocess.run(argv, capture_output=True, text=True)
+    return subprocess.run(argv, capture_output=True, text=True, errors="replace")
 
 
-def run_case(path, suite, tools, spirv_val, line):
+OCLOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                     "utils", "ocloc.sh")
+
+
+def run_case(path, suite, tools, spirv_val, devices, line):
     name, entry, args = line.split("|", 2)
     source = os.path.join(suite, name + ".mlir")
     tool = lambda t: os.path.join(tools, t)
@@ -46,6 +53,11 @@ def run_case(path, suite, tools, spirv_val, line):
             if step.returncode:
                 return name, False, "%s failed: %s" % (os.path.basename(argv[0]),
                                                       (step.stderr or step.stdout).strip())
+        for device in devices:
+            step = run([OCLOC, binary, device])
+            if "Build succeeded" not in step.stdout or "dpas" not in step.stdout:
+                return name, False, "ocloc for %s: %s" % (
+                    device, (step.stdout + step.stderr).strip()[-300:])
         runner = tool("sm-intel-host-runner")
     argv = [runner, kernel, "--entry", entry]
     argv += shlex.split(args.replace("@SEED@", str(abs(hash(name)) % 100000)))
@@ -56,17 +68,28 @@ def run_case(path, suite, tools, spirv_val, line):
 
 
 def main():
-    path, suite, tools = sys.argv[1], sys.argv[2], sys.argv[3]
-    spirv_val = sys.argv[4] if len(sys.argv) > 4 else "spirv-val"
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path", choices=["msl", "intel"])
+    parser.add_argument("suite")
+    parser.add_argument("tools")
+    parser.add_argument("spirv_val", nargs="?", default="spirv-val")
+    parser.add_argument("--ocloc", default="")
+    options = parser.parse_args()
+    path, suite, tools = options.path, options.suite, options.tools
+    spirv_val = options.spirv_val
+    devices = [d for d in options.ocloc.split(",") if d]
     lines = [l.strip() for l in open(os.path.join(suite, "manifest.txt")) if l.strip()]
     lines = [l for l in lines if not l.startswith("robust_")]
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for name, ok, detail in pool.map(
-                lambda l: run_case(path, suite, tools, spirv_val, l), lines):
+                lambda l: run_case(path, suite, tools, spirv_val, devices, l),
+                lines):
             print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail))
             passed, failed = passed + ok, failed + (not ok)
-    print("%s suite: %d passed, %d failed" % (path, passed, failed))
+    print("%s suite%s: %d passed, %d failed" % (
+        path, " (ocloc: %s)" % ", ".join(devices) if devices else "", passed,
+        failed))
     return 1 if failed else 0
 
 

@@ -22,7 +22,7 @@
 // CHECK: arith.ori %[[B0]], %[[HI]] : i32
 // CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<8xi32>
 // CHECK: %[[C:.*]] = vector.from_elements {{.*}} : vector<8xf32>
-// CHECK: %[[D:.*]] = call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iDv8_fi(%[[K]], %[[A]], %[[B]], %[[C]], %[[OPS]])
+// CHECK: %[[D:.*]] = func.call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iDv8_fi(%[[K]], %[[A]], %[[B]], %[[C]], %[[OPS]])
 // CHECK: vector.extract %[[D]][0] : f32 from vector<8xf32>
 gpu.module @hpc_f16 attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
   gpu.func @k(%a: memref<?xf16>, %c: memref<?xf32>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
@@ -64,7 +64,7 @@ gpu.module @hpg_f16 attributes {subgroup_matrix.target = #subgroup_matrix.target
 // CHECK-LABEL: gpu.module @hpc_int8_split
 // CHECK-DAG: arith.constant 51 : i32
 // CHECK-DAG: arith.constant 32 : i32
-// CHECK-COUNT-4: call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iS0_i
+// CHECK-COUNT-4: func.call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iS0_i
 gpu.module @hpc_int8_split attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
   gpu.func @k(%a: memref<?xi8>, %c: memref<?xi32>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -82,7 +82,7 @@ gpu.module @hpc_int8_split attributes {subgroup_matrix.target = #subgroup_matrix
 // two invocations (4 x f32 each for M = 8); operands MatrixA/BTF32INTEL.
 // CHECK-LABEL: gpu.module @hpc_tf32
 // CHECK-DAG: arith.constant 768 : i32
-// CHECK: call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv4_fDv8_fS0_i
+// CHECK: func.call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv4_fDv8_fS0_i
 gpu.module @hpc_tf32 attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
   gpu.func @k(%a: memref<?xf32>, %c: memref<?xf32>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
     %c0 = arith.constant 0 : index
