@@ -68,8 +68,7 @@ bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
     if (!value(text))
       return true;
     unsigned x = 1, y = 1, z = 1;
-    if (std::sscanf(text.c_str(), "%u,%u,%u", &x, &y, &z) < 1 || !x || !y ||
-        !z)
+    if (std::sscanf(text.c_str(), "%u,%u,%u", &x, &y, &z) < 1 || !x || !y || !z)
       error = "--grid needs X[,Y[,Z]] of positive integers, got '" + text + "'";
     options.grid[0] = x, options.grid[1] = y, options.grid[2] = z;
     return true;

@@ -1,4 +1,5 @@
-//===- RunnerOptions.h - command line and reports shared by runners -*- C++ -*-===//
+//===- RunnerOptions.h - command line and reports shared by runners -*- C++
+//-*-===//
 
 #ifndef SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
 #define SM_RUNNER_SUPPORT_RUNNEROPTIONS_H

@@ -174,8 +174,8 @@ void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
     for (unsigned lane = 0; lane < n; ++lane) {
       const unsigned char *slice = subgroup.slices[lane].b;
       for (unsigned row = 0; row < unsigned(k); ++row)
-        matB[row * n + lane] = decode(readBits(slice, row * bits, bits),
-                                      signedB);
+        matB[row * n + lane] =
+            decode(readBits(slice, row * bits, bits), signedB);
     }
     // C and the result: one column per invocation, a row per component.
     unsigned resultBytes = cBytes / m;

@@ -22,12 +22,12 @@
 using namespace sm_runner;
 
 extern "C" void sm_intel_launch(void (*entry)(void **), void **arguments,
-                                const unsigned grid[3],
-                                const unsigned info[4]);
+                                const unsigned grid[3], const unsigned info[4]);
 
 namespace {
 
-const char *usage = R"(usage: sm-intel-host-runner KERNEL.ll --entry NAME [options]
+const char *usage =
+    R"(usage: sm-intel-host-runner KERNEL.ll --entry NAME [options]
 
 Compiles KERNEL.ll (from sm-translate --emit-intel-host-llvm) for the host
 with llc, links it against the SPV_INTEL host runtime built into this
@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
     fail("llc rejected '" + kernelPath + "' (" + compile + ")");
   // The runtime is part of this executable, which exports its symbols to
   // the kernel library.
-  std::string link = compiler + " -shared '" + object + "' -o '" + library +
-                     "'";
+  std::string link =
+      compiler + " -shared '" + object + "' -o '" + library + "'";
   if (std::system(link.c_str()) != 0)
     fail("cannot link the kernel (" + link + ")");
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

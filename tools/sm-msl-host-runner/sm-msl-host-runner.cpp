@@ -24,7 +24,8 @@ using namespace sm_runner;
 
 namespace {
 
-const char *usage = R"(usage: sm-msl-host-runner KERNEL.metal --entry NAME [options]
+const char *usage =
+    R"(usage: sm-msl-host-runner KERNEL.metal --entry NAME [options]
 
 Compiles KERNEL.metal (from sm-translate --emit-msl) as C++20 with the host
 metal_stdlib, then runs kernel NAME over a grid of threadgroups on the CPU:

@@ -11,8 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmCheck.h"
-#include "HostBuffer.h"
+#include "RunnerOptions.h"
 
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
@@ -58,46 +57,28 @@ sm-translate --serialize-spirv produce it: argument i of the kernel is the
 storage buffer at binding i of descriptor set 0.
 
   --entry NAME            entry point (default: the only one, or "main")
-  --arg TYPE:COUNT:FILL   the next kernel argument: COUNT elements of TYPE
-                          (f16 bf16 f32 i8 u8 i32 u32), filled with
-                          random[:SEED] (floats in [-1, 1], full-range 8-bit
-                          integers), const:VALUE, iota, file:PATH, or poison
-                          (all bytes 0xFF, so unwritten elements show)
-  --scalar TYPE:VALUE     the next kernel argument, a scalar
+  --repeat N              time N further dispatches with GPU timestamps
+  --subgroup-size N       require subgroups of N invocations, all full
+                          (default: the device's subgroup size)
   --append-lengths        pass one more argument: a u32 buffer with the length
                           in elements of every argument before it (the
                           kernels of sm-lower-to-vulkan=robust-access=1 with
                           runtime-sized buffers take it)
-  --grid X[,Y[,Z]]        workgroups to dispatch (default 1,1,1)
-  --subgroup-size N       require subgroups of N invocations, all full
-                          (default: the device's subgroup size)
-  --check gemm:SPEC       compare a result with a CPU reference:
-                          M=..,N=..,K=..,A=arg,B=arg,C=arg and optionally
-                          lda/ldb/ldc, a-/b-/c-offset, a-/b-/c-col-major,
-                          acc=arg or init=VALUE (initial accumulator) and
-                          add/sub/mul/div=VALUE (scalar ops, in order)
-  --expect-same X:Y       check that argument X after the run holds exactly
-                          what argument Y held before it (X:X: untouched)
-  --dump ARG              print argument ARG after the run
-  --repeat N              time N further dispatches with GPU timestamps
   --compile-only          create the pipeline (the driver compiles the
                           kernel) and stop; no --arg is needed
   --device N              use physical device N (see --list-devices)
   --list-devices          print the Vulkan devices
   --list-coopmat          print the device's cooperative-matrix configurations
                           as a #subgroup_matrix.target that sm-opt reads
-Exit status: 0 when every check passed, 1 when one failed, 2 on errors.
 )";
 
-struct Options {
+const char *usageTail =
+    "Exit status: 0 when every check passed, 1 when one failed, 2 on errors.\n";
+
+struct Options : CommonOptions {
   std::string kernelPath;
   std::string entry;
-  std::vector<BufferSpec> arguments;
-  uint32_t grid[3] = {1, 1, 1};
   uint32_t subgroupSize = 0;
-  std::vector<GemmCheck> checks;
-  std::vector<int> dumps;
-  std::vector<std::pair<int, int>> sameChecks;
   uint32_t repeat = 0;
   bool compileOnly = false;
   bool appendLengths = false;
@@ -121,48 +102,16 @@ Options parseOptions(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string error;
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
+    if (parseCommonOption(i, argc, argv, options, error)) {
+      if (!error.empty())
+        fail(error);
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << usage << commonOptionsHelp << usageTail;
       std::exit(0);
     } else if (arg == "--entry") {
       options.entry = value(i);
-    } else if (arg == "--arg") {
-      std::optional<BufferSpec> spec = parseBufferSpec(value(i), error);
-      if (!spec)
-        fail("--arg: " + error);
-      options.arguments.push_back(*spec);
-    } else if (arg == "--scalar") {
-      std::string text = value(i);
-      size_t colon = text.find(':');
-      if (colon == std::string::npos)
-        fail("--scalar needs TYPE:VALUE, got '" + text + "'");
-      std::optional<BufferSpec> spec = parseBufferSpec(
-          text.substr(0, colon) + ":1:const:" + text.substr(colon + 1), error);
-      if (!spec)
-        fail("--scalar: " + error);
-      options.arguments.push_back(*spec);
-    } else if (arg == "--grid") {
-      std::string text = value(i);
-      unsigned x = 1, y = 1, z = 1;
-      int parsed = std::sscanf(text.c_str(), "%u,%u,%u", &x, &y, &z);
-      if (parsed < 1 || !x || !y || !z)
-        fail("--grid needs X[,Y[,Z]] of positive integers, got '" + text + "'");
-      options.grid[0] = x, options.grid[1] = y, options.grid[2] = z;
     } else if (arg == "--subgroup-size") {
       options.subgroupSize = std::strtoul(value(i).c_str(), nullptr, 10);
-    } else if (arg == "--check") {
-      std::optional<GemmCheck> check = parseGemmCheck(value(i), error);
-      if (!check)
-        fail(error);
-      options.checks.push_back(*check);
-    } else if (arg == "--expect-same") {
-      std::string text = value(i);
-      int x, y;
-      if (std::sscanf(text.c_str(), "%d:%d", &x, &y) != 2)
-        fail("--expect-same needs X:Y, got '" + text + "'");
-      options.sameChecks.push_back({x, y});
-    } else if (arg == "--dump") {
-      options.dumps.push_back(std::atoi(value(i).c_str()));
     } else if (arg == "--repeat") {
       options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
     } else if (arg == "--append-lengths") {
@@ -851,50 +800,10 @@ int main(int argc, char **argv) {
     vkUnmapMemory(device, stagingBuffers[i].memory);
   }
 
-  for (int index : options.dumps) {
-    if (index < 0 || size_t(index) >= argumentCount)
-      fail("--dump " + std::to_string(index) + ": no such argument");
-    std::printf("argument %d (%s x %zu):", index,
-                getElementTypeName(after[index].getType()),
-                after[index].size());
-    for (size_t i = 0; i < after[index].size(); ++i)
-      std::printf(" %g", after[index].get(i));
-    std::printf("\n");
-  }
-
-  bool allPassed = true;
-  for (const GemmCheck &gemm : options.checks) {
-    CheckReport report = runGemmCheck(gemm, before, after);
-    allPassed &= report.passed;
-    std::printf("check gemm %zux%zux%zu (C = argument %d, %s): %s: %zu "
-                "elements, %zu mismatches, %zu written outside C, max abs "
-                "error %.3g, max rel error %.3g\n",
-                gemm.m, gemm.n, gemm.k, gemm.c.buffer,
-                getElementTypeName(after[gemm.c.buffer].getType()),
-                report.passed ? "PASSED" : "FAILED", report.compared,
-                report.mismatches, report.clobbered, report.maxAbsError,
-                report.maxRelError);
-    if (!report.details.empty())
-      std::printf("%s", report.details.c_str());
-  }
-
-  for (auto [x, y] : options.sameChecks) {
-    if (x < 0 || y < 0 || size_t(x) >= argumentCount ||
-        size_t(y) >= argumentCount)
-      fail("--expect-same " + std::to_string(x) + ":" + std::to_string(y) +
-           ": no such argument");
-    const std::vector<uint8_t> &got = after[x].getBytes();
-    const std::vector<uint8_t> &expected = before[y].getBytes();
-    size_t differing = 0;
-    for (size_t i = 0; i < std::min(got.size(), expected.size()); ++i)
-      differing += got[i] != expected[i];
-    bool passed = got.size() == expected.size() && differing == 0;
-    allPassed &= passed;
-    std::printf("check same: argument %d after the run %s argument %d before "
-                "it (%zu of %zu bytes differ)\n",
-                x, passed ? "PASSED: equals" : "FAILED: differs from", y,
-                differing, got.size());
-  }
+  std::string reportError;
+  bool allPassed = reportResults(options, before, after, reportError);
+  if (!reportError.empty())
+    fail(reportError);
 
   if (options.repeat) {
     begin();

@@ -90,8 +90,9 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
   case MatrixKind::Left: {
     unsigned k = getIntelK(layout.component);
     if (!k) {
-      error = describe() + ": the extension multiplies f16, bf16, 8-bit "
-                           "integers and tf32 (f32), not " +
+      error = describe() +
+              ": the extension multiplies f16, bf16, 8-bit "
+              "integers and tf32 (f32), not " +
               [&] {
                 std::string text;
                 llvm::raw_string_ostream os(text);
@@ -111,8 +112,8 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
     if (layout.kind == MatrixKind::Right) {
       // VNNI: 8- and 16-bit rows packed into 32-bit values.
       layout.elementsPerPacked = bits >= 32 ? 1 : 32 / bits;
-      layout.packedElement = bits >= 32 ? layout.component
-                                        : builder.getIntegerType(32);
+      layout.packedElement =
+          bits >= 32 ? layout.component : builder.getIntegerType(32);
       layout.packedCount = layout.tiles * (k / layout.elementsPerPacked);
       return layout;
     }
@@ -125,8 +126,8 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
       layout.leftPerChunk = layout.chunkRows;
     } else {
       unsigned spread = subgroupSize / k;
-      layout.packedElement = bits == 32 ? layout.component
-                                        : builder.getIntegerType(bits);
+      layout.packedElement =
+          bits == 32 ? layout.component : builder.getIntegerType(bits);
       layout.leftPerChunk = std::max(1u, layout.chunkRows / spread);
     }
     layout.packedCount = layout.chunks * layout.leftPerChunk;

@@ -92,8 +92,7 @@ struct LowerToIntelPass
         for (Type type : types) {
           auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
           std::string error;
-          if (matrix &&
-              failed(IntelLayout::get(matrix, subgroupSize, error))) {
+          if (matrix && failed(IntelLayout::get(matrix, subgroupSize, error))) {
             op->emitOpError(error);
             expressible = false;
             return;
@@ -106,9 +105,10 @@ struct LowerToIntelPass
       // Kernels run with the subgroup size the instructions assume.
       gpuModule.walk([&](gpu::GPUFuncOp function) {
         if (function.isKernel())
-          function->setAttr("intel_reqd_sub_group_size",
-                            IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                             subgroupSize));
+          function->setAttr(
+              "intel_reqd_sub_group_size",
+              IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                               subgroupSize));
       });
 
       TypeConverter converter;

@@ -146,12 +146,12 @@ public:
           add(arith::DivUIOp::create(builder, loc, lane(), index(k)),
               index(j * spread));
       Value column = arith::RemUIOp::create(builder, loc, lane(), index(k));
-      Value valid = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::ult,
-                                          rowInChunk, index(layout.chunkRows));
+      Value valid =
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult,
+                                rowInChunk, index(layout.chunkRows));
       // Invalid invocations read row 0, which exists, and drop the value.
-      Value safeRow = arith::SelectOp::create(builder, loc, valid, rowInChunk,
-                                              index(0));
+      Value safeRow =
+          arith::SelectOp::create(builder, loc, valid, rowInChunk, index(0));
       return {add(index(chunk * kIntelMaxRowsPerInstruction), safeRow), column,
               valid};
     }
@@ -186,15 +186,15 @@ public:
     Type wide = layout.packedElement;
     Value packed;
     for (auto [sub, element] : llvm::enumerate(elements)) {
-      Value part = arith::ExtUIOp::create(builder, loc, wide,
-                                          toBits(element, bits));
+      Value part =
+          arith::ExtUIOp::create(builder, loc, wide, toBits(element, bits));
       if (sub)
         part = arith::ShLIOp::create(
             builder, loc, part,
             arith::ConstantIntOp::create(builder, loc, wide, sub * bits));
-      packed = packed ? arith::OrIOp::create(builder, loc, packed, part)
-                            .getResult()
-                      : part;
+      packed =
+          packed ? arith::OrIOp::create(builder, loc, packed, part).getResult()
+                 : part;
     }
     return packed;
   }
@@ -262,8 +262,7 @@ static FailureOr<IntelLayout> getLayout(Operation *op, Type type,
   return layout;
 }
 
-template <typename OpTy>
-struct IntelPattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   IntelPattern(const TypeConverter &converter, MLIRContext *context,
                unsigned subgroupSize)
       : OpConversionPattern<OpTy>(converter, context),
@@ -277,8 +276,7 @@ struct LoadLowering : IntelPattern<LoadOp> {
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout =
-        getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
     if (failed(layout))
       return failure();
     FailureOr<std::pair<Value, Value>> flat =
@@ -297,16 +295,16 @@ struct LoadLowering : IntelPattern<LoadOp> {
         Value minor = op.getColMajor() ? row : column;
         Value address = arith::AddIOp::create(
             rewriter, op.getLoc(), base,
-            arith::AddIOp::create(
-                rewriter, op.getLoc(),
-                arith::MulIOp::create(rewriter, op.getLoc(), major,
-                                      adaptor.getStride()),
-                minor));
+            arith::AddIOp::create(rewriter, op.getLoc(),
+                                  arith::MulIOp::create(rewriter, op.getLoc(),
+                                                        major,
+                                                        adaptor.getStride()),
+                                  minor));
         Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
                                                ValueRange{address});
         if (valid) {
-          Value zero = arith::ConstantOp::create(
-              rewriter, op.getLoc(), rewriter.getZeroAttr(storage));
+          Value zero = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                                 rewriter.getZeroAttr(storage));
           element = arith::SelectOp::create(rewriter, op.getLoc(), valid,
                                             element, zero);
         }
@@ -338,19 +336,18 @@ struct StoreLowering : IntelPattern<StoreOp> {
     InvocationBuilder b(rewriter, op.getLoc());
     Location loc = op.getLoc();
     for (unsigned p = 0; p < layout->packedCount; ++p) {
-      Value packed = vector::ExtractOp::create(rewriter, loc,
-                                               adaptor.getValue(), p);
+      Value packed =
+          vector::ExtractOp::create(rewriter, loc, adaptor.getValue(), p);
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*layout, p, s);
         Value major = op.getColMajor() ? column : row;
         Value minor = op.getColMajor() ? row : column;
         Value address = arith::AddIOp::create(
             rewriter, loc, base,
-            arith::AddIOp::create(
-                rewriter, loc,
-                arith::MulIOp::create(rewriter, loc, major,
-                                      adaptor.getStride()),
-                minor));
+            arith::AddIOp::create(rewriter, loc,
+                                  arith::MulIOp::create(rewriter, loc, major,
+                                                        adaptor.getStride()),
+                                  minor));
         Value element = b.unpack(*layout, packed, s);
         if (!valid) {
           memref::StoreOp::create(rewriter, loc, element, memref,
@@ -403,13 +400,12 @@ struct SplatLowering : IntelPattern<SplatOp> {
   LogicalResult
   matchAndRewrite(SplatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout =
-        getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
     if (failed(layout))
       return failure();
     InvocationBuilder b(rewriter, op.getLoc());
-    Value element = scalarToComponent(rewriter, op.getLoc(),
-                                      adaptor.getValue(), layout->component);
+    Value element = scalarToComponent(rewriter, op.getLoc(), adaptor.getValue(),
+                                      layout->component);
     SmallVector<Value> copies(layout->elementsPerPacked, element);
     Value packed = b.pack(*layout, copies);
     rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
@@ -432,8 +428,8 @@ static Value slice(OpBuilder &builder, Location loc, Value vector,
 }
 
 /// Writes `part` (a scalar or a vector) into `vector` at `offset`.
-static Value insert(OpBuilder &builder, Location loc, Value part,
-                    Value vector, unsigned offset) {
+static Value insert(OpBuilder &builder, Location loc, Value part, Value vector,
+                    unsigned offset) {
   auto partType = dyn_cast<VectorType>(part.getType());
   if (!partType)
     return vector::InsertOp::create(builder, loc, part, vector, offset);
@@ -447,8 +443,7 @@ static Value insert(OpBuilder &builder, Location loc, Value part,
 }
 
 /// Lowers `mma` (with an accumulator) and `multiply` (with zeros).
-template <typename OpTy>
-struct MultiplyLowering : IntelPattern<OpTy> {
+template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
   using IntelPattern<OpTy>::IntelPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
@@ -470,19 +465,17 @@ struct MultiplyLowering : IntelPattern<OpTy> {
       accumulator = adaptor.getAcc();
     else
       accumulator = arith::ConstantOp::create(
-          rewriter, loc,
-          rewriter.getZeroAttr(result->getVectorType()));
+          rewriter, loc, rewriter.getZeroAttr(result->getVectorType()));
 
     auto module = op->template getParentOfType<gpu::GPUModuleOp>();
     if (!module)
       return rewriter.notifyMatchFailure(op, "not in a gpu.module");
     Type component = left->component;
-    Value k = arith::ConstantIntOp::create(rewriter, loc,
-                                           rewriter.getI32Type(),
+    Value k = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
                                            getIntelK(component));
-    Value operands = arith::ConstantIntOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        getIntelMultiplyOperands(component));
+    Value operands =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     getIntelMultiplyOperands(component));
     unsigned rightPerTile = right->packedCount / right->tiles;
     Value output = accumulator;
     for (unsigned chunk = 0; chunk < left->chunks; ++chunk) {
@@ -496,9 +489,8 @@ struct MultiplyLowering : IntelPattern<OpTy> {
         std::string name = getIntelMultiplyBuiltinName(
             a.getType(), bTile.getType(), c.getType());
         auto function = getOrDeclare(rewriter, module, name,
-                                     {k.getType(), a.getType(),
-                                      bTile.getType(), c.getType(),
-                                      operands.getType()},
+                                     {k.getType(), a.getType(), bTile.getType(),
+                                      c.getType(), operands.getType()},
                                      c.getType());
         Value d = func::CallOp::create(rewriter, loc, function,
                                        ValueRange{k, a, bTile, c, operands})
@@ -510,16 +502,16 @@ struct MultiplyLowering : IntelPattern<OpTy> {
     return success();
   }
 
-  static func::FuncOp getOrDeclare(OpBuilder &builder,
-                                   gpu::GPUModuleOp module, StringRef name,
-                                   ArrayRef<Type> inputs, Type result) {
+  static func::FuncOp getOrDeclare(OpBuilder &builder, gpu::GPUModuleOp module,
+                                   StringRef name, ArrayRef<Type> inputs,
+                                   Type result) {
     if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(module.getBody());
-    auto function = func::FuncOp::create(
-        builder, module.getLoc(), name,
-        builder.getFunctionType(inputs, result));
+    auto function =
+        func::FuncOp::create(builder, module.getLoc(), name,
+                             builder.getFunctionType(inputs, result));
     function.setPrivate();
     return function;
   }
@@ -527,8 +519,7 @@ struct MultiplyLowering : IntelPattern<OpTy> {
 
 /// Scalar ops work element by element on the invocation's slice: unpack,
 /// apply the component-typed operation, pack again.
-template <typename OpTy>
-struct ScalarOpLowering : IntelPattern<OpTy> {
+template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
   using IntelPattern<OpTy>::IntelPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
@@ -561,8 +552,8 @@ struct ScalarOpLowering : IntelPattern<OpTy> {
           element = arith::ExtFOp::create(rewriter, loc, f32, element);
         Value computed = compute(rewriter, loc, isFloat, element, scalar);
         if (isFloat && !component.isF32())
-          computed = arith::TruncFOp::create(rewriter, loc, component,
-                                             computed);
+          computed =
+              arith::TruncFOp::create(rewriter, loc, component, computed);
         elements.push_back(computed);
       }
       packedElements.push_back(b.pack(*layout, elements));
@@ -572,8 +563,8 @@ struct ScalarOpLowering : IntelPattern<OpTy> {
     return success();
   }
 
-  static Value compute(OpBuilder &builder, Location loc, bool isFloat,
-                       Value a, Value b) {
+  static Value compute(OpBuilder &builder, Location loc, bool isFloat, Value a,
+                       Value b) {
     if constexpr (std::is_same_v<OpTy, ScalarAddOp>)
       return isFloat ? arith::AddFOp::create(builder, loc, a, b).getResult()
                      : arith::AddIOp::create(builder, loc, a, b).getResult();

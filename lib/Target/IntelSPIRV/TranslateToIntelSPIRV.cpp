@@ -37,8 +37,8 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
@@ -138,7 +138,8 @@ static void removeBFloatMemoryAccesses(llvm::Module &module) {
     auto *replacement = new llvm::GlobalVariable(
         module, llvm::ArrayType::get(i16, array->getNumElements()),
         global.isConstant(), global.getLinkage(),
-        llvm::UndefValue::get(llvm::ArrayType::get(i16, array->getNumElements())),
+        llvm::UndefValue::get(
+            llvm::ArrayType::get(i16, array->getNumElements())),
         "", nullptr, global.getThreadLocalMode(), global.getAddressSpace());
     replacement->takeName(&global);
     replacement->setAlignment(global.getAlign());
@@ -198,8 +199,7 @@ static void removeBFloatMemoryAccesses(llvm::Module &module) {
 /// `--spirv-ext` command-line option.
 static void enableExtension() {
   static bool enabled = [] {
-    auto options =
-        llvm::cl::getRegisteredOptions();
+    auto options = llvm::cl::getRegisteredOptions();
     auto found = options.find("spirv-ext");
     if (found != options.end())
       found->second->addOccurrence(
@@ -223,12 +223,13 @@ static LogicalResult emitIntelSPIRV(Operation *op, raw_ostream &output) {
 
   llvm::Triple triple("spirv64-unknown-unknown");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return op->emitError() << "LLVM has no SPIR-V target: " << error;
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, "", "", options, std::nullopt));
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(triple, "", "", options, std::nullopt));
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
   removeBFloatMemoryAccesses(*module);
@@ -307,8 +308,8 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
       llvm::MDNode *node = kernel->getMetadata(name);
       if (!node || index >= node->getNumOperands())
         return fallback;
-      auto *constant =
-          llvm::mdconst::dyn_extract<llvm::ConstantInt>(node->getOperand(index));
+      auto *constant = llvm::mdconst::dyn_extract<llvm::ConstantInt>(
+          node->getOperand(index));
       return constant ? constant->getZExtValue() : fallback;
     };
     unsigned info[4] = {readMetadata("intel_reqd_sub_group_size", 0, 16),
@@ -319,7 +320,8 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
       info[1] = info[0];
     auto *infoType = llvm::ArrayType::get(i32, 4);
     new llvm::GlobalVariable(
-        module, infoType, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+        module, infoType, /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage,
         llvm::ConstantDataArray::get(context, ArrayRef<uint32_t>(info)),
         ("sm_intel_info_" + kernel->getName()).str());
 
@@ -327,12 +329,13 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
         llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false),
         llvm::GlobalValue::ExternalLinkage,
         "sm_intel_entry_" + kernel->getName(), module);
-    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+    llvm::IRBuilder<> builder(
+        llvm::BasicBlock::Create(context, "entry", entry));
     SmallVector<llvm::Value *> callArguments;
     unsigned slot = 0;
     auto argumentPointer = [&]() {
-      llvm::Value *address = builder.CreateConstGEP1_32(ptr, entry->getArg(0),
-                                                        slot++);
+      llvm::Value *address =
+          builder.CreateConstGEP1_32(ptr, entry->getArg(0), slot++);
       return builder.CreateLoad(ptr, address);
     };
     for (unsigned i = 0, e = kernel->arg_size(); i < e;) {
@@ -341,8 +344,7 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
         // A 1-D memref: two pointers and three i64.
         bool isMemRef = i + 4 < e;
         for (unsigned j = 1; isMemRef && j < 5; ++j)
-          isMemRef = kernel->getArg(i + j)->getType() ==
-                     (j == 1 ? type : i64);
+          isMemRef = kernel->getArg(i + j)->getType() == (j == 1 ? type : i64);
         if (!isMemRef)
           return op->emitError()
                  << "kernel '" << kernel->getName().str()

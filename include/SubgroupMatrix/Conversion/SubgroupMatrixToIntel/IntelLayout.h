@@ -37,19 +37,18 @@ unsigned getIntelK(Type component);
 struct IntelLayout {
   MatrixKind kind;
   unsigned rows, columns, subgroupSize;
-  Type component;          ///< The logical component type.
-  Type packedElement;      ///< The vector element each invocation holds.
+  Type component;             ///< The logical component type.
+  Type packedElement;         ///< The vector element each invocation holds.
   unsigned elementsPerPacked; ///< Logical elements per packed element.
-  unsigned packedCount;    ///< Length of the invocation's vector.
-  unsigned tiles;          ///< N / subgroupSize (result and right).
-  unsigned chunks;         ///< Row chunks of at most 8 (left and result).
-  unsigned chunkRows;      ///< Rows per chunk.
-  unsigned leftPerChunk;   ///< Packed elements per chunk (left).
+  unsigned packedCount;       ///< Length of the invocation's vector.
+  unsigned tiles;             ///< N / subgroupSize (result and right).
+  unsigned chunks;            ///< Row chunks of at most 8 (left and result).
+  unsigned chunkRows;         ///< Rows per chunk.
+  unsigned leftPerChunk;      ///< Packed elements per chunk (left).
 
   /// Computes the layout, or fails with a message naming the rule.
   static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
-                                    unsigned subgroupSize,
-                                    std::string &error);
+                                    unsigned subgroupSize, std::string &error);
 
   /// The vector type an invocation holds.
   VectorType getVectorType() const;
