@@ -2,7 +2,7 @@
 // RUN: spirv-val --target-env spv1.4 %t.spv
 // RUN: spirv-dis %t.spv | FileCheck %s
 // RUN: %if ocloc %{ %ocloc %t.spv pvc | FileCheck %s --check-prefix=PVC %}
-// RUN: %if ocloc %{ %ocloc %t.spv bmg | FileCheck %s --check-prefix=BMG %}
+// RUN: %if ocloc %{ %ocloc %t.spv bmg | FileCheck %s --check-prefix=PVC %}
 // RUN: not sm-translate --emit-intel-spirv %s 2>&1 | FileCheck %s --check-prefix=UNLOWERED
 
 // CHECK-DAG: OpCapability SubgroupMatrixMultiplyAccumulateINTEL
