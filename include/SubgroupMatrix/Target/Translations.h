@@ -8,8 +8,18 @@
 #ifndef SUBGROUPMATRIX_TARGET_TRANSLATIONS_H
 #define SUBGROUPMATRIX_TARGET_TRANSLATIONS_H
 
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/raw_ostream.h"
+
 namespace mlir {
 namespace subgroup_matrix {
+
+/// Writes the single spirv.module nested in `op` as a SPIR-V binary.
+LogicalResult serializeToSPIRV(Operation *op, raw_ostream &output);
+
+/// Writes the Intel per-invocation kernels of `op` (the output of
+/// sm-lower-to-intel) as an OpenCL SPIR-V binary.
+LogicalResult translateToIntelSPIRV(Operation *op, raw_ostream &output);
 
 /// Registers every translation of `sm-translate`: this project's
 /// `--serialize-spirv`, `--emit-msl`, `--emit-intel-spirv` and

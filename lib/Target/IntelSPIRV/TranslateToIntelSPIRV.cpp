@@ -209,7 +209,8 @@ static void enableExtension() {
   (void)enabled;
 }
 
-static LogicalResult emitIntelSPIRV(Operation *op, raw_ostream &output) {
+LogicalResult mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
+                                                          raw_ostream &output) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
@@ -402,7 +403,7 @@ void mlir::subgroup_matrix::registerToIntelSPIRVTranslation() {
       "emit-intel-spirv",
       "write the kernels of sm-lower-to-intel's output as an OpenCL SPIR-V "
       "binary (through LLVM's SPIR-V backend)",
-      emitIntelSPIRV, registerDialects);
+      subgroup_matrix::translateToIntelSPIRV, registerDialects);
   TranslateFromMLIRRegistration host(
       "emit-intel-host-llvm",
       "write the kernels of sm-lower-to-intel's output as LLVM IR for the "

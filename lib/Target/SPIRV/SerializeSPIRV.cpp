@@ -24,7 +24,8 @@ static llvm::cl::opt<std::string> spirvModuleName(
                    "the input holds several"),
     llvm::cl::init(""));
 
-static LogicalResult serializeSPIRV(Operation *input, raw_ostream &output) {
+LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
+                                                     raw_ostream &output) {
   SmallVector<spirv::ModuleOp> candidates;
   if (auto module = dyn_cast<spirv::ModuleOp>(input))
     candidates.push_back(module);
@@ -64,7 +65,7 @@ void mlir::subgroup_matrix::registerSerializeSPIRVTranslation() {
       "serialize-spirv",
       "write the spirv.module of a module lowered by sm-lower-to-vulkan as a "
       "SPIR-V binary",
-      serializeSPIRV, [](DialectRegistry &registry) {
+      subgroup_matrix::serializeToSPIRV, [](DialectRegistry &registry) {
         registerAllDialects(registry);
         registerSubgroupMatrixDialect(registry);
       });
