@@ -35,6 +35,7 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -195,6 +196,52 @@ static void removeBFloatMemoryAccesses(llvm::Module &module) {
         instruction.eraseFromParent();
 }
 
+/// A matrix carried around a loop becomes a phi of its per-invocation
+/// vector, which for large matrices on narrow subgroups is wider than the 16
+/// components SPIR-V vectors have (a 16x16 f32 result on a subgroup of 8 is
+/// 32 floats). LLVM's SPIR-V backend splits wide vectors in arithmetic but
+/// cannot legalize such phis and aborts, so each becomes phis of 16 (or 8)
+/// components, split in the predecessors and joined again after the phis.
+static void splitWideVectorPhis(llvm::Module &module) {
+  constexpr unsigned maxComponents = 16;
+  SmallVector<llvm::PHINode *> widePhis;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (auto *phi = dyn_cast<llvm::PHINode>(&instruction))
+        if (auto *type = dyn_cast<llvm::FixedVectorType>(phi->getType());
+            type && type->getNumElements() > maxComponents)
+          widePhis.push_back(phi);
+
+  for (llvm::PHINode *phi : widePhis) {
+    auto *type = cast<llvm::FixedVectorType>(phi->getType());
+    unsigned components = type->getNumElements();
+    unsigned chunk = components % 16 == 0 ? 16 : components % 8 == 0 ? 8 : 0;
+    if (!chunk)
+      continue;
+    auto *chunkType = llvm::FixedVectorType::get(type->getElementType(), chunk);
+    SmallVector<llvm::PHINode *> parts;
+    for (unsigned first = 0; first < components; first += chunk)
+      parts.push_back(llvm::PHINode::Create(
+          chunkType, phi->getNumIncomingValues(), "", phi->getIterator()));
+    for (unsigned i = 0, e = phi->getNumIncomingValues(); i < e; ++i) {
+      llvm::BasicBlock *block = phi->getIncomingBlock(i);
+      llvm::IRBuilder<> builder(block->getTerminator());
+      for (auto [index, part] : llvm::enumerate(parts))
+        part->addIncoming(
+            builder.CreateShuffleVector(
+                phi->getIncomingValue(i),
+                llvm::createSequentialMask(index * chunk, chunk, 0)),
+            block);
+    }
+    llvm::IRBuilder<> builder(phi->getParent(),
+                              phi->getParent()->getFirstNonPHIIt());
+    SmallVector<llvm::Value *> values(parts.begin(), parts.end());
+    llvm::Value *whole = llvm::concatenateVectors(builder, values);
+    phi->replaceAllUsesWith(whole);
+    phi->eraseFromParent();
+  }
+}
+
 /// Turns on the extension in LLVM's SPIR-V backend, which reads it from its
 /// `--spirv-ext` command-line option.
 static void enableExtension() {
@@ -209,8 +256,9 @@ static void enableExtension() {
   (void)enabled;
 }
 
-LogicalResult mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
-                                                          raw_ostream &output) {
+LogicalResult
+mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
+                                             raw_ostream &output) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
@@ -234,6 +282,7 @@ LogicalResult mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
   removeBFloatMemoryAccesses(*module);
+  splitWideVectorPhis(*module);
 
   SmallVector<char> binary;
   llvm::raw_svector_ostream stream(binary);
