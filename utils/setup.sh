@@ -35,7 +35,7 @@ asRoot() {
 
 installDebianPackages() {
   local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-    cmake ninja-build g++ libgtest-dev libgmock-dev python3 xz-utils zlib1g-dev
+    cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest xz-utils zlib1g-dev
     libzstd-dev libvulkan1)
   local missing=()
   for p in "${packages[@]}"; do
@@ -191,7 +191,31 @@ installIntelCompiler() {
   chroot "$root" ocloc --help >/dev/null 2>&1 || true
 }
 
+# Makes `import subgroup_matrix` find python/ of this checkout: a .pth file
+# in the site-packages of each python3 (the one on PATH and Debian's), or in
+# the user's site-packages where the system one is not writable.
+installPythonPackagePath() {
+  local interpreters=() python seen=""
+  for python in "$(command -v python3 || true)" /usr/bin/python3; do
+    [ -x "$python" ] || continue
+    case " $seen " in *" $(readlink -f "$python") "*) continue ;; esac
+    seen="$seen $(readlink -f "$python")"
+    interpreters+=("$python")
+  done
+  for python in "${interpreters[@]}"; do
+    local site
+    site=$("$python" -c 'import site; print(site.getsitepackages()[0])')
+    if ! mkdir -p "$site" 2>/dev/null || [ ! -w "$site" ]; then
+      site=$("$python" -m site --user-site)
+      mkdir -p "$site"
+    fi
+    echo "$repoRoot/python" >"$site/subgroup_matrix.pth"
+    log "subgroup_matrix importable by $python ($site/subgroup_matrix.pth)"
+  done
+}
+
 installDebianPackages
+installPythonPackagePath
 installMesa
 buildSpirvTools
 installVulkanHeaders

@@ -1,0 +1,149 @@
+"""ctypes bindings of libSubgroupMatrixCAPI.so (include/SubgroupMatrix-c).
+
+Only this module knows the C API; the rest of the package calls it through
+the helpers here, which turn diagnostics into exceptions.
+"""
+
+import ctypes
+import os
+import re
+
+
+class MLIRError(Exception):
+    """An error MLIR reported: `diagnostics` holds each diagnostic, and
+    `location` and `message` the first one's parts; where the location is
+    a file position, `file`, `line` and `column` hold it (else None)."""
+
+    _POSITION = re.compile(r'loc\("(.*)":(\d+):(\d+)\)')
+
+    def __init__(self, diagnostics):
+        self.diagnostics = list(diagnostics) or ["unknown error"]
+        first = self.diagnostics[0].split("\n")[0]
+        location, _, rest = first.partition(": error: ")
+        if not rest:
+            location, rest = "", first
+        self.location = location
+        self.message = rest
+        position = self._POSITION.fullmatch(location)
+        self.file, self.line, self.column = (
+            (position.group(1), int(position.group(2)), int(position.group(3)))
+            if position else (None, None, None))
+        super().__init__("\n".join(self.diagnostics))
+
+
+class _Handle(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+    def __bool__(self):
+        return bool(self.ptr)
+
+
+class _StringRef(ctypes.Structure):
+    # A pointer, not c_char_p: SPIR-V bytes hold NULs, which c_char_p would
+    # cut at.
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class _LogicalResult(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_int8)]
+
+
+_TEXT_CALLBACK = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)
+
+
+def _library_path():
+    if os.environ.get("SM_CAPI_LIBRARY"):
+        return os.environ["SM_CAPI_LIBRARY"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    build = os.environ.get("SM_BUILD_DIR", os.path.join(root, "build"))
+    return os.path.join(build, "lib", "libSubgroupMatrixCAPI.so")
+
+
+def _load():
+    path = _library_path()
+    if not os.path.exists(path):
+        raise ImportError(
+            "subgroup_matrix needs %s: build the project first "
+            "(utils/build.sh SubgroupMatrixCAPI) or set SM_CAPI_LIBRARY" % path)
+    lib = ctypes.CDLL(path)
+    signatures = {
+        "smContextCreate": ([], _Handle),
+        "smContextDestroy": ([_Handle], None),
+        "smMatrixTypeGet": ([_Handle, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
+                             _Handle, _TEXT_CALLBACK, ctypes.c_void_p], _Handle),
+        "smTypeIsMatrix": ([_Handle], ctypes.c_bool),
+        "smMatrixTypeGetKind": ([_Handle], ctypes.c_int),
+        "smMatrixTypeGetRows": ([_Handle], ctypes.c_uint),
+        "smMatrixTypeGetColumns": ([_Handle], ctypes.c_uint),
+        "smMatrixTypeGetElementType": ([_Handle], _Handle),
+        "smTypeParse": ([_Handle, _StringRef], _Handle),
+        "smTargetAttrGetPreset": ([_Handle, _StringRef], _Handle),
+        "smAttributeIsTarget": ([_Handle], ctypes.c_bool),
+        "smTargetAttrGetSubgroupSize": ([_Handle], ctypes.c_uint),
+        "smTargetAttrGetNumConfigs": ([_Handle], ctypes.c_ssize_t),
+        "smTargetAttrGetConfig": ([_Handle, ctypes.c_ssize_t,
+                                   ctypes.POINTER(ctypes.c_uint),
+                                   ctypes.POINTER(ctypes.c_uint),
+                                   ctypes.POINTER(ctypes.c_uint),
+                                   ctypes.POINTER(_Handle),
+                                   ctypes.POINTER(_Handle)], None),
+        "smTargetAttrSupportsType": ([_Handle, _Handle], ctypes.c_bool),
+        "smModuleParse": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p],
+                          _Handle),
+        "smModulePrint": ([_Handle, _TEXT_CALLBACK, ctypes.c_void_p], None),
+        "smModuleDestroy": ([_Handle], None),
+        "smRunPipeline": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p],
+                          _LogicalResult),
+        "smTranslate": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p,
+                         _TEXT_CALLBACK, ctypes.c_void_p], _LogicalResult),
+    }
+    for name, (arguments, result) in signatures.items():
+        function = getattr(lib, name)
+        function.argtypes = arguments
+        function.restype = result
+    return lib
+
+
+class _LazyLibrary:
+    """Loads the library at its first use, so that importing the package
+    works before the project is built (and run_vulkan never needs it)."""
+
+    _library = None
+
+    def __getattr__(self, name):
+        if _LazyLibrary._library is None:
+            _LazyLibrary._library = _load()
+        return getattr(_LazyLibrary._library, name)
+
+
+lib = _LazyLibrary()
+
+
+def string_ref(text):
+    """A MlirStringRef of `text`, and the buffer that must outlive it."""
+    data = ctypes.create_string_buffer(
+        text.encode() if isinstance(text, str) else bytes(text))
+    return _StringRef(ctypes.addressof(data), len(data) - 1), data
+
+
+class Collector:
+    """A text callback that keeps what it receives."""
+
+    def __init__(self):
+        self.items = []
+        self.callback = _TEXT_CALLBACK(self._receive)
+
+    def _receive(self, text, _user_data):
+        self.items.append(ctypes.string_at(text.data, text.length))
+
+    def texts(self):
+        return [item.decode(errors="replace") for item in self.items]
+
+
+def check(succeeded, collector):
+    if not succeeded:
+        raise MLIRError(collector.texts())
+
+
+Handle = _Handle

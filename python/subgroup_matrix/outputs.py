@@ -1,0 +1,73 @@
+"""The three outputs, and running SPIR-V through the Vulkan runner."""
+
+import os
+import subprocess
+
+from ._capi import Collector, check, lib, string_ref
+from .ir import Module
+
+_PIPELINES = {
+    "spirv": "sm-lower-to-vulkan{target=%s}",
+    "intel-spirv": "sm-lower-to-intel{target=%s}",
+    "msl": None,
+}
+
+
+def compile(module, target, output):
+    """Lowers a copy of `module` for `target` and returns the output:
+    "spirv" (Vulkan SPIR-V bytes), "intel-spirv" (OpenCL SPIR-V bytes with
+    SPV_INTEL_subgroup_matrix_multiply_accumulate) or "msl" (Metal source
+    text). The module is checked against the target first; raises MLIRError
+    with MLIR's diagnostics."""
+    if output not in _PIPELINES:
+        raise ValueError("output must be one of %s, not %r"
+                         % (", ".join(_PIPELINES), output))
+    if not isinstance(module, Module):
+        raise TypeError("compile() takes a subgroup_matrix.Module")
+    lowered = module.copy()
+    if output == "msl":
+        lowered.run_pipeline("sm-check-target{target=%s}" % target)
+    else:
+        lowered.run_pipeline(_PIPELINES[output] % target)
+    result, diagnostics = Collector(), Collector()
+    kind, _keep = string_ref(output)
+    status = lib.smTranslate(lowered.handle, kind, result.callback, None,
+                             diagnostics.callback, None)
+    check(status.value, diagnostics)
+    data = b"".join(result.items)
+    return data.decode() if output == "msl" else data
+
+
+def _runner_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    build = os.environ.get("SM_BUILD_DIR", os.path.join(
+        os.path.dirname(os.path.dirname(here)), "build"))
+    return os.path.join(build, "bin", "sm-vulkan-runner")
+
+
+def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
+               environment=None, extra=()):
+    """Runs a Vulkan SPIR-V kernel with sm-vulkan-runner. `arguments` are
+    the runner's --arg/--scalar specifications ("f16:256:random",
+    ("scalar", "i32:16")); `checks` its --check specifications. Returns
+    (passed, report text)."""
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".spv") as binary:
+        binary.write(spirv)
+        binary.flush()
+        argv = [_runner_path(), binary.name,
+                "--grid", ",".join(str(g) for g in grid)]
+        if entry:
+            argv += ["--entry", entry]
+        for argument in arguments:
+            if isinstance(argument, tuple):
+                argv += ["--scalar", argument[1]]
+            else:
+                argv += ["--arg", argument]
+        for spec in checks:
+            argv += ["--check", spec]
+        argv += list(extra)
+        env = dict(os.environ, **(environment or {}))
+        completed = subprocess.run(argv, capture_output=True, text=True,
+                                   env=env)
+        return completed.returncode == 0, completed.stdout + completed.stderr

@@ -1,0 +1,121 @@
+"""compile() for the three outputs, and running through the Vulkan runner."""
+
+import os
+import sys
+
+import pytest
+
+import subgroup_matrix as sm
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "examples"))
+from tiled_gemm import tiled_gemm  # noqa: E402
+
+GEMMS = {
+    "nvidia-h100": dict(tile=(16, 16, 16), component="f16", accumulator="f32",
+                        subgroups=4, subgroup_size=32),
+    "intel-xe-hpc": dict(tile=(8, 16, 16), component="f16", accumulator="f32",
+                         subgroups=4, subgroup_size=16),
+    "apple-m1": dict(tile=(8, 8, 8), component="f32", accumulator="f32",
+                     subgroups=4, subgroup_size=32),
+}
+
+
+def gemm(target):
+    return tiled_gemm(target, **GEMMS[target])
+
+
+def test_vulkan_spirv(spirv_val):
+    binary = sm.compile(gemm("nvidia-h100"), target="nvidia-h100", output="spirv")
+    assert isinstance(binary, bytes) and binary[:4] == b"\x03\x02\x23\x07"
+    spirv_val(binary, "vulkan1.3")
+    assert b"SPV_KHR_cooperative_matrix" in binary
+
+
+def test_intel_spirv(spirv_val):
+    binary = sm.compile(gemm("intel-xe-hpc"), target="intel-xe-hpc",
+                        output="intel-spirv")
+    assert binary[:4] == b"\x03\x02\x23\x07"
+    spirv_val(binary, "spv1.4")
+    assert b"SPV_INTEL_subgroup_matrix_multiply_accumulate" in binary
+
+
+def test_msl():
+    source = sm.compile(gemm("apple-m1"), target="apple-m1", output="msl")
+    assert isinstance(source, str)
+    assert "#include <metal_stdlib>" in source
+    assert "simdgroup_float8x8" in source
+    assert "simdgroup_multiply_accumulate" in source
+    assert "kernel void gemm(" in source
+
+
+def test_compile_leaves_the_module_alone():
+    module = gemm("nvidia-h100")
+    before = str(module)
+    sm.compile(module, target="nvidia-h100", output="spirv")
+    assert str(module) == before
+
+
+def test_compile_arguments():
+    module = gemm("nvidia-h100")
+    with pytest.raises(ValueError, match="output must be one of"):
+        sm.compile(module, target="nvidia-h100", output="ptx")
+    with pytest.raises(TypeError):
+        sm.compile(str(module), target="nvidia-h100", output="spirv")
+
+
+def test_target_mismatch_is_an_mlir_error():
+    # Apple's 8x8 tiles are narrower than the 16 columns of Xe-HPC's systolic
+    # arrays, so the Intel lowering refuses them with a located diagnostic
+    # rather than producing a binary.
+    with pytest.raises(sm.MLIRError) as error:
+        sm.compile(gemm("apple-m1"), target="intel-xe-hpc", output="intel-spirv")
+    assert error.value.line is not None
+    assert "intel-xe-hpc" in error.value.message
+
+
+def test_wide_loop_carried_accumulator(spirv_val):
+    # 16x16 f32 on DG2's subgroups of 8 is 32 floats per invocation carried
+    # around the K loop (this once aborted inside LLVM's SPIR-V backend).
+    module = tiled_gemm("intel-xe-hpg", (16, 16, 16), "f16", "f32", 4, 8)
+    spirv_val(sm.compile(module, target="intel-xe-hpg", output="intel-spirv"),
+              "spv1.4")
+
+
+def test_example_writes_three_outputs(tmp_path, spirv_val):
+    import subprocess
+    example = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "examples", "tiled_gemm.py")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(sm.__file__))] +
+        os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    completed = subprocess.run([sys.executable, example, str(tmp_path)],
+                               capture_output=True, text=True, env=env)
+    assert completed.returncode == 0, completed.stderr
+    spirv_val((tmp_path / "gemm.vulkan.spv").read_bytes(), "vulkan1.3")
+    spirv_val((tmp_path / "gemm.intel.spv").read_bytes(), "spv1.4")
+    assert "simdgroup_multiply_accumulate" in (tmp_path / "gemm.metal.metal").read_text()
+
+
+RADV_ICD = "/usr/share/vulkan/icd.d/radeon_icd.json"
+
+
+@pytest.mark.skipif(not os.path.exists(RADV_ICD), reason="Mesa RADV not installed")
+def test_run_vulkan_compiles_on_radv():
+    # RADV's null-hardware RDNA3 device compiles the pipeline with the real
+    # AMD compiler (it cannot dispatch).
+    binary = sm.compile(gemm("nvidia-h100"), target="nvidia-h100", output="spirv")
+    passed, report = sm.run_vulkan(
+        binary, ["f16:4096:random", "f16:4096:random", "f32:4096:poison",
+                 ("scalar", "i32:64")] + [("scalar", "i32:64")] * 3,
+        environment={"RADV_FORCE_FAMILY": "navi31", "VK_DRIVER_FILES": RADV_ICD},
+        extra=["--subgroup-size", "32", "--compile-only"])
+    assert passed, report
+    assert "pipeline: created for entry point 'gemm'" in report
+    # A missing argument is the runner's error, reported, not raised.
+    passed, report = sm.run_vulkan(
+        binary, ["f16:4096:random"],
+        environment={"RADV_FORCE_FAMILY": "navi31", "VK_DRIVER_FILES": RADV_ICD},
+        extra=["--subgroup-size", "32", "--compile-only"])
+    assert not passed
+    assert "error" in report
