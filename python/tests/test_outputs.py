@@ -119,3 +119,47 @@ def test_run_vulkan_compiles_on_radv():
         extra=["--subgroup-size", "32", "--compile-only"])
     assert not passed
     assert "error" in report
+
+
+def test_msl_runs_on_the_host(tmp_path):
+    # The Metal output, compiled as C++ with the host metal_stdlib and run on
+    # the CPU, against the runner's double-precision reference with C
+    # poisoned first: four 8x8 subgroup tiles per workgroup, 32x32x32.
+    import subprocess
+    from conftest import BUILD_DIR
+    source = tmp_path / "gemm.metal"
+    source.write_text(sm.compile(gemm("apple-m1"), target="apple-m1", output="msl"))
+    size = 32
+    completed = subprocess.run(
+        [os.path.join(BUILD_DIR, "bin", "sm-msl-host-runner"), str(source),
+         "--entry", "gemm", "--arg", "f32:%d:random" % (size * size),
+         "--arg", "f32:%d:random" % (size * size),
+         "--arg", "f32:%d:poison" % (size * size)]
+        + ["--scalar", "i32:%d" % size] * 4
+        + ["--grid", "%d,%d" % (size // 8, size // 32),
+           "--check", "gemm:M=%d,N=%d,K=%d,A=0,B=1,C=2,lda=%d,ldb=%d,ldc=%d"
+           % ((size,) * 6)],
+        capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "PASSED: 1024 elements, 0 mismatches" in completed.stdout
+
+
+OCLOC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), ".deps", "intel-root", "usr", "bin", "ocloc")
+
+
+@pytest.mark.skipif(not os.path.lexists(OCLOC) or os.geteuid() != 0,
+                    reason="Intel ocloc not installed (utils/setup.sh as root)")
+def test_intel_spirv_builds_with_ocloc(tmp_path):
+    # Intel's own compiler builds the Intel output for Ponte Vecchio and
+    # turns the matrix instructions into dpas.
+    import subprocess
+    from conftest import REPO_ROOT
+    binary = tmp_path / "gemm.spv"
+    binary.write_bytes(sm.compile(gemm("intel-xe-hpc"), target="intel-xe-hpc",
+                                  output="intel-spirv"))
+    completed = subprocess.run([os.path.join(REPO_ROOT, "utils", "ocloc.sh"),
+                                str(binary), "pvc"], capture_output=True)
+    output = completed.stdout.decode(errors="replace")
+    assert completed.returncode == 0, output
+    assert "Build succeeded" in output and "dpas.8x8" in output
