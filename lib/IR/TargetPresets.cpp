@@ -183,3 +183,24 @@ TargetAttr mlir::subgroup_matrix::findEnclosingTarget(Operation *op) {
       return target;
   return {};
 }
+
+FailureOr<TargetAttr>
+mlir::subgroup_matrix::resolveTargetOption(Location loc, StringRef name) {
+  if (name.empty())
+    return TargetAttr();
+  if (TargetAttr target = getTargetPresetOrError(loc, name))
+    return target;
+  return failure();
+}
+
+TargetAttr
+mlir::subgroup_matrix::getLoweringTargetOrError(Operation *op,
+                                                TargetAttr overrideTarget) {
+  if (TargetAttr target =
+          overrideTarget ? overrideTarget : findEnclosingTarget(op))
+    return target;
+  op->emitError() << "no target to lower for: attach a '"
+                  << SubgroupMatrixDialect::getTargetAttrName()
+                  << "' attribute or name a preset with target=NAME";
+  return {};
+}

@@ -213,14 +213,10 @@ struct CheckTargetPass
   using CheckTargetPassBase::CheckTargetPassBase;
 
   void runOnOperation() override {
-    TargetAttr overrideTarget;
-    if (!targetName.empty()) {
-      overrideTarget =
-          getTargetPresetOrError(getOperation().getLoc(), targetName);
-      if (!overrideTarget)
-        return signalPassFailure();
-    }
-    if (failed(checkTarget(getOperation(), overrideTarget)))
+    FailureOr<TargetAttr> overrideTarget =
+        resolveTargetOption(getOperation().getLoc(), targetName);
+    if (failed(overrideTarget) ||
+        failed(checkTarget(getOperation(), *overrideTarget)))
       signalPassFailure();
   }
 };

@@ -28,6 +28,15 @@ TargetAttr getTargetPresetOrError(Location loc, llvm::StringRef name);
 /// the top-level module), or null.
 TargetAttr findEnclosingTarget(Operation *op);
 
+/// Resolves a pass's `target=NAME` option: a null attribute when `name` is
+/// empty (the targets attached to the IR govern), else the preset. Fails,
+/// after reporting at `loc`, when no preset has that name.
+FailureOr<TargetAttr> resolveTargetOption(Location loc, llvm::StringRef name);
+
+/// The target `op` is lowered for: `overrideTarget` when set, else the
+/// enclosing one. Reports at `op` and returns null when there is neither.
+TargetAttr getLoweringTargetOrError(Operation *op, TargetAttr overrideTarget);
+
 } // namespace subgroup_matrix
 } // namespace mlir
 

@@ -60,26 +60,17 @@ struct LowerToIntelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr overrideTarget;
-    if (!targetName.empty()) {
-      overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
-      if (!overrideTarget)
-        return signalPassFailure();
-    }
-    if (failed(checkTarget(module, overrideTarget)) ||
+    FailureOr<TargetAttr> overrideTarget =
+        resolveTargetOption(module.getLoc(), targetName);
+    if (failed(overrideTarget) ||
+        failed(checkTarget(module, *overrideTarget)) ||
         failed(checkUniformity(module)))
       return signalPassFailure();
 
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
-      TargetAttr target =
-          overrideTarget ? overrideTarget : findEnclosingTarget(gpuModule);
-      if (!target) {
-        gpuModule.emitError()
-            << "no target to lower for: attach a '"
-            << SubgroupMatrixDialect::getTargetAttrName()
-            << "' attribute or name a preset with target=NAME";
+      TargetAttr target = getLoweringTargetOrError(gpuModule, *overrideTarget);
+      if (!target)
         return signalPassFailure();
-      }
       unsigned subgroupSize = target.getSubgroupSize();
       // Every matrix must have a per-invocation form before anything is
       // rewritten; report each op whose matrices the extension cannot hold.

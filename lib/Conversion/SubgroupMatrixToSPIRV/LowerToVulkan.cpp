@@ -246,27 +246,18 @@ struct LowerToVulkanPass
 
 void LowerToVulkanPass::runOnOperation() {
   ModuleOp module = getOperation();
-  TargetAttr overrideTarget;
-  if (!targetName.empty()) {
-    overrideTarget = getTargetPresetOrError(module.getLoc(), targetName);
-    if (!overrideTarget)
-      return signalPassFailure();
-  }
+  FailureOr<TargetAttr> overrideTarget =
+      resolveTargetOption(module.getLoc(), targetName);
   // Nothing is emitted for a program that the device would reject.
-  if (failed(checkTarget(module, overrideTarget)) ||
+  if (failed(overrideTarget) || failed(checkTarget(module, *overrideTarget)) ||
       failed(checkUniformity(module)))
     return signalPassFailure();
 
   SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
-    TargetAttr target =
-        overrideTarget ? overrideTarget : findEnclosingTarget(gpuModule);
-    if (!target) {
-      gpuModule.emitError() << "no target to lower for: attach a '"
-                            << SubgroupMatrixDialect::getTargetAttrName()
-                            << "' attribute or name a preset with target=NAME";
+    TargetAttr target = getLoweringTargetOrError(gpuModule, *overrideTarget);
+    if (!target)
       return signalPassFailure();
-    }
     if (failed(checkAddressableMemRefs(gpuModule)) ||
         failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
