@@ -169,3 +169,39 @@ bool sm_runner::reportResults(const CommonOptions &options,
   }
   return allPassed;
 }
+
+std::string sm_runner::parseHostRunnerCommandLine(
+    int argc, char **argv, const char *usage,
+    const std::vector<std::pair<std::string, std::string *>> &stringOptions,
+    CommonOptions &options, std::string &kernelPath, std::string &entry) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], error;
+    if (parseCommonOption(i, argc, argv, options, error)) {
+      if (!error.empty())
+        return error;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s%s", usage, commonOptionsHelp);
+      std::printf("Exit status: 0 when every check passed, 1 when one "
+                  "failed, 2 on errors.\n");
+      std::exit(0);
+    }
+    std::string *value = arg == "--entry" ? &entry : nullptr;
+    for (const auto &[name, target] : stringOptions)
+      if (arg == name)
+        value = target;
+    if (value) {
+      if (i + 1 >= argc)
+        return arg + " needs a value";
+      *value = argv[++i];
+    } else if (!arg.empty() && arg[0] == '-') {
+      return "unknown option '" + arg + "' (see --help)";
+    } else {
+      kernelPath = arg;
+    }
+  }
+  if (kernelPath.empty() || entry.empty())
+    return "a kernel file and --entry are needed (see --help)";
+  return "";
+}

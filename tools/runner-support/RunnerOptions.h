@@ -31,6 +31,16 @@ extern const char *commonOptionsHelp;
 bool parseCommonOption(int &i, int argc, char **argv, CommonOptions &options,
                        std::string &error);
 
+/// Parses the command line of a runner that compiles a kernel file on the
+/// host: the common options; `--help`, which prints `usage`, the common
+/// options and the exit statuses, then exits; `--NAME VALUE` for each named
+/// string in `stringOptions`; and the kernel file. Returns an error message,
+/// empty on success; the kernel file and `--entry` are required.
+std::string parseHostRunnerCommandLine(
+    int argc, char **argv, const char *usage,
+    const std::vector<std::pair<std::string, std::string *>> &stringOptions,
+    CommonOptions &options, std::string &kernelPath, std::string &entry);
+
 /// Fills the buffers of `options.arguments`; sets `error` on failure.
 bool createBuffers(const CommonOptions &options,
                    std::vector<HostBuffer> &buffers, std::string &error);

@@ -54,27 +54,11 @@ int main(int argc, char **argv) {
   const char *cxxFromEnvironment = std::getenv("CXX");
   std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
   std::string llc = SM_LLC_PATH;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], error;
-    if (parseCommonOption(i, argc, argv, options, error)) {
-      if (!error.empty())
-        fail(error);
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << usage << commonOptionsHelp
-                << "Exit status: 0 when every check passed, 1 when one "
-                   "failed, 2 on errors.\n";
-      return 0;
-    } else if ((arg == "--entry" || arg == "--cxx" || arg == "--llc") &&
-               i + 1 < argc) {
-      (arg == "--entry" ? entry : arg == "--cxx" ? compiler : llc) = argv[++i];
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option '" + arg + "' (see --help)");
-    } else {
-      kernelPath = arg;
-    }
-  }
-  if (kernelPath.empty() || entry.empty())
-    fail("a kernel file and --entry are needed (see --help)");
+  std::string error = parseHostRunnerCommandLine(
+      argc, argv, usage, {{"--cxx", &compiler}, {"--llc", &llc}}, options,
+      kernelPath, entry);
+  if (!error.empty())
+    fail(error);
   if (access(kernelPath.c_str(), R_OK) != 0)
     fail("cannot read '" + kernelPath + "'");
 
@@ -106,7 +90,6 @@ int main(int argc, char **argv) {
     fail("the kernel file has no kernel '" + entry + "'");
 
   std::vector<HostBuffer> before, after;
-  std::string error;
   if (!createBuffers(options, before, error))
     fail(error);
   after = before;

@@ -49,26 +49,10 @@ int main(int argc, char **argv) {
   CommonOptions options;
   const char *cxxFromEnvironment = std::getenv("CXX");
   std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], error;
-    if (parseCommonOption(i, argc, argv, options, error)) {
-      if (!error.empty())
-        fail(error);
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << usage << commonOptionsHelp
-                << "Exit status: 0 when every check passed, 1 when one "
-                   "failed, 2 on errors.\n";
-      return 0;
-    } else if ((arg == "--entry" || arg == "--cxx") && i + 1 < argc) {
-      (arg == "--entry" ? entry : compiler) = argv[++i];
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option '" + arg + "' (see --help)");
-    } else {
-      kernelPath = arg;
-    }
-  }
-  if (kernelPath.empty() || entry.empty())
-    fail("a kernel file and --entry are needed (see --help)");
+  std::string error = parseHostRunnerCommandLine(
+      argc, argv, usage, {{"--cxx", &compiler}}, options, kernelPath, entry);
+  if (!error.empty())
+    fail(error);
   if (access(kernelPath.c_str(), R_OK) != 0)
     fail("cannot read '" + kernelPath + "'");
 
@@ -94,7 +78,6 @@ int main(int argc, char **argv) {
          "sm-translate --emit-msl?)");
 
   std::vector<HostBuffer> before, after;
-  std::string error;
   if (!createBuffers(options, before, error))
     fail(error);
   after = before;
