@@ -38,8 +38,11 @@ MLIR_CAPI_EXPORTED void smRegisterDialect(MlirContext context);
 //===----------------------------------------------------------------------===//
 
 /// The roles of the three matrix types.
-enum SmMatrixKind { SmMatrixKindLeft = 0, SmMatrixKindRight = 1,
-                    SmMatrixKindResult = 2 };
+enum SmMatrixKind {
+  SmMatrixKindLeft = 0,
+  SmMatrixKindRight = 1,
+  SmMatrixKindResult = 2
+};
 
 /// !subgroup_matrix.left/right/result<ROWSxCOLUMNSxELEMENT>; a null type
 /// (and a diagnostic) when the shape or the component type is invalid.
@@ -58,6 +61,10 @@ MLIR_CAPI_EXPORTED MlirType smMatrixTypeGetElementType(MlirType type);
 /// Parses a type from its spelling (for component types: "f16", "si8").
 MLIR_CAPI_EXPORTED MlirType smTypeParse(MlirContext context,
                                         MlirStringRef text);
+
+/// Prints a type ("f16", "!subgroup_matrix.left<8x16xf16>") to `callback`.
+MLIR_CAPI_EXPORTED void smTypePrint(MlirType type, SmTextCallback callback,
+                                    void *userData);
 
 //===----------------------------------------------------------------------===//
 // Targets
@@ -90,8 +97,7 @@ MLIR_CAPI_EXPORTED MlirModule smModuleParse(MlirContext context,
                                             SmTextCallback diagnostics,
                                             void *userData);
 MLIR_CAPI_EXPORTED void smModulePrint(MlirModule module,
-                                      SmTextCallback callback,
-                                      void *userData);
+                                      SmTextCallback callback, void *userData);
 MLIR_CAPI_EXPORTED void smModuleDestroy(MlirModule module);
 
 /// Runs a textual pass pipeline on the module, for example

@@ -101,14 +101,14 @@ MlirType smMatrixTypeGet(MlirContext context, enum SmMatrixKind kind,
   Type elementType = unwrap(element);
   switch (kind) {
   case SmMatrixKindLeft:
-    return wrap(LeftMatrixType::getChecked(emit, ctx, rows, columns,
-                                           elementType));
+    return wrap(
+        LeftMatrixType::getChecked(emit, ctx, rows, columns, elementType));
   case SmMatrixKindRight:
-    return wrap(RightMatrixType::getChecked(emit, ctx, rows, columns,
-                                            elementType));
+    return wrap(
+        RightMatrixType::getChecked(emit, ctx, rows, columns, elementType));
   case SmMatrixKindResult:
-    return wrap(ResultMatrixType::getChecked(emit, ctx, rows, columns,
-                                             elementType));
+    return wrap(
+        ResultMatrixType::getChecked(emit, ctx, rows, columns, elementType));
   }
   return wrap(Type());
 }
@@ -135,6 +135,13 @@ MlirType smTypeParse(MlirContext context, MlirStringRef text) {
   return wrap(parseType(unwrap(text), unwrap(context)));
 }
 
+void smTypePrint(MlirType type, SmTextCallback callback, void *userData) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  unwrap(type).print(os);
+  callback(mlirStringRefCreate(text.data(), text.size()), userData);
+}
+
 MlirAttribute smTargetAttrGetPreset(MlirContext context, MlirStringRef name) {
   return wrap(lookupTargetPreset(unwrap(context), unwrap(name)));
 }
@@ -150,7 +157,8 @@ intptr_t smTargetAttrGetNumConfigs(MlirAttribute target) {
 void smTargetAttrGetConfig(MlirAttribute target, intptr_t index, unsigned *m,
                            unsigned *n, unsigned *k, MlirType *component,
                            MlirType *result) {
-  MatrixConfigAttr config = cast<TargetAttr>(unwrap(target)).getConfigs()[index];
+  MatrixConfigAttr config =
+      cast<TargetAttr>(unwrap(target)).getConfigs()[index];
   *m = config.getM(), *n = config.getN(), *k = config.getK();
   *component = wrap(config.getComponentType());
   *result = wrap(config.getResultType());
@@ -171,8 +179,7 @@ MlirModule smModuleParse(MlirContext context, MlirStringRef text,
   return wrap(module.release());
 }
 
-void smModulePrint(MlirModule module, SmTextCallback callback,
-                   void *userData) {
+void smModulePrint(MlirModule module, SmTextCallback callback, void *userData) {
   std::string text;
   llvm::raw_string_ostream os(text);
   unwrap(module)->print(os);

@@ -91,6 +91,7 @@ def _load():
         "smTargetAttrSupportsType": ([_Handle, _Handle], ctypes.c_bool),
         "smModuleParse": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p],
                           _Handle),
+        "smTypePrint": ([_Handle, _TEXT_CALLBACK, ctypes.c_void_p], None),
         "smModulePrint": ([_Handle, _TEXT_CALLBACK, ctypes.c_void_p], None),
         "smModuleDestroy": ([_Handle], None),
         "smRunPipeline": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p],

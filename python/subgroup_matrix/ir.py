@@ -130,12 +130,13 @@ class MatrixType:
 
 
 def _type_name(handle):
-    # Component types print as their own spelling; ask MLIR via a module.
-    for name in COMPONENT_TYPES:
-        text, _keep = string_ref(name)
-        if lib.smTypeParse(Context.default().handle, text).ptr == handle.ptr:
-            return name
-    raise ValueError("not a component type")
+    """The spelling MLIR prints for a component type handle."""
+    collector = Collector()
+    lib.smTypePrint(handle, collector.callback, None)
+    name = b"".join(collector.items).decode()
+    if name not in COMPONENT_TYPES:
+        raise ValueError("%s is not a component type" % name)
+    return name
 
 
 def left(rows, columns, component):

@@ -90,3 +90,12 @@ def test_import_before_build(tmp_path):
         cwd=os.path.dirname(os.path.dirname(sm.__file__)))
     assert completed.returncode == 0, completed.stderr
     assert "missing:" in completed.stdout and "utils/build.sh" in completed.stdout
+
+
+def test_target_in_its_own_context():
+    # Component types are read back through MLIR's printer, so a target of
+    # another context than the default one reads the same.
+    context = sm.Context()
+    assert sm.Target("apple-m1", context).configs == sm.Target("apple-m1").configs
+    matrix = sm.right(8, 8, "f16")
+    assert sm.MatrixType.from_mlir(matrix.to_mlir(context)) == matrix
