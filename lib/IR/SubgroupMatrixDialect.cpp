@@ -20,9 +20,32 @@ void SubgroupMatrixDialect::initialize() {
       >();
 }
 
+/// Checks the shape of a `subgroup_matrix.launch` dictionary.
+static LogicalResult verifyLaunchAttribute(Operation *op, Attribute value) {
+  auto fail = [&](const Twine &message) {
+    return op->emitError() << "'" << SubgroupMatrixDialect::getLaunchAttrName()
+                           << "' " << message;
+  };
+  auto launch = dyn_cast<DictionaryAttr>(value);
+  if (!launch)
+    return fail("must be a dictionary");
+  auto grid = launch.getAs<DenseI32ArrayAttr>("grid");
+  if (!grid || grid.size() != 3 ||
+      llvm::any_of(grid.asArrayRef(), [](int32_t n) { return n <= 0; }))
+    return fail("needs 'grid', an array<i32> of three positive counts");
+  auto arguments = launch.getAs<ArrayAttr>("arguments");
+  if (!arguments || !llvm::all_of(arguments, llvm::IsaPred<StringAttr>))
+    return fail("needs 'arguments', an array of buffer specs (strings)");
+  if (Attribute check = launch.get("check"); check && !isa<StringAttr>(check))
+    return fail("has a 'check' that is not a string");
+  return success();
+}
+
 LogicalResult
 SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
+  if (attribute.getName() == getLaunchAttrName())
+    return verifyLaunchAttribute(op, attribute.getValue());
   if (attribute.getName() != getTargetAttrName())
     return op->emitError() << "unknown attribute '"
                            << attribute.getName().strref()

@@ -50,11 +50,22 @@ static LogicalResult verifyMemoryAccess(Operation *op,
            << memref.getRank() << ", got " << indices.size();
 
   Type storageType = getStorageType(matrix.getElementType());
-  if (memref.getElementType() != storageType)
+  // Components per memref element: 1, or more for packed 32-bit words.
+  int64_t packing = 1;
+  auto packed = dyn_cast<VectorType>(memref.getElementType());
+  if (packed && packed.getRank() == 1 &&
+      packed.getElementType().isInteger(32) &&
+      (packed.getNumElements() * 32) % storageType.getIntOrFloatBitWidth() ==
+          0) {
+    packing =
+        packed.getNumElements() * 32 / storageType.getIntOrFloatBitWidth();
+  } else if (memref.getElementType() != storageType) {
     return op->emitOpError("memref element type ")
            << memref.getElementType() << " does not match the storage type "
            << storageType << " of matrix component type "
-           << matrix.getElementType();
+           << matrix.getElementType()
+           << " (or a vector of i32 words packing it)";
+  }
 
   if (!isSupportedMemorySpace(memref.getMemorySpace()))
     return op->emitOpError("memref memory space ")
@@ -77,9 +88,9 @@ static LogicalResult verifyMemoryAccess(Operation *op,
   APInt strideValue;
   if (!matchPattern(stride, m_ConstantInt(&strideValue)))
     return success();
-  if (strideValue.getSExtValue() < static_cast<int64_t>(minorExtent))
+  if (strideValue.getSExtValue() * packing < static_cast<int64_t>(minorExtent))
     return op->emitOpError("stride ")
-           << strideValue.getSExtValue() << " is smaller than the "
+           << strideValue.getSExtValue() * packing << " is smaller than the "
            << minorExtent << (colMajor ? " rows" : " columns") << " of a "
            << (colMajor ? "column-major" : "row-major") << " " << Type(matrix);
 
@@ -93,8 +104,10 @@ static LogicalResult verifyMemoryAccess(Operation *op,
     if (matchPattern(index, m_ConstantInt(&indexValue)))
       offset += indexValue.getSExtValue() * memrefStride;
   }
-  int64_t span = strideValue.getSExtValue() * (majorExtent - 1) + minorExtent;
-  int64_t numElements = memref.getNumElements();
+  offset *= packing;
+  int64_t span =
+      strideValue.getSExtValue() * packing * (majorExtent - 1) + minorExtent;
+  int64_t numElements = memref.getNumElements() * packing;
   if (offset + span > numElements)
     return op->emitOpError("the matrix reaches element ")
            << offset + span - 1 << " of a memref of " << numElements

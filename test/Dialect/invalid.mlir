@@ -25,7 +25,7 @@ func.func @load_rank_zero(%buf: memref<f16>, %s: index) {
 // -----
 
 func.func @load_element_type_mismatch(%buf: memref<?xf32>, %i: index, %s: index) {
-  // expected-error @+1 {{memref element type 'f32' does not match the storage type 'f16' of matrix component type 'f16'}}
+  // expected-error @+1 {{memref element type 'f32' does not match the storage type 'f16' of matrix component type 'f16' (or a vector of i32 words packing it)}}
   %a = subgroup_matrix.load %buf[%i] stride %s : memref<?xf32> -> !subgroup_matrix.left<16x16xf16>
   return
 }
@@ -33,7 +33,7 @@ func.func @load_element_type_mismatch(%buf: memref<?xf32>, %i: index, %s: index)
 // -----
 
 func.func @load_signed_memref(%buf: memref<?xsi8>, %i: index, %s: index) {
-  // expected-error @+1 {{memref element type 'si8' does not match the storage type 'i8' of matrix component type 'si8'}}
+  // expected-error @+1 {{memref element type 'si8' does not match the storage type 'i8' of matrix component type 'si8' (or a vector of i32 words packing it)}}
   %a = subgroup_matrix.load %buf[%i] stride %s : memref<?xsi8> -> !subgroup_matrix.left<16x32xsi8>
   return
 }
@@ -41,7 +41,7 @@ func.func @load_signed_memref(%buf: memref<?xsi8>, %i: index, %s: index) {
 // -----
 
 func.func @store_element_type_mismatch(%m: !subgroup_matrix.result<16x16xsi32>, %buf: memref<?xi8>, %i: index, %s: index) {
-  // expected-error @+1 {{memref element type 'i8' does not match the storage type 'i32' of matrix component type 'si32'}}
+  // expected-error @+1 {{memref element type 'i8' does not match the storage type 'i32' of matrix component type 'si32' (or a vector of i32 words packing it)}}
   subgroup_matrix.store %m, %buf[%i] stride %s : !subgroup_matrix.result<16x16xsi32>, memref<?xi8>
   return
 }
@@ -248,3 +248,26 @@ module attributes {subgroup_matrix.target = "nvidia-h100"} {}
 
 // expected-error @+1 {{unknown attribute 'subgroup_matrix.tagret' of the subgroup_matrix dialect}}
 module attributes {subgroup_matrix.tagret = #subgroup_matrix.target<"nvidia-h100">} {}
+
+// -----
+
+// Packed words count in the stride: 1 vector<4xi32> is 8 f16, fewer than the
+// 16 columns of a row.
+func.func @packed_stride_too_small(%wg: memref<64xvector<4xi32>, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{stride 8 is smaller than the 16 columns of a row-major '!subgroup_matrix.left<16x16xf16>'}}
+  %a = subgroup_matrix.load %wg[%c0] stride %c1 : memref<64xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+// 16 rows of 2 words (16 f16) need 32 words.
+func.func @packed_out_of_bounds(%wg: memref<30xvector<4xi32>, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{the matrix reaches element 255 of a memref of 240 elements}}
+  %a = subgroup_matrix.load %wg[%c0] stride %c2 : memref<30xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+  return
+}

@@ -90,6 +90,19 @@ func.func @scalar_ops(%m: !subgroup_matrix.result<16x16xf32>, %l: !subgroup_matr
   return
 }
 
+// Packed storage: 128-bit words of 8 f16 or 16 i8; indices and strides count
+// words.
+// CHECK-LABEL: func.func @packed_words
+// CHECK: subgroup_matrix.load %{{.*}}[%{{.*}}] stride %{{.*}} : memref<64xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+// CHECK: subgroup_matrix.load %{{.*}}[%{{.*}}] stride %{{.*}} col_major : memref<64xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<32x16xsi8>
+func.func @packed_words(%wg: memref<64xvector<4xi32>, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %a = subgroup_matrix.load %wg[%c0] stride %c2 : memref<64xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+  %b = subgroup_matrix.load %wg[%c2] stride %c2 col_major : memref<64xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<32x16xsi8>
+  return
+}
+
 // GENERIC-LABEL: "func.func"() <{function_type = {{.*}}, sym_name = "load_store_row_and_column_major"}>
 // GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf16>, index, index, index) -> !subgroup_matrix.left<16x16xf16>
 // GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}) <{col_major}> : (memref<4096xf16, #gpu.address_space<workgroup>>, index, index) -> !subgroup_matrix.right<16x8xf16>

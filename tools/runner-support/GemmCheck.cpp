@@ -2,11 +2,14 @@
 
 #include "GemmCheck.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
+#include <thread>
 
 using namespace sm_runner;
 
@@ -155,89 +158,155 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
 
   const HostBuffer &a = before[check.a.buffer];
   const HostBuffer &b = before[check.b.buffer];
-  const HostBuffer &cBefore = before[check.c.buffer];
   const HostBuffer &cAfter = after[check.c.buffer];
   ElementType resultType = cAfter.getType();
   bool integer = !isFloat(resultType);
-  // The unit roundoff of the accumulation, generous enough for hardware that
-  // truncates products or accumulates in a different order.
-  double epsilon = resultType == ElementType::F16 ? std::ldexp(1.0, -9)
-                                                  : std::ldexp(1.0, -18);
+  // The rounding unit of the accumulation, generous enough for hardware
+  // that truncates products or accumulates in a different order.
+  double unit = resultType == ElementType::F16 ? std::ldexp(1.0, -9)
+                                               : std::ldexp(1.0, -18);
 
-  std::vector<bool> written(cAfter.size(), false);
-  for (size_t i = 0; i < check.m; ++i) {
-    for (size_t j = 0; j < check.n; ++j) {
-      // Integer products are exact in int64 and wrap like the device.
-      int64_t integerSum = 0;
-      double sum = 0, magnitude = 0;
-      for (size_t p = 0; p < check.k; ++p) {
-        double x = a.get(check.a.index(i, p, check.m, check.k));
-        double y = b.get(check.b.index(p, j, check.k, check.n));
-        if (integer)
-          integerSum += int64_t(x) * int64_t(y);
-        sum += x * y;
-        magnitude += std::fabs(x * y);
-      }
-      double initial = 0;
-      if (check.acc.buffer >= 0)
-        initial = before[check.acc.buffer].get(
-            check.acc.index(i, j, check.m, check.n));
-      else if (check.initialValue)
-        initial =
-            roundTo(resultType, clampScalar(a.getType(), *check.initialValue));
-      double expected;
-      if (integer)
-        expected = roundTo(resultType, double(integerSum + int64_t(initial)));
-      else
-        expected = roundTo(resultType, sum + initial);
-      magnitude += std::fabs(initial);
-      for (auto [op, operand] : check.scalarOps) {
-        double s = integer ? clampScalar(resultType, operand)
-                           : roundTo(resultType, operand);
-        double scale = std::fabs(s);
-        switch (op) {
-        case 'a':
-          expected += s;
-          magnitude += scale;
-          break;
-        case 's':
-          expected -= s;
-          magnitude += scale;
-          break;
-        case 'm':
-          expected *= s;
-          magnitude *= scale;
-          break;
-        case 'd':
-          expected /= s;
-          magnitude /= scale;
-          break;
+  // A and B as doubles, A by rows and B by columns, so that each element of
+  // C is a dot product of two contiguous vectors. Integer sums of 8-bit
+  // products stay far below 2^53, so doubles hold them exactly.
+  size_t m = check.m, n = check.n, k = check.k;
+  std::vector<double> rowsOfA(m * k), columnsOfB(n * k);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t p = 0; p < k; ++p)
+      rowsOfA[i * k + p] = a.get(check.a.index(i, p, m, k));
+  for (size_t j = 0; j < n; ++j)
+    for (size_t p = 0; p < k; ++p)
+      columnsOfB[j * k + p] = b.get(check.b.index(p, j, k, n));
+
+  struct Outcome {
+    size_t mismatches = 0;
+    double maxAbsError = 0, maxRelError = 0;
+    std::string details;
+  };
+  auto checkRows = [&](size_t firstRow, size_t lastRow, Outcome &outcome) {
+    std::ostringstream rowDetails;
+    for (size_t i = firstRow; i < lastRow; ++i) {
+      const double *x = &rowsOfA[i * k];
+      for (size_t j = 0; j < n; ++j) {
+        const double *y = &columnsOfB[j * k];
+        // Four partial sums: faster, and the order does not matter at the
+        // precision compared.
+        double sum[4] = {0, 0, 0, 0}, squares[4] = {0, 0, 0, 0},
+               magnitude[4] = {0, 0, 0, 0};
+        size_t p = 0;
+        for (; p + 4 <= k; p += 4)
+          for (int lane = 0; lane < 4; ++lane) {
+            double product = x[p + lane] * y[p + lane];
+            sum[lane] += product;
+            squares[lane] += product * product;
+            magnitude[lane] += std::fabs(product);
+          }
+        for (; p < k; ++p) {
+          double product = x[p] * y[p];
+          sum[0] += product;
+          squares[0] += product * product;
+          magnitude[0] += std::fabs(product);
         }
-        expected = roundTo(resultType, expected);
-      }
+        double total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+        double sumOfSquares =
+            (squares[0] + squares[1]) + (squares[2] + squares[3]);
+        double sumOfMagnitudes =
+            (magnitude[0] + magnitude[1]) + (magnitude[2] + magnitude[3]);
 
-      size_t index = check.c.index(i, j, check.m, check.n);
-      written[index] = true;
-      double got = cAfter.get(index);
-      double error = std::fabs(got - expected);
-      double tolerance =
-          integer ? 0 : epsilon * double(check.k + 4) * magnitude + 1e-30;
-      bool ok = integer ? got == expected : error <= tolerance;
-      ++report.compared;
-      if (!std::isnan(error)) {
-        report.maxAbsError = std::fmax(report.maxAbsError, error);
-        if (expected != 0)
-          report.maxRelError =
-              std::fmax(report.maxRelError, error / std::fabs(expected));
-      }
-      if (!ok) {
-        if (report.mismatches < 8)
-          details << "  C[" << i << "][" << j << "] = " << got << ", expected "
-                  << expected << "\n";
-        ++report.mismatches;
+        double initial = 0;
+        if (check.acc.buffer >= 0)
+          initial = before[check.acc.buffer].get(check.acc.index(i, j, m, n));
+        else if (check.initialValue)
+          initial = roundTo(resultType,
+                            clampScalar(a.getType(), *check.initialValue));
+        double expected = roundTo(resultType, total + initial);
+        sumOfSquares += initial * initial;
+        sumOfMagnitudes += std::fabs(initial);
+        for (auto [op, operand] : check.scalarOps) {
+          double scalar = integer ? clampScalar(resultType, operand)
+                                  : roundTo(resultType, operand);
+          double scale = std::fabs(scalar);
+          switch (op) {
+          case 'a':
+            expected += scalar;
+            sumOfMagnitudes += scale;
+            sumOfSquares += scale * scale;
+            break;
+          case 's':
+            expected -= scalar;
+            sumOfMagnitudes += scale;
+            sumOfSquares += scale * scale;
+            break;
+          case 'm':
+            expected *= scalar;
+            sumOfMagnitudes *= scale;
+            sumOfSquares *= scale * scale;
+            break;
+          case 'd':
+            expected /= scalar;
+            sumOfMagnitudes /= scale;
+            sumOfSquares /= scale * scale;
+            break;
+          }
+          expected = roundTo(resultType, expected);
+        }
+
+        double got = cAfter.get(check.c.index(i, j, m, n));
+        double error = std::fabs(got - expected);
+        // Rounding errors of a long sum grow like sqrt(K) times the size of
+        // its terms (they have random signs); the worst case, K times the
+        // sum of magnitudes, bounds that for short sums.
+        double worstCase = unit * double(k + 4) * sumOfMagnitudes;
+        double typical =
+            unit * (4 * std::sqrt(double(k) + 1) * std::sqrt(sumOfSquares) +
+                    std::fabs(expected));
+        double tolerance = std::fmin(worstCase, typical) + 1e-30;
+        bool ok = integer ? got == expected : error <= tolerance;
+        if (!std::isnan(error)) {
+          outcome.maxAbsError = std::fmax(outcome.maxAbsError, error);
+          if (expected != 0)
+            outcome.maxRelError =
+                std::fmax(outcome.maxRelError, error / std::fabs(expected));
+        }
+        if (!ok) {
+          if (outcome.mismatches < 8)
+            rowDetails << "  C[" << i << "][" << j << "] = " << got
+                       << ", expected " << expected << "\n";
+          ++outcome.mismatches;
+        }
       }
     }
+    outcome.details = rowDetails.str();
+  };
+
+  // Rows are checked in parallel: the reference of an 8192^3 GEMM is a
+  // trillion multiply-adds.
+  size_t workers = std::max<size_t>(
+      1, std::min<size_t>(std::thread::hardware_concurrency(), m));
+  std::vector<Outcome> outcomes(workers);
+  std::vector<std::thread> threads;
+  size_t rowsPerWorker = (m + workers - 1) / workers;
+  for (size_t w = 0; w < workers; ++w) {
+    size_t first = std::min(m, w * rowsPerWorker);
+    size_t last = std::min(m, first + rowsPerWorker);
+    threads.emplace_back(checkRows, first, last, std::ref(outcomes[w]));
   }
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const Outcome &outcome : outcomes) {
+    if (report.mismatches < 8)
+      details << outcome.details;
+    report.mismatches += outcome.mismatches;
+    report.maxAbsError = std::fmax(report.maxAbsError, outcome.maxAbsError);
+    report.maxRelError = std::fmax(report.maxRelError, outcome.maxRelError);
+  }
+  report.compared = m * n;
+
+  std::vector<bool> written(cAfter.size(), false);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j)
+      written[check.c.index(i, j, m, n)] = true;
+  const HostBuffer &cBefore = before[check.c.buffer];
   // The kernel must not touch the rest of C's buffer.
   const std::vector<uint8_t> &bytesBefore = cBefore.getBytes();
   const std::vector<uint8_t> &bytesAfter = cAfter.getBytes();

@@ -57,6 +57,10 @@ sm-translate --serialize-spirv produce it: argument i of the kernel is the
 storage buffer at binding i of descriptor set 0.
 
   --entry NAME            entry point (default: the only one, or "main")
+
+With no --arg, a kernel whose binary records its launch (the kernels of
+sm-tile-matmul do) runs with the grid, arguments and checks it records.
+
   --repeat N              time N further dispatches with GPU timestamps
   --subgroup-size N       require subgroups of N invocations, all full
                           (default: the device's subgroup size)
@@ -415,6 +419,40 @@ std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
   return names;
 }
 
+/// The runner options that a kernel's binary carries for entry point
+/// `entry` (`OpModuleProcessed "subgroup_matrix.launch ENTRY OPTIONS..."`,
+/// written by sm-translate for kernels of sm-tile-matmul), split into words;
+/// empty when there are none.
+std::vector<std::string> findLaunchOptions(const std::vector<uint32_t> &words,
+                                           const std::string &entry) {
+  const std::string prefix = "subgroup_matrix.launch " + entry + " ";
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
+    if (count == 0)
+      break;
+    if (opcode == 330 && count > 1) { // OpModuleProcessed
+      std::string text(reinterpret_cast<const char *>(&words[i + 1]),
+                       strnlen(reinterpret_cast<const char *>(&words[i + 1]),
+                               (count - 1) * 4));
+      if (text.compare(0, prefix.size(), prefix) == 0) {
+        std::vector<std::string> options;
+        size_t start = prefix.size();
+        while (start < text.size()) {
+          size_t end = text.find(' ', start);
+          if (end == std::string::npos)
+            end = text.size();
+          if (end > start)
+            options.push_back(text.substr(start, end - start));
+          start = end + 1;
+        }
+        return options;
+      }
+    }
+    i += count;
+  }
+  return {};
+}
+
 /// One more than the largest Binding decoration of a SPIR-V binary: the
 /// number of buffers the kernel expects.
 uint32_t countBindings(const std::vector<uint32_t> &words) {
@@ -566,6 +604,26 @@ int main(int argc, char **argv) {
   } else if (std::find(entries.begin(), entries.end(), entry) ==
              entries.end()) {
     fail("the kernel has no entry point '" + entry + "'");
+  }
+  // A kernel that says how to launch it runs that way unless the command
+  // line gives its arguments.
+  std::vector<std::string> launch = findLaunchOptions(words, entry);
+  if (!launch.empty() && options.arguments.empty() && !options.compileOnly) {
+    std::vector<char *> argv = {const_cast<char *>("launch")};
+    for (std::string &word : launch)
+      argv.push_back(word.data());
+    std::string launchText;
+    for (const std::string &word : launch)
+      launchText += " " + word;
+    for (int i = 1; i < int(argv.size()); ++i) {
+      std::string error;
+      if (!parseCommonOption(i, int(argv.size()), argv.data(), options,
+                             error) ||
+          !error.empty())
+        fail("the kernel's launch description is malformed at '" +
+             std::string(argv[i]) + "'" + (error.empty() ? "" : ": " + error));
+    }
+    std::printf("launch: from the kernel:%s\n", launchText.c_str());
   }
   VkShaderModuleCreateInfo moduleInfo{
       VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};

@@ -109,4 +109,85 @@ def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
   ];
 }
 
+def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
+  let summary = "turn linalg.matmul on memrefs into a tiled subgroup-matrix "
+                "GPU kernel and its launch";
+  let description = [{
+    Replaces every `linalg.matmul` on statically shaped, row-major memrefs
+    (C += A * B, with B either K x N or transposed, N x K) by a `gpu.module`
+    holding one kernel written in `subgroup_matrix` and a `gpu.launch_func`
+    of it:
+
+    - each workgroup computes a `tile-m` x `tile-n` tile of C with
+      `subgroups-m` x `subgroups-n` subgroups; each subgroup owns a block of
+      result matrices of the target's preferred configuration for the input
+      and accumulator types, kept in registers across the K loop and stored
+      once;
+    - the K loop walks `tile-k` columns of A and rows of B at a time, copying
+      them cooperatively into workgroup memory whose rows are padded by
+      `padding` elements against bank conflicts; with `stages=2` (double
+      buffering) the copy of the next step is loaded into registers while
+      the current one is multiplied and two workgroup buffers alternate, so
+      one barrier per step suffices; `stages=1` loads, stores and multiplies
+      one step at a time, between two barriers;
+    - with `vector-width=W`, each invocation copies W consecutive elements
+      at once (`vector.load`/`vector.store`; the Vulkan lowering turns
+      16-byte ones into 128-bit accesses); 1 copies scalars;
+    - sizes that are not multiples of the tiles are handled: copies past the
+      edges read zeros, and workgroups at the edges of C go through
+      workgroup memory so that nothing outside C is read or written.
+
+    Options left at 0 take the target's defaults: on the Vulkan targets
+    (`nvidia-h100`, `amd-rdna3`) 128x128x32 tiles of 2x2 subgroups with 4x4
+    16x16 matrices each, 16-byte copies and one stage, the fastest measured
+    on the H100 (docs/performance.md); elsewhere 2x2 subgroups of 2x2
+    matrices, scalar copies and two stages. A preceding `linalg.fill` of C with a constant becomes
+    the initial value of the accumulators. The kernel carries a
+    `subgroup_matrix.launch` attribute (grid, arguments and the GEMM check)
+    that the Vulkan lowering and `sm-vulkan-runner` use to run it with no
+    hand-written command line.
+
+    ```mlir
+    // sm-opt --sm-tile-matmul=target=nvidia-h100
+    linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
+                  outs(%c : memref<4096x4096xf32>)
+    // becomes
+    gpu.launch_func @matmul_kernels::@matmul blocks in (%c32, %c32, %c1)
+        threads in (%c128, %c1, %c1) args(%a1 : memref<16777216xf16>, ...)
+    gpu.module @matmul_kernels attributes {subgroup_matrix.target = ...} {
+      gpu.func @matmul(...) workgroup(...) kernel { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to generate for (else the module's target attribute)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
+           "Rows of C per workgroup">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
+           "Columns of C per workgroup">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"0",
+           "Depth of one step of the K loop">,
+    Option<"subgroupsM", "subgroups-m", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along M">,
+    Option<"subgroupsN", "subgroups-n", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along N">,
+    Option<"padding", "padding", "int64_t", /*default=*/"-1",
+           "Elements added to each row of the workgroup copies (-1: target "
+           "default)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Workgroup buffers per operand: 1, or 2 for double buffering">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Elements each invocation copies at once">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
 #endif // SUBGROUPMATRIX_CONVERSION_PASSES_TD

@@ -52,6 +52,15 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.target";
     }
 
+    /// Name of the discardable attribute that says how to launch and check a
+    /// kernel (sm-tile-matmul writes it): a dictionary with `grid`
+    /// (array<i32> of three positive counts), `arguments` (one
+    /// sm-vulkan-runner buffer spec per kernel argument) and optionally
+    /// `check` (a runner check).
+    static constexpr ::llvm::StringLiteral getLaunchAttrName() {
+      return "subgroup_matrix.launch";
+    }
+
   private:
     /// Registration of types and attributes, next to their storage classes.
     void registerTypes();

@@ -35,6 +35,13 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
     dimension must be contiguous. `source`, the indices and `stride` must be
     subgroup uniform.
 
+    The memref may instead hold packed 32-bit words (`vector<4xi32>`, for
+    example, holds eight f16 or sixteen i8 components): indices and `stride`
+    then count those vectors, as GLSL's `coopMatLoad` does with an array of
+    `uvec4`. The Vulkan lowering produces this form for workgroup buffers
+    that are copied 16 bytes at a time; the Intel and Metal paths do not
+    take it.
+
     ```mlir
     %a = subgroup_matrix.load %buf[%i, %j] stride %s
         : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>

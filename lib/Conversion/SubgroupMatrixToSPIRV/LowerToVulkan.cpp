@@ -269,6 +269,13 @@ void LowerToVulkanPass::runOnOperation() {
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
+    WalkResult packed = copy->walk([](gpu::GPUFuncOp function) {
+      if (function.isKernel() && failed(packWideAccesses(function)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (packed.wasInterrupted())
+      return signalPassFailure();
     if (robustAccess) {
       WalkResult guarded = copy->walk([](gpu::GPUFuncOp function) {
         if (function.isKernel() && failed(addRobustAccessGuards(function)))

@@ -17,10 +17,12 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Support/IndentedOstream.h"
@@ -442,6 +444,17 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
                       symbol.str() + " " + u + "(" + name(op.getOperand(1)) +
                       "))");
   };
+  auto unsignedCall = [&](StringRef function) -> LogicalResult {
+    Type type = op.getResult(0).getType();
+    std::string u = getUnsignedTypeName(type);
+    FailureOr<std::string> result = getTypeName(op.getLoc(), type);
+    if (failed(result))
+      return failure();
+    return assign(op.getResult(0), "",
+                  *result + "(" + function.str() + "(" + u + "(" +
+                      name(op.getOperand(0)) + "), " + u + "(" +
+                      name(op.getOperand(1)) + ")))");
+  };
   auto call = [&](StringRef function) -> LogicalResult {
     std::string args;
     for (Value operand : op.getOperands())
@@ -493,6 +506,8 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
       .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
       .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
+      .Case<arith::MinUIOp>([&](auto) { return unsignedCall("min"); })
+      .Case<arith::MaxUIOp>([&](auto) { return unsignedCall("max"); })
       .Case<arith::MinSIOp, arith::MinimumFOp, arith::MinNumFOp>(
           [&](auto) { return call("min"); })
       .Case<arith::MaxSIOp, arith::MaximumFOp, arith::MaxNumFOp>(
@@ -874,6 +889,11 @@ LogicalResult MSLEmitter::emitMatrix(Operation &op) {
   auto access = [&](bool isLoad, Value matrix, const std::string &variable,
                     Value memref, ValueRange indices, Value stride,
                     bool colMajor) -> LogicalResult {
+    if (isa<VectorType>(cast<MemRefType>(memref.getType()).getElementType()))
+      return op.emitOpError("cannot be emitted as Metal: ")
+             << memref.getType()
+             << " packs components into words; simdgroup_load and "
+                "simdgroup_store address components";
     FailureOr<std::string> index = getElementAddress(&op, memref, indices);
     if (failed(index))
       return failure();
@@ -1017,8 +1037,11 @@ void mlir::subgroup_matrix::registerToMSLTranslation() {
       "emit-msl",
       "emit Metal Shading Language for the kernels of the gpu.modules",
       translateToMSL, [](DialectRegistry &registry) {
-        registry.insert<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
-                        memref::MemRefDialect, scf::SCFDialect,
-                        SubgroupMatrixDialect>();
+        // Host code next to the gpu.modules (sm-tile-matmul's launch, for
+        // example) is parsed and left alone.
+        registry
+            .insert<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
+                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                    SubgroupMatrixDialect, vector::VectorDialect>();
       });
 }

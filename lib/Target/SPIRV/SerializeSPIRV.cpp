@@ -8,6 +8,7 @@
 
 #include "SubgroupMatrix/Target/Translations.h"
 
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/InitAll.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -15,6 +16,8 @@
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -24,8 +27,73 @@ static llvm::cl::opt<std::string> spirvModuleName(
                    "the input holds several"),
     llvm::cl::init(""));
 
+/// The sm-vulkan-runner options that launch and check `function`, from its
+/// `subgroup_matrix.launch` attribute: "ENTRY --grid X,Y,Z --arg ... --check
+/// ...".
+static std::optional<std::string> getLaunchDescription(spirv::FuncOp function) {
+  auto launch = function->getAttrOfType<DictionaryAttr>(
+      subgroup_matrix::SubgroupMatrixDialect::getLaunchAttrName());
+  if (!launch)
+    return std::nullopt;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << function.getSymName();
+  if (auto grid = launch.getAs<DenseI32ArrayAttr>("grid"))
+    os << " --grid " << grid[0] << "," << grid[1] << "," << grid[2];
+  if (auto arguments = launch.getAs<ArrayAttr>("arguments"))
+    for (auto argument : arguments.getAsRange<StringAttr>())
+      os << " --arg " << argument.getValue();
+  if (auto check = launch.getAs<StringAttr>("check"))
+    os << " --check " << check.getValue();
+  return text;
+}
+
+/// Records each kernel's launch description in the binary as an
+/// `OpModuleProcessed "subgroup_matrix.launch ..."` debug instruction, which
+/// drivers ignore and sm-vulkan-runner reads, so that the binary alone says
+/// how to run it.
+static void addLaunchDescriptions(spirv::ModuleOp module,
+                                  SmallVectorImpl<uint32_t> &binary) {
+  SmallVector<uint32_t> instructions;
+  module.walk([&](spirv::FuncOp function) {
+    std::optional<std::string> description = getLaunchDescription(function);
+    if (!description)
+      return;
+    std::string text = "subgroup_matrix.launch " + *description;
+    // A literal string: UTF-8, NUL-terminated, padded to whole words.
+    size_t words = text.size() / 4 + 1;
+    constexpr uint32_t opModuleProcessed = 330;
+    instructions.push_back(uint32_t(words + 1) << 16 | opModuleProcessed);
+    size_t first = instructions.size();
+    instructions.resize(first + words, 0);
+    std::memcpy(&instructions[first], text.data(), text.size());
+  });
+  if (instructions.empty())
+    return;
+  // OpModuleProcessed ends the debug section (7c): it goes before the first
+  // instruction of the later sections (annotations, types, functions).
+  static constexpr uint32_t earlierSections[] = {
+      17 /*Capability*/,       10 /*Extension*/,
+      11 /*ExtInstImport*/,    14 /*MemoryModel*/,
+      15 /*EntryPoint*/,       16 /*ExecutionMode*/,
+      331 /*ExecutionModeId*/, 7 /*String*/,
+      4 /*SourceExtension*/,   3 /*Source*/,
+      2 /*SourceContinued*/,   5 /*Name*/,
+      6 /*MemberName*/,        330 /*ModuleProcessed*/};
+  size_t position = 5; // After the header.
+  while (position < binary.size()) {
+    uint32_t length = binary[position] >> 16;
+    uint32_t opcode = binary[position] & 0xFFFF;
+    if (length == 0 || !llvm::is_contained(earlierSections, opcode))
+      break;
+    position += length;
+  }
+  binary.insert(binary.begin() + position, instructions.begin(),
+                instructions.end());
+}
+
 LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
-                                                     raw_ostream &output) {
+                                                      raw_ostream &output) {
   SmallVector<spirv::ModuleOp> candidates;
   if (auto module = dyn_cast<spirv::ModuleOp>(input))
     candidates.push_back(module);
@@ -55,6 +123,7 @@ LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
   SmallVector<uint32_t> binary;
   if (failed(spirv::serialize(candidates.front(), binary)))
     return failure();
+  addLaunchDescriptions(candidates.front(), binary);
   output.write(reinterpret_cast<const char *>(binary.data()),
                binary.size() * sizeof(uint32_t));
   return success();

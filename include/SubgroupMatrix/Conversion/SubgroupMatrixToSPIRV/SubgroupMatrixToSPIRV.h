@@ -14,6 +14,9 @@
 
 namespace mlir {
 class SPIRVTypeConverter;
+namespace gpu {
+class GPUFuncOp;
+} // namespace gpu
 
 namespace subgroup_matrix {
 class TargetAttr;
@@ -33,6 +36,15 @@ void populateSubgroupMatrixToSPIRVPatterns(
 /// arithmetic, bf16, the device's cooperative-matrix properties and its
 /// subgroup size. `spirv-update-vce` later trims what a module does not use.
 spirv::TargetEnvAttr getVulkanTargetEnv(TargetAttr target);
+
+/// Retypes the 1-D buffers of `kernel` (arguments and workgroup
+/// `memref.alloc`s) that are accessed only `W` elements at a time, by
+/// `vector.load`/`vector.store` of 64 or 128 bits bit-cast to i32 words and
+/// by subgroup matrix loads and stores at multiples of `W`, into memrefs of
+/// those words; every access then becomes one wide access in SPIR-V, which
+/// has no pointer casts to do it otherwise. Reports on the access and fails
+/// when a vector access cannot be packed.
+LogicalResult packWideAccesses(gpu::GPUFuncOp kernel);
 
 } // namespace subgroup_matrix
 } // namespace mlir

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Runs on the GPU machine, in the repository root, with build/bench-gemm
+# carried there (bench/gemm/run.py prepare stages it): every kernel through
+# sm-vulkan-runner, then cuBLAS through PyTorch on the same shapes. Results
+# go to $OUT (runner.log, cublas.json, gpu.txt, manifest.json).
+#   bash bench/gemm/device.sh [KERNEL-GLOB] [REPEAT]
+set -u
+STAGE=build/bench-gemm
+GLOB=${1:-*}
+REPEAT=${2:-50}
+OUT=${OUT:-/tmp/bench-out}
+mkdir -p "$OUT"
+for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+cp "$STAGE/manifest.json" "$OUT/"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt"
+chmod +x "$STAGE/sm-vulkan-runner"
+: >"$OUT/runner.log"
+for kernel in "$STAGE"/kernels/$GLOB.spv; do
+  name=$(basename "$kernel")
+  echo "=== kernel $name ===" >>"$OUT/runner.log"
+  timeout 300 "$STAGE/sm-vulkan-runner" "$kernel" --repeat "$REPEAT" \
+    >>"$OUT/runner.log" 2>&1
+  echo "exit status $?" >>"$OUT/runner.log"
+  tail -4 "$OUT/runner.log" | head -3
+done
+python3 bench/gemm/cublas.py "$STAGE/manifest.json" "$GLOB" "$REPEAT" \
+  >"$OUT/cublas.json" 2>"$OUT/cublas.err"
+cat "$OUT/cublas.err" | tail -5

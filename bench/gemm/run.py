@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""GEMM benchmark of the kernels sm-tile-matmul generates, against cuBLAS.
+
+Three steps, because the GPU sits on another machine that only the device
+tool reaches (it carries the working tree there and brings $OUT back):
+
+  bench/gemm/run.py prepare           # here: build, generate, validate
+  <device> bash bench/gemm/device.sh  # there: run every kernel + cuBLAS
+  bench/gemm/run.py report DIR        # here: table, docs/performance.md
+
+`prepare` builds the tools, writes one `linalg.matmul` per configuration,
+runs `sm-opt --sm-tile-matmul=target=nvidia-h100` and `--sm-lower-to-vulkan`
+and `sm-translate --serialize-spirv` on it, checks every binary with
+spirv-val (except bf16, which spirv-val 2025.1 cannot parse) and puts the
+binaries, the runner and the Vulkan loader packages in build/bench-gemm.
+On the GPU machine, device.sh runs each binary with sm-vulkan-runner (the
+launch, arguments and CPU check come from the binary itself; the first
+dispatch is the warm-up and is checked against a double-precision
+reference, then --repeat dispatches are timed with GPU timestamps and the
+median is reported) and times cuBLAS on the same shapes through PyTorch.
+`report` prints the table and writes it, with date, driver and commit, into
+docs/performance.md between the GEMM markers.
+
+Options of prepare: --sizes 1024,2048 (square sizes), --types f16-f32,...,
+--tiling "tile-m=128 ..." (extra sm-tile-matmul options).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+STAGE = os.path.join(BUILD, "bench-gemm")
+SPIRV_VAL = os.path.join(ROOT, ".deps", "spirv", "bin", "spirv-val")
+TARGET = "nvidia-h100"
+
+# name: (input element type, accumulator element type)
+TYPES = {
+    "f16-f32": ("f16", "f32"),
+    "f16-f16": ("f16", "f16"),
+    "bf16-f32": ("bf16", "f32"),
+    "s8-s32": ("i8", "i32"),
+}
+SQUARE_SIZES = [1024, 2048, 4096, 8192]
+LLM_SHAPE = (4096, 512, 14336)  # M, N, K
+# Shapes that are no multiple of any tile, and the transposed-B layout: run
+# for correctness (and timed like the rest).
+EXTRA = [
+    ("ragged", (1000, 1000, 1000), False),
+    ("ragged", (777, 555, 333), False),
+    ("transposed-b", (4096, 4096, 4096), True),
+    ("transposed-b ragged", (1000, 1000, 1000), True),
+]
+# The Vulkan loader and the GL libraries that NVIDIA's ICD needs; the GPU
+# machine has neither.
+LOADER_PACKAGES = ["libvulkan1", "libglvnd0", "libgl1", "libglx0", "libegl1", "libgles2"]
+
+
+def matmul_module(m, n, k, input_type, acc_type, transposed_b):
+    a = "memref<%dx%dx%s>" % (m, k, input_type)
+    b = ("memref<%dx%dx%s>" % (n, k, input_type) if transposed_b
+         else "memref<%dx%dx%s>" % (k, n, input_type))
+    c = "memref<%dx%dx%s>" % (m, n, acc_type)
+    maps = ""
+    if transposed_b:
+        maps = (" indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+                "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]")
+    return ("func.func @gemm(%%a: %s, %%b: %s, %%c: %s) {\n"
+            "  linalg.matmul%s ins(%%a, %%b : %s, %s) outs(%%c : %s)\n"
+            "  return\n}\n" % (a, b, c, maps, a, b, c))
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def prepare(args):
+    run(["ninja", "-C", BUILD, "sm-opt", "sm-translate", "sm-vulkan-runner"])
+    if os.path.isdir(STAGE):
+        shutil.rmtree(STAGE)
+    kernels = os.path.join(STAGE, "kernels")
+    os.makedirs(kernels)
+    types = args.types.split(",") if args.types else list(TYPES)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SQUARE_SIZES
+    configs = []
+    for name in types:
+        for size in sizes:
+            configs.append((name, "square", (size, size, size), False))
+        configs.append((name, "llm", LLM_SHAPE, False))
+        if not args.no_extra:
+            for label, shape, transposed in EXTRA:
+                configs.append((name, label, shape, transposed))
+    manifest = []
+    for name, label, (m, n, k), transposed in configs:
+        input_type, acc_type = TYPES[name]
+        stem = "%s_%dx%dx%d%s" % (name, m, n, k, "_bt" if transposed else "")
+        source = os.path.join(kernels, stem + ".mlir")
+        with open(source, "w") as f:
+            f.write(matmul_module(m, n, k, input_type, acc_type, transposed))
+        tiled = source.replace(".mlir", ".tiled.mlir")
+        lowered = source.replace(".mlir", ".spirv.mlir")
+        binary = source.replace(".mlir", ".spv")
+        option = "target=%s %s" % (TARGET, args.tiling or "")
+        run([os.path.join(BIN, "sm-opt"), "--sm-tile-matmul=" + option.strip(),
+             source, "-o", tiled])
+        run([os.path.join(BIN, "sm-opt"), "--sm-lower-to-vulkan", tiled, "-o", lowered])
+        run([os.path.join(BIN, "sm-translate"), "--serialize-spirv", lowered, "-o", binary])
+        if input_type != "bf16":
+            run([SPIRV_VAL, "--target-env", "vulkan1.3", binary])
+        for path in (source, tiled, lowered):
+            os.remove(path)
+        manifest.append({"kernel": os.path.basename(binary), "type": name,
+                         "label": label, "m": m, "n": n, "k": k,
+                         "transposed_b": transposed})
+        print("prepared %s" % os.path.basename(binary), flush=True)
+    with open(os.path.join(STAGE, "manifest.json"), "w") as f:
+        json.dump({"commit": git_commit(), "tiling": args.tiling or "",
+                   "configs": manifest}, f, indent=1)
+    shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
+    debs = os.path.join(STAGE, "debs")
+    os.makedirs(debs)
+    run(["apt-get", "download"] + LOADER_PACKAGES, cwd=debs)
+    print("staged %d kernels in %s" % (len(manifest), STAGE))
+
+
+def git_commit():
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return commit + ("+uncommitted" if dirty else "")
+
+
+def parse_runner_log(text):
+    """Per kernel: passed, TFLOP/s (from the median), median us, errors."""
+    results = {}
+    for block in text.split("=== kernel ")[1:]:
+        name = block.split(" ===", 1)[0].strip()
+        median = re.search(r"time: median ([0-9.]+) us", block)
+        results[name] = {
+            "passed": "PASSED" in block and "FAILED" not in block,
+            "median_us": float(median.group(1)) if median else None,
+            "log": block,
+        }
+    return results
+
+
+def report(args):
+    with open(os.path.join(args.results, "manifest.json")) as f:
+        manifest = json.load(f)
+    with open(os.path.join(args.results, "runner.log")) as f:
+        ours = parse_runner_log(f.read())
+    with open(os.path.join(args.results, "cublas.json")) as f:
+        cublas = json.load(f)
+    with open(os.path.join(args.results, "gpu.txt")) as f:
+        gpu = f.read().strip()
+    rows = []
+    for config in manifest["configs"]:
+        result = ours.get(config["kernel"], {})
+        ops = 2.0 * config["m"] * config["n"] * config["k"]
+        median = result.get("median_us")
+        rate = ops / (median * 1e-6) / 1e12 if median else None
+        key = "%s_%dx%dx%d%s" % (config["type"], config["m"], config["n"],
+                                  config["k"], "_bt" if config["transposed_b"] else "")
+        reference = cublas.get(key, {})
+        ref_rate = reference.get("tflops")
+        rows.append({
+            "type": config["type"], "shape": "%dx%dx%d" % (config["m"], config["n"], config["k"]),
+            "label": config["label"], "check": "pass" if result.get("passed") else "FAIL",
+            "ours": rate, "cublas": ref_rate, "cublas_note": reference.get("note", ""),
+            "ratio": rate / ref_rate if rate and ref_rate else None,
+        })
+    unit = lambda t: "TOP/s" if t.startswith("s8") else "TFLOP/s"
+    fmt = lambda x: "%.1f" % x if x is not None else "-"
+    lines = ["| type | M x N x K | layout | check | ours (%s) | cuBLAS | ours / cuBLAS |" % "TFLOP/s or TOP/s",
+             "| --- | --- | --- | --- | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append("| %s | %s | %s | %s | %s | %s%s | %s |" % (
+            r["type"], r["shape"], r["label"], r["check"], fmt(r["ours"]),
+            fmt(r["cublas"]), (" (%s)" % r["cublas_note"]) if r["cublas_note"] else "",
+            "%.2f" % r["ratio"] if r["ratio"] else "-"))
+    table = "\n".join(lines)
+    header = ("Measured %s on %s; commit %s; tiling options: %s.\n"
+              "Ours: median of the timed dispatches (GPU timestamps) after a checked "
+              "warm-up dispatch; cuBLAS: median of CUDA-event-timed torch calls "
+              "after warm-up, same machine, same run.\n" % (
+                  datetime.date.today().isoformat(), gpu, manifest["commit"],
+                  manifest["tiling"] or "the nvidia-h100 defaults"))
+    print(header)
+    print(table)
+    if args.write:
+        path = os.path.join(ROOT, "docs", "performance.md")
+        with open(path) as f:
+            text = f.read()
+        begin, end = "<!-- gemm-table-begin -->", "<!-- gemm-table-end -->"
+        block = "%s\n%s\n%s\n%s" % (begin, header, table, end)
+        if begin in text:
+            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block,
+                          text, flags=re.S)
+        else:
+            text += "\n## GEMM on the H100\n\n" + block + "\n"
+        with open(path, "w") as f:
+            f.write(text)
+        print("wrote %s" % path)
+    failed = [r for r in rows if r["check"] != "pass"]
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--sizes")
+    p.add_argument("--types")
+    p.add_argument("--tiling")
+    p.add_argument("--no-extra", action="store_true")
+    r = sub.add_parser("report")
+    r.add_argument("results")
+    r.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    if args.step == "prepare":
+        prepare(args)
+        return 0
+    return report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

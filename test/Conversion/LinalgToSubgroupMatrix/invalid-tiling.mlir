@@ -1,0 +1,18 @@
+// RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 tile-m=72" --verify-diagnostics %s
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 tile-k=24" %s 2>&1 | FileCheck %s --check-prefix=DEPTH
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 stages=3" %s 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 tile-m=256 tile-n=256 subgroups-m=4 subgroups-n=4 stages=2" %s 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 vector-width=3" %s 2>&1 | FileCheck %s --check-prefix=WIDTH
+// RUN: not sm-opt --sm-tile-matmul %s 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// DEPTH: tile-k = 24 is not a multiple of the matrix depth K = 16
+// STAGES: stages = 3; only 1 and 2 are supported
+// MEMORY: the tiling needs {{[0-9]+}} bytes of workgroup memory, more than the 49152 a Vulkan device guarantees
+// WIDTH: vector-width = 3 copies 48 bits at once; only 1 element, 64 or 128 bits are supported
+// TARGET: cannot be tiled: no target (pass target=NAME or set subgroup_matrix.target on the module)
+
+func.func @gemm(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{the workgroup tile 72x128 does not split into 2x2 subgroups of whole 16x16 result matrices}}
+  linalg.matmul ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf32>)
+  return
+}

@@ -1,0 +1,105 @@
+// RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 stages=2" --split-input-file %s | FileCheck %s
+// RUN: sm-opt --sm-tile-matmul=target=nvidia-h100 %s --split-input-file | FileCheck %s --check-prefix=ONE-STAGE
+
+// A 256x256x128 f16 -> f32 matmul with the H100 defaults: 128x128 workgroup
+// tiles of 2x2 subgroups, each owning 4x4 result matrices of 16x16; K steps
+// of 32 staged through padded workgroup buffers (40 and 136 elements per
+// row) with 16-byte copies and double buffering (stages=2).
+
+// One stage (the H100 default): load, barrier, store, barrier, multiply.
+// ONE-STAGE-LABEL: gpu.func @matmul
+// ONE-STAGE: scf.for
+// ONE-STAGE-NOT: arith.minui
+// ONE-STAGE: vector.load
+// ONE-STAGE: gpu.barrier
+// ONE-STAGE-NEXT: arith.addi
+// ONE-STAGE: vector.store
+// ONE-STAGE: gpu.barrier
+// ONE-STAGE: subgroup_matrix.load
+// ONE-STAGE: subgroup_matrix.mma
+// ONE-STAGE-NOT: gpu.barrier
+// ONE-STAGE: scf.yield
+
+// CHECK-LABEL: gpu.module @matmul_kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">}
+// CHECK: gpu.func @matmul(%[[GA:.*]]: memref<32768xf16>, %[[GB:.*]]: memref<32768xf16>, %[[GC:.*]]: memref<65536xf32>)
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<10240xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8704xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:32768:random", "f16:32768:random", "f32:65536:random"], check = "gemm:M=256,N=256,K=128,A=0,B=1,C=2,acc=2", grid = array<i32: 2, 2, 1>}
+// The accumulators start as C (linalg.matmul accumulates).
+// CHECK-COUNT-16: subgroup_matrix.load %[[GC]][%{{.*}}] stride %{{.*}} : memref<65536xf32> -> !subgroup_matrix.result<16x16xf32>
+// The first K step is copied before the loop.
+// CHECK: vector.load %[[GA]]
+// CHECK: vector.store %{{.*}}, %[[SA]]
+// CHECK: gpu.barrier
+// CHECK: %[[ACC:.*]]:16 = scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// The next step is loaded while this one multiplies.
+// CHECK: %[[NEXT:.*]] = arith.minui
+// CHECK: vector.load %[[GA]]
+// CHECK: vector.load %[[GB]]
+// CHECK-COUNT-4: subgroup_matrix.load %[[SA]][%{{.*}}] stride %{{.*}} : memref<10240xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+// CHECK-COUNT-4: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-COUNT-16: subgroup_matrix.mma
+// CHECK-COUNT-4: subgroup_matrix.load %[[SA]]
+// CHECK-COUNT-4: subgroup_matrix.load %[[SB]]
+// CHECK-COUNT-16: subgroup_matrix.mma
+// CHECK: vector.store %{{.*}}, %[[SA]]
+// CHECK: vector.store %{{.*}}, %[[SB]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// The accumulators are stored once, after the loop.
+// CHECK-COUNT-16: subgroup_matrix.store %[[ACC]]#{{[0-9]+}}, %[[GC]]
+// CHECK-NEXT: gpu.return
+// CHECK-LABEL: func.func @square
+// CHECK-SAME: (%[[A:.*]]: memref<256x128xf16>, %[[B:.*]]: memref<128x256xf16>, %[[C:.*]]: memref<256x256xf32>)
+// CHECK-DAG: %[[A1:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1]] : memref<256x128xf16> into memref<32768xf16>
+// CHECK-DAG: %[[B1:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1]] : memref<128x256xf16> into memref<32768xf16>
+// CHECK-DAG: %[[C1:.*]] = memref.collapse_shape %[[C]] {{\[\[}}0, 1]] : memref<256x256xf32> into memref<65536xf32>
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[THREADS:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch_func {{ *}}@matmul_kernels::@matmul blocks in (%[[TWO]], %[[TWO]], %{{.*}}) threads in (%[[THREADS]], %{{.*}}, %{{.*}}) {{ *}}args(%[[A1]] : memref<32768xf16>, %[[B1]] : memref<32768xf16>, %[[C1]] : memref<65536xf32>)
+// CHECK-NOT: linalg.matmul
+
+func.func @square(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %c: memref<256x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x128xf16>, memref<128x256xf16>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// A constant fill before the matmul becomes the initial accumulator, and C
+// starts poisoned in the launch description.
+
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-SAME: "i32:16384:poison"
+// CHECK-SAME: check = "gemm:M=128,N=128,K=64,A=0,B=1,C=2,init=0"
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: subgroup_matrix.splat %[[ZERO]] : i32 -> !subgroup_matrix.result<16x16xsi32>
+// CHECK-NOT: -> !subgroup_matrix.result<16x16xsi32>
+// CHECK: subgroup_matrix.load %{{.*}} -> !subgroup_matrix.left<16x32xsi8>
+// CHECK: subgroup_matrix.load %{{.*}} -> !subgroup_matrix.right<32x16xsi8>
+// CHECK-LABEL: func.func @filled
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch_func
+func.func @filled(%a: memref<128x64xi8>, %b: memref<64x128xi8>, %c: memref<128x128xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<128x128xi32>)
+  linalg.matmul ins(%a, %b : memref<128x64xi8>, memref<64x128xi8>) outs(%c : memref<128x128xi32>)
+  return
+}
+
+// -----
+
+// B transposed (N x K): its rows are copied like A's and read as
+// column-major right matrices. Unsigned 8-bit inputs give ui8 matrices.
+
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-SAME: check = "gemm:M=128,N=128,K=64,A=0,B=1,C=2,b-col-major,acc=2"
+// CHECK: subgroup_matrix.load %{{.*}} stride %{{.*}} col_major : memref<{{.*}}xi8, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<32x16xui8>
+// CHECK: subgroup_matrix.mma {{.*}} -> !subgroup_matrix.result<16x16xui32>
+func.func @transposed(%a: memref<128x64xi8>, %b: memref<128x64xi8>, %c: memref<128x128xi32>) {
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<128x64xi8>, memref<128x64xi8>) outs(%c : memref<128x128xi32>) {cast = #linalg.type_fn<cast_unsigned>}
+  return
+}
