@@ -6,7 +6,7 @@ tool reaches (it carries the working tree there and brings $OUT back):
 
   bench/gemm/run.py prepare           # here: build, generate, validate
   <device> bash bench/gemm/device.sh  # there: run every kernel + cuBLAS
-  bench/gemm/run.py report DIR        # here: table, docs/performance.md
+  bench/gemm/run.py report DIR...     # here: table, docs/performance.md
 
 `prepare` builds the tools, writes one `linalg.matmul` per configuration,
 runs `sm-opt --sm-tile-matmul=target=nvidia-h100` and `--sm-lower-to-vulkan`
@@ -154,14 +154,19 @@ def parse_runner_log(text):
 
 
 def report(args):
-    with open(os.path.join(args.results, "manifest.json")) as f:
-        manifest = json.load(f)
-    with open(os.path.join(args.results, "runner.log")) as f:
-        ours = parse_runner_log(f.read())
-    with open(os.path.join(args.results, "cublas.json")) as f:
-        cublas = json.load(f)
-    with open(os.path.join(args.results, "gpu.txt")) as f:
-        gpu = f.read().strip()
+    # Several result folders (one per device run) make one table.
+    ours, cublas = {}, {}
+    for results in args.results:
+        with open(os.path.join(results, "manifest.json")) as f:
+            manifest = json.load(f)
+        with open(os.path.join(results, "runner.log")) as f:
+            ours.update(parse_runner_log(f.read()))
+        with open(os.path.join(results, "cublas.json")) as f:
+            cublas.update(json.load(f))
+        with open(os.path.join(results, "gpu.txt")) as f:
+            gpu = f.read().strip()
+    measured = [c for c in manifest["configs"] if c["kernel"] in ours]
+    manifest["configs"] = measured
     rows = []
     for config in manifest["configs"]:
         result = ours.get(config["kernel"], {})
@@ -224,7 +229,7 @@ def main():
     p.add_argument("--tiling")
     p.add_argument("--no-extra", action="store_true")
     r = sub.add_parser("report")
-    r.add_argument("results")
+    r.add_argument("results", nargs="+")
     r.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.step == "prepare":
