@@ -164,7 +164,7 @@ def report(args):
         with open(os.path.join(results, "cublas.json")) as f:
             cublas.update(json.load(f))
         with open(os.path.join(results, "gpu.txt")) as f:
-            gpu = f.read().strip()
+            gpu = f.read().strip().replace("\n", "; ")
     measured = [c for c in manifest["configs"] if c["kernel"] in ours]
     manifest["configs"] = measured
     rows = []

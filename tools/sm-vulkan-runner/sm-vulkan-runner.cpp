@@ -62,6 +62,7 @@ With no --arg, a kernel whose binary records its launch (the kernels of
 sm-tile-matmul do) runs with the grid, arguments and checks it records.
 
   --repeat N              time N further dispatches with GPU timestamps
+  --print-timings         with --repeat, print every dispatch's time
   --subgroup-size N       require subgroups of N invocations, all full
                           (default: the device's subgroup size)
   --append-lengths        pass one more argument: a u32 buffer with the length
@@ -85,6 +86,7 @@ struct Options : CommonOptions {
   uint32_t subgroupSize = 0;
   uint32_t repeat = 0;
   bool compileOnly = false;
+  bool printTimings = false;
   bool appendLengths = false;
   bool listDevices = false;
   bool listCoopmat = false;
@@ -118,6 +120,8 @@ Options parseOptions(int argc, char **argv) {
       options.subgroupSize = std::strtoul(value(i).c_str(), nullptr, 10);
     } else if (arg == "--repeat") {
       options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--print-timings") {
+      options.printTimings = true;
     } else if (arg == "--append-lengths") {
       options.appendLengths = true;
     } else if (arg == "--compile-only") {
@@ -889,6 +893,12 @@ int main(int argc, char **argv) {
     for (uint32_t r = 0; r < options.repeat; ++r)
       microseconds.push_back(double(stamps[2 * r + 1] - stamps[2 * r]) *
                              period / 1000.0);
+    if (options.printTimings) {
+      std::printf("timings (us, in dispatch order):");
+      for (double time : microseconds)
+        std::printf(" %.1f", time);
+      std::printf("\n");
+    }
     std::sort(microseconds.begin(), microseconds.end());
     double median = microseconds[microseconds.size() / 2];
     std::printf("time: median %.2f us, min %.2f us, max %.2f us over %u "

@@ -133,15 +133,19 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
     - with `vector-width=W`, each invocation copies W consecutive elements
       at once (`vector.load`/`vector.store`; the Vulkan lowering turns
       16-byte ones into 128-bit accesses); 1 copies scalars;
+    - with `group-m=G`, consecutive workgroups walk down G tile rows before
+      the next tile column, so that the workgroups running together share
+      tiles of A and B in the L2 cache;
     - sizes that are not multiples of the tiles are handled: copies past the
       edges read zeros, and workgroups at the edges of C go through
       workgroup memory so that nothing outside C is read or written.
 
     Options left at 0 take the target's defaults: on the Vulkan targets
     (`nvidia-h100`, `amd-rdna3`) 128x128x32 tiles of 2x2 subgroups with 4x4
-    16x16 matrices each, 16-byte copies and one stage, the fastest measured
-    on the H100 (docs/performance.md); elsewhere 2x2 subgroups of 2x2
-    matrices, scalar copies and two stages. A preceding `linalg.fill` of C with a constant becomes
+    16x16 matrices each, 16-byte copies, one stage and groups of 8 tile
+    rows, the fastest measured on the H100 (docs/performance.md); elsewhere
+    2x2 subgroups of 2x2 matrices, scalar copies, two stages and row-major
+    launch order. A preceding `linalg.fill` of C with a constant becomes
     the initial value of the accumulators. The kernel carries a
     `subgroup_matrix.launch` attribute (grid, arguments and the GEMM check)
     that the Vulkan lowering and `sm-vulkan-runner` use to run it with no
@@ -179,6 +183,9 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
            "Workgroup buffers per operand: 1, or 2 for double buffering">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
+    Option<"groupM", "group-m", "int64_t", /*default=*/"0",
+           "Tile rows consecutive workgroups walk down before moving to the "
+           "next tile column (1: row-major order)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

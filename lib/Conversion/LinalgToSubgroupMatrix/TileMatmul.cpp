@@ -253,13 +253,17 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(linalg::MatmulOp matmul,
     tiling.tileK = std::max<int64_t>(2 * config.getK(), 32 / elementBytes);
   if (tiling.padding < 0)
     tiling.padding = 16 / elementBytes;
-  // On the H100, one buffer measured faster than two (57.6 against 49.5
+  // On the H100, one buffer measured faster than two (268.7 against 165.1
   // TFLOP/s at 4096^3 f16 -> f32): holding the next step's copy in
   // registers costs more than the barrier it saves.
   if (!tiling.stages)
     tiling.stages = vulkan ? 1 : 2;
   if (!tiling.vectorWidth)
     tiling.vectorWidth = vulkan ? 16 / elementBytes : 1;
+  // Groups of 8 tile rows: 273.7 against 268.7 TFLOP/s at 4096^3 and 292.9
+  // against 284.6 at 8192^3 on the H100.
+  if (!tiling.groupM)
+    tiling.groupM = vulkan ? 8 : 1;
 
   auto fail = [&](const Twine &message) {
     return matmul.emitOpError() << "cannot be tiled: " << message, failure();
@@ -340,6 +344,11 @@ private:
   void storeTile(const TileCopy &copy, ArrayRef<Value> values,
                  Value stageOffset);
   Value stageOffset(const TileCopy &copy, Value step);
+  /// The tile of C that workgroup (`blockX`, `blockY`) computes: with
+  /// `groupM` > 1, workgroups in launch order walk down `groupM` tile rows
+  /// before moving to the next tile column, so that the workgroups running
+  /// together share tiles of A and B in the L2 cache.
+  std::pair<Value, Value> getTilePosition(Value blockX, Value blockY);
 
   /// Multiplies one K step out of the workgroup buffers at the given stage.
   void multiplyStep(Value aStage, Value bStage,
@@ -495,6 +504,26 @@ void MatmulKernelEmitter::storeTile(const TileCopy &copy,
     Value vector = vector::BitCastOp::create(b, loc, vectorType, value);
     vector::StoreOp::create(b, loc, vector, copy.shared, address);
   }
+}
+
+std::pair<Value, Value> MatmulKernelEmitter::getTilePosition(Value blockX,
+                                                              Value blockY) {
+  int64_t rows = getGridY(), columns = getGridX();
+  if (tiling.groupM <= 1 || rows <= 1)
+    return {blockY, blockX};
+  Value launchIndex = add(mul(blockY, columns), blockX);
+  int64_t perGroup = tiling.groupM * columns;
+  Value group = arith::DivUIOp::create(b, loc, launchIndex, index(perGroup));
+  Value firstRow = mul(group, tiling.groupM);
+  // The last group may have fewer rows.
+  Value remainingRows = arith::SubIOp::create(b, loc, index(rows), firstRow);
+  Value groupRows =
+      arith::MinUIOp::create(b, loc, remainingRows, index(tiling.groupM));
+  Value inGroup = arith::RemUIOp::create(b, loc, launchIndex, index(perGroup));
+  Value row =
+      add(firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value column = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {row, column};
 }
 
 Value MatmulKernelEmitter::stageOffset(const TileCopy &copy, Value step) {
@@ -716,8 +745,9 @@ FailureOr<gpu::GPUFuncOp> MatmulKernelEmitter::emit(OpBuilder &moduleBuilder,
   laneId = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
   Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  rowBase = mul(blockY, tiling.tileM);
-  columnBase = mul(blockX, tiling.tileN);
+  auto [tileRow, tileColumn] = getTilePosition(blockX, blockY);
+  rowBase = mul(tileRow, tiling.tileM);
+  columnBase = mul(tileColumn, tiling.tileN);
   Value subgroupM =
       arith::DivUIOp::create(b, loc, subgroupId, index(tiling.subgroupsN));
   Value subgroupN =
@@ -928,6 +958,7 @@ struct TileMatmulPass
     requested.padding = padding;
     requested.stages = stages;
     requested.vectorWidth = vectorWidth;
+    requested.groupM = groupM;
 
     SmallVector<linalg::MatmulOp> matmuls;
     module.walk([&](linalg::MatmulOp matmul) {

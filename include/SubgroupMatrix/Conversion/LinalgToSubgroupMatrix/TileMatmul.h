@@ -30,6 +30,9 @@ struct MatmulTiling {
   int64_t stages = 0;
   /// Elements one invocation copies at once from global to workgroup memory.
   int64_t vectorWidth = 0;
+  /// Tile rows that consecutive workgroups walk down before the next tile
+  /// column (1: row-major launch order).
+  int64_t groupM = 0;
 };
 
 /// Rewrites `matmul` (on statically shaped, contiguous row-major memrefs) into
