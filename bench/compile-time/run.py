@@ -8,7 +8,10 @@ medians of several repetitions. Each kernel function holds a chain of
 load, load, multiply-accumulate and one store; functions have about 1000
 ops each, as a graph compiler's output would have many kernels.
 
-Usage: run.py [--repeat N] [--sizes 1000,10000,100000]
+Runs alternate between the two tools; modules under 10k ops get up to ten
+times more runs, as their times are a few tens of milliseconds.
+
+Usage: run.py [--repeat N] [--sizes 1000,10000,100000] [--no-verify]
        (SM_BUILD_DIR, MLIR_OPT override the tools)
 """
 
@@ -101,16 +104,24 @@ def upstream(total_ops):
     return "\n".join(lines) + "\n", ops
 
 
-def time_tool(argv, repeat):
-    times = []
+def run_once(argv):
+    start = time.perf_counter()
+    completed = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise SystemExit("%s failed:\n%s" % (" ".join(argv), completed.stderr[-2000:]))
+    return elapsed
+
+
+def time_tools(first, second, repeat):
+    """Medians of `repeat` runs of each, alternating between the two so that
+    a change in the machine's load affects both alike."""
+    times = ([], [])
     for _ in range(repeat):
-        start = time.perf_counter()
-        completed = subprocess.run(argv, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True)
-        times.append(time.perf_counter() - start)
-        if completed.returncode != 0:
-            raise SystemExit("%s failed:\n%s" % (" ".join(argv), completed.stderr[-2000:]))
-    return statistics.median(times)
+        times[0].append(run_once(first))
+        times[1].append(run_once(second))
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def check_lowered(argv, marker):
@@ -126,6 +137,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="pass --verify-each=0 to both tools (no "
+                        "verification between passes)")
     options = parser.parse_args()
     print("sm-opt: %s\nmlir-opt: %s\nmedian of %d runs (wall time, parse to print)\n"
           % (SM_OPT, MLIR_OPT, options.repeat))
@@ -143,11 +157,15 @@ def main():
             open(theirs_path, "w").write(theirs_text)
             ours_argv = [SM_OPT, ours_path, "--sm-lower-to-vulkan"]
             theirs_argv = [MLIR_OPT, theirs_path, "--convert-gpu-to-spirv"]
+            if options.no_verify:
+                ours_argv.append("--verify-each=0")
+                theirs_argv.append("--verify-each=0")
             mma = "spirv.KHR.CooperativeMatrixMulAdd"
             if check_lowered(ours_argv, mma) != check_lowered(theirs_argv, mma):
                 raise SystemExit("the two lowerings differ in multiply-adds")
-            ours_time = time_tool(ours_argv, options.repeat)
-            theirs_time = time_tool(theirs_argv, options.repeat)
+            # Small modules take milliseconds: more runs for a stable median.
+            repeat = options.repeat * max(1, min(10, 10000 // size))
+            ours_time, theirs_time = time_tools(ours_argv, theirs_argv, repeat)
             print("%8d  %12.3f  %12.3f  %7.2f  %14.2f  %14.2f" % (
                 ours_ops, ours_time, theirs_time, ours_time / theirs_time,
                 1e6 * ours_time / ours_ops, 1e6 * theirs_time / ours_ops))
