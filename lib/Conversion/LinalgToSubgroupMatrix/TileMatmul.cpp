@@ -415,11 +415,14 @@ LogicalResult MatmulKernelEmitter::planCopy(TileCopy &copy,
                                             StringRef operandName) {
   copy.sharedStride = copy.tileCols + tiling.padding;
   copy.stageElements = copy.tileRows * copy.sharedStride;
-  // Vectors must not straddle a row, globally or in the workgroup copy.
+  // Vectors must not straddle a row, globally or in the workgroup copy:
+  // halve the width down to 64 bits until they do, else copy scalars.
+  int64_t elementBits = copy.storage.getIntOrFloatBitWidth();
   copy.width = tiling.vectorWidth;
-  if (copy.globalCols % copy.width || copy.tileCols % copy.width ||
-      copy.sharedStride % copy.width)
-    copy.width = 1;
+  while (copy.width > 1 &&
+         (copy.globalCols % copy.width || copy.tileCols % copy.width ||
+          copy.sharedStride % copy.width))
+    copy.width = copy.width * elementBits > 64 ? copy.width / 2 : 1;
   int64_t vectors = copy.tileRows * copy.tileCols / copy.width;
   if (vectors % getThreads())
     return matmul.emitOpError()
