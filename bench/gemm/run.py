@@ -154,21 +154,29 @@ def parse_runner_log(text):
 
 
 def report(args):
-    # Several result folders (one per device run) make one table.
-    ours, cublas = {}, {}
+    # Several result folders (one per device run) make one table; a kernel
+    # measured again in a later folder takes its later figures and commit.
+    ours, cublas, configs, gpus, tilings = {}, {}, {}, [], set()
     for results in args.results:
         with open(os.path.join(results, "manifest.json")) as f:
             manifest = json.load(f)
         with open(os.path.join(results, "runner.log")) as f:
-            ours.update(parse_runner_log(f.read()))
+            measured = parse_runner_log(f.read())
+        ours.update(measured)
         with open(os.path.join(results, "cublas.json")) as f:
             cublas.update(json.load(f))
         with open(os.path.join(results, "gpu.txt")) as f:
             gpu = f.read().strip().replace("\n", "; ")
-    measured = [c for c in manifest["configs"] if c["kernel"] in ours]
-    manifest["configs"] = measured
+        if gpu not in gpus:
+            gpus.append(gpu)
+        tilings.add(manifest["tiling"])
+        for config in manifest["configs"]:
+            if config["kernel"] in measured:
+                configs[config["kernel"]] = dict(config, commit=manifest["commit"][:7])
+    order = {name: i for i, name in enumerate(TYPES)}
+    ordered = sorted(configs.values(), key=lambda c: order[c["type"]])
     rows = []
-    for config in manifest["configs"]:
+    for config in ordered:
         result = ours.get(config["kernel"], {})
         ops = 2.0 * config["m"] * config["n"] * config["k"]
         median = result.get("median_us")
@@ -181,24 +189,28 @@ def report(args):
             "type": config["type"], "shape": "%dx%dx%d" % (config["m"], config["n"], config["k"]),
             "label": config["label"], "check": "pass" if result.get("passed") else "FAIL",
             "ours": rate, "cublas": ref_rate, "cublas_note": reference.get("note", ""),
+            "cublas_error": reference.get("error", "").split("\n")[0][:60],
             "ratio": rate / ref_rate if rate and ref_rate else None,
+            "commit": config["commit"],
         })
     unit = lambda t: "TOP/s" if t.startswith("s8") else "TFLOP/s"
     fmt = lambda x: "%.1f" % x if x is not None else "-"
-    lines = ["| type | M x N x K | layout | check | ours (%s) | cuBLAS | ours / cuBLAS |" % "TFLOP/s or TOP/s",
-             "| --- | --- | --- | --- | ---: | ---: | ---: |"]
+    lines = ["| type | M x N x K | layout | check | ours (%s) | cuBLAS | ours / cuBLAS | commit |" % "TFLOP/s or TOP/s",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | --- |"]
     for r in rows:
-        lines.append("| %s | %s | %s | %s | %s | %s%s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s%s | %s | %s |" % (
             r["type"], r["shape"], r["label"], r["check"], fmt(r["ours"]),
-            fmt(r["cublas"]), (" (%s)" % r["cublas_note"]) if r["cublas_note"] else "",
-            "%.2f" % r["ratio"] if r["ratio"] else "-"))
+            fmt(r["cublas"]) if r["cublas"] is not None else "- (%s)" % r["cublas_error"] if r["cublas_error"] else "-",
+            (" (%s)" % r["cublas_note"]) if r["cublas_note"] else "",
+            "%.2f" % r["ratio"] if r["ratio"] else "-", r["commit"]))
     table = "\n".join(lines)
-    header = ("Measured %s on %s; commit %s; tiling options: %s.\n"
+    header = ("Measured %s on %s; the commit of each kernel is in the last column; "
+              "tiling options: %s.\n"
               "Ours: median of the timed dispatches (GPU timestamps) after a checked "
               "warm-up dispatch; cuBLAS: median of CUDA-event-timed torch calls "
               "after warm-up, same machine, same run.\n" % (
-                  datetime.date.today().isoformat(), gpu, manifest["commit"],
-                  manifest["tiling"] or "the nvidia-h100 defaults"))
+                  datetime.date.today().isoformat(), " / ".join(gpus),
+                  ", ".join(sorted(t or "the nvidia-h100 defaults" for t in tilings))))
     print(header)
     print(table)
     if args.write:
