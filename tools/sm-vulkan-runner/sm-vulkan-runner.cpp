@@ -63,6 +63,9 @@ sm-tile-matmul do) runs with the grid, arguments and checks it records.
 
   --repeat N              time N further dispatches with GPU timestamps
   --print-timings         with --repeat, print every dispatch's time
+  --pipeline-statistics   print what the driver reports about the compiled
+                          kernel (VK_KHR_pipeline_executable_properties:
+                          registers, memory, ...), where it reports anything
   --subgroup-size N       require subgroups of N invocations, all full
                           (default: the device's subgroup size)
   --append-lengths        pass one more argument: a u32 buffer with the length
@@ -87,6 +90,7 @@ struct Options : CommonOptions {
   uint32_t repeat = 0;
   bool compileOnly = false;
   bool printTimings = false;
+  bool pipelineStatistics = false;
   bool appendLengths = false;
   bool listDevices = false;
   bool listCoopmat = false;
@@ -120,6 +124,8 @@ Options parseOptions(int argc, char **argv) {
       options.subgroupSize = std::strtoul(value(i).c_str(), nullptr, 10);
     } else if (arg == "--repeat") {
       options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--pipeline-statistics") {
+      options.pipelineStatistics = true;
     } else if (arg == "--print-timings") {
       options.printTimings = true;
     } else if (arg == "--append-lengths") {
@@ -423,6 +429,62 @@ std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
   return names;
 }
 
+/// Prints every statistic the driver reports for each executable of
+/// `pipeline` (VK_KHR_pipeline_executable_properties).
+void printPipelineStatistics(VkDevice device, VkPipeline pipeline) {
+  auto getProperties =
+      reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+          vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto getStatistics =
+      reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+          vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!getProperties || !getStatistics) {
+    std::printf("pipeline statistics: not available\n");
+    return;
+  }
+  VkPipelineInfoKHR pipelineInfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipelineInfo.pipeline = pipeline;
+  uint32_t count = 0;
+  getProperties(device, &pipelineInfo, &count, nullptr);
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  getProperties(device, &pipelineInfo, &count, executables.data());
+  for (uint32_t e = 0; e < count; ++e) {
+    std::printf("pipeline executable %u: %s (%s), subgroup size %u\n", e,
+                executables[e].name, executables[e].description,
+                executables[e].subgroupSize);
+    VkPipelineExecutableInfoKHR executableInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executableInfo.pipeline = pipeline;
+    executableInfo.executableIndex = e;
+    uint32_t statisticCount = 0;
+    getStatistics(device, &executableInfo, &statisticCount, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> statistics(
+        statisticCount, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    getStatistics(device, &executableInfo, &statisticCount, statistics.data());
+    for (const VkPipelineExecutableStatisticKHR &statistic : statistics) {
+      std::printf("  %s: ", statistic.name);
+      switch (statistic.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        std::printf("%s", statistic.value.b32 ? "true" : "false");
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        std::printf("%lld", static_cast<long long>(statistic.value.i64));
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        std::printf("%llu", static_cast<unsigned long long>(statistic.value.u64));
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+        std::printf("%g", statistic.value.f64);
+        break;
+      default:
+        std::printf("?");
+      }
+      std::printf(" (%s)\n", statistic.description);
+    }
+  }
+}
+
 /// The runner options that a kernel's binary carries for entry point
 /// `entry` (`OpModuleProcessed "subgroup_matrix.launch ENTRY OPTIONS..."`,
 /// written by sm-translate for kernels of sm-tile-matmul), split into words;
@@ -552,6 +614,18 @@ int main(int argc, char **argv) {
     deviceExtensions.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
     bfloat16.pNext = chain;
     chain = &bfloat16;
+  }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableProperties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  bool captureStatistics =
+      options.pipelineStatistics &&
+      hasExtension(info.extensions,
+                   VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (captureStatistics) {
+    deviceExtensions.push_back(
+        VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    executableProperties.pNext = chain;
+    chain = &executableProperties;
   }
   features.pNext = chain;
   vkGetPhysicalDeviceFeatures2(info.physical, &features);
@@ -695,6 +769,8 @@ int main(int argc, char **argv) {
     fail("the device cannot require a subgroup size");
   }
   pipelineInfo.layout = pipelineLayout;
+  if (captureStatistics)
+    pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline;
   check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo,
                                  nullptr, &pipeline),
@@ -702,6 +778,11 @@ int main(int argc, char **argv) {
   std::printf("pipeline: created for entry point '%s', subgroup size %u%s\n",
               entry.c_str(), subgroupSize,
               pipelineInfo.stage.pNext ? " (required, full subgroups)" : "");
+  if (options.pipelineStatistics && !captureStatistics)
+    std::printf("pipeline statistics: the device does not offer %s\n",
+                VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (captureStatistics)
+    printPipelineStatistics(device, pipeline);
   if (options.compileOnly) {
     vkDestroyPipeline(device, pipeline, nullptr);
     vkDestroyPipelineLayout(device, pipelineLayout, nullptr);

@@ -140,10 +140,11 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       edges read zeros, and workgroups at the edges of C go through
       workgroup memory so that nothing outside C is read or written.
 
-    Options left at 0 take the target's defaults: on the Vulkan targets
-    (`nvidia-h100`, `amd-rdna3`) 128x128x32 tiles of 2x2 subgroups with 4x4
-    16x16 matrices each, 16-byte copies, one stage and groups of 8 tile
-    rows, the fastest measured on the H100 (docs/performance.md); elsewhere
+    Options left at 0 take the target's defaults: on `nvidia-h100`
+    128x128x32 tiles of 2x2 subgroups with 4x4 16x16 matrices each, 16-byte
+    copies, one stage and groups of 8 tile rows, the fastest measured on the
+    H100 (docs/performance.md); on `amd-rdna3` the same with 4x4 subgroups
+    of 2x2 matrices, which RDNA3 holds without spilling registers; elsewhere
     2x2 subgroups of 2x2 matrices, scalar copies, two stages and row-major
     launch order. A preceding `linalg.fill` of C with a constant becomes
     the initial value of the accumulators. The kernel carries a
