@@ -472,7 +472,8 @@ void printPipelineStatistics(VkDevice device, VkPipeline pipeline) {
         std::printf("%lld", static_cast<long long>(statistic.value.i64));
         break;
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-        std::printf("%llu", static_cast<unsigned long long>(statistic.value.u64));
+        std::printf("%llu",
+                    static_cast<unsigned long long>(statistic.value.u64));
         break;
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
         std::printf("%g", statistic.value.f64);

@@ -516,7 +516,7 @@ void MatmulKernelEmitter::storeTile(const TileCopy &copy,
 }
 
 std::pair<Value, Value> MatmulKernelEmitter::getTilePosition(Value blockX,
-                                                              Value blockY) {
+                                                             Value blockY) {
   int64_t rows = getGridY(), columns = getGridX();
   if (tiling.groupM <= 1 || rows <= 1)
     return {blockY, blockX};
@@ -529,8 +529,7 @@ std::pair<Value, Value> MatmulKernelEmitter::getTilePosition(Value blockX,
   Value groupRows =
       arith::MinUIOp::create(b, loc, remainingRows, index(tiling.groupM));
   Value inGroup = arith::RemUIOp::create(b, loc, launchIndex, index(perGroup));
-  Value row =
-      add(firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value row = add(firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
   Value column = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   return {row, column};
 }
