@@ -27,7 +27,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <numeric>
 
 namespace mlir {
 namespace subgroup_matrix {
