@@ -27,7 +27,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
-
 namespace mlir {
 namespace subgroup_matrix {
 #define GEN_PASS_DEF_TILEMATMULPASS
