@@ -433,27 +433,28 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
             .str());
   };
   // Unsigned operations reinterpret signless operands.
-  auto unsignedBinary = [&](StringRef symbol) -> LogicalResult {
+  // Unsigned arithmetic on signless integers: the operands as unsigned, the
+  // result back in the value's type; `symbol` is an infix operator, or a
+  // function when `isFunction`.
+  auto unsignedOperation = [&](StringRef symbol,
+                               bool isFunction) -> LogicalResult {
     Type type = op.getResult(0).getType();
     std::string u = getUnsignedTypeName(type);
     FailureOr<std::string> result = getTypeName(op.getLoc(), type);
     if (failed(result))
       return failure();
-    return assign(op.getResult(0), "",
-                  *result + "(" + u + "(" + name(op.getOperand(0)) + ") " +
-                      symbol.str() + " " + u + "(" + name(op.getOperand(1)) +
-                      "))");
+    std::string lhs = u + "(" + name(op.getOperand(0)) + ")";
+    std::string rhs = u + "(" + name(op.getOperand(1)) + ")";
+    std::string expression = isFunction
+                                 ? symbol.str() + "(" + lhs + ", " + rhs + ")"
+                                 : lhs + " " + symbol.str() + " " + rhs;
+    return assign(op.getResult(0), "", *result + "(" + expression + ")");
   };
-  auto unsignedCall = [&](StringRef function) -> LogicalResult {
-    Type type = op.getResult(0).getType();
-    std::string u = getUnsignedTypeName(type);
-    FailureOr<std::string> result = getTypeName(op.getLoc(), type);
-    if (failed(result))
-      return failure();
-    return assign(op.getResult(0), "",
-                  *result + "(" + function.str() + "(" + u + "(" +
-                      name(op.getOperand(0)) + "), " + u + "(" +
-                      name(op.getOperand(1)) + ")))");
+  auto unsignedBinary = [&](StringRef symbol) {
+    return unsignedOperation(symbol, /*isFunction=*/false);
+  };
+  auto unsignedCall = [&](StringRef function) {
+    return unsignedOperation(function, /*isFunction=*/true);
   };
   auto call = [&](StringRef function) -> LogicalResult {
     std::string args;
