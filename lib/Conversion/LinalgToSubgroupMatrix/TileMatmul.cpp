@@ -277,9 +277,10 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(linalg::MatmulOp matmul,
     return matmul.emitOpError() << "cannot be tiled: " << message, failure();
   };
   if (tiling.tileM < 0 || tiling.tileN < 0 || tiling.tileK < 0 ||
-      tiling.subgroupsM < 0 || tiling.subgroupsN < 0 || tiling.vectorWidth < 0)
-    return fail("tile sizes, subgroup counts and the vector width must be "
-                "positive");
+      tiling.subgroupsM < 0 || tiling.subgroupsN < 0 ||
+      tiling.vectorWidth < 0 || tiling.groupM < 0)
+    return fail("tile sizes, subgroup counts, the vector width and the "
+                "group size must be positive");
   if (tiling.tileM % (tiling.subgroupsM * config.getM()) ||
       tiling.tileN % (tiling.subgroupsN * config.getN()))
     return fail(llvm::formatv(

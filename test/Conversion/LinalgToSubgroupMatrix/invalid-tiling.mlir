@@ -5,12 +5,14 @@
 // RUN: not sm-opt --sm-tile-matmul="target=apple-m1 tile-m=64 tile-n=64 tile-k=32 padding=0" %S/Inputs/ragged-f32-f32.mlir 2>&1 | FileCheck %s --check-prefix=METAL
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 vector-width=3" %s 2>&1 | FileCheck %s --check-prefix=WIDTH
 // RUN: not sm-opt --sm-tile-matmul %s 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 group-m=-2" %s 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // DEPTH: tile-k = 24 is not a multiple of the matrix depth K = 16
 // STAGES: stages = 3; only 1 and 2 are supported
 // MEMORY: the tiling needs 74752 bytes of workgroup memory, more than the 49152 a kernel may use on target 'nvidia-h100'
 // METAL: the tiling needs 33792 bytes of workgroup memory, more than the 32768 a kernel may use on target 'apple-m1'
 // WIDTH: vector-width = 3 copies 48 bits at once; only 1 element, 64 or 128 bits are supported
+// NEGATIVE: tile sizes, subgroup counts, the vector width and the group size must be positive
 // TARGET: cannot be tiled: no target (pass target=NAME or set subgroup_matrix.target on the module)
 
 func.func @gemm(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
