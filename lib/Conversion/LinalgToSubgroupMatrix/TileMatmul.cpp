@@ -262,8 +262,7 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(linalg::MatmulOp matmul,
   if (tiling.padding < 0)
     tiling.padding = 16 / elementBytes;
   // On the H100, one buffer measured faster than two (268.7 against 165.1
-  // TFLOP/s at 4096^3 f16 -> f32): holding the next step's copy in
-  // registers costs more than the barrier it saves.
+  // TFLOP/s at 4096^3 f16 -> f32, both at 236 registers per invocation).
   if (!tiling.stages)
     tiling.stages = vulkan ? 1 : 2;
   if (!tiling.vectorWidth)
