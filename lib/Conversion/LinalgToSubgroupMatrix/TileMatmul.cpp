@@ -308,13 +308,15 @@ namespace {
 class MatmulKernelEmitter {
 public:
   MatmulKernelEmitter(const MatmulProblem &problem, MatrixConfigAttr config,
-                      TargetAttr target, const MatmulTiling &tiling)
-      : problem(problem), config(config), target(target), tiling(tiling) {}
+                      TargetAttr target, const MatmulTiling &tiling,
+                      Location loc)
+      : problem(problem), config(config), target(target), tiling(tiling),
+        b(loc.getContext()), loc(loc) {}
 
-  /// Builds the kernel `name` into `module`; reports on `matmul` if the
-  /// tiling does not fit.
-  FailureOr<gpu::GPUFuncOp> emit(OpBuilder &moduleBuilder, Location loc,
-                                 StringRef name, linalg::MatmulOp matmul);
+  /// Builds the kernel `name` with `moduleBuilder`; reports on `matmul` if
+  /// the tiling does not fit.
+  FailureOr<gpu::GPUFuncOp> emit(OpBuilder &moduleBuilder, StringRef name,
+                                 linalg::MatmulOp matmul);
 
   int64_t getThreads() const {
     return tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
@@ -382,8 +384,9 @@ private:
   TargetAttr target;
   const MatmulTiling &tiling;
 
-  OpBuilder b{static_cast<MLIRContext *>(nullptr)};
-  Location loc = UnknownLoc();
+  /// Builds the kernel body; `loc` is the matmul's.
+  OpBuilder b;
+  Location loc;
   Block *entry = nullptr;
   DenseMap<int64_t, Value> indexConstants;
 
@@ -678,12 +681,9 @@ void MatmulKernelEmitter::storeAccumulators(ArrayRef<Value> accumulators) {
 }
 
 FailureOr<gpu::GPUFuncOp> MatmulKernelEmitter::emit(OpBuilder &moduleBuilder,
-                                                    Location kernelLoc,
                                                     StringRef name,
                                                     linalg::MatmulOp matmul) {
   MLIRContext *context = moduleBuilder.getContext();
-  loc = kernelLoc;
-  b = OpBuilder(context);
   blockM = tiling.tileM / tiling.subgroupsM / config.getM();
   blockN = tiling.tileN / tiling.subgroupsN / config.getN();
 
@@ -905,9 +905,9 @@ mlir::subgroup_matrix::tileMatmul(RewriterBase &rewriter,
   SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
   gpuModule->setAttr("subgroup_matrix.target", target);
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
-  MatmulKernelEmitter emitter(*problem, *config, target, *tiling);
+  MatmulKernelEmitter emitter(*problem, *config, target, *tiling, loc);
   FailureOr<gpu::GPUFuncOp> kernel =
-      emitter.emit(kernelBuilder, loc, "matmul", matmul);
+      emitter.emit(kernelBuilder, "matmul", matmul);
   if (failed(kernel)) {
     gpuModule.erase();
     return failure();
