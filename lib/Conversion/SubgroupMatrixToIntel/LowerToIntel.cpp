@@ -78,6 +78,21 @@ struct LowerToIntelPass
       gpuModule.walk([&](Operation *op) {
         if (!isa<SubgroupMatrixDialect>(op->getDialect()))
           return;
+        // Packed memrefs (i32 words holding several components) are a
+        // Vulkan lowering detail; per-invocation accesses address components.
+        MemRefType memref;
+        if (auto load = dyn_cast<LoadOp>(op))
+          memref = load.getMemRefType();
+        else if (auto store = dyn_cast<StoreOp>(op))
+          memref = store.getMemRefType();
+        if (memref && isa<VectorType>(memref.getElementType())) {
+          op->emitOpError("cannot be lowered to the Intel form: ")
+              << memref
+              << " packs components into words; use a memref of the storage "
+                 "type";
+          expressible = false;
+          return;
+        }
         SmallVector<Type> types(op->getOperandTypes());
         llvm::append_range(types, op->getResultTypes());
         for (Type type : types) {

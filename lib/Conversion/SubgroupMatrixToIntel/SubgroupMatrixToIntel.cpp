@@ -270,25 +270,12 @@ template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   unsigned subgroupSize;
 };
 
-/// Packed memrefs (i32 words holding several components) are a Vulkan
-/// lowering detail; per-invocation gathers address components.
-static LogicalResult checkUnpacked(Operation *op, MemRefType type) {
-  if (!isa<VectorType>(type.getElementType()))
-    return success();
-  return op->emitOpError("cannot be lowered to the Intel form: ")
-         << type << " packs components into words; address components "
-         << "(a memref of "
-         << "the storage type) instead";
-}
-
 struct LoadLowering : IntelPattern<LoadOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkUnpacked(op, op.getMemRefType())))
-      return failure();
     FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
     if (failed(layout))
       return failure();
@@ -337,8 +324,6 @@ struct StoreLowering : IntelPattern<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkUnpacked(op, op.getMemRefType())))
-      return failure();
     FailureOr<IntelLayout> layout =
         getLayout(op, op.getValue().getType(), subgroupSize);
     if (failed(layout))

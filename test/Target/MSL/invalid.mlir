@@ -49,3 +49,14 @@ gpu.module @dynamic {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @packed {
+  gpu.func @k(%a: memref<64xvector<4xi32>>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'subgroup_matrix.load' op cannot be emitted as Metal: 'memref<64xvector<4xi32>>' packs components into words; simdgroup_load and simdgroup_store address components}}
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<64xvector<4xi32>> -> !subgroup_matrix.left<8x8xf16>
+    gpu.return
+  }
+}
