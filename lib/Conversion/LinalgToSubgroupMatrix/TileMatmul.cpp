@@ -37,12 +37,28 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+namespace {
+/// The kind of device a target describes, which the tiling defaults and
+/// limits depend on; read off the preset name (custom targets are `Other`).
+enum class DeviceFamily { Nvidia, Amd, Apple, Other };
+} // namespace
+
+static DeviceFamily getDeviceFamily(TargetAttr target) {
+  StringRef name = target.getName() ? target.getName().getValue() : "";
+  if (name.starts_with("nvidia"))
+    return DeviceFamily::Nvidia;
+  if (name.starts_with("amd"))
+    return DeviceFamily::Amd;
+  if (name.starts_with("apple"))
+    return DeviceFamily::Apple;
+  return DeviceFamily::Other;
+}
+
 /// The workgroup memory a kernel may use on `target`: Metal gives a
 /// threadgroup 32 KiB on Apple GPUs; the Vulkan devices this project knows
 /// report 48 KiB or more (maxComputeSharedMemorySize), as Intel's do.
 static int64_t getWorkgroupMemoryLimit(TargetAttr target) {
-  StringRef name = target.getName() ? target.getName().getValue() : "";
-  return name.starts_with("apple") ? 32 * 1024 : 48 * 1024;
+  return getDeviceFamily(target) == DeviceFamily::Apple ? 32 * 1024 : 48 * 1024;
 }
 
 namespace {
@@ -222,13 +238,6 @@ static FailureOr<MatrixConfigAttr> chooseConfig(linalg::MatmulOp matmul,
          failure();
 }
 
-/// Whether the target is a Vulkan device (whose lowering turns 16-byte
-/// vector copies into 128-bit accesses).
-static bool isVulkanTarget(TargetAttr target) {
-  StringRef name = target.getName() ? target.getName().getValue() : "";
-  return name.starts_with("nvidia") || name.starts_with("amd");
-}
-
 /// Fills the defaults of `requested` for `config` on `target` and checks the
 /// result; reports problems on `matmul`.
 static FailureOr<MatmulTiling> resolveMatmulTiling(linalg::MatmulOp matmul,
@@ -239,15 +248,17 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(linalg::MatmulOp matmul,
   MatmulTiling tiling = requested;
   int64_t elementBytes =
       getStorageType(problem.inputComponent).getIntOrFloatBitWidth() / 8;
-  bool vulkan = isVulkanTarget(target);
+  // The Vulkan devices (whose lowering turns 16-byte copies into 128-bit
+  // accesses).
+  DeviceFamily family = getDeviceFamily(target);
+  bool amd = family == DeviceFamily::Amd;
+  bool vulkan = family == DeviceFamily::Nvidia || amd;
   // Per subgroup, a block of result matrices. The H100 runs fastest with
   // 4 x 4 (64 x 64 of C with 16 x 16 matrices) in 2 x 2 subgroups. On RDNA3
   // that block needs more than the 256 VGPRs a lane has (RADV reports 138
   // spilled for f16 -> f32), so the AMD target takes 2 x 2 blocks in 4 x 4
   // subgroups (144 VGPRs, none spilled; not measured on hardware). Elsewhere
   // 2 x 2 blocks in 2 x 2 subgroups.
-  StringRef name = target.getName() ? target.getName().getValue() : "";
-  bool amd = name.starts_with("amd");
   int64_t blockM = vulkan && !amd ? 4 : 2, blockN = blockM;
   if (!tiling.subgroupsM)
     tiling.subgroupsM = amd ? 4 : 2;
@@ -903,7 +914,7 @@ mlir::subgroup_matrix::tileMatmul(RewriterBase &rewriter,
   auto gpuModule =
       gpu::GPUModuleOp::create(moduleBuilder, loc, "matmul_kernels");
   SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
-  gpuModule->setAttr("subgroup_matrix.target", target);
+  gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
   MatmulKernelEmitter emitter(*problem, *config, target, *tiling, loc);
   FailureOr<gpu::GPUFuncOp> kernel =
