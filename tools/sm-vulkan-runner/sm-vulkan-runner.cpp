@@ -415,17 +415,29 @@ std::vector<uint32_t> readSpirv(const std::string &path) {
   return words;
 }
 
+/// Calls `visit(opcode, operands, operandCount)` for every instruction of a
+/// SPIR-V binary after its header; stops at a malformed instruction.
+template <typename Visitor>
+void forEachInstruction(const std::vector<uint32_t> &words, Visitor visit) {
+  for (size_t i = 5; i < words.size();) {
+    uint32_t length = words[i] >> 16, opcode = words[i] & 0xFFFF;
+    if (length == 0 || i + length > words.size())
+      return;
+    visit(opcode, &words[i + 1], length - 1);
+    i += length;
+  }
+}
+
 /// The entry points of a SPIR-V binary (OpEntryPoint names).
 std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
   std::vector<std::string> names;
-  for (size_t i = 5; i < words.size();) {
-    uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
-    if (count == 0)
-      break;
-    if (opcode == 15 && count > 3) // OpEntryPoint
-      names.emplace_back(reinterpret_cast<const char *>(&words[i + 3]));
-    i += count;
-  }
+  forEachInstruction(words, [&](uint32_t opcode, const uint32_t *operands,
+                                uint32_t count) {
+    if (opcode == 15 && count > 2) // OpEntryPoint model %function "name"
+      names.emplace_back(reinterpret_cast<const char *>(&operands[2]),
+                         strnlen(reinterpret_cast<const char *>(&operands[2]),
+                                 (count - 2) * 4));
+  });
   return names;
 }
 
@@ -493,16 +505,15 @@ void printPipelineStatistics(VkDevice device, VkPipeline pipeline) {
 std::vector<std::string> findLaunchOptions(const std::vector<uint32_t> &words,
                                            const std::string &entry) {
   const std::string prefix = "subgroup_matrix.launch " + entry + " ";
-  for (size_t i = 5; i < words.size();) {
-    uint32_t count = words[i] >> 16, opcode = words[i] & 0xFFFF;
-    if (count == 0)
-      break;
-    if (opcode == 330 && count > 1) { // OpModuleProcessed
-      std::string text(reinterpret_cast<const char *>(&words[i + 1]),
-                       strnlen(reinterpret_cast<const char *>(&words[i + 1]),
-                               (count - 1) * 4));
-      if (text.compare(0, prefix.size(), prefix) == 0) {
-        std::vector<std::string> options;
+  std::vector<std::string> options;
+  forEachInstruction(
+      words, [&](uint32_t opcode, const uint32_t *operands, uint32_t count) {
+        if (opcode != 330 || !options.empty()) // OpModuleProcessed "text"
+          return;
+        const char *literal = reinterpret_cast<const char *>(operands);
+        std::string text(literal, strnlen(literal, count * 4));
+        if (text.compare(0, prefix.size(), prefix) != 0)
+          return;
         size_t start = prefix.size();
         while (start < text.size()) {
           size_t end = text.find(' ', start);
@@ -512,27 +523,20 @@ std::vector<std::string> findLaunchOptions(const std::vector<uint32_t> &words,
             options.push_back(text.substr(start, end - start));
           start = end + 1;
         }
-        return options;
-      }
-    }
-    i += count;
-  }
-  return {};
+      });
+  return options;
 }
 
 /// One more than the largest Binding decoration of a SPIR-V binary: the
 /// number of buffers the kernel expects.
 uint32_t countBindings(const std::vector<uint32_t> &words) {
   uint32_t count = 0;
-  for (size_t i = 5; i < words.size();) {
-    uint32_t length = words[i] >> 16, opcode = words[i] & 0xFFFF;
-    if (length == 0)
-      break;
+  forEachInstruction(words, [&](uint32_t opcode, const uint32_t *operands,
+                                uint32_t operandCount) {
     // OpDecorate %target Binding N
-    if (opcode == 71 && length == 4 && words[i + 2] == 33)
-      count = std::max(count, words[i + 3] + 1);
-    i += length;
-  }
+    if (opcode == 71 && operandCount == 3 && operands[1] == 33)
+      count = std::max(count, operands[2] + 1);
+  });
   return count;
 }
 
