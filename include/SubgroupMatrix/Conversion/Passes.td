@@ -131,8 +131,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       one barrier per step suffices; `stages=1` loads, stores and multiplies
       one step at a time, between two barriers;
     - with `vector-width=W`, each invocation copies W consecutive elements
-      at once (`vector.load`/`vector.store`; the Vulkan lowering turns
-      16-byte ones into 128-bit accesses); 1 copies scalars;
+      at once (`vector.load`/`vector.store` of 64 or 128 bits, which the
+      Vulkan lowering turns into single wide accesses); where rows are no
+      multiple of W the width halves, down to 64 bits, then to single
+      elements; 1 copies scalars;
     - with `group-m=G`, consecutive workgroups walk down G tile rows before
       the next tile column, so that the workgroups running together share
       tiles of A and B in the L2 cache;
