@@ -101,16 +101,11 @@ static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
   if (!packing)
     return packing;
   if (type.getNumElements() % packing->width)
-    return buffer.getDefiningOp()
-           ? buffer.getDefiningOp()->emitOpError()
-                 << "cannot be packed into words of " << packing->width
-                 << " elements: it has " << type.getNumElements(),
-           failure()
-           : (emitError(buffer.getLoc())
-                  << "buffer of " << type.getNumElements()
-                  << " elements cannot be packed into words of "
-                  << packing->width << " elements",
-              failure());
+    return emitError(buffer.getLoc())
+               << "a buffer of " << type.getNumElements()
+               << " elements cannot be packed into words of " << packing->width
+               << " elements",
+           failure();
   // Then, that every access addresses whole, aligned words.
   for (Operation *user : buffer.getUsers()) {
     auto misaligned = [&](StringRef what) {

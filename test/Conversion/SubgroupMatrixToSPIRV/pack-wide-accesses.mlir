@@ -58,3 +58,18 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A buffer whose length is no multiple of the access width cannot become
+// words.
+gpu.module @kernels {
+  // expected-error @+1 {{a buffer of 4100 elements cannot be packed into words of 8 elements}}
+  gpu.func @ragged_buffer(%a: memref<4100xf16>, %b: memref<4096xf16>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %v = vector.load %a[%c0] : memref<4100xf16>, vector<8xf16>
+    vector.store %v, %b[%c0] : memref<4096xf16>, vector<8xf16>
+    gpu.return
+  }
+}
