@@ -251,6 +251,27 @@ module attributes {subgroup_matrix.tagret = #subgroup_matrix.target<"nvidia-h100
 
 // -----
 
+// The launch description sm-tile-matmul writes, malformed.
+// expected-error @+1 {{'subgroup_matrix.launch' must be a dictionary}}
+module attributes {subgroup_matrix.launch = "--grid 1,1,1"} {}
+
+// -----
+
+// expected-error @+1 {{'subgroup_matrix.launch' needs 'grid', an array<i32> of three positive counts}}
+module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 0, 1>, arguments = []}} {}
+
+// -----
+
+// expected-error @+1 {{'subgroup_matrix.launch' needs 'arguments', an array of buffer specs (strings)}}
+module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, arguments = [3]}} {}
+
+// -----
+
+// expected-error @+1 {{'subgroup_matrix.launch' has a 'check' that is not a string}}
+module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, arguments = ["f32:4:random"], check = 1}} {}
+
+// -----
+
 // Packed words count in the stride: 1 vector<4xi32> is 8 f16, fewer than the
 // 16 columns of a row.
 func.func @packed_stride_too_small(%wg: memref<64xvector<4xi32>, #gpu.address_space<workgroup>>) {

@@ -55,3 +55,11 @@ func.func @transposed_a(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref
     ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+func.func @workgroup_memory(%a: memref<64x64xf16, 3>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{cannot be tiled into a kernel: 'memref<64x64xf16, 3>' is not in GPU global memory}}
+  linalg.matmul ins(%a, %b : memref<64x64xf16, 3>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}

@@ -1,4 +1,7 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=nvidia-h100 --split-input-file --verify-diagnostics | FileCheck %s
+// The packed kernel (the first case) serializes to a valid binary.
+// RUN: sed -n '1,/^\/\/ -----/p' %s | sm-opt --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.spv
 
 // A buffer copied 8 f16 at a time becomes an array of 128-bit words: one
 // 128-bit load and store per copy, and the matrix load addresses words.
@@ -69,6 +72,36 @@ gpu.module @kernels {
       kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
     %v = vector.load %a[%c0] : memref<4100xf16>, vector<8xf16>
+    vector.store %v, %b[%c0] : memref<4096xf16>, vector<8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// All vector accesses to one buffer must have one width.
+gpu.module @kernels {
+  gpu.func @two_widths(%a: memref<4096xf16>, %b: memref<4096xf16>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{cannot be lowered to SPIR-V: the buffer is also accessed with vectors of 4 elements}}
+    %v = vector.load %a[%c0] : memref<4096xf16>, vector<8xf16>
+    %w = vector.load %a[%c0] : memref<4096xf16>, vector<4xf16>
+    vector.store %v, %b[%c0] : memref<4096xf16>, vector<8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A scalar access to a buffer that vector accesses need as words.
+gpu.module @kernels {
+  gpu.func @mixed(%a: memref<4096xf16>, %b: memref<4096xf16>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %v = vector.load %a[%c0] : memref<4096xf16>, vector<8xf16>
+    // expected-error @+1 {{cannot be lowered to SPIR-V: it accesses a buffer that vector accesses need as words}}
+    %s = memref.load %a[%c0] : memref<4096xf16>
     vector.store %v, %b[%c0] : memref<4096xf16>, vector<8xf16>
     gpu.return
   }
