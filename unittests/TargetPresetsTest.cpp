@@ -1,7 +1,7 @@
 //===- TargetPresetsTest.cpp - presets against measured device data -------===//
 //
 // The presets must hold exactly the configurations that the measured device
-// data lists (../shared/data), so they are compared with the files here.
+// data lists (data/device-coopmat), so they are compared with those files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +45,7 @@ protected:
   /// [sat]`. Keeps the rows the WGSL proposal keeps: A == B, C == Result and
   /// no saturating accumulation.
   std::vector<std::string> readDeviceData(StringRef fileName) {
-    std::string path = (llvm::Twine(SM_SHARED_DATA_DIR) + "/" + fileName).str();
+    std::string path = (llvm::Twine(SM_DEVICE_DATA_DIR) + "/" + fileName).str();
     auto buffer = llvm::MemoryBuffer::getFile(path);
     EXPECT_TRUE(bool(buffer)) << "cannot read " << path;
     std::vector<std::string> rows;

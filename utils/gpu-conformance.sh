@@ -11,7 +11,7 @@ set -euo pipefail
 
 repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
-data="${1:-$repoRoot/../shared/data/nvidia-h100-vulkan-coopmat.txt}"
+data="${1:-$repoRoot/data/device-coopmat/nvidia-h100-vulkan-coopmat.txt}"
 suite="$buildDir/conformance"
 spirvVal="$repoRoot/.deps/spirv/bin/spirv-val"
 
