@@ -163,3 +163,35 @@ def test_intel_spirv_builds_with_ocloc(tmp_path):
     output = completed.stdout.decode(errors="replace")
     assert completed.returncode == 0, output
     assert "Build succeeded" in output and "dpas.8x8" in output
+
+
+# LLVM's SPIR-V backend cannot legalize a loop-carried vector of 20 floats
+# and reports a fatal error, which used to end the calling process.
+_BACKEND_FATAL_ERROR = """
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpg">} {
+  gpu.func @odd_phi(%A: memref<?xf32>, %n: index) kernel attributes {known_block_size = array<i32: 8, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %init = arith.constant dense<1.0> : vector<20xf32>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%v = %init) -> (vector<20xf32>) {
+      %twice = arith.addf %v, %v : vector<20xf32>
+      scf.yield %twice : vector<20xf32>
+    }
+    %e = vector.extract %sum[3] : f32 from vector<20xf32>
+    memref.store %e, %A[%c0] : memref<?xf32>
+    gpu.return
+  }
+}
+"""
+
+
+def test_backend_fatal_error_is_an_mlir_error(spirv_val):
+    with pytest.raises(sm.MLIRError) as error:
+        sm.compile(sm.parse(_BACKEND_FATAL_ERROR), target="intel-xe-hpg",
+                   output="intel-spirv")
+    assert "LLVM's SPIR-V backend failed" in error.value.message
+    assert "unable to legalize" in error.value.message
+    # The process survived, and the backend still works.
+    module = tiled_gemm("intel-xe-hpg", (16, 16, 16), "f16", "f32", 4, 8)
+    spirv_val(sm.compile(module, target="intel-xe-hpg", output="intel-spirv"),
+              "spv1.4")

@@ -45,6 +45,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Target/TargetOptions.h"
 
 using namespace mlir;
@@ -256,10 +258,43 @@ static void enableExtension() {
   (void)enabled;
 }
 
+/// Runs `work` so that a fatal error or a crash inside it ends `work`
+/// instead of the process. LLVM's backends report input they cannot handle
+/// with `report_fatal_error`, which prints and aborts; this translation runs
+/// in-process for sm-translate and for callers of the C API (the Python
+/// package), which must get an error back. Returns false, with the fatal
+/// error's message if there was one, when `work` did not finish. What `work`
+/// was building is abandoned, not cleaned up.
+static bool runRecoverably(llvm::function_ref<void()> work,
+                           std::string &fatalError) {
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  bool finished;
+  {
+    // The handler records the message and unwinds to RunSafely; returning
+    // would let LLVM end the process.
+    llvm::ScopedFatalErrorHandler handler(
+        [](void *data, const char *reason, bool) {
+          *static_cast<std::string *>(data) = reason;
+          if (llvm::CrashRecoveryContext *current =
+                  llvm::CrashRecoveryContext::GetCurrent())
+            current->HandleExit(1);
+        },
+        &fatalError);
+    finished = recovery.RunSafely(work);
+  }
+  llvm::CrashRecoveryContext::Disable();
+  return finished;
+}
+
 LogicalResult
 mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
                                              raw_ostream &output) {
   llvm::LLVMContext context;
+  // Backend errors are reported at the kernels' module, which is emptied
+  // into the LLVM module below.
+  Location kernelsLoc = op->getLoc();
+  op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
     return failure();
@@ -290,7 +325,11 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   if (machine->addPassesToEmitFile(passes, stream, nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
     return op->emitError("LLVM's SPIR-V backend cannot emit a binary");
-  passes.run(*module);
+  std::string fatalError;
+  if (!runRecoverably([&] { passes.run(*module); }, fatalError))
+    return emitError(kernelsLoc, "LLVM's SPIR-V backend failed on these "
+                                 "kernels: ")
+           << (fatalError.empty() ? "it crashed" : fatalError);
   output.write(binary.data(), binary.size());
   return success();
 }
@@ -423,6 +462,10 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
 
 static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
   llvm::LLVMContext context;
+  // Backend errors are reported at the kernels' module, which is emptied
+  // into the LLVM module below.
+  Location kernelsLoc = op->getLoc();
+  op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
     return failure();
