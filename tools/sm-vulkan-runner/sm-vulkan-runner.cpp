@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferGuards.h"
 #include "RunnerOptions.h"
 
 #define VK_NO_PROTOTYPES
@@ -527,17 +528,38 @@ std::vector<std::string> findLaunchOptions(const std::vector<uint32_t> &words,
   return options;
 }
 
-/// One more than the largest Binding decoration of a SPIR-V binary: the
-/// number of buffers the kernel expects.
-uint32_t countBindings(const std::vector<uint32_t> &words) {
-  uint32_t count = 0;
+/// The number of buffers entry point `entry` expects: one more than the
+/// largest Binding decoration among the variables it uses. From SPIR-V 1.4 on,
+/// an entry point's interface lists every global variable its call tree uses,
+/// so other entry points of the same module do not count; before 1.4 it lists
+/// only inputs and outputs, and every binding of the module counts.
+uint32_t countEntryBindings(const std::vector<uint32_t> &words,
+                            const std::string &entry) {
+  bool interfaceListsGlobals = words.size() > 1 && words[1] >= 0x00010400;
+  std::vector<uint32_t> interface;
+  std::vector<std::pair<uint32_t, uint32_t>> bindings; // (variable, binding)
   forEachInstruction(words, [&](uint32_t opcode, const uint32_t *operands,
-                                uint32_t operandCount) {
+                                uint32_t count) {
+    // OpEntryPoint model %function "name" %interface...
+    if (opcode == 15 && count > 2) {
+      const char *name = reinterpret_cast<const char *>(&operands[2]);
+      size_t length = strnlen(name, (count - 2) * 4);
+      if (std::string(name, length) != entry)
+        return;
+      for (uint32_t i = 2 + uint32_t(length / 4 + 1); i < count; ++i)
+        interface.push_back(operands[i]);
+    }
     // OpDecorate %target Binding N
-    if (opcode == 71 && operandCount == 3 && operands[1] == 33)
-      count = std::max(count, operands[2] + 1);
+    if (opcode == 71 && count == 3 && operands[1] == 33)
+      bindings.emplace_back(operands[0], operands[2]);
   });
-  return count;
+  uint32_t result = 0;
+  for (auto [variable, binding] : bindings)
+    if (!interfaceListsGlobals ||
+        std::find(interface.begin(), interface.end(), variable) !=
+            interface.end())
+      result = std::max(result, binding + 1);
+  return result;
 }
 
 } // namespace
@@ -717,12 +739,12 @@ int main(int argc, char **argv) {
         "vkCreateShaderModule");
 
   size_t argumentCount = options.arguments.size();
-  uint32_t kernelBindings = countBindings(words);
+  uint32_t kernelBindings = countEntryBindings(words, entry);
   if (options.compileOnly && argumentCount == 0)
     argumentCount = kernelBindings;
   else if (argumentCount != kernelBindings)
-    fail("the kernel has " + std::to_string(kernelBindings) +
-         " arguments (bindings), but " + std::to_string(argumentCount) +
+    fail("entry point '" + entry + "' has " +
+         std::to_string(kernelBindings) + " arguments (bindings), but " + std::to_string(argumentCount) +
          " --arg/--scalar were given");
   std::vector<VkDescriptorSetLayoutBinding> bindings(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
@@ -798,9 +820,17 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  // Host copies, device buffers and staging buffers.
+  // Host copies, device buffers and staging buffers. Each device buffer
+  // holds guard regions before and after the argument, bound at an offset
+  // with the argument's exact range: with robust buffer access off, a kernel
+  // that writes past either end lands in them, and they are checked after
+  // the run. (Reads past the end cannot be caught on the device.)
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(info.physical, &memory);
+  VkDeviceSize offsetAlignment = std::max<VkDeviceSize>(
+      info.properties.properties.limits.minStorageBufferOffsetAlignment, 1);
+  VkDeviceSize guardBytes =
+      (4096 + offsetAlignment - 1) / offsetAlignment * offsetAlignment;
   std::vector<HostBuffer> before;
   std::vector<DeviceBuffer> deviceBuffers, stagingBuffers;
   for (size_t i = 0; i < argumentCount; ++i) {
@@ -809,7 +839,8 @@ int main(int argc, char **argv) {
     std::string error;
     if (!before.back().fill(spec.fill, error))
       fail("argument " + std::to_string(i) + ": " + error);
-    VkDeviceSize size = before.back().getBytes().size();
+    VkDeviceSize dataSize = before.back().getBytes().size();
+    VkDeviceSize size = guardBytes + dataSize + guardBytes;
     deviceBuffers.push_back(createBuffer(device, memory, size,
                                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -824,7 +855,10 @@ int main(int argc, char **argv) {
     check(
         vkMapMemory(device, stagingBuffers.back().memory, 0, size, 0, &mapped),
         "vkMapMemory");
-    std::memcpy(mapped, before.back().getBytes().data(), size);
+    auto *bytes = static_cast<uint8_t *>(mapped);
+    fillGuardBytes(bytes, guardBytes, -int64_t(guardBytes));
+    std::memcpy(bytes + guardBytes, before.back().getBytes().data(), dataSize);
+    fillGuardBytes(bytes + guardBytes + dataSize, guardBytes, 0);
     vkUnmapMemory(device, stagingBuffers.back().memory);
   }
 
@@ -849,7 +883,8 @@ int main(int argc, char **argv) {
   std::vector<VkDescriptorBufferInfo> bufferInfos(argumentCount);
   std::vector<VkWriteDescriptorSet> writes(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
-    bufferInfos[i] = {deviceBuffers[i].buffer, 0, VK_WHOLE_SIZE};
+    bufferInfos[i] = {deviceBuffers[i].buffer, guardBytes,
+                      std::max<VkDeviceSize>(before[i].getBytes().size(), 1)};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = uint32_t(i);
@@ -938,18 +973,25 @@ int main(int argc, char **argv) {
   submit();
 
   std::vector<HostBuffer> after;
+  std::vector<std::string> damages;
   for (size_t i = 0; i < argumentCount; ++i) {
     after.emplace_back(before[i].getType(), before[i].size());
     void *mapped;
     check(vkMapMemory(device, stagingBuffers[i].memory, 0,
                       stagingBuffers[i].size, 0, &mapped),
           "vkMapMemory");
-    std::memcpy(after[i].getBytes().data(), mapped, stagingBuffers[i].size);
+    auto *bytes = static_cast<const uint8_t *>(mapped);
+    size_t dataSize = after[i].getBytes().size();
+    std::memcpy(after[i].getBytes().data(), bytes + guardBytes, dataSize);
+    damages.push_back(checkGuardBytes(bytes, guardBytes,
+                                      bytes + guardBytes + dataSize,
+                                      guardBytes, after[i]));
     vkUnmapMemory(device, stagingBuffers[i].memory);
   }
 
   std::string reportError;
-  bool allPassed = reportResults(options, before, after, reportError);
+  bool allPassed = reportBoundsChecks(damages, after);
+  allPassed &= reportResults(options, before, after, reportError);
   if (!reportError.empty())
     fail(reportError);
 
