@@ -26,6 +26,7 @@ tools = [
     "sm-opt",
     "sm-translate",
     "sm-msl-host-runner",
+    "sm-intel-host-runner",
     ToolSubst("spirv-val", unresolved="ignore"),
     ToolSubst("spirv-dis", unresolved="ignore"),
 ]

@@ -63,7 +63,12 @@ def run_case(path, suite, tools, spirv_val, devices, line):
     argv += shlex.split(args.replace("@SEED@", str(abs(hash(name)) % 100000)))
     result = run(argv)
     checks = [l for l in result.stdout.splitlines() if l.startswith("check")]
-    detail = checks[0] if checks else (result.stderr.strip() or result.stdout.strip())
+    # The line that says most: a failed check, else the case's own check
+    # rather than the bounds check every run prints.
+    failed = [l for l in checks if "FAILED" in l]
+    own = [l for l in checks if not l.startswith("check bounds")]
+    detail = (failed or own or checks or
+              [result.stderr.strip() or result.stdout.strip()])[0]
     return name, result.returncode == 0 and bool(checks), detail
 
 

@@ -178,8 +178,21 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
     for (size_t p = 0; p < k; ++p)
       columnsOfB[j * k + p] = b.get(check.b.index(p, j, k, n));
 
+  // An element of C that still holds the poison it was filled with (every
+  // byte 0xFF) was never written.
+  const HostBuffer &cBefore = before[check.c.buffer];
+  size_t elementSize = getElementSize(resultType);
+  auto isUnwritten = [&](size_t index) {
+    const uint8_t *old = cBefore.getBytes().data() + index * elementSize;
+    const uint8_t *now = cAfter.getBytes().data() + index * elementSize;
+    return std::memcmp(old, now, elementSize) == 0 &&
+           std::all_of(old, old + elementSize,
+                       [](uint8_t byte) { return byte == 0xFF; });
+  };
+
   struct Outcome {
-    size_t mismatches = 0;
+    size_t mismatches = 0, unwritten = 0;
+    std::string unwrittenPositions;
     double maxAbsError = 0, maxRelError = 0;
     std::string details;
   };
@@ -268,6 +281,12 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
             outcome.maxRelError =
                 std::fmax(outcome.maxRelError, error / std::fabs(expected));
         }
+        if (!ok && isUnwritten(check.c.index(i, j, m, n))) {
+          if (outcome.unwritten < 8)
+            outcome.unwrittenPositions += " C[" + std::to_string(i) + "][" +
+                                          std::to_string(j) + "]";
+          ++outcome.unwritten;
+        }
         if (!ok) {
           if (outcome.mismatches < 8)
             rowDetails << "  C[" << i << "][" << j << "] = " << got
@@ -297,6 +316,9 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
     if (report.mismatches < 8)
       details << outcome.details;
     report.mismatches += outcome.mismatches;
+    if (report.unwritten < 8)
+      report.unwrittenPositions += outcome.unwrittenPositions;
+    report.unwritten += outcome.unwritten;
     report.maxAbsError = std::fmax(report.maxAbsError, outcome.maxAbsError);
     report.maxRelError = std::fmax(report.maxRelError, outcome.maxRelError);
   }
@@ -306,11 +328,9 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j)
       written[check.c.index(i, j, m, n)] = true;
-  const HostBuffer &cBefore = before[check.c.buffer];
   // The kernel must not touch the rest of C's buffer.
   const std::vector<uint8_t> &bytesBefore = cBefore.getBytes();
   const std::vector<uint8_t> &bytesAfter = cAfter.getBytes();
-  size_t elementSize = getElementSize(resultType);
   for (size_t index = 0; index < cAfter.size(); ++index) {
     if (written[index])
       continue;

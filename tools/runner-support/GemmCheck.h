@@ -53,6 +53,10 @@ std::optional<GemmCheck> parseGemmCheck(const std::string &text,
 struct CheckReport {
   bool passed = false;
   size_t compared = 0, mismatches = 0, clobbered = 0;
+  /// Mismatches that still hold the poison C was filled with: elements the
+  /// kernel should have written and did not; the first few as " C[i][j]".
+  size_t unwritten = 0;
+  std::string unwrittenPositions;
   double maxAbsError = 0, maxRelError = 0;
   std::string details;
 };

@@ -24,6 +24,11 @@ const char *sm_runner::commonOptionsHelp =
   --expect-same X:Y       check that argument X after the run holds exactly
                           what argument Y held before it (X:X: untouched)
   --dump ARG              print argument ARG after the run
+
+Every argument lies between guard bytes that are checked after the run (on
+the host runners also between inaccessible pages, which stop the kernel at
+its first read or write there): a kernel that writes outside an argument
+fails the run ("check bounds"), which names the argument and the offset.
 )";
 
 bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
@@ -146,6 +151,11 @@ bool sm_runner::reportResults(const CommonOptions &options,
                 report.passed ? "PASSED" : "FAILED", report.compared,
                 report.mismatches, report.clobbered, report.maxAbsError,
                 report.maxRelError);
+    if (report.unwritten)
+      std::printf("  %zu of the mismatches were never written (they still "
+                  "hold C's poison), the first at%s%s\n",
+                  report.unwritten, report.unwrittenPositions.c_str(),
+                  report.unwritten > 8 ? " ..." : "");
     if (!report.details.empty())
       std::printf("%s", report.details.c_str());
   }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferGuards.h"
 #include "RunnerOptions.h"
 
 #include <cstdio>
@@ -93,15 +94,16 @@ int main(int argc, char **argv) {
   if (!createBuffers(options, before, error))
     fail(error);
   after = before;
-  std::vector<void *> pointers;
-  for (HostBuffer &buffer : after)
-    pointers.push_back(buffer.getBytes().data());
-  sm_intel_launch(kernel, pointers.data(), options.grid, info);
+  GuardedHostBuffers guarded(before);
+  std::vector<void *> pointers = guarded.getPointers();
+  guarded.run([&] { sm_intel_launch(kernel, pointers.data(), options.grid, info); });
+  std::vector<std::string> damages = guarded.copyBack(after);
   std::printf("ran '%s' on the host: grid %u,%u,%u of workgroups %u,%u,%u, "
               "subgroup size %u\n",
               entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
               info[1], info[2], info[3], info[0]);
-  bool passed = reportResults(options, before, after, error);
+  bool passed = reportBoundsChecks(damages, after);
+  passed &= reportResults(options, before, after, error);
   if (!error.empty())
     fail(error);
   dlclose(handle);

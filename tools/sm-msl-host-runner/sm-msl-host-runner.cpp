@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferGuards.h"
 #include "RunnerOptions.h"
 
 #include <cstdio>
@@ -81,16 +82,22 @@ int main(int argc, char **argv) {
   if (!createBuffers(options, before, error))
     fail(error);
   after = before;
-  std::vector<void *> pointers;
-  for (HostBuffer &buffer : after)
-    pointers.push_back(buffer.getBytes().data());
+  GuardedHostBuffers guarded(before);
+  std::vector<void *> pointers = guarded.getPointers();
   unsigned threadgroupSize[3] = {0, 0, 0};
-  if (launch(entry.c_str(), pointers.data(), options.grid, threadgroupSize))
+  int status = 0;
+  guarded.run([&] {
+    status = launch(entry.c_str(), pointers.data(), options.grid,
+                    threadgroupSize);
+  });
+  if (status)
     fail("the kernel file has no kernel '" + entry + "'");
+  std::vector<std::string> damages = guarded.copyBack(after);
   std::printf("ran '%s' on the host: grid %u,%u,%u of threadgroups %u,%u,%u\n",
               entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
               threadgroupSize[0], threadgroupSize[1], threadgroupSize[2]);
-  bool passed = reportResults(options, before, after, error);
+  bool passed = reportBoundsChecks(damages, after);
+  passed &= reportResults(options, before, after, error);
   if (!error.empty())
     fail(error);
   dlclose(handle);

@@ -55,7 +55,11 @@ const char *usage = R"(usage: sm-vulkan-runner KERNEL.spv [options]
 
 Runs the compute kernel of KERNEL.spv, as sm-lower-to-vulkan and
 sm-translate --serialize-spirv produce it: argument i of the kernel is the
-storage buffer at binding i of descriptor set 0.
+storage buffer at binding i of descriptor set 0. Each is bound at an offset
+inside an allocation that holds guard bytes before and after it, and its
+range reaches over those after it, so that drivers which bounds-check every
+access against the range (lavapipe) still let a write past the end land
+there; a kernel that reads the buffer's length (OpArrayLength) sees them.
 
   --entry NAME            entry point (default: the only one, or "main")
 
@@ -884,7 +888,7 @@ int main(int argc, char **argv) {
   std::vector<VkWriteDescriptorSet> writes(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
     bufferInfos[i] = {deviceBuffers[i].buffer, guardBytes,
-                      std::max<VkDeviceSize>(before[i].getBytes().size(), 1)};
+                      before[i].getBytes().size() + guardBytes};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = uint32_t(i);
