@@ -98,6 +98,9 @@ private:
   void checkTypes(Operation *op, TargetAttr target);
   void checkMultiply(Operation *op, TargetAttr target);
   void checkWorkgroupSize(FunctionOpInterface kernel, TargetAttr target);
+  /// Every kernel, with subgroup matrices or not: a workgroup with an empty
+  /// dimension cannot be dispatched (and SPIR-V forbids declaring one).
+  void checkWorkgroupSizeIsPositive(FunctionOpInterface kernel);
 
   TargetAttr overrideTarget;
   /// Each unsupported type is reported once per target, where it first
@@ -147,6 +150,25 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
                   << target.describeConfigs();
 }
 
+void TargetChecker::checkWorkgroupSizeIsPositive(FunctionOpInterface kernel) {
+  ArrayRef<int32_t> size;
+  if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
+    if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
+      size = *known;
+  if (auto abi = kernel->getAttrOfType<spirv::EntryPointABIAttr>(
+          spirv::getEntryPointABIAttrName()))
+    if (DenseI32ArrayAttr abiSize = abi.getWorkgroupSize())
+      size = abiSize.asArrayRef();
+  if (llvm::all_of(size, [](int32_t extent) { return extent >= 1; }))
+    return;
+  failed = true;
+  InFlightDiagnostic diagnostic = kernel->emitError()
+                                  << "kernel '" << kernel.getName()
+                                  << "' has a workgroup size of ";
+  llvm::interleave(size, diagnostic, "x");
+  diagnostic << ": every dimension must be at least 1";
+}
+
 void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
                                        TargetAttr target) {
   std::optional<int32_t> sizeX;
@@ -194,7 +216,10 @@ LogicalResult TargetChecker::run(ModuleOp module) {
         function->hasAttr(spirv::getEntryPointABIAttrName());
     if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(function.getOperation()))
       isKernel |= gpuFunc.isKernel();
-    if (!isKernel || !finder.usesMatrices(function))
+    if (!isKernel)
+      return;
+    checkWorkgroupSizeIsPositive(function);
+    if (!finder.usesMatrices(function))
       return;
     if (TargetAttr target = getTarget(function))
       checkWorkgroupSize(function, target);

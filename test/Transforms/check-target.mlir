@@ -117,3 +117,19 @@ gpu.module @apple attributes {subgroup_matrix.target = #subgroup_matrix.target<"
     gpu.return
   }
 }
+
+// -----
+
+// Found by utils/fuzz.py: a kernel with an empty workgroup dimension was
+// lowered into binaries spirv-val rejects. Every kernel, with subgroup
+// matrices or without, is checked.
+gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{kernel 'k' has a workgroup size of 0x128x1: every dimension must be at least 1}}
+  gpu.func @k(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 0, 128, 1>} {
+    gpu.return
+  }
+  // expected-error @+1 {{kernel 'negative' has a workgroup size of 32x1x-1: every dimension must be at least 1}}
+  gpu.func @negative(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 4294967295>} {
+    gpu.return
+  }
+}

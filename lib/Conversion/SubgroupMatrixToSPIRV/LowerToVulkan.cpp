@@ -68,6 +68,51 @@ static LogicalResult checkAddressableMemRefs(gpu::GPUModuleOp gpuModule) {
   return failure(failed);
 }
 
+/// Vulkan storage classes for the GPU dialect's address spaces, which the
+/// upstream map (numeric memory spaces only) does not know.
+static std::optional<spirv::StorageClass>
+mapMemorySpaceToStorageClass(Attribute memorySpace) {
+  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace)) {
+    switch (gpuSpace.getValue()) {
+    case gpu::AddressSpace::Global:
+      return spirv::StorageClass::StorageBuffer;
+    case gpu::AddressSpace::Workgroup:
+      return spirv::StorageClass::Workgroup;
+    case gpu::AddressSpace::Private:
+      return spirv::StorageClass::Private;
+    }
+  }
+  return spirv::mapMemorySpaceToVulkanStorageClass(memorySpace);
+}
+
+/// A Vulkan kernel's memref arguments are storage buffers (descriptor
+/// bindings): memory the host hands over. A memref argument in workgroup or
+/// private memory has no such form, and declaring it as a binding would make
+/// an invalid binary.
+static LogicalResult checkKernelArgumentsAreGlobal(gpu::GPUModuleOp gpuModule) {
+  bool failed = false;
+  gpuModule.walk([&](gpu::GPUFuncOp function) {
+    if (!function.isKernel())
+      return;
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref)
+        continue;
+      std::optional<spirv::StorageClass> storage =
+          mapMemorySpaceToStorageClass(memref.getMemorySpace());
+      if (storage == spirv::StorageClass::StorageBuffer)
+        continue;
+      function.emitError() << "kernel '" << function.getName()
+                           << "' takes argument " << index << " of type "
+                           << memref
+                           << ", which is not in global memory: Vulkan "
+                              "kernel arguments are storage buffers";
+      failed = true;
+    }
+  });
+  return failure(failed);
+}
+
 /// Gives every kernel of `gpuModule` the entry-point ABI that carries its
 /// workgroup size, which a Vulkan compute shader must declare.
 static LogicalResult setEntryPointABIs(gpu::GPUModuleOp gpuModule) {
@@ -118,23 +163,6 @@ static void turnWorkgroupAttributionsIntoAllocations(Operation *gpuModule) {
     function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
                       builder.getI64IntegerAttr(0));
   });
-}
-
-/// Vulkan storage classes for the GPU dialect's address spaces, which the
-/// upstream map (numeric memory spaces only) does not know.
-static std::optional<spirv::StorageClass>
-mapMemorySpaceToStorageClass(Attribute memorySpace) {
-  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace)) {
-    switch (gpuSpace.getValue()) {
-    case gpu::AddressSpace::Global:
-      return spirv::StorageClass::StorageBuffer;
-    case gpu::AddressSpace::Workgroup:
-      return spirv::StorageClass::Workgroup;
-    case gpu::AddressSpace::Private:
-      return spirv::StorageClass::Private;
-    }
-  }
-  return spirv::mapMemorySpaceToVulkanStorageClass(memorySpace);
 }
 
 static void mapMemorySpaces(Operation *gpuModule) {
@@ -259,6 +287,7 @@ void LowerToVulkanPass::runOnOperation() {
     if (!target)
       return signalPassFailure();
     if (failed(checkAddressableMemRefs(gpuModule)) ||
+        failed(checkKernelArgumentsAreGlobal(gpuModule)) ||
         failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
 

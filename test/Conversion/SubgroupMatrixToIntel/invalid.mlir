@@ -68,3 +68,14 @@ gpu.module @packed attributes {subgroup_matrix.target = #subgroup_matrix.target<
     gpu.return
   }
 }
+
+// -----
+
+// Found by utils/fuzz.py: an empty workgroup dimension became a SPIR-V
+// LocalSize that spirv-val rejects.
+gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
+  // expected-error @+1 {{kernel 'k' has a workgroup size of 16x1x0: every dimension must be at least 1}}
+  gpu.func @k(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 16, 1, 0>} {
+    gpu.return
+  }
+}

@@ -69,3 +69,24 @@ gpu.module @no_target {
     gpu.return
   }
 }
+
+// -----
+
+// Found by utils/fuzz.py: a kernel argument in workgroup memory (here the
+// numeric memory space 3) was declared as a descriptor binding of a
+// Workgroup variable, which spirv-val rejects.
+gpu.module @workgroup_argument attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{kernel 'k' takes argument 1 of type 'memref<1024xf32, 3>', which is not in global memory: Vulkan kernel arguments are storage buffers}}
+  gpu.func @k(%a: memref<1024xf32>, %w: memref<1024xf32, 3>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{kernel 'k' has a workgroup size of 32x0x1: every dimension must be at least 1}}
+  gpu.func @k(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 32, 0, 1>} {
+    gpu.return
+  }
+}
