@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds sm-opt and sm-translate and runs the mutation fuzzer (utils/fuzz.py)
+# over the lit corpus. A campaign of N minutes:
+#
+#   utils/fuzz.sh --minutes N [--seed S] [--jobs J]
+#
+# or a reproducible run of N mutants, as CI runs it:
+#
+#   utils/fuzz.sh --mutants N --seed S
+#
+# The tools run from a snapshot of build/bin, so that rebuilding during a
+# campaign does not disturb it. Findings (the mutant, the command and its
+# output) land in build/fuzz-findings; the exit status is 1 if there are any.
+set -euo pipefail
+
+repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
+
+"$repoRoot/utils/setup.sh" >/dev/null
+"$repoRoot/utils/build.sh" sm-opt sm-translate >/dev/null
+snapshot="$(mktemp -d "${TMPDIR:-/tmp}/sm-fuzz-tools-XXXXXX")"
+trap 'rm -rf "$snapshot"' EXIT
+cp "$buildDir/bin/sm-opt" "$buildDir/bin/sm-translate" "$snapshot/"
+# Debian's interpreter, as the rest of the suite uses.
+/usr/bin/python3 "$repoRoot/utils/fuzz.py" --tools "$snapshot" \
+  --findings "$buildDir/fuzz-findings" "$@"
