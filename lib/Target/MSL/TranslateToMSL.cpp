@@ -281,17 +281,21 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
       if (index)
         sig << ",\n    ", callStream << ",\n      ";
       std::string argumentName = names.lookup(argument);
-      if (auto memref = dyn_cast<MemRefType>(argument.getType())) {
-        std::string element =
-            *getTypeName(argument.getLoc(), memref.getElementType());
-        sig << "device " << element << " *" << argumentName << " [[buffer("
+      auto memref = dyn_cast<MemRefType>(argument.getType());
+      FailureOr<std::string> type = getTypeName(
+          argument.getLoc(),
+          memref ? memref.getElementType() : argument.getType());
+      if (failed(type))
+        return failure();
+      if (memref) {
+        sig << "device " << *type << " *" << argumentName << " [[buffer("
             << index << ")]]";
-        callStream << "(device " << element << " *)sm_buffers[" << index << "]";
+        callStream << "(device " << *type << " *)sm_buffers[" << index << "]";
       } else {
-        std::string type = *getTypeName(argument.getLoc(), argument.getType());
-        sig << "constant " << type << " &" << argumentName << " [[buffer("
+        sig << "constant " << *type << " &" << argumentName << " [[buffer("
             << index << ")]]";
-        callStream << "*(constant " << type << " *)sm_buffers[" << index << "]";
+        callStream << "*(constant " << *type << " *)sm_buffers[" << index
+                   << "]";
       }
       ++index;
     }

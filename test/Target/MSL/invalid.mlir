@@ -60,3 +60,23 @@ gpu.module @packed {
     gpu.return
   }
 }
+
+// -----
+
+// Found by utils/fuzz.py: a kernel argument of a type Metal lacks was
+// reported, then the emitter used the missing type name and crashed.
+gpu.module @f64_argument {
+  // expected-error @+1 {{type 'f64' has no Metal Shading Language equivalent}}
+  gpu.func @k(%a: memref<1024xf64>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @f64_scalar_argument {
+  // expected-error @+1 {{type 'f64' has no Metal Shading Language equivalent}}
+  gpu.func @k(%a: memref<1024xf32>, %s: f64) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
