@@ -9,6 +9,7 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+#include "SubgroupMatrix/IR/SubgroupMatrixEnums.cpp.inc"
 #include "SubgroupMatrix/IR/SubgroupMatrixOpsDialect.cpp.inc"
 
 void SubgroupMatrixDialect::initialize() {
@@ -108,4 +109,33 @@ Type mlir::subgroup_matrix::getScalarType(Type component) {
   if (isa<IntegerType>(component))
     return IntegerType::get(component.getContext(), 32);
   return component;
+}
+
+SubgroupMatrixTypeInterface
+mlir::subgroup_matrix::getMatrixType(MatrixKind kind, unsigned rows,
+                                     unsigned columns, Type component) {
+  MLIRContext *context = component.getContext();
+  switch (kind) {
+  case MatrixKind::Left:
+    return LeftMatrixType::get(context, rows, columns, component);
+  case MatrixKind::Right:
+    return RightMatrixType::get(context, rows, columns, component);
+  case MatrixKind::Result:
+    return ResultMatrixType::get(context, rows, columns, component);
+  }
+  llvm_unreachable("unknown matrix kind");
+}
+
+bool mlir::subgroup_matrix::isValidComponentConversion(Type from, Type to) {
+  if (!isValidComponentType(from) || !isValidComponentType(to))
+    return false;
+  // Every integer and float type converts to a float type; integers convert
+  // among themselves; nothing converts from float to integer.
+  return isa<FloatType>(to) || isa<IntegerType>(from);
+}
+
+bool mlir::subgroup_matrix::isValidReduction(ReductionKind kind,
+                                             Type component) {
+  auto integer = dyn_cast<IntegerType>(component);
+  return !integer || kind != ReductionKind::Mul || integer.getWidth() == 32;
 }

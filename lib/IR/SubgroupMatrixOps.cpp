@@ -447,3 +447,243 @@ LogicalResult ScalarDivOp::verify() {
            << getMatrixType().getElementType();
   return verifyScalarType(*this, getMatrixType(), getScalar().getType());
 }
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::verify() {
+  SubgroupMatrixTypeInterface source = getSourceType();
+  SubgroupMatrixTypeInterface result = getResultType();
+  if (source.getRows() != result.getRows() ||
+      source.getColumns() != result.getColumns())
+    return emitOpError("converts a ")
+           << source.getRows() << "x" << source.getColumns() << " matrix into a "
+           << result.getRows() << "x" << result.getColumns()
+           << " one: a conversion keeps the shape";
+  Type from = source.getElementType(), to = result.getElementType();
+  if (!isValidComponentConversion(from, to)) {
+    InFlightDiagnostic diagnostic = emitOpError("has no conversion from ")
+                                    << from << " to " << to;
+    if (isa<FloatType>(from) && isa<IntegerType>(to))
+      diagnostic << ": float-to-integer rounding and overflow differ between "
+                    "devices; quantize with subgroup_matrix.map";
+    return diagnostic;
+  }
+  return success();
+}
+
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getResult().getType())
+    return getSource();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+Value MapOp::getYieldedValue() {
+  return cast<YieldOp>(getBodyBlock().getTerminator()).getValue();
+}
+
+LogicalResult MapOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input matrix");
+  auto first = cast<SubgroupMatrixTypeInterface>(getInputs()[0].getType());
+  auto describe = [](SubgroupMatrixTypeInterface type) {
+    return (Twine(stringifyMatrixKind(type.getKind())) + " " +
+            Twine(type.getRows()) + "x" + Twine(type.getColumns()))
+        .str();
+  };
+  auto sameKindAndShape = [&](SubgroupMatrixTypeInterface type) {
+    return type.getKind() == first.getKind() &&
+           type.getRows() == first.getRows() &&
+           type.getColumns() == first.getColumns();
+  };
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<SubgroupMatrixTypeInterface>(input.getType());
+    if (!sameKindAndShape(type))
+      return emitOpError("input ")
+             << index << " is a " << describe(type) << " matrix, input 0 a "
+             << describe(first)
+             << " one: the inputs of a map share one kind and shape";
+  }
+  if (!sameKindAndShape(getResultType()))
+    return emitOpError("result is a ")
+           << describe(getResultType()) << " matrix, the inputs "
+           << describe(first)
+           << " ones: a map keeps the kind and shape (use convert to change "
+              "the kind)";
+  return success();
+}
+
+LogicalResult MapOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  unsigned expected = 2 + getInputs().size();
+  if (body.getNumArguments() != expected)
+    return emitOpError("body must take ")
+           << expected << " arguments (row, column and one element of each of "
+           << getInputs().size() << " inputs), got "
+           << body.getNumArguments();
+  for (unsigned i = 0; i < 2; ++i)
+    if (!body.getArgument(i).getType().isIndex())
+      return emitOpError("body argument ")
+             << i << " (the " << (i ? "column" : "row")
+             << ") must be of type index, got " << body.getArgument(i).getType();
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    Type storage = getStorageType(
+        cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType());
+    Type actual = getInputElement(index).getType();
+    if (actual != storage)
+      return emitOpError("body argument ")
+             << 2 + index << " holds an element of input " << index
+             << " and must be of its storage type " << storage << ", got "
+             << actual;
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with subgroup_matrix.yield");
+  Type resultStorage = getStorageType(getResultType().getElementType());
+  if (yield.getValue().getType() != resultStorage)
+    return yield.emitOpError("yields ")
+           << yield.getValue().getType()
+           << ", but the map's result elements are of storage type "
+           << resultStorage;
+  for (Operation &op : body.without_terminator()) {
+    StringRef dialect = op.getDialect() ? op.getDialect()->getNamespace() : "";
+    if (dialect != "arith" && dialect != "math")
+      return op.emitOpError("cannot be part of a subgroup_matrix.map body: "
+                            "the body may only compute with arith and math "
+                            "ops");
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+      return op.emitOpError("cannot be part of a subgroup_matrix.map body: "
+                            "the body must not have side effects or regions");
+    for (Type type : llvm::concat<const Type>(op.getOperandTypes(),
+                                              op.getResultTypes()))
+      if (!type.isIntOrIndexOrFloat())
+        return op.emitOpError("cannot be part of a subgroup_matrix.map body: ")
+               << "it uses " << type
+               << ", and the body computes one scalar element at a time";
+  }
+  return success();
+}
+
+OpFoldResult MapOp::fold(FoldAdaptor) {
+  // A map that yields one of its inputs unchanged is that input.
+  auto argument = dyn_cast<BlockArgument>(getYieldedValue());
+  if (!argument || argument.getOwner() != &getBodyBlock() ||
+      argument.getArgNumber() < 2)
+    return {};
+  Value input = getInputs()[argument.getArgNumber() - 2];
+  if (input.getType() != getResult().getType())
+    return {};
+  return input;
+}
+
+namespace {
+/// Drops the inputs whose elements the body does not read.
+struct DropUnusedMapInputs : public OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MapOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> unused;
+    for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
+      if (op.getInputElement(i).use_empty())
+        unused.push_back(i);
+    // The first input stays: it carries the kind and shape.
+    if (unused.empty() || unused.size() == op.getInputs().size())
+      return failure();
+    SmallVector<Value> kept;
+    BitVector erased(op.getBodyBlock().getNumArguments());
+    for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i) {
+      if (llvm::is_contained(unused, i))
+        erased.set(2 + i);
+      else
+        kept.push_back(op.getInputs()[i]);
+    }
+    auto newOp = MapOp::create(rewriter, op.getLoc(), op.getType(), kept);
+    rewriter.inlineRegionBefore(op.getBody(), newOp.getBody(),
+                                newOp.getBody().end());
+    newOp.getBodyBlock().eraseArguments(erased);
+    rewriter.replaceOp(op, newOp.getResult());
+    return success();
+  }
+};
+
+/// A map of one float matrix that adds, subtracts, multiplies or divides its
+/// element by a value defined outside the map is the scalar op.
+struct MapOfScalarArithmetic : public OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MapOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInputs().size() != 1 ||
+        op.getInputs()[0].getType() != op.getResult().getType() ||
+        !isa<FloatType>(op.getResultType().getElementType()))
+      return failure();
+    Block &body = op.getBodyBlock();
+    if (!llvm::hasSingleElement(body.without_terminator()))
+      return failure();
+    Operation &arithmetic = body.front();
+    if (arithmetic.getNumOperands() != 2 ||
+        arithmetic.getResult(0) != op.getYieldedValue() ||
+        arithmetic.getOperand(0) != op.getInputElement(0))
+      return failure();
+    Value scalar = arithmetic.getOperand(1);
+    // Fast-math flags have no place on the scalar ops: keep such maps.
+    auto fastMath = dyn_cast<arith::ArithFastMathInterface>(arithmetic);
+    if (scalar.getParentRegion() == &op.getBody() || !fastMath ||
+        fastMath.getFastMathFlagsAttr().getValue() !=
+            arith::FastMathFlags::none)
+      return failure();
+    Value matrix = op.getInputs()[0];
+    Type type = op.getType();
+    if (isa<arith::AddFOp>(arithmetic))
+      rewriter.replaceOpWithNewOp<ScalarAddOp>(op, type, matrix, scalar);
+    else if (isa<arith::SubFOp>(arithmetic))
+      rewriter.replaceOpWithNewOp<ScalarSubOp>(op, type, matrix, scalar);
+    else if (isa<arith::MulFOp>(arithmetic))
+      rewriter.replaceOpWithNewOp<ScalarMulOp>(op, type, matrix, scalar);
+    else if (isa<arith::DivFOp>(arithmetic))
+      rewriter.replaceOpWithNewOp<ScalarDivOp>(op, type, matrix, scalar);
+    else
+      return failure();
+    return success();
+  }
+};
+} // namespace
+
+void MapOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<DropUnusedMapInputs, MapOfScalarArithmetic>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  Type component = getMatrixType().getElementType();
+  if (!isValidReduction(getKind(), component))
+    return emitOpError("cannot reduce ")
+           << component << " elements with " << stringifyReductionKind(getKind())
+           << ": integer products are defined on 32-bit components only (8-bit "
+              "ones overflow after two factors)";
+  return success();
+}
+
+OpFoldResult ReduceOp::fold(FoldAdaptor) {
+  if (getKind() != ReductionKind::Max && getKind() != ReductionKind::Min)
+    return {};
+  // The maximum (minimum) of a splat is the splat.
+  if (getMatrix().getDefiningOp<SplatOp>())
+    return getMatrix();
+  // Reducing again the same way changes nothing.
+  if (auto inner = getMatrix().getDefiningOp<ReduceOp>())
+    if (inner.getKind() == getKind() &&
+        inner.getDimensions() == getDimensions())
+      return getMatrix();
+  return {};
+}

@@ -140,3 +140,118 @@ func.func @dead_load_and_live_store(%buf: memref<?xf32>, %i: index, %s: index, %
   subgroup_matrix.store %m, %buf[%i] stride %s : !subgroup_matrix.result<16x16xf32>, memref<?xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @convert_to_the_same_type_folds
+// CHECK-SAME: (%[[M:.*]]: !subgroup_matrix.result<16x16xf32>)
+// CHECK-NEXT: return %[[M]]
+func.func @convert_to_the_same_type_folds(%m: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  %c = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32>
+  return %c : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// Rounding through f16 is not the identity: the pair stays.
+// CHECK-LABEL: func.func @convert_round_trip_stays
+// CHECK: subgroup_matrix.convert
+// CHECK: subgroup_matrix.convert
+func.func @convert_round_trip_stays(%m: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  %h = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16>
+  %f = subgroup_matrix.convert %h : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
+  return %f : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @map_yielding_an_input_folds
+// CHECK-SAME: (%[[A:.*]]: !subgroup_matrix.result<16x16xf32>, %[[B:.*]]: !subgroup_matrix.result<16x16xf32>)
+// CHECK-NEXT: return %[[B]]
+func.func @map_yielding_an_input_folds(%a: !subgroup_matrix.result<16x16xf32>, %b: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  %r = subgroup_matrix.map %a, %b : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+    subgroup_matrix.yield %y : f32
+  }
+  return %r : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @map_drops_unread_inputs
+// CHECK-SAME: (%[[A:.*]]: !subgroup_matrix.result<16x16xf32>, %[[B:.*]]: !subgroup_matrix.result<16x16xf32>, %[[C:.*]]: !subgroup_matrix.result<16x16xf32>)
+// CHECK: subgroup_matrix.map %[[A]], %[[C]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[X:.*]]: f32, %[[Z:.*]]: f32):
+// CHECK-NEXT: arith.maximumf %[[X]], %[[Z]]
+func.func @map_drops_unread_inputs(%a: !subgroup_matrix.result<16x16xf32>, %b: !subgroup_matrix.result<16x16xf32>, %c: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  %r = subgroup_matrix.map %a, %b, %c : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32, %y: f32, %z: f32):
+    %m = arith.maximumf %x, %z : f32
+    subgroup_matrix.yield %m : f32
+  }
+  return %r : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @map_of_scalar_arithmetic_is_the_scalar_op
+// CHECK-SAME: (%[[A:.*]]: !subgroup_matrix.result<16x16xf32>, %[[S:.*]]: f32)
+// CHECK-NEXT: %[[R:.*]] = subgroup_matrix.scalar_mul %[[A]], %[[S]] : !subgroup_matrix.result<16x16xf32>, f32
+// CHECK-NEXT: %[[D:.*]] = subgroup_matrix.scalar_div %[[R]], %[[S]] : !subgroup_matrix.result<16x16xf32>, f32
+// CHECK-NEXT: return %[[D]]
+func.func @map_of_scalar_arithmetic_is_the_scalar_op(%a: !subgroup_matrix.result<16x16xf32>, %s: f32) -> !subgroup_matrix.result<16x16xf32> {
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %m = arith.mulf %x, %s : f32
+    subgroup_matrix.yield %m : f32
+  }
+  %d = subgroup_matrix.map %r : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %q = arith.divf %x, %s : f32
+    subgroup_matrix.yield %q : f32
+  }
+  return %d : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// The scalar on the left (s - x) is no scalar op; neither is a map that
+// uses the column.
+// CHECK-LABEL: func.func @map_that_is_no_scalar_op_stays
+// CHECK-COUNT-2: subgroup_matrix.map
+func.func @map_that_is_no_scalar_op_stays(%a: !subgroup_matrix.result<16x16xf32>, %s: f32) -> !subgroup_matrix.result<16x16xf32> {
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %m = arith.subf %s, %x : f32
+    subgroup_matrix.yield %m : f32
+  }
+  %c = subgroup_matrix.map %r : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %i = arith.index_cast %col : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %m = arith.addf %x, %f : f32
+    subgroup_matrix.yield %m : f32
+  }
+  return %c : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @repeated_max_and_max_of_splat_fold
+// CHECK-SAME: (%[[A:.*]]: !subgroup_matrix.result<16x16xf32>, %[[S:.*]]: f32)
+// CHECK-NEXT: %[[MAX:.*]] = subgroup_matrix.reduce max rows %[[A]]
+// CHECK-NEXT: %[[SPLAT:.*]] = subgroup_matrix.splat %[[S]]
+// CHECK-NEXT: %[[SUM:.*]] = subgroup_matrix.reduce add rows %[[MAX]]
+// CHECK-NEXT: %[[SUM2:.*]] = subgroup_matrix.reduce add rows %[[SUM]]
+// CHECK-NEXT: return %[[MAX]], %[[SPLAT]], %[[SUM2]]
+func.func @repeated_max_and_max_of_splat_fold(%a: !subgroup_matrix.result<16x16xf32>, %s: f32)
+    -> (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>) {
+  %m1 = subgroup_matrix.reduce max rows %a : !subgroup_matrix.result<16x16xf32>
+  %m2 = subgroup_matrix.reduce max rows %m1 : !subgroup_matrix.result<16x16xf32>
+  %splat = subgroup_matrix.splat %s : f32 -> !subgroup_matrix.result<16x16xf32>
+  %m3 = subgroup_matrix.reduce min all %splat : !subgroup_matrix.result<16x16xf32>
+  // A sum of sums is not the sum: it stays.
+  %s1 = subgroup_matrix.reduce add rows %m2 : !subgroup_matrix.result<16x16xf32>
+  %s2 = subgroup_matrix.reduce add rows %s1 : !subgroup_matrix.result<16x16xf32>
+  return %m2, %m3, %s2 : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+}

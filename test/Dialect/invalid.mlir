@@ -292,3 +292,165 @@ func.func @packed_out_of_bounds(%wg: memref<30xvector<4xi32>, #gpu.address_space
   %a = subgroup_matrix.load %wg[%c0] stride %c2 : memref<30xvector<4xi32>, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
   return
 }
+
+// -----
+
+func.func @convert_changes_shape(%m: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{converts a 16x16 matrix into a 16x8 one: a conversion keeps the shape}}
+  %c = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @convert_float_to_integer(%m: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{has no conversion from 'f32' to 'si8': float-to-integer rounding and overflow differ between devices; quantize with subgroup_matrix.map}}
+  %c = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xsi8>
+  return
+}
+
+// -----
+
+func.func @map_without_inputs() {
+  // expected-error @+1 {{needs at least one input matrix}}
+  %r = "subgroup_matrix.map"() ({
+  ^bb0(%row: index, %col: index):
+    %z = arith.constant 0.0 : f32
+    subgroup_matrix.yield %z : f32
+  }) : () -> !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @map_of_different_kinds(%a: !subgroup_matrix.result<16x16xf32>, %b: !subgroup_matrix.left<16x16xf32>) {
+  // expected-error @+1 {{input 1 is a left 16x16 matrix, input 0 a result 16x16 one: the inputs of a map share one kind and shape}}
+  %r = subgroup_matrix.map %a, %b : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.left<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_of_different_shapes(%a: !subgroup_matrix.result<16x16xf32>, %b: !subgroup_matrix.result<16x8xf32>) {
+  // expected-error @+1 {{input 1 is a result 16x8 matrix, input 0 a result 16x16 one}}
+  %r = subgroup_matrix.map %a, %b : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x8xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_changes_kind(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{result is a left 16x16 matrix, the inputs result 16x16 ones: a map keeps the kind and shape (use convert to change the kind)}}
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_block_without_position(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{body must take 3 arguments (row, column and one element of each of 1 inputs), got 1}}
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%x: f32):
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_row_not_index(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{body argument 0 (the row) must be of type index, got 'i32'}}
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: i32, %col: index, %x: f32):
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_element_of_the_wrong_type(%a: !subgroup_matrix.result<16x16xsi32>) {
+  // expected-error @+1 {{body argument 2 holds an element of input 0 and must be of its storage type 'i32', got 'si32'}}
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xsi32> {
+  ^bb0(%row: index, %col: index, %x: si32):
+    %z = arith.constant 0 : i32
+    subgroup_matrix.yield %z : i32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yields_the_wrong_type(%a: !subgroup_matrix.result<16x16xf32>) {
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    // expected-error @+1 {{yields 'f32', but the map's result elements are of storage type 'f16'}}
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_body_with_side_effects(%a: !subgroup_matrix.result<16x16xf32>, %buf: memref<16xf32>) {
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    // expected-error @+1 {{cannot be part of a subgroup_matrix.map body: the body may only compute with arith and math ops}}
+    memref.store %x, %buf[%row] : memref<16xf32>
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_body_with_a_vector(%a: !subgroup_matrix.result<16x16xf32>) {
+  %r = subgroup_matrix.map %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    // expected-error @+1 {{cannot be part of a subgroup_matrix.map body: it uses 'vector<4xf32>', and the body computes one scalar element at a time}}
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    %w = arith.addf %v, %v : vector<4xf32>
+    subgroup_matrix.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_a_map(%x: f32) {
+  // expected-error @+1 {{expects parent op 'subgroup_matrix.map'}}
+  subgroup_matrix.yield %x : f32
+}
+
+// -----
+
+func.func @reduce_multiplies_8bit(%a: !subgroup_matrix.result<16x16xsi8>) {
+  // expected-error @+1 {{cannot reduce 'si8' elements with mul: integer products are defined on 32-bit components only (8-bit ones overflow after two factors)}}
+  %r = subgroup_matrix.reduce mul rows %a : !subgroup_matrix.result<16x16xsi8>
+  return
+}
+
+// -----
+
+func.func @reduce_unknown_kind(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [add, mul, max, min]}}
+  %r = subgroup_matrix.reduce avg rows %a : !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_changes_type(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{'subgroup_matrix.reduce' op failed to verify that all of {matrix, result} have same type}}
+  %r = "subgroup_matrix.reduce"(%a) {kind = 0 : i32, dimensions = 0 : i32} : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf16>
+  return
+}

@@ -116,3 +116,68 @@ func.func @packed_words(%wg: memref<64xvector<4xi32>, #gpu.address_space<workgro
 // GENERIC: "subgroup_matrix.scalar_sub"
 // GENERIC: "subgroup_matrix.scalar_mul"
 // GENERIC: "subgroup_matrix.scalar_div"
+
+// CHECK-LABEL: func.func @convert_map_reduce
+// CHECK-SAME: (%[[S:.*]]: !subgroup_matrix.result<16x16xf32>, %[[I:.*]]: !subgroup_matrix.result<16x16xsi32>, %[[B:.*]]: !subgroup_matrix.result<16x16xf16>)
+func.func @convert_map_reduce(%s: !subgroup_matrix.result<16x16xf32>,
+    %i: !subgroup_matrix.result<16x16xsi32>, %b: !subgroup_matrix.result<16x16xf16>)
+    -> (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.result<16x16xf32>,
+        !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>,
+        !subgroup_matrix.result<16x16xsi32>, !subgroup_matrix.result<16x16xf16>) {
+  // CHECK: %[[P:.*]] = subgroup_matrix.convert %[[S]] : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+  %p = subgroup_matrix.convert %s : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+  // CHECK: %[[F:.*]] = subgroup_matrix.convert %[[I]] : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
+  %f = subgroup_matrix.convert %i : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
+  // CHECK: %[[MAX:.*]] = subgroup_matrix.reduce max rows %[[S]] : !subgroup_matrix.result<16x16xf32>
+  %max = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.reduce add columns %[[S]] : !subgroup_matrix.result<16x16xf32>
+  %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.reduce min all %[[I]] : !subgroup_matrix.result<16x16xsi32>
+  %imin = subgroup_matrix.reduce min all %i : !subgroup_matrix.result<16x16xsi32>
+  // CHECK: subgroup_matrix.reduce mul all %[[I]] : !subgroup_matrix.result<16x16xsi32>
+  %iprod = subgroup_matrix.reduce mul all %i : !subgroup_matrix.result<16x16xsi32>
+  // CHECK: %[[E:.*]] = subgroup_matrix.map %[[S]], %[[MAX]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  // CHECK-NEXT: ^bb0(%[[ROW:.*]]: index, %[[COL:.*]]: index, %[[X:.*]]: f32, %[[M:.*]]: f32):
+  // CHECK-NEXT:   %[[D:.*]] = arith.subf %[[X]], %[[M]] : f32
+  // CHECK-NEXT:   %[[EXP:.*]] = math.exp %[[D]] : f32
+  // CHECK-NEXT:   subgroup_matrix.yield %[[EXP]] : f32
+  // CHECK-NEXT: }
+  %e = subgroup_matrix.map %s, %max : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+      -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32, %m: f32):
+    %d = arith.subf %x, %m : f32
+    %exp = math.exp %d : f32
+    subgroup_matrix.yield %exp : f32
+  }
+  // Inputs of different component types; the result of a third; row and
+  // column used (a causal mask and a cast).
+  // CHECK: subgroup_matrix.map %[[S]], %[[I]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf16> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: f32, %{{.*}}: i32):
+  %masked = subgroup_matrix.map %s, %i : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xsi32>
+      -> !subgroup_matrix.result<16x16xf16> {
+  ^bb0(%row: index, %col: index, %x: f32, %n: i32):
+    %above = arith.cmpi ugt, %col, %row : index
+    %nf = arith.sitofp %n : i32 to f32
+    %sum = arith.addf %x, %nf : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %above, %ninf, %sum : f32
+    %h = arith.truncf %y : f32 to f16
+    subgroup_matrix.yield %h : f16
+  }
+  return %p, %f, %colsum, %e, %imin, %masked : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.result<16x16xf32>,
+      !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>,
+      !subgroup_matrix.result<16x16xsi32>, !subgroup_matrix.result<16x16xf16>
+}
+
+// CHECK-LABEL: func.func @map_of_8bit_elements
+func.func @map_of_8bit_elements(%a: !subgroup_matrix.left<16x32xsi8>) -> !subgroup_matrix.left<16x32xui8> {
+  // The block sees the storage type: i8 for si8 and ui8.
+  // CHECK: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[V:.*]]: i8):
+  %r = subgroup_matrix.map %a : !subgroup_matrix.left<16x32xsi8> -> !subgroup_matrix.left<16x32xui8> {
+  ^bb0(%row: index, %col: index, %v: i8):
+    %zero = arith.constant 0 : i8
+    %relu = arith.maxsi %v, %zero : i8
+    subgroup_matrix.yield %relu : i8
+  }
+  return %r : !subgroup_matrix.left<16x32xui8>
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -44,11 +45,33 @@ Type getScalarType(Type component);
 } // namespace subgroup_matrix
 } // namespace mlir
 
+#include "SubgroupMatrix/IR/SubgroupMatrixEnums.h.inc"
 #include "SubgroupMatrix/IR/SubgroupMatrixOpsDialect.h.inc"
 #include "SubgroupMatrix/IR/SubgroupMatrixTypeInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "SubgroupMatrix/IR/SubgroupMatrixOpsTypes.h.inc"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// The matrix of `kind` with the given shape and component type.
+SubgroupMatrixTypeInterface getMatrixType(MatrixKind kind, unsigned rows,
+                                          unsigned columns, Type component);
+
+/// Whether `subgroup_matrix.convert` can turn `from` components into `to`
+/// components: between float types, from integer to float types, and
+/// between integer types (widening extends by the source's signedness,
+/// narrowing wraps, equal widths reinterpret the bits).
+bool isValidComponentConversion(Type from, Type to);
+
+/// Whether a reduction of `kind` is defined on `component` matrices: every
+/// kind on floats; add, max and min on integers, and mul only on 32-bit
+/// integers (products of 8-bit values overflow after two factors).
+bool isValidReduction(ReductionKind kind, Type component);
+
+} // namespace subgroup_matrix
+} // namespace mlir
 
 #define GET_ATTRDEF_CLASSES
 #include "SubgroupMatrix/IR/SubgroupMatrixAttrs.h.inc"

@@ -6,6 +6,8 @@
 include "SubgroupMatrix/IR/SubgroupMatrixBase.td"
 include "SubgroupMatrix/IR/SubgroupMatrixTypes.td"
 include "SubgroupMatrix/IR/SubgroupMatrixAttrs.td"
+include "SubgroupMatrix/IR/SubgroupMatrixEnums.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class SubgroupMatrix_Op<string mnemonic, list<Trait> traits = []>
@@ -236,5 +238,187 @@ def SubgroupMatrix_ScalarMulOp : SubgroupMatrix_ScalarOp<"scalar_mul",
 def SubgroupMatrix_ScalarDivOp : SubgroupMatrix_ScalarOp<"scalar_div",
     "division (matrix / scalar)",
     "Only float matrices can be divided. Dividing by 1.0 folds away.">;
+
+//===----------------------------------------------------------------------===//
+// Conversion, element-wise functions and reductions
+//===----------------------------------------------------------------------===//
+
+def SubgroupMatrix_ConvertOp : SubgroupMatrix_Op<"convert", [Pure]> {
+  let summary = "change the kind or the component type of a matrix";
+  let description = [{
+    Returns a matrix of the same shape whose element [r, c] is element
+    [r, c] of `source` converted to the result's component type. The kind
+    may change too: a `result` becomes the `left` or `right` operand of the
+    next multiplication (as in attention, `softmax(Q Kᵀ) V`), or any kind
+    another.
+
+    The conversions that exist:
+    - between float types (`f16`, `bf16`, `f32`), rounding to nearest even;
+    - from integer to float types, rounding to nearest even;
+    - between integer types: widening extends according to the source's
+      signedness (`si8 -> si32` sign-extends, `ui8 -> ui32` zero-extends),
+      narrowing keeps the low bits (wraps), and equal widths reinterpret the
+      bits (`si8 -> ui8`).
+
+    There is no float-to-integer conversion: its rounding and its result out
+    of range differ between devices. Quantize with `subgroup_matrix.map`
+    instead, where the program says how. A conversion to the same type
+    folds away.
+
+    ```mlir
+    %p = subgroup_matrix.convert %s
+        : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+    %f = subgroup_matrix.convert %acc
+        : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
+    ```
+  }];
+  let arguments = (ins SubgroupMatrix_AnyMatrix:$source);
+  let results = (outs SubgroupMatrix_AnyMatrix:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getSourceType() {
+      return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
+          getSource().getType());
+    }
+    ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getResultType() {
+      return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
+          getResult().getType());
+    }
+  }];
+}
+
+def SubgroupMatrix_MapOp
+    : SubgroupMatrix_Op<"map", [Pure, SingleBlock]> {
+  let summary = "an element-wise function of one or more matrices";
+  let description = [{
+    Applies the function in `body` to every element position [r, c] of the
+    `inputs`, which all have one kind and one shape (their component types
+    may differ). The block receives the row `r` and column `c` (`index`),
+    then element [r, c] of each input, typed as the input's storage type
+    (the float type itself, `i8` for `si8`/`ui8`, `i32` for `si32`/`ui32`);
+    it yields element [r, c] of the result with `subgroup_matrix.yield`. The
+    result has the inputs' kind and shape and any component type.
+
+    The body computes, it does not touch memory: its ops come from the
+    `arith` and `math` dialects, have no regions and no side effects, and
+    take and produce scalars. Values defined outside the map may be used
+    inside it; like every subgroup matrix operation, the map runs in
+    subgroup-uniform control flow.
+
+    A map that yields one of its inputs unchanged folds to that input;
+    inputs the body does not read are dropped, and a map that adds,
+    subtracts, multiplies or divides a float matrix by a value defined
+    outside becomes the scalar op.
+
+    ```mlir
+    // exp(s - rowmax), the numerator of a softmax.
+    %p = subgroup_matrix.map %s, %rowmax
+        : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+          -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32, %max: f32):
+      %d = arith.subf %x, %max : f32
+      %e = math.exp %d : f32
+      subgroup_matrix.yield %e : f32
+    }
+    // A causal mask: -inf above the diagonal.
+    %masked = subgroup_matrix.map %s : !subgroup_matrix.result<16x16xf32>
+        -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %above = arith.cmpi ugt, %col, %row : index
+      %ninf = arith.constant 0xFF800000 : f32
+      %y = arith.select %above, %ninf, %x : f32
+      subgroup_matrix.yield %y : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<SubgroupMatrix_AnyMatrix>:$inputs);
+  let results = (outs SubgroupMatrix_AnyMatrix:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getResultType() {
+      return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
+          getResult().getType());
+    }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The block argument holding the row (0) or the column (1) index.
+    ::mlir::BlockArgument getRow() { return getBodyBlock().getArgument(0); }
+    ::mlir::BlockArgument getColumn() {
+      return getBodyBlock().getArgument(1);
+    }
+    /// The block argument holding the element of input `i`.
+    ::mlir::BlockArgument getInputElement(unsigned i) {
+      return getBodyBlock().getArgument(2 + i);
+    }
+    /// The value the body yields.
+    ::mlir::Value getYieldedValue();
+  }];
+}
+
+def SubgroupMatrix_YieldOp : SubgroupMatrix_Op<"yield",
+    [Pure, Terminator, ReturnLike, HasParent<"MapOp">]> {
+  let summary = "the result element of a subgroup_matrix.map body";
+  let description = [{
+    Ends the body of `subgroup_matrix.map` with the element it computed,
+    typed as the storage type of the map's result component.
+
+    ```mlir
+    subgroup_matrix.yield %e : f32
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
+    [Pure, AllTypesMatch<["matrix", "result"]>]> {
+  let summary = "a reduction over rows, columns or the whole matrix";
+  let description = [{
+    Combines the elements of `matrix` with `add`, `mul`, `max` or `min` over
+    each row (`rows`), each column (`columns`) or all of them (`all`). The
+    result has the operand's type and holds, in every element, the
+    reduction over that element's row (column, or the whole matrix): it is
+    broadcast back to the operand's shape, so that it combines with the
+    operand element-wise (through `subgroup_matrix.map`).
+
+    Float reductions are computed in the component type in an order the
+    target chooses. Integer reductions wrap in the component type; `add`,
+    `max` and `min` exist for every integer type, `mul` only for 32-bit
+    ones (a product of 8-bit values overflows after two factors). `max` and
+    `min` of a matrix whose elements are already reduced the same way, or of
+    a splat, fold away.
+
+    ```mlir
+    %rowmax = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
+    %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
+    %total = subgroup_matrix.reduce add all %s : !subgroup_matrix.result<16x16xf32>
+    ```
+  }];
+  let arguments = (ins SubgroupMatrix_ReductionKind:$kind,
+                       SubgroupMatrix_ReductionDimensions:$dimensions,
+                       SubgroupMatrix_AnyMatrix:$matrix);
+  let results = (outs SubgroupMatrix_AnyMatrix:$result);
+  let assemblyFormat = [{
+    $kind $dimensions $matrix attr-dict `:` type($matrix)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getMatrixType() {
+      return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
+          getMatrix().getType());
+    }
+  }];
+}
 
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXOPS_TD
