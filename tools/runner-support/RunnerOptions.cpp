@@ -24,6 +24,8 @@ const char *sm_runner::commonOptionsHelp =
   --expect-same X:Y       check that argument X after the run holds exactly
                           what argument Y held before it (X:X: untouched)
   --dump ARG              print argument ARG after the run
+  --output ARG:PATH       write argument ARG's bytes after the run to PATH
+                          (for references computed elsewhere)
 
 Every argument lies between guard bytes that are checked after the run (on
 the host runners also between inaccessible pages, which stop the kernel at
@@ -96,6 +98,21 @@ bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
       options.sameChecks.push_back({x, y});
     return true;
   }
+  if (arg == "--output") {
+    if (!value(text))
+      return true;
+    size_t colon = text.find(':');
+    char *end = nullptr;
+    long index = colon == std::string::npos
+                     ? -1
+                     : std::strtol(text.c_str(), &end, 10);
+    if (colon == std::string::npos || end != text.c_str() + colon ||
+        index < 0 || colon + 1 == text.size())
+      error = "--output needs ARG:PATH, got '" + text + "'";
+    else
+      options.outputs.push_back({int(index), text.substr(colon + 1)});
+    return true;
+  }
   if (arg == "--dump") {
     if (value(text))
       options.dumps.push_back(std::atoi(text.c_str()));
@@ -136,6 +153,23 @@ bool sm_runner::reportResults(const CommonOptions &options,
     for (size_t i = 0; i < after[index].size(); ++i)
       std::printf(" %g", after[index].get(i));
     std::printf("\n");
+  }
+  for (const auto &[index, path] : options.outputs) {
+    if (!exists(index)) {
+      error = "--output " + std::to_string(index) + ": no such argument";
+      return false;
+    }
+    FILE *file = std::fopen(path.c_str(), "wb");
+    const std::vector<uint8_t> &bytes = after[index].getBytes();
+    if (!file || std::fwrite(bytes.data(), 1, bytes.size(), file) !=
+                     bytes.size()) {
+      if (file)
+        std::fclose(file);
+      error = "--output " + std::to_string(index) + ": cannot write '" +
+              path + "'";
+      return false;
+    }
+    std::fclose(file);
   }
   bool allPassed = true;
   for (const GemmCheck &gemm : options.checks) {

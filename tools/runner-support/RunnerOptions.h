@@ -21,6 +21,8 @@ struct CommonOptions {
   std::vector<GemmCheck> checks;
   std::vector<std::pair<int, int>> sameChecks;
   std::vector<int> dumps;
+  /// --output ARG:PATH: argument ARG's bytes after the run go to PATH.
+  std::vector<std::pair<int, std::string>> outputs;
 };
 
 /// The help text of the common options.

@@ -298,6 +298,14 @@ void LowerToVulkanPass::runOnOperation() {
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
+    WalkResult expanded = copy->walk([&](gpu::GPUFuncOp function) {
+      if (failed(expandThroughWorkgroupMemory(function,
+                                              target.getSubgroupSize())))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (expanded.wasInterrupted())
+      return signalPassFailure();
     WalkResult packed = copy->walk([](gpu::GPUFuncOp function) {
       if (function.isKernel() && failed(packWideAccesses(function)))
         return WalkResult::interrupt();

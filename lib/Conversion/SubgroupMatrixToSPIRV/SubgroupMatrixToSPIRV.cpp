@@ -12,10 +12,13 @@
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -346,13 +349,152 @@ struct ScalarMulLowering : OpConversionPattern<ScalarMulOp> {
     return success();
   }
 };
+
+//===----------------------------------------------------------------------===//
+// Conversion and component-wise maps
+//===----------------------------------------------------------------------===//
+
+/// A change of component type within one kind: the conversion instructions
+/// take cooperative matrices of the same use directly. (A change of kind has
+/// been expanded through workgroup memory before.)
+struct ConvertLowering : OpConversionPattern<ConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SubgroupMatrixTypeInterface from = op.getSourceType(),
+                                to = op.getResultType();
+    if (from.getKind() != to.getKind())
+      return rewriter.notifyMatchFailure(
+          op, "a change of kind goes through workgroup memory");
+    Type resultType = convertMatrixType(to);
+    Type fromComponent = from.getElementType(),
+         toComponent = to.getElementType();
+    Value source = adaptor.getSource();
+    Location loc = op.getLoc();
+    Value result;
+    if (isa<FloatType>(toComponent)) {
+      if (isa<FloatType>(fromComponent) &&
+          fromComponent.getIntOrFloatBitWidth() ==
+              toComponent.getIntOrFloatBitWidth()) {
+        // f16 <-> bf16: OpFConvert changes the width, so through f32, which
+        // holds either exactly; the second conversion rounds once.
+        Type wide = convertMatrixType(getMatrixType(
+            to.getKind(), to.getRows(), to.getColumns(), rewriter.getF32Type()));
+        Value widened = spirv::FConvertOp::create(rewriter, loc, wide, source);
+        result = spirv::FConvertOp::create(rewriter, loc, resultType, widened);
+      } else if (isa<FloatType>(fromComponent)) {
+        result = spirv::FConvertOp::create(rewriter, loc, resultType, source);
+      }
+      else if (isSignedInteger(fromComponent))
+        result =
+            spirv::ConvertSToFOp::create(rewriter, loc, resultType, source);
+      else
+        result =
+            spirv::ConvertUToFOp::create(rewriter, loc, resultType, source);
+    } else if (fromComponent.getIntOrFloatBitWidth() ==
+               toComponent.getIntOrFloatBitWidth()) {
+      // Same width: the signless storage types are the same.
+      result = source;
+    } else if (isSignedInteger(fromComponent)) {
+      result = spirv::SConvertOp::create(rewriter, loc, resultType, source);
+    } else {
+      result = spirv::UConvertOp::create(rewriter, loc, resultType, source);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// A component-wise map (isComponentWiseMap): each body op becomes the same
+/// arithmetic on whole cooperative matrices, constants and values from
+/// outside the body become splats.
+struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isComponentWiseMap(op))
+      return rewriter.notifyMatchFailure(
+          op, "not component-wise: it goes through workgroup memory");
+    SubgroupMatrixTypeInterface matrixType = op.getResultType();
+    Type spirvType = convertMatrixType(matrixType);
+    Location loc = op.getLoc();
+    // The matrix value of each scalar of the body.
+    DenseMap<Value, Value> matrices;
+    for (auto [i, input] : llvm::enumerate(adaptor.getInputs()))
+      matrices[op.getInputElement(i)] = input;
+    auto matrixOf = [&](Value scalar) -> Value {
+      if (Value matrix = matrices.lookup(scalar))
+        return matrix;
+      // A value from outside the body, of the storage type: a splat.
+      Value splat = spirv::CompositeConstructOp::create(
+          rewriter, loc, spirvType,
+          rewriter.getRemappedValue(scalar) ? rewriter.getRemappedValue(scalar)
+                                            : scalar);
+      matrices[scalar] = splat;
+      return splat;
+    };
+    for (Operation &inner : op.getBodyBlock().without_terminator()) {
+      Value result;
+      if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+        result = spirv::ConstantOp::create(
+            rewriter, loc, spirvType,
+            DenseElementsAttr::get(cast<ShapedType>(spirvType),
+                                   cast<TypedAttr>(constant.getValue())));
+      } else if (isa<arith::NegFOp>(inner)) {
+        result = spirv::FNegateOp::create(rewriter, loc, spirvType,
+                                          matrixOf(inner.getOperand(0)));
+      } else {
+        Value lhs = matrixOf(inner.getOperand(0));
+        Value rhs = matrixOf(inner.getOperand(1));
+        result =
+            TypeSwitch<Operation *, Value>(&inner)
+                .Case([&](arith::AddFOp) {
+                  return spirv::FAddOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::SubFOp) {
+                  return spirv::FSubOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::MulFOp) {
+                  return spirv::FMulOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::DivFOp) {
+                  return spirv::FDivOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::AddIOp) {
+                  return spirv::IAddOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::SubIOp) {
+                  return spirv::ISubOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                })
+                .Case([&](arith::MulIOp) {
+                  return spirv::IMulOp::create(rewriter, loc, spirvType, lhs,
+                                               rhs);
+                });
+      }
+      matrices[inner.getResult(0)] = result;
+    }
+    rewriter.replaceOp(op, matrixOf(op.getYieldedValue()));
+    return success();
+  }
+};
 } // namespace
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVPatterns(
     const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<LoadLowering, StoreLowering, SplatLowering, MmaLowering,
-               MultiplyLowering, ScalarMulLowering,
+               MultiplyLowering, ScalarMulLowering, ConvertLowering,
+               ComponentWiseMapLowering,
                ScalarOpLowering<ScalarAddOp, spirv::FAddOp, spirv::IAddOp>,
                ScalarOpLowering<ScalarSubOp, spirv::FSubOp, spirv::ISubOp>,
                ScalarOpLowering<ScalarDivOp, spirv::FDivOp, void>>(

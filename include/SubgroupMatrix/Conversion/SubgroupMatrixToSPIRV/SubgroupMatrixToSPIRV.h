@@ -19,6 +19,7 @@ class GPUFuncOp;
 } // namespace gpu
 
 namespace subgroup_matrix {
+class MapOp;
 class TargetAttr;
 
 /// Teaches `typeConverter` the matrix types: each becomes a
@@ -45,6 +46,22 @@ spirv::TargetEnvAttr getVulkanTargetEnv(TargetAttr target);
 /// has no pointer casts to do it otherwise. Reports on the access and fails
 /// when a vector access cannot be packed.
 LogicalResult packWideAccesses(gpu::GPUFuncOp kernel);
+
+/// Whether `map` is component-wise arithmetic that cooperative matrices do
+/// directly: inputs of the result's type, a body of constants and
+/// add/sub/mul/div/neg without fast-math or overflow flags, no use of the
+/// row or column.
+bool isComponentWiseMap(MapOp map);
+
+/// Rewrites the ops of `kernel` that SPV_KHR_cooperative_matrix cannot
+/// express (maps other than component-wise ones, reductions, changes of
+/// kind) into stores to a per-subgroup scratch tile in workgroup memory,
+/// per-invocation loops over its elements between subgroup barriers, and a
+/// load. Allocates the tiles (one slice per subgroup of the kernel's known
+/// workgroup size, of `subgroupSize` invocations); does nothing to kernels
+/// without such ops.
+LogicalResult expandThroughWorkgroupMemory(gpu::GPUFuncOp kernel,
+                                           unsigned subgroupSize);
 
 } // namespace subgroup_matrix
 } // namespace mlir

@@ -1,0 +1,444 @@
+//===- ExpandThroughWorkgroupMemory.cpp - ops KHR matrices cannot do ------===//
+//
+// SPV_KHR_cooperative_matrix gives an invocation no way to know which
+// elements it holds, so the operations that need an element's position or
+// its neighbours (a map that reads the row or column or computes more than
+// component-wise arithmetic, a reduction, a change of kind) go through a
+// per-subgroup scratch tile in workgroup memory: the subgroup stores its
+// matrices there, synchronizes, each invocation computes elements
+// lane, lane + S, lane + 2S, ... of the M x N tile with ordinary
+// instructions, the subgroup synchronizes again and loads the result. The
+// tile is allocated here, sized for the largest such op of the kernel,
+// one slice per subgroup; kernels without these ops are left alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
+  if (!op.getRow().use_empty() || !op.getColumn().use_empty())
+    return false;
+  for (Value input : op.getInputs())
+    if (input.getType() != op.getResult().getType())
+      return false;
+  Block &body = op.getBodyBlock();
+  return llvm::all_of(body.without_terminator(), [&](Operation &inner) {
+    if (!isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
+             arith::DivFOp, arith::NegFOp, arith::AddIOp, arith::SubIOp,
+             arith::MulIOp>(inner))
+      return false;
+    // Fast-math flags have no cooperative-matrix form.
+    if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(inner))
+      if (fastMath.getFastMathFlagsAttr().getValue() !=
+          arith::FastMathFlags::none)
+        return false;
+    // Integer overflow flags neither.
+    if (auto overflow = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(
+            inner))
+      if (overflow.getOverflowAttr().getValue() !=
+          arith::IntegerOverflowFlags::none)
+        return false;
+    return true;
+  });
+}
+
+/// Whether converting `from` to `to` drops the high bits of integers.
+static bool isNarrowingIntegerConversion(Type from, Type to) {
+  return isa<IntegerType>(from) && isa<IntegerType>(to) &&
+         to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth();
+}
+
+/// Whether `op` must go through the scratch tile on the KHR path.
+static bool needsScratch(Operation *op) {
+  if (auto map = dyn_cast<MapOp>(op))
+    return !isComponentWiseMap(map);
+  if (auto convert = dyn_cast<ConvertOp>(op))
+    return convert.getSourceType().getKind() !=
+           convert.getResultType().getKind();
+  return isa<ReduceOp>(op);
+}
+
+namespace {
+/// The tiles one op needs, per storage type.
+using TileCounts = llvm::MapVector<Type, unsigned>;
+
+TileCounts countTiles(Operation *op) {
+  TileCounts counts;
+  auto storageOf = [](Type matrix) {
+    return getStorageType(
+        cast<SubgroupMatrixTypeInterface>(matrix).getElementType());
+  };
+  if (auto map = dyn_cast<MapOp>(op)) {
+    for (Value input : map.getInputs())
+      ++counts[storageOf(input.getType())];
+    ++counts[storageOf(map.getType())];
+  } else if (auto convert = dyn_cast<ConvertOp>(op)) {
+    // A change of kind needs one tile of the converted component type, and
+    // a narrowing one a tile of the source's too.
+    ++counts[storageOf(convert.getType())];
+    if (isNarrowingIntegerConversion(
+            convert.getSourceType().getElementType(),
+            convert.getResultType().getElementType()))
+      ++counts[storageOf(convert.getSource().getType())];
+  } else {
+    // A reduction works in place.
+    ++counts[storageOf(op->getResult(0).getType())];
+  }
+  return counts;
+}
+
+/// Emits the expansion of the scratch-needing ops of one kernel.
+class ScratchExpander {
+public:
+  ScratchExpander(gpu::GPUFuncOp kernel, unsigned subgroupSize)
+      : kernel(kernel), subgroupSize(subgroupSize) {}
+
+  LogicalResult run();
+
+private:
+  /// The scratch buffer of `type` and the first element of this subgroup's
+  /// `index`-th tile of it.
+  std::pair<Value, Value> getTile(OpBuilder &b, Location loc, Type type,
+                                  unsigned index, unsigned tileElements);
+  /// A barrier among the invocations of the subgroup, which makes their
+  /// workgroup-memory writes visible to each other.
+  void synchronizeSubgroup(OpBuilder &b, Location loc);
+  /// `for (i = lane; i < count; i += subgroupSize) body(i)`.
+  void forEachLaneElement(OpBuilder &b, Location loc, int64_t count,
+                          function_ref<void(OpBuilder &, Value)> body);
+  Value index(OpBuilder &b, Location loc, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+
+  void expandMap(MapOp op);
+  void expandReduce(ReduceOp op);
+  void expandConvert(ConvertOp op);
+
+  gpu::GPUFuncOp kernel;
+  unsigned subgroupSize;
+  /// Per storage type: the buffer and the elements of one subgroup's slice.
+  llvm::MapVector<Type, std::pair<Value, int64_t>> buffers;
+  Value subgroupId, lane;
+};
+} // namespace
+
+LogicalResult ScratchExpander::run() {
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) {
+    if (needsScratch(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return success();
+  if (!kernel.isKernel())
+    return ops.front()->emitOpError(
+        "goes through workgroup memory on this target, which only a kernel "
+        "can allocate: use it in the kernel rather than in a function it "
+        "calls");
+  std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
+  if (!blockSize)
+    return kernel.emitError("kernel '")
+           << kernel.getName()
+           << "' needs a known workgroup size to size the workgroup memory "
+              "through which its subgroup matrices are mapped, reduced or "
+              "converted";
+  int64_t invocations = 1;
+  for (int32_t extent : *blockSize)
+    invocations *= extent;
+  int64_t subgroups = std::max<int64_t>(1, invocations / subgroupSize);
+
+  // One slice per subgroup of each storage type, as large as the op that
+  // needs most.
+  llvm::MapVector<Type, int64_t> sliceElements;
+  for (Operation *op : ops) {
+    auto matrix =
+        cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
+    int64_t tile = int64_t(matrix.getRows()) * matrix.getColumns();
+    for (auto [type, count] : countTiles(op))
+      sliceElements[type] = std::max(sliceElements[type], count * tile);
+  }
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Location loc = kernel.getLoc();
+  auto workgroup = gpu::AddressSpaceAttr::get(kernel.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  for (auto [type, elements] : sliceElements) {
+    auto memrefType = MemRefType::get({subgroups * elements}, type,
+                                      MemRefLayoutAttrInterface(), workgroup);
+    buffers[type] = {memref::AllocOp::create(b, loc, memrefType), elements};
+  }
+  subgroupId = gpu::SubgroupIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+
+  for (Operation *op : ops) {
+    if (auto map = dyn_cast<MapOp>(op))
+      expandMap(map);
+    else if (auto reduce = dyn_cast<ReduceOp>(op))
+      expandReduce(reduce);
+    else
+      expandConvert(cast<ConvertOp>(op));
+  }
+  return success();
+}
+
+std::pair<Value, Value> ScratchExpander::getTile(OpBuilder &b, Location loc,
+                                                 Type type, unsigned index,
+                                                 unsigned tileElements) {
+  auto [buffer, slice] = buffers.lookup(type);
+  Value sliceStart = arith::MulIOp::create(b, loc, subgroupId,
+                                           this->index(b, loc, slice));
+  Value start = arith::AddIOp::create(
+      b, loc, sliceStart, this->index(b, loc, int64_t(index) * tileElements));
+  return {buffer, start};
+}
+
+void ScratchExpander::synchronizeSubgroup(OpBuilder &b, Location loc) {
+  spirv::ControlBarrierOp::create(
+      b, loc, spirv::Scope::Subgroup, spirv::Scope::Subgroup,
+      spirv::MemorySemantics::AcquireRelease |
+          spirv::MemorySemantics::WorkgroupMemory);
+}
+
+void ScratchExpander::forEachLaneElement(
+    OpBuilder &b, Location loc, int64_t count,
+    function_ref<void(OpBuilder &, Value)> body) {
+  auto loop = scf::ForOp::create(b, loc, lane, index(b, loc, count),
+                                 index(b, loc, subgroupSize));
+  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+  body(inner, loop.getInductionVar());
+}
+
+void ScratchExpander::expandMap(MapOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface resultType = op.getResultType();
+  unsigned rows = resultType.getRows(), columns = resultType.getColumns();
+  unsigned tileElements = rows * columns;
+  Value stride = index(b, loc, columns);
+
+  // Each input to a tile of its storage type, then the result's tile.
+  llvm::DenseMap<Type, unsigned> nextTile;
+  SmallVector<std::pair<Value, Value>> inputTiles;
+  for (Value input : op.getInputs()) {
+    Type storage = getStorageType(
+        cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType());
+    auto tile = getTile(b, loc, storage, nextTile[storage]++, tileElements);
+    StoreOp::create(b, loc, input, tile.first, ValueRange{tile.second}, stride,
+                    /*col_major=*/false);
+    inputTiles.push_back(tile);
+  }
+  Type resultStorage = getStorageType(resultType.getElementType());
+  auto resultTile =
+      getTile(b, loc, resultStorage, nextTile[resultStorage]++, tileElements);
+  synchronizeSubgroup(b, loc);
+
+  forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
+    IRMapping mapping;
+    Value columnCount = index(inner, loc, columns);
+    mapping.map(op.getRow(), arith::DivUIOp::create(inner, loc, i, columnCount));
+    mapping.map(op.getColumn(),
+                arith::RemUIOp::create(inner, loc, i, columnCount));
+    for (auto [k, tile] : llvm::enumerate(inputTiles)) {
+      Value address = arith::AddIOp::create(inner, loc, tile.second, i);
+      mapping.map(op.getInputElement(k),
+                  memref::LoadOp::create(inner, loc, tile.first,
+                                         ValueRange{address}));
+    }
+    for (Operation &bodyOp : op.getBodyBlock().without_terminator())
+      inner.clone(bodyOp, mapping);
+    Value address = arith::AddIOp::create(inner, loc, resultTile.second, i);
+    memref::StoreOp::create(inner, loc,
+                            mapping.lookupOrDefault(op.getYieldedValue()),
+                            resultTile.first, ValueRange{address});
+  });
+  synchronizeSubgroup(b, loc);
+  Value result = LoadOp::create(b, loc, resultType, resultTile.first,
+                                ValueRange{resultTile.second}, stride,
+                                /*col_major=*/false);
+  // The next op that uses the tiles must not overwrite them before every
+  // invocation has loaded from them.
+  synchronizeSubgroup(b, loc);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+/// Combines two elements of `component` matrices.
+static Value combine(OpBuilder &b, Location loc, ReductionKind kind,
+                     Type component, Value x, Value y) {
+  if (isa<FloatType>(component)) {
+    switch (kind) {
+    case ReductionKind::Add:
+      return arith::AddFOp::create(b, loc, x, y);
+    case ReductionKind::Mul:
+      return arith::MulFOp::create(b, loc, x, y);
+    case ReductionKind::Max:
+      return arith::MaximumFOp::create(b, loc, x, y);
+    case ReductionKind::Min:
+      return arith::MinimumFOp::create(b, loc, x, y);
+    }
+  }
+  bool isSigned = cast<IntegerType>(component).isSigned();
+  switch (kind) {
+  case ReductionKind::Add:
+    return arith::AddIOp::create(b, loc, x, y);
+  case ReductionKind::Mul:
+    return arith::MulIOp::create(b, loc, x, y);
+  case ReductionKind::Max:
+    return isSigned ? Value(arith::MaxSIOp::create(b, loc, x, y))
+                    : Value(arith::MaxUIOp::create(b, loc, x, y));
+  case ReductionKind::Min:
+    return isSigned ? Value(arith::MinSIOp::create(b, loc, x, y))
+                    : Value(arith::MinUIOp::create(b, loc, x, y));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+void ScratchExpander::expandReduce(ReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  Type component = type.getElementType();
+  int64_t rows = type.getRows(), columns = type.getColumns();
+  int64_t tileElements = rows * columns;
+  Value stride = index(b, loc, columns);
+  auto [buffer, start] =
+      getTile(b, loc, getStorageType(component), 0, tileElements);
+  StoreOp::create(b, loc, op.getMatrix(), buffer, ValueRange{start}, stride,
+                  /*col_major=*/false);
+  synchronizeSubgroup(b, loc);
+
+  // Reduces `count` elements `step` apart from `first` and returns the
+  // result.
+  auto reduceLine = [&](OpBuilder &inner, Value first, int64_t count,
+                        int64_t step) {
+    Value accumulator =
+        memref::LoadOp::create(inner, loc, buffer, ValueRange{first});
+    auto loop = scf::ForOp::create(inner, loc, index(inner, loc, 1),
+                                   index(inner, loc, count),
+                                   index(inner, loc, 1), accumulator);
+    OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+    Value offset = arith::MulIOp::create(body, loc, loop.getInductionVar(),
+                                         index(body, loc, step));
+    Value address = arith::AddIOp::create(body, loc, first, offset);
+    Value element =
+        memref::LoadOp::create(body, loc, buffer, ValueRange{address});
+    scf::YieldOp::create(body, loc,
+                         combine(body, loc, op.getKind(), component,
+                                 loop.getRegionIterArgs()[0], element));
+    return loop.getResult(0);
+  };
+  // Writes `value` to `count` elements `step` apart from `first`.
+  auto fillLine = [&](OpBuilder &inner, Value first, int64_t count,
+                      int64_t step, Value value) {
+    auto loop =
+        scf::ForOp::create(inner, loc, index(inner, loc, 0),
+                           index(inner, loc, count), index(inner, loc, 1));
+    OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+    Value offset = arith::MulIOp::create(body, loc, loop.getInductionVar(),
+                                         index(body, loc, step));
+    Value address = arith::AddIOp::create(body, loc, first, offset);
+    memref::StoreOp::create(body, loc, value, buffer, ValueRange{address});
+  };
+
+  switch (op.getDimensions()) {
+  case ReductionDimensions::Rows:
+  case ReductionDimensions::Columns: {
+    // Each line (row or column) belongs to one invocation, which reads and
+    // rewrites it in place.
+    bool byRows = op.getDimensions() == ReductionDimensions::Rows;
+    int64_t lines = byRows ? rows : columns;
+    int64_t length = byRows ? columns : rows;
+    int64_t lineStep = byRows ? columns : 1, elementStep = byRows ? 1 : columns;
+    forEachLaneElement(b, loc, lines, [&](OpBuilder &inner, Value line) {
+      Value first = arith::AddIOp::create(
+          inner, loc, start,
+          arith::MulIOp::create(inner, loc, line, index(inner, loc, lineStep)));
+      Value total = reduceLine(inner, first, length, elementStep);
+      fillLine(inner, first, length, elementStep, total);
+    });
+    break;
+  }
+  case ReductionDimensions::All: {
+    // Every invocation reduces the whole tile, then, once all have read it,
+    // writes its share of the broadcast.
+    Value total = reduceLine(b, start, tileElements, 1);
+    synchronizeSubgroup(b, loc);
+    forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
+      Value address = arith::AddIOp::create(inner, loc, start, i);
+      memref::StoreOp::create(inner, loc, total, buffer, ValueRange{address});
+    });
+    break;
+  }
+  }
+  synchronizeSubgroup(b, loc);
+  Value result = LoadOp::create(b, loc, type, buffer, ValueRange{start}, stride,
+                                /*col_major=*/false);
+  synchronizeSubgroup(b, loc);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+void ScratchExpander::expandConvert(ConvertOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface from = op.getSourceType(), to = op.getResultType();
+  // The component type changes first, within the source's kind, where
+  // cooperative matrices convert directly; the kind then changes through
+  // memory, in the (often narrower) result component type.
+  Value source = op.getSource();
+  Type fromStorage = getStorageType(from.getElementType());
+  Type toStorage = getStorageType(to.getElementType());
+  int64_t tileElements = int64_t(to.getRows()) * to.getColumns();
+  Value stride = index(b, loc, to.getColumns());
+  auto [buffer, start] = getTile(b, loc, toStorage, 0, tileElements);
+  if (isNarrowingIntegerConversion(from.getElementType(),
+                                   to.getElementType())) {
+    // Narrowed element by element: Mesa's RADV (25.0) crashes compiling a
+    // narrowing conversion of cooperative matrices.
+    auto [wide, wideStart] = getTile(b, loc, fromStorage, 0, tileElements);
+    StoreOp::create(b, loc, source, wide, ValueRange{wideStart}, stride,
+                    /*col_major=*/false);
+    synchronizeSubgroup(b, loc);
+    forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
+      Value from = arith::AddIOp::create(inner, loc, wideStart, i);
+      Value element = memref::LoadOp::create(inner, loc, wide, ValueRange{from});
+      Value narrow = arith::TruncIOp::create(inner, loc, toStorage, element);
+      Value to = arith::AddIOp::create(inner, loc, start, i);
+      memref::StoreOp::create(inner, loc, narrow, buffer, ValueRange{to});
+    });
+    synchronizeSubgroup(b, loc);
+  } else {
+    if (from.getElementType() != to.getElementType())
+      source = ConvertOp::create(b, loc,
+                                 getMatrixType(from.getKind(), from.getRows(),
+                                               from.getColumns(),
+                                               to.getElementType()),
+                                 source);
+    StoreOp::create(b, loc, source, buffer, ValueRange{start}, stride,
+                    /*col_major=*/false);
+    synchronizeSubgroup(b, loc);
+  }
+  Value result = LoadOp::create(b, loc, to, buffer, ValueRange{start}, stride,
+                                /*col_major=*/false);
+  synchronizeSubgroup(b, loc);
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+LogicalResult
+mlir::subgroup_matrix::expandThroughWorkgroupMemory(gpu::GPUFuncOp kernel,
+                                                    unsigned subgroupSize) {
+  return ScratchExpander(kernel, subgroupSize).run();
+}

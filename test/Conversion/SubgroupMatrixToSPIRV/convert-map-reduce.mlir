@@ -1,0 +1,86 @@
+// RUN: sm-opt %s -split-input-file --sm-lower-to-vulkan | FileCheck %s
+// (The binaries of these ops are validated by spirv-val, compiled by RADV
+// and run on the H100 in test/Integration/MatrixFunctions.)
+
+// A change of component type within a kind is one conversion instruction on
+// cooperative matrices; component-wise maps are arithmetic on whole
+// matrices. Neither touches memory.
+
+// CHECK-LABEL: spirv.module
+// CHECK-NOT: spirv.GlobalVariable {{.*}}Workgroup
+// CHECK-LABEL: spirv.func @direct
+// CHECK: %[[A:.*]] = spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[H:.*]] = spirv.FConvert %[[A]] : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc> to !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: %[[TWO:.*]] = spirv.Constant dense<2.000000e+00> : !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: %[[P:.*]] = spirv.FMul %[[H]], %[[TWO]] : !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: %[[Q:.*]] = spirv.FAdd %[[P]], %[[H]] : !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: spirv.KHR.CooperativeMatrixStore {{.*}}, %[[Q]]
+// CHECK-NOT: spirv.ControlBarrier
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @direct(%a: memref<256xf32>, %c: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %h = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16>
+    %y = subgroup_matrix.map %h, %h : !subgroup_matrix.result<16x16xf16>, !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf16> {
+    ^bb0(%row: index, %col: index, %x: f16, %z: f16):
+      %two = arith.constant 2.0 : f16
+      %p = arith.mulf %x, %two : f16
+      %q = arith.addf %p, %z : f16
+      subgroup_matrix.yield %q : f16
+    }
+    subgroup_matrix.store %y, %c[%c0] stride %c16 : !subgroup_matrix.result<16x16xf16>, memref<256xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A change of kind, a map that needs the element's position and a
+// reduction go through one scratch tile per subgroup in workgroup memory,
+// sized for the op that needs most (two tiles of f32 for the map: its input
+// and its result; 2 subgroups of 32): stores, a subgroup barrier, per
+// invocation loops over the elements, a barrier, a load.
+
+// CHECK-LABEL: spirv.module
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<1024 x f32>)>, Workgroup>
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<512 x f16>)>, Workgroup>
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} built_in("SubgroupId")
+// CHECK-DAG: spirv.GlobalVariable @{{.*}} built_in("SubgroupLocalInvocationId")
+// CHECK-LABEL: spirv.func @through_memory
+// The map: store, barrier, the loop, barrier, load, barrier.
+// CHECK: spirv.KHR.CooperativeMatrixStore
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.mlir.loop
+// CHECK: spirv.UGreaterThan
+// CHECK: spirv.Select
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// The reduction.
+// CHECK: spirv.KHR.CooperativeMatrixStore
+// CHECK: spirv.mlir.loop
+// CHECK: spirv.GL.FMax
+// CHECK: spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// The change of kind, after the component type.
+// CHECK: spirv.FConvert {{.*}} to !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: spirv.KHR.CooperativeMatrixStore
+// CHECK: spirv.ControlBarrier
+// CHECK: spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @through_memory(%a: memref<256xf32>, %c: memref<256xf16>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %masked = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %above = arith.cmpi ugt, %col, %row : index
+      %low = arith.constant -1.0e4 : f32
+      %y = arith.select %above, %low, %x : f32
+      subgroup_matrix.yield %y : f32
+    }
+    %max = subgroup_matrix.reduce max rows %masked : !subgroup_matrix.result<16x16xf32>
+    %p = subgroup_matrix.convert %max : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %p, %c[%c0] stride %c16 : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+    gpu.return
+  }
+}

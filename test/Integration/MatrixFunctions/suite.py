@@ -1,0 +1,646 @@
+#!/usr/bin/env python3
+"""The execution suite of convert, map and reduce.
+
+  suite.py generate TARGET OUT_DIR
+      writes one kernel per case (OUT_DIR/NAME.mlir) and OUT_DIR/cases.json;
+  suite.py run {vulkan,intel,msl} OUT_DIR TOOLS_DIR [--runner-env K=V...]
+      builds each case for the path (Vulkan: sm-opt --sm-lower-to-vulkan,
+      sm-translate --serialize-spirv, spirv-val where it can read the types;
+      Intel: sm-lower-to-intel and --emit-intel-host-llvm; Metal: --emit-msl),
+      runs it with the path's runner on fresh random inputs and a poisoned
+      output, and compares the output with a reference computed here, in
+      double precision, from the same inputs. Prints one line per case and
+      "N passed, N failed".
+
+Every kernel runs two workgroups of two subgroups; subgroup s of workgroup w
+works on tile 2w + s of each buffer, so the scratch tiles of different
+subgroups (Vulkan) and the per-subgroup layouts are both exercised. The
+cases cover each op on every component type the target accepts, several
+shapes, and the chains a softmax and an epilogue need (the attention
+kernel of the cooperative matrix 2 proposal: multiply, row max, map with
+exp, row sum, divide, convert to left, multiply).
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+
+# Component type -> (storage type, runner buffer type, bytes).
+COMPONENTS = {
+    "f16": ("f16", "f16", 2), "bf16": ("bf16", "bf16", 2),
+    "f32": ("f32", "f32", 4), "si8": ("i8", "i8", 1), "ui8": ("i8", "u8", 1),
+    "si32": ("i32", "i32", 4), "ui32": ("i32", "u32", 4),
+}
+
+# The matrix types each target accepts, as (kind, rows, columns, component).
+TARGETS = {
+    "nvidia-h100": dict(subgroup=32, types=[
+        ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
+        ("result", 16, 8, "f32"), ("result", 16, 8, "f16"),
+        ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
+        ("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
+        ("left", 16, 32, "si8"), ("left", 16, 32, "ui8"),
+        ("right", 32, 16, "si8"), ("left", 16, 16, "bf16"),
+        ("right", 16, 16, "bf16")]),
+    "amd-rdna3": dict(subgroup=32, types=[
+        ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
+        ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
+        ("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
+        ("left", 16, 16, "si8"), ("left", 16, 16, "ui8"),
+        ("right", 16, 16, "si8")]),
+    "intel-xe-hpc": dict(subgroup=16, types=[
+        ("result", 8, 16, "f32"), ("result", 8, 16, "si32"),
+        ("left", 8, 16, "f16"), ("right", 16, 16, "f16"),
+        ("left", 8, 32, "si8"), ("left", 8, 16, "bf16"),
+        ("result", 8, 16, "ui32")]),
+    "apple-m1": dict(subgroup=32, types=[
+        ("result", 8, 8, "f32"), ("result", 16, 16, "f32"),
+        ("result", 8, 8, "f16"), ("left", 8, 8, "f16"), ("right", 8, 8, "f16"),
+        ("left", 16, 16, "f32")]),
+}
+
+TILES_PER_SUBGROUP_GRID = (2, 2)  # (workgroups, subgroups per workgroup)
+
+
+def type_name(kind, rows, columns, component):
+    return "!subgroup_matrix.%s<%dx%dx%s>" % (kind, rows, columns, component)
+
+
+class Case:
+    """One kernel: its inputs (matrix types and value distributions), its
+    body (MLIR between the loads and the store) and its reference."""
+
+    def __init__(self, name, inputs, output, body, reference, tolerance=0.0):
+        self.name, self.inputs, self.output = name, inputs, output
+        self.body, self.reference, self.tolerance = body, reference, tolerance
+
+
+def kernel_text(case, target):
+    subgroup = TARGETS[target]["subgroup"]
+    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+    args, loads = [], []
+    for i, (matrix, _) in enumerate(case.inputs):
+        kind, rows, columns, component = matrix
+        storage = COMPONENTS[component][0]
+        args.append("%%in%d: memref<%dx%s>" % (
+            i, workgroups * subgroups * rows * columns, storage))
+        loads.append(
+            "    %%off%d = arith.muli %%tile, %%c%d : index\n"
+            "    %%x%d = subgroup_matrix.load %%in%d[%%off%d] stride %%c%d "
+            ": memref<%dx%s> -> %s" % (
+                i, rows * columns, i, i, i, columns,
+                workgroups * subgroups * rows * columns, storage,
+                type_name(*matrix)))
+    kind, rows, columns, component = case.output
+    storage = COMPONENTS[component][0]
+    out_elements = workgroups * subgroups * rows * columns
+    args.append("%%out: memref<%dx%s>" % (out_elements, storage))
+    constants = sorted({m[0][1] * m[0][2] for m in case.inputs} |
+                       {m[0][2] for m in case.inputs} |
+                       {rows * columns, columns, subgroups})
+    lines = ["gpu.module @kernels attributes {subgroup_matrix.target = "
+             "#subgroup_matrix.target<\"%s\">} {" % target,
+             "  gpu.func @%s(%s) kernel attributes {known_block_size = "
+             "array<i32: %d, 1, 1>} {" % (case.name, ", ".join(args),
+                                          subgroup * subgroups)]
+    lines += ["    %%c%d = arith.constant %d : index" % (c, c)
+              for c in constants]
+    lines += ["    %workgroup = gpu.block_id x",
+              "    %subgroup = gpu.subgroup_id : index",
+              "    %%first = arith.muli %%workgroup, %%c%d : index" % subgroups,
+              "    %tile = arith.addi %first, %subgroup : index"]
+    lines += loads
+    lines += ["    " + l for l in case.body.strip().splitlines()]
+    lines += ["    %%outoff = arith.muli %%tile, %%c%d : index" % (rows * columns),
+              "    subgroup_matrix.store %%y, %%out[%%outoff] stride %%c%d : "
+              "%s, memref<%dx%s>" % (columns, type_name(*case.output),
+                                     out_elements, storage),
+              "    gpu.return", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+# --- element types ---------------------------------------------------------
+
+def round_f16(x):
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def round_bf16(x):
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits += 0x7FFF + ((bits >> 16) & 1)
+    return struct.unpack("<f", struct.pack("<I", (bits >> 16) << 16 & 0xFFFFFFFF))[0]
+
+
+def round_f32(x):
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def wrap(value, component):
+    bits = 8 if "8" in component else 32
+    value &= (1 << bits) - 1
+    if component.startswith("si") and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def to_component(value, component):
+    """Converts an exact value as convert (or storing) into `component` does."""
+    if component == "f32":
+        return round_f32(value)
+    if component == "f16":
+        return round_f16(value)
+    if component == "bf16":
+        return round_bf16(value)
+    return wrap(int(value), component)
+
+
+def pack(values, component):
+    storage = COMPONENTS[component][0]
+    if storage == "f16":
+        return b"".join(struct.pack("<e", v) for v in values)
+    if storage == "bf16":
+        return b"".join(struct.pack("<I", struct.unpack(
+            "<I", struct.pack("<f", v))[0])[2:] for v in values)
+    if storage == "f32":
+        return struct.pack("<%df" % len(values), *values)
+    code = {"i8": "b", "i32": "i"}[storage]
+    if component.startswith("ui"):
+        code = code.upper()
+    return struct.pack("<%d%s" % (len(values), code), *values)
+
+
+def unpack(data, component):
+    storage = COMPONENTS[component][0]
+    if storage == "f16":
+        return [v[0] for v in struct.iter_unpack("<e", data)]
+    if storage == "bf16":
+        return [struct.unpack("<f", b"\0\0" + data[i:i + 2])[0]
+                for i in range(0, len(data), 2)]
+    if storage == "f32":
+        return [v[0] for v in struct.iter_unpack("<f", data)]
+    code = {"i8": "b", "i32": "i"}[storage]
+    if component.startswith("ui"):
+        code = code.upper()
+    return [v[0] for v in struct.iter_unpack("<" + code, data)]
+
+
+def draw(distribution, component, rng):
+    low, high = distribution
+    if component in ("f16", "bf16", "f32"):
+        return to_component(rng.uniform(low, high), component)
+    return to_component(rng.randint(int(low), int(high)), component)
+
+
+# --- cases -----------------------------------------------------------------
+
+def elementwise(fn):
+    """A reference applying fn(row, column, *elements) to each position."""
+    def reference(inputs, rows, columns):
+        return [fn(i // columns, i % columns, *(x[i] for x in inputs))
+                for i in range(rows * columns)]
+    return reference
+
+
+def reduction(kind, dims, component):
+    def combine(a, b):
+        if kind == "add":
+            return a + b
+        if kind == "mul":
+            return a * b
+        return max(a, b) if kind == "max" else min(a, b)
+
+    def reference(inputs, rows, columns):
+        x = inputs[0]
+        out = []
+        for i in range(rows * columns):
+            r, c = divmod(i, columns)
+            if dims == "rows":
+                line = [x[r * columns + j] for j in range(columns)]
+            elif dims == "columns":
+                line = [x[j * columns + c] for j in range(rows)]
+            else:
+                line = x[:rows * columns]
+            total = line[0]
+            for v in line[1:]:
+                total = combine(total, v)
+            out.append(total if component in ("f16", "bf16", "f32")
+                       else wrap(total, component))
+        return out
+    return reference
+
+
+def cases_for(target):
+    types = TARGETS[target]["types"]
+    have = lambda t: t in types  # noqa: E731
+    cases = []
+    unit = (-1.0, 1.0)
+
+    # convert: every pair of accepted types of one shape whose conversion
+    # exists (no float -> integer).
+    for source in types:
+        for result in types:
+            if source == result or source[1:3] != result[1:3]:
+                continue
+            f, t = source[3], result[3]
+            if f in ("f16", "bf16", "f32") and t not in ("f16", "bf16", "f32"):
+                continue
+            distribution = unit if f in ("f16", "bf16", "f32") else (
+                (-128, 127) if f in ("si8",) else (0, 255) if f == "ui8"
+                else (-100000, 100000) if f == "si32" else (0, 200000))
+            name = "convert_%s_%dx%d%s_to_%s_%s" % (
+                source[0], source[1], source[2], f, result[0], t)
+            cases.append(Case(
+                name, [(source, distribution)], result,
+                "%%y = subgroup_matrix.convert %%x0 : %s -> %s" % (
+                    type_name(*source), type_name(*result)),
+                elementwise(lambda r, c, x, t=t: to_component(x, t))))
+
+    def map_case(name, inputs, output, block_args, body, fn, tolerance=0.0):
+        signature = ", ".join(type_name(*m) for m, _ in inputs)
+        args = ", ".join("%%x%d" % i for i in range(len(inputs)))
+        text = ("%%y = subgroup_matrix.map %s : %s -> %s {\n"
+                "^bb0(%%row: index, %%col: index, %s):\n%s\n}" % (
+                    args, signature, type_name(*output), block_args,
+                    "\n".join("  " + l for l in body.strip().splitlines())))
+        cases.append(Case(name, inputs, output, text, elementwise(fn),
+                          tolerance))
+
+    for shape in [(16, 16), (16, 8), (8, 16), (8, 8)]:
+        for component in ("f32", "f16"):
+            t = ("result",) + shape + (component,)
+            if not have(t):
+                continue
+            tag = "%dx%d%s" % (shape + (component,))
+            # Component-wise arithmetic (cooperative matrices do it directly).
+            map_case("map_axpy_" + tag, [(t, unit), (t, unit)], t,
+                     "%%a: %s, %%b: %s" % (component, component), """
+%%s = arith.constant 2.5 : %s
+%%p = arith.mulf %%a, %%s : %s
+%%q = arith.addf %%p, %%b : %s
+subgroup_matrix.yield %%q : %s""" % ((component,) * 4),
+                     lambda r, c, a, b, k=component: to_component(
+                         to_component(a * 2.5, k) + b, k),
+                     # The driver may fuse the multiply and the add.
+                     tolerance=2.0 ** -10 if component == "f16" else 2.0 ** -22)
+            # A mask that needs the element's position.
+            map_case("map_causal_mask_" + tag, [(t, unit)], t,
+                     "%%a: %s" % component, """
+%%above = arith.cmpi ugt, %%col, %%row : index
+%%low = arith.constant -1000.0 : %s
+%%m = arith.select %%above, %%low, %%a : %s
+subgroup_matrix.yield %%m : %s""" % ((component,) * 3),
+                     lambda r, c, a: -1000.0 if c > r else a)
+        t32 = ("result",) + shape + ("f32",)
+        if have(t32):
+            tag = "%dx%df32" % shape
+            map_case("map_exp_difference_" + tag, [(t32, unit), (t32, unit)],
+                     t32, "%a: f32, %b: f32", """
+%d = arith.subf %a, %b : f32
+%e = math.exp %d : f32
+subgroup_matrix.yield %e : f32""",
+                     lambda r, c, a, b: math.exp(a - b), tolerance=4e-6)
+            t16 = ("result",) + shape + ("f16",)
+            if have(t16):
+                map_case("map_scale_to_f16_" + tag, [(t32, (-100, 100))], t16,
+                         "%a: f32", """
+%s = arith.constant 0.5 : f32
+%h = arith.mulf %a, %s : f32
+%t = arith.truncf %h : f32 to f16
+subgroup_matrix.yield %t : f16""",
+                         lambda r, c, a: round_f16(a * 0.5))
+    for t in types:
+        kind, rows, columns, component = t
+        if component not in ("si32", "si8"):
+            continue
+        storage = COMPONENTS[component][0]
+        tag = "%s_%dx%d%s" % (kind, rows, columns, component)
+        bound = 100 if component == "si8" else 100000
+        map_case("map_relu_" + tag, [(t, (-bound, bound))], t,
+                 "%%a: %s" % storage, """
+%%z = arith.constant 0 : %s
+%%m = arith.maxsi %%a, %%z : %s
+subgroup_matrix.yield %%m : %s""" % ((storage,) * 3),
+                 lambda r, c, a: max(a, 0))
+        if component == "si32":
+            map_case("map_integer_axpy_" + tag,
+                     [(t, (-bound, bound)), (t, (-bound, bound))], t,
+                     "%a: i32, %b: i32", """
+%s = arith.constant 3 : i32
+%p = arith.muli %a, %s : i32
+%q = arith.addi %p, %b : i32
+subgroup_matrix.yield %q : i32""",
+                     lambda r, c, a, b: wrap(3 * a + b, "si32"))
+    for t in types:
+        if t[0] == "left" and t[3] == "f16":
+            map_case("map_left_scale_%dx%df16" % t[1:3], [(t, unit)], t,
+                     "%a: f16", """
+%s = arith.constant -2.0 : f16
+%p = arith.mulf %a, %s : f16
+subgroup_matrix.yield %p : f16""", lambda r, c, a: -2.0 * a)
+
+    # reduce: every kind over rows, columns and all.
+    for t in types:
+        kind, rows, columns, component = t
+        if kind != "result":
+            continue
+        is_float = component in ("f16", "f32")
+        if component == "bf16":
+            continue
+        for reduction_kind in ("add", "mul", "max", "min"):
+            if reduction_kind == "mul" and component in ("si8", "ui8"):
+                continue
+            for dims in ("rows", "columns", "all"):
+                if not is_float and component == "ui32" and dims != "rows":
+                    continue
+                if reduction_kind == "mul":
+                    # Products near 1 stay representable.
+                    distribution = (0.9, 1.1) if is_float else (1, 3)
+                    if not is_float and dims == "all":
+                        distribution = (-3, 3)
+                else:
+                    distribution = unit if is_float else (
+                        (-100000, 100000) if component == "si32"
+                        else (0, 100000))
+                count = columns if dims == "rows" else rows if dims == "columns" \
+                    else rows * columns
+                tolerance = 0.0 if not is_float or reduction_kind in (
+                    "max", "min") else (
+                    count * (2.0 ** -10 if component == "f16" else 2.0 ** -22))
+                cases.append(Case(
+                    "reduce_%s_%s_%dx%d%s" % (reduction_kind, dims, rows,
+                                              columns, component),
+                    [(t, distribution)], t,
+                    "%%y = subgroup_matrix.reduce %s %s %%x0 : %s" % (
+                        reduction_kind, dims, type_name(*t)),
+                    reduction(reduction_kind, dims, component), tolerance))
+
+    # The attention step of the cooperative matrix 2 proposal:
+    # O = softmax(Q K^T) V on one tile, in registers.
+    q, k, v = (("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
+               ("right", 16, 16, "f16"))
+    s = ("result", 16, 16, "f32")
+    if all(have(x) for x in (q, k, s)):
+        body = """
+%%s = subgroup_matrix.multiply %%x0, %%x1 : %(q)s, %(k)s -> %(s)s
+%%max = subgroup_matrix.reduce max rows %%s : %(s)s
+%%p = subgroup_matrix.map %%s, %%max : %(s)s, %(s)s -> %(s)s {
+^bb0(%%row: index, %%col: index, %%x: f32, %%m: f32):
+  %%d = arith.subf %%x, %%m : f32
+  %%e = math.exp %%d : f32
+  subgroup_matrix.yield %%e : f32
+}
+%%sum = subgroup_matrix.reduce add rows %%p : %(s)s
+%%n = subgroup_matrix.map %%p, %%sum : %(s)s, %(s)s -> %(s)s {
+^bb0(%%row: index, %%col: index, %%x: f32, %%l: f32):
+  %%r = arith.divf %%x, %%l : f32
+  subgroup_matrix.yield %%r : f32
+}
+%%ph = subgroup_matrix.convert %%n : %(s)s -> %(q)s
+%%y = subgroup_matrix.multiply %%ph, %%x2 : %(q)s, %(v)s -> %(s)s""" % dict(
+            q=type_name(*q), k=type_name(*k), v=type_name(*v),
+            s=type_name(*s))
+
+        def attention(inputs, rows, columns):
+            Q, K, V = inputs
+            out = []
+            for i in range(16):
+                scores = [sum(Q[i * 16 + p] * K[p * 16 + j] for p in range(16))
+                          for j in range(16)]
+                top = max(scores)
+                e = [math.exp(x - top) for x in scores]
+                total = sum(e)
+                p16 = [round_f16(x / total) for x in e]
+                for j in range(16):
+                    out.append(sum(p16[p] * V[p * 16 + j] for p in range(16)))
+            return out
+        cases.append(Case("attention_softmax_qk_v", [(q, unit), (k, unit),
+                                                      (v, unit)], s, body,
+                          attention, tolerance=2e-3))
+
+    # An epilogue: D = A B + C, then bias and ReLU in registers, as f16.
+    c16 = ("result", 16, 16, "f16")
+    if all(have(x) for x in (q, k, s, c16)):
+        body = """
+%%d = subgroup_matrix.mma %%x0, %%x1, %%x2 : %(a)s, %(b)s -> %(s)s
+%%y = subgroup_matrix.map %%d, %%x3 : %(s)s, %(s)s -> %(h)s {
+^bb0(%%row: index, %%col: index, %%x: f32, %%bias: f32):
+  %%t = arith.addf %%x, %%bias : f32
+  %%z = arith.constant 0.0 : f32
+  %%r = arith.maximumf %%t, %%z : f32
+  %%h = arith.truncf %%r : f32 to f16
+  subgroup_matrix.yield %%h : f16
+}""" % dict(a=type_name(*q), b=type_name(*k), s=type_name(*s),
+            h=type_name(*c16))
+
+        def epilogue(inputs, rows, columns):
+            A, B, C, bias = inputs
+            out = []
+            for i in range(16):
+                for j in range(16):
+                    d = sum(A[i * 16 + p] * B[p * 16 + j] for p in range(16))
+                    out.append(round_f16(max(d + C[i * 16 + j]
+                                             + bias[i * 16 + j], 0.0)))
+            return out
+        cases.append(Case("epilogue_bias_relu_f16", [
+            (q, unit), (k, unit), (s, unit), (s, unit)], c16, body, epilogue,
+            tolerance=2e-3))
+    return cases
+
+
+# --- generate and run ------------------------------------------------------
+
+def generate(target, out):
+    os.makedirs(out, exist_ok=True)
+    manifest = []
+    for case in cases_for(target):
+        with open(os.path.join(out, case.name + ".mlir"), "w") as f:
+            f.write(kernel_text(case, target))
+        manifest.append(case.name)
+    with open(os.path.join(out, "cases.json"), "w") as f:
+        json.dump({"target": target, "cases": manifest}, f, indent=1)
+    print("generated %d cases for %s in %s" % (len(manifest), target, out))
+
+
+def run_tool(argv, env=None):
+    return subprocess.run(argv, capture_output=True, text=True, env=env)
+
+
+def build(path, case, out, tools, spirv_val):
+    source = os.path.join(out, case.name + ".mlir")
+    tool = lambda t: os.path.join(tools, t)  # noqa: E731
+    if path == "vulkan":
+        lowered = os.path.join(out, case.name + ".spirv.mlir")
+        binary = os.path.join(out, case.name + ".spv")
+        steps = [[tool("sm-opt"), source, "--sm-lower-to-vulkan", "-o", lowered],
+                 [tool("sm-translate"), "--serialize-spirv", lowered, "-o",
+                  binary]]
+        if "bf16" not in open(source).read() and spirv_val:
+            steps.append([spirv_val, "--target-env", "vulkan1.3", binary])
+        kernel = binary
+    elif path == "intel":
+        lowered = os.path.join(out, case.name + ".intel.mlir")
+        kernel = os.path.join(out, case.name + ".ll")
+        steps = [[tool("sm-opt"), source, "--sm-lower-to-intel", "-o", lowered],
+                 [tool("sm-translate"), "--emit-intel-host-llvm", lowered, "-o",
+                  kernel]]
+    else:
+        kernel = os.path.join(out, case.name + ".metal")
+        steps = [[tool("sm-translate"), "--emit-msl", source, "-o", kernel]]
+    for argv in steps:
+        result = run_tool(argv)
+        if result.returncode:
+            return None, "%s failed: %s" % (os.path.basename(argv[0]),
+                                            (result.stderr or result.stdout)
+                                            .strip()[-600:])
+    return kernel, None
+
+
+def runner_for(path, tools):
+    return os.path.join(tools, {"vulkan": "sm-vulkan-runner",
+                                "intel": "sm-intel-host-runner",
+                                "msl": "sm-msl-host-runner"}[path])
+
+
+def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
+    if prebuilt:
+        kernel = os.path.join(out, case.name + {
+            "vulkan": ".spv", "intel": ".ll", "msl": ".metal"}[path])
+    else:
+        kernel, error = build(path, case, out, tools, spirv_val)
+        if error:
+            return False, error
+    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+    tiles = workgroups * subgroups
+    argv = [runner_for(path, tools), kernel, "--entry", case.name]
+    inputs = []
+    for i, (matrix, distribution) in enumerate(case.inputs):
+        kind, rows, columns, component = matrix
+        values = [draw(distribution, component, rng)
+                  for _ in range(tiles * rows * columns)]
+        inputs.append(values)
+        data = os.path.join(out, "%s.in%d" % (case.name, i))
+        with open(data, "wb") as f:
+            f.write(pack(values, component))
+        argv += ["--arg", "%s:%d:file:%s" % (COMPONENTS[component][1],
+                                             len(values), data)]
+    kind, rows, columns, component = case.output
+    count = tiles * rows * columns
+    result_path = os.path.join(out, case.name + ".out")
+    argv += ["--arg", "%s:%d:poison" % (COMPONENTS[component][1], count),
+             "--grid", str(workgroups),
+             "--output", "%d:%s" % (len(case.inputs), result_path)] + extra
+    result = run_tool(argv)
+    bounds = [l for l in result.stdout.splitlines()
+              if l.startswith("check bounds")]
+    if result.returncode or not os.path.exists(result_path):
+        return False, "runner failed (%d): %s" % (
+            result.returncode, (result.stderr + result.stdout).strip()[-600:])
+    got = unpack(open(result_path, "rb").read(), component)
+    tile = rows * columns
+    mismatches, worst, first = 0, 0.0, None
+    for t in range(tiles):
+        tile_inputs = []
+        for (matrix, _), values in zip(case.inputs, inputs):
+            size = matrix[1] * matrix[2]
+            tile_inputs.append(values[t * size:(t + 1) * size])
+        expected = case.reference(tile_inputs, rows, columns)
+        for i, want in enumerate(expected):
+            have = got[t * tile + i]
+            if case.tolerance:
+                error = abs(have - want) if not math.isnan(have) else math.inf
+                ok = error <= case.tolerance * max(1.0, abs(want))
+            else:
+                error = 0.0 if have == want else (
+                    abs(have - want) if not math.isnan(have) else math.inf)
+                ok = have == want
+            worst = max(worst, error)
+            if not ok:
+                mismatches += 1
+                if first is None:
+                    first = "tile %d [%d][%d]: %r, expected %r" % (
+                        t, i // columns, i % columns, have, want)
+    detail = "%d elements, %d mismatches, max error %.3g%s; %s" % (
+        tiles * tile, mismatches, worst,
+        "" if first is None else " (first: %s)" % first,
+        bounds[0] if bounds else "no bounds check")
+    return mismatches == 0 and "PASSED" in (bounds[0] if bounds else ""), detail
+
+
+def build_all(path, out, tools, spirv_val):
+    """Builds every case (for a runner on another machine); returns 1 if
+    any fails."""
+    target = json.load(open(os.path.join(out, "cases.json")))["target"]
+    failed = 0
+    for case in cases_for(target):
+        _, error = build(path, case, out, tools, spirv_val)
+        if error:
+            failed += 1
+            print("FAIL %s: %s" % (case.name, error))
+    print("built %d cases for %s, %d failed" % (
+        len(cases_for(target)) - failed, path, failed))
+    return 1 if failed else 0
+
+
+def run(path, out, tools, spirv_val, extra, only, prebuilt=False):
+    target = json.load(open(os.path.join(out, "cases.json")))["target"]
+    wanted = set(json.load(open(os.path.join(out, "cases.json")))["cases"])
+    rng = random.Random()
+    passed = failed = 0
+    for case in cases_for(target):
+        if case.name not in wanted or (only and only not in case.name):
+            continue
+        ok, detail = check_case(path, case, out, tools, spirv_val, rng, extra,
+                                prebuilt)
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name, detail),
+              flush=True)
+        passed += ok
+        failed += not ok
+    print("%s suite: %d passed, %d failed" % (path, passed, failed))
+    return 0 if failed == 0 else 1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("target", choices=sorted(TARGETS))
+    g.add_argument("out")
+    b = sub.add_parser("build")
+    b.add_argument("path", choices=["vulkan", "intel", "msl"])
+    b.add_argument("out")
+    b.add_argument("tools")
+    b.add_argument("--spirv-val", default="")
+    r = sub.add_parser("run")
+    r.add_argument("path", choices=["vulkan", "intel", "msl"])
+    r.add_argument("--prebuilt", action="store_true",
+                   help="the kernels were built by 'build' (on another "
+                        "machine); only run them")
+    r.add_argument("out")
+    r.add_argument("tools")
+    r.add_argument("--spirv-val", default="")
+    r.add_argument("--only", default="")
+    r.add_argument("extra", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    if options.command == "generate":
+        generate(options.target, options.out)
+        return 0
+    if options.command == "build":
+        return build_all(options.path, options.out, options.tools,
+                         options.spirv_val)
+    return run(options.path, options.out, options.tools, options.spirv_val,
+               options.extra, options.only, options.prebuilt)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
