@@ -37,6 +37,14 @@ for kernel in "$suite"/*.mlir; do
 done
 echo "[conformance] lowered $(ls "$suite"/*.spv | wc -l) kernels, $validated validated by spirv-val"
 
+# convert, map and reduce, with the reference in suite.py.
+python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" generate \
+  nvidia-h100 "$suite/functions" >/dev/null
+python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" build vulkan \
+  "$suite/functions" "$buildDir/bin" --spirv-val "$spirvVal" | tail -n1
+rm -f "$suite"/functions/*.mlir
+cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/"
+
 cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
 cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"
 (cd "$suite/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 \

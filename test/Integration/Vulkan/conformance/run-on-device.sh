@@ -47,4 +47,13 @@ while IFS='|' read -r name entry args; do
 done < "$suite/manifest.txt"
 echo "conformance: $passed passed, $failed failed" | tee "$out/summary.txt"
 tar -czf "$out/logs.tar.gz" -C "$(dirname "$logs")" logs
-[ $failed -eq 0 ]
+
+# convert, map and reduce (test/Integration/MatrixFunctions), checked against
+# the suite's own double-precision reference.
+functionsStatus=0
+if [ -d "$suite/functions" ]; then
+  python3 "$suite/suite.py" run --prebuilt vulkan "$suite/functions" "$suite" \
+    > "$out/functions.txt" 2>&1 || functionsStatus=1
+  tail -n1 "$out/functions.txt" | tee -a "$out/summary.txt"
+fi
+[ $failed -eq 0 ] && [ $functionsStatus -eq 0 ]
