@@ -674,6 +674,36 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+Value ReduceOp::buildCombine(OpBuilder &b, Location loc, ReductionKind kind,
+                             Type component, Value x, Value y) {
+  if (isa<FloatType>(component)) {
+    switch (kind) {
+    case ReductionKind::Add:
+      return arith::AddFOp::create(b, loc, x, y);
+    case ReductionKind::Mul:
+      return arith::MulFOp::create(b, loc, x, y);
+    case ReductionKind::Max:
+      return arith::MaximumFOp::create(b, loc, x, y);
+    case ReductionKind::Min:
+      return arith::MinimumFOp::create(b, loc, x, y);
+    }
+  }
+  bool isSigned = cast<IntegerType>(component).isSigned();
+  switch (kind) {
+  case ReductionKind::Add:
+    return arith::AddIOp::create(b, loc, x, y);
+  case ReductionKind::Mul:
+    return arith::MulIOp::create(b, loc, x, y);
+  case ReductionKind::Max:
+    return isSigned ? Value(arith::MaxSIOp::create(b, loc, x, y))
+                    : Value(arith::MaxUIOp::create(b, loc, x, y));
+  case ReductionKind::Min:
+    return isSigned ? Value(arith::MinSIOp::create(b, loc, x, y))
+                    : Value(arith::MinUIOp::create(b, loc, x, y));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getKind() != ReductionKind::Max && getKind() != ReductionKind::Min)
     return {};

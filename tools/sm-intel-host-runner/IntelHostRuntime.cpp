@@ -33,8 +33,11 @@ struct Invocation {
 
 /// What one subgroup's invocations share to rendezvous.
 struct Subgroup {
-  explicit Subgroup(unsigned lanes) : barrier(lanes), slices(lanes) {}
+  explicit Subgroup(unsigned lanes)
+      : barrier(lanes), slices(lanes), words(lanes) {}
   std::barrier<> barrier;
+  /// One 32-bit value per invocation, for shuffles.
+  std::vector<uint32_t> words;
   struct Slice {
     unsigned char a[64], b[64], c[64], result[64];
   };
@@ -107,6 +110,40 @@ void _Z22__spirv_ControlBarrierjjj(uint32_t, uint32_t, uint32_t) {
   current->workgroup->barrier.arrive_and_wait();
 }
 void _Z7barrierj(uint32_t) { current->workgroup->barrier.arrive_and_wait(); }
+
+/// sub_group_shuffle and sub_group_shuffle_xor (cl_intel_subgroups) on
+/// 32-bit values: every invocation publishes its value, then reads the one
+/// of invocation `source` (its own where there is none).
+static uint32_t exchange(uint32_t value, unsigned source) {
+  Subgroup &subgroup = *current->workgroup->subgroups[current->subgroup];
+  subgroup.words[current->lane] = value;
+  subgroup.barrier.arrive_and_wait();
+  uint32_t result = source < subgroup.words.size() ? subgroup.words[source]
+                                                   : value;
+  // Nobody overwrites the words before every invocation has read.
+  subgroup.barrier.arrive_and_wait();
+  return result;
+}
+/// The compiler-rt builtin that LLVM calls to round f32 to bf16 on the host
+/// (the system's libgcc lacks it): to nearest even, NaNs kept quiet. bf16
+/// travels like _Float16, in the low 16 bits of an SSE register.
+_Float16 __truncsfbf2(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint16_t result = (bits & 0x7FFFFFFF) > 0x7F800000
+                        ? uint16_t((bits >> 16) | 0x40)
+                        : uint16_t((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+  _Float16 half;
+  std::memcpy(&half, &result, 2);
+  return half;
+}
+
+uint32_t _Z17sub_group_shuffleij(uint32_t value, uint32_t lane) {
+  return exchange(value, lane);
+}
+uint32_t _Z21sub_group_shuffle_xorij(uint32_t value, uint32_t mask) {
+  return exchange(value, current->lane ^ mask);
+}
 
 /// __spirv_SubgroupMatrixMultiplyAccumulateINTEL(K, A, B, C, operands) for
 /// the calling invocation, whose A, B and C slices are aBytes, bBytes and

@@ -418,6 +418,15 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
       return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
           getMatrix().getType());
     }
+    /// Combines two elements (of `component`'s storage type) as a
+    /// reduction of `kind` does: wrapping integer arithmetic, signed or
+    /// unsigned comparisons by the component's signedness, and the
+    /// NaN-propagating float maximum and minimum. Shared by the lowerings.
+    static ::mlir::Value buildCombine(::mlir::OpBuilder &builder,
+                                      ::mlir::Location loc,
+                                      ::mlir::subgroup_matrix::ReductionKind kind,
+                                      ::mlir::Type component, ::mlir::Value x,
+                                      ::mlir::Value y);
   }];
 }
 

@@ -140,3 +140,28 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
 VectorType IntelLayout::getVectorType() const {
   return VectorType::get({packedCount}, packedElement);
 }
+
+IntelLayout::Position IntelLayout::getPosition(unsigned lane, unsigned packed,
+                                               unsigned sub) const {
+  switch (kind) {
+  case MatrixKind::Result:
+    return {packed % rows, packed / rows * subgroupSize + lane, true};
+  case MatrixKind::Right: {
+    unsigned perTile = packedCount / tiles;
+    return {packed % perTile * elementsPerPacked + sub,
+            packed / perTile * subgroupSize + lane, true};
+  }
+  case MatrixKind::Left: {
+    unsigned chunk = packed / leftPerChunk, j = packed % leftPerChunk;
+    unsigned k = columns;
+    if (k >= subgroupSize)
+      return {chunk * kIntelMaxRowsPerInstruction + j,
+              lane * elementsPerPacked + sub, true};
+    unsigned rowInChunk = lane / k + j * (subgroupSize / k);
+    bool valid = rowInChunk < chunkRows;
+    return {chunk * kIntelMaxRowsPerInstruction + (valid ? rowInChunk : 0),
+            lane % k, valid};
+  }
+  }
+  llvm_unreachable("unknown matrix kind");
+}

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -577,6 +578,397 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
     return arith::DivFOp::create(builder, loc, a, b);
   }
 };
+
+//===----------------------------------------------------------------------===//
+// Conversion, element-wise functions and reductions, in registers
+//===----------------------------------------------------------------------===//
+
+/// bf16 <-> f32 in integer arithmetic: LLVM's SPIR-V backend declares no
+/// bf16 arithmetic type without SPV_KHR_bfloat16, which Intel's compiler
+/// does not take, so bf16 values only move as bits. f32 -> bf16 rounds to
+/// nearest even and keeps NaNs quiet.
+static Value bfloat16ToF32(OpBuilder &builder, Location loc, Value element) {
+  Type i32 = builder.getI32Type();
+  Value bits =
+      arith::BitcastOp::create(builder, loc, builder.getI16Type(), element);
+  Value wide = arith::ExtUIOp::create(builder, loc, i32, bits);
+  Value shifted = arith::ShLIOp::create(
+      builder, loc, wide, arith::ConstantIntOp::create(builder, loc, i32, 16));
+  return arith::BitcastOp::create(builder, loc, builder.getF32Type(), shifted);
+}
+static Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element) {
+  Type i32 = builder.getI32Type();
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(builder, loc, i32, value);
+  };
+  Value bits = arith::BitcastOp::create(builder, loc, i32, element);
+  Value upper = arith::ShRUIOp::create(builder, loc, bits, constant(16));
+  Value odd = arith::AndIOp::create(builder, loc, upper, constant(1));
+  Value bias = arith::AddIOp::create(builder, loc, odd, constant(0x7FFF));
+  Value rounded = arith::ShRUIOp::create(
+      builder, loc, arith::AddIOp::create(builder, loc, bits, bias),
+      constant(16));
+  Value magnitude = arith::AndIOp::create(builder, loc, bits, constant(0x7FFFFFFF));
+  Value isNaN = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt,
+                                      magnitude, constant(0x7F800000));
+  Value quiet = arith::OrIOp::create(builder, loc, upper, constant(0x40));
+  Value result = arith::SelectOp::create(builder, loc, isNaN, quiet, rounded);
+  Value narrow =
+      arith::TruncIOp::create(builder, loc, builder.getI16Type(), result);
+  return arith::BitcastOp::create(builder, loc, builder.getBF16Type(), narrow);
+}
+
+/// Converts one element, held in `from`'s storage type, to `to`'s storage
+/// type with the semantics of subgroup_matrix.convert.
+static Value convertElement(OpBuilder &builder, Location loc, Value element,
+                            Type from, Type to) {
+  if (from == to)
+    return element;
+  Type storage = getStorageType(to);
+  if (from.isBF16()) {
+    element = bfloat16ToF32(builder, loc, element);
+    from = builder.getF32Type();
+    if (to.isF32())
+      return element;
+  }
+  if (to.isBF16()) {
+    Value wide = convertElement(builder, loc, element, from,
+                                builder.getF32Type());
+    return f32ToBFloat16(builder, loc, wide);
+  }
+  if (isa<FloatType>(to)) {
+    if (isa<FloatType>(from)) {
+      if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+        element = arith::ExtFOp::create(builder, loc, builder.getF32Type(),
+                                        element);
+      if (element.getType().getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        return arith::ExtFOp::create(builder, loc, storage, element);
+      return arith::TruncFOp::create(builder, loc, storage, element);
+    }
+    if (cast<IntegerType>(from).isSigned())
+      return arith::SIToFPOp::create(builder, loc, storage, element);
+    return arith::UIToFPOp::create(builder, loc, storage, element);
+  }
+  unsigned fromBits = from.getIntOrFloatBitWidth(),
+           toBits = to.getIntOrFloatBitWidth();
+  if (fromBits == toBits)
+    return element;
+  if (toBits < fromBits)
+    return arith::TruncIOp::create(builder, loc, storage, element);
+  if (cast<IntegerType>(from).isSigned())
+    return arith::ExtSIOp::create(builder, loc, storage, element);
+  return arith::ExtUIOp::create(builder, loc, storage, element);
+}
+
+/// `value` from invocation `sourceLane` of the subgroup, through a 32-bit
+/// shuffle.
+static Value shuffleFrom(OpBuilder &builder, Location loc, Value value,
+                         Value sourceLane, unsigned subgroupSize) {
+  Type type = value.getType();
+  Type i32 = builder.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Value word = value;
+  if (isa<FloatType>(type))
+    word = arith::BitcastOp::create(builder, loc, builder.getIntegerType(bits),
+                                    word);
+  if (bits < 32)
+    word = arith::ExtUIOp::create(builder, loc, i32, word);
+  Value width = arith::ConstantIntOp::create(builder, loc, i32, subgroupSize);
+  Value shuffled = gpu::ShuffleOp::create(builder, loc, word, sourceLane, width,
+                                          gpu::ShuffleMode::IDX)
+                       .getShuffleResult();
+  if (bits < 32)
+    shuffled = arith::TruncIOp::create(builder, loc,
+                                       builder.getIntegerType(bits), shuffled);
+  if (isa<FloatType>(type))
+    shuffled = arith::BitcastOp::create(builder, loc, type, shuffled);
+  return shuffled;
+}
+
+/// Where each element slot of a destination layout gets its value in a
+/// source layout, per destination invocation: the source invocation and
+/// slot. Slots that hold nothing (padding) take slot 0 of their own
+/// invocation.
+struct ElementSource {
+  unsigned lane, packed, sub;
+};
+using MovePlan = SmallVector<SmallVector<ElementSource>>; // [slot][lane]
+
+static FailureOr<MovePlan> planMoves(const IntelLayout &from,
+                                     const IntelLayout &to) {
+  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holder;
+  for (unsigned lane = 0; lane < from.subgroupSize; ++lane)
+    for (unsigned p = 0; p < from.packedCount; ++p)
+      for (unsigned s = 0; s < from.elementsPerPacked; ++s) {
+        IntelLayout::Position position = from.getPosition(lane, p, s);
+        if (position.valid)
+          holder.try_emplace({position.row, position.column},
+                             ElementSource{lane, p, s});
+      }
+  MovePlan plan;
+  for (unsigned p = 0; p < to.packedCount; ++p)
+    for (unsigned s = 0; s < to.elementsPerPacked; ++s) {
+      SmallVector<ElementSource> sources;
+      for (unsigned lane = 0; lane < to.subgroupSize; ++lane) {
+        IntelLayout::Position position = to.getPosition(lane, p, s);
+        if (!position.valid) {
+          sources.push_back({lane, 0, 0});
+          continue;
+        }
+        auto found = holder.find({position.row, position.column});
+        if (found == holder.end())
+          return failure();
+        sources.push_back(found->second);
+      }
+      plan.push_back(std::move(sources));
+    }
+  return plan;
+}
+
+/// Gathers the elements of `source` (in layout `from`) into the slots of
+/// layout `to`, converting each with `convert`; returns the packed vector.
+/// An element another invocation holds comes by shuffle: one per distinct
+/// source slot of a destination slot, each invocation then picking its own.
+static Value moveElements(OpBuilder &builder, Location loc, Value source,
+                          const IntelLayout &from, const IntelLayout &to,
+                          const MovePlan &plan,
+                          function_ref<Value(Value)> convert) {
+  InvocationBuilder b(builder, loc);
+  unsigned lanes = to.subgroupSize;
+  auto perLane = [&](ArrayRef<int32_t> values, Type element) -> Value {
+    SmallVector<APInt> words;
+    for (int32_t value : values)
+      words.push_back(APInt(element.getIntOrFloatBitWidth(), value));
+    Value table = arith::ConstantOp::create(
+        builder, loc,
+        DenseIntElementsAttr::get(VectorType::get({int64_t(lanes)}, element),
+                                  words));
+    return vector::ExtractOp::create(builder, loc, table,
+                                     OpFoldResult(b.lane()));
+  };
+  SmallVector<Value> packedElements, elements;
+  for (const SmallVector<ElementSource> &sources : plan) {
+    // The distinct source slots, in order of first use.
+    SmallVector<std::pair<unsigned, unsigned>> slots;
+    for (const ElementSource &source : sources)
+      if (!llvm::is_contained(slots, std::make_pair(source.packed, source.sub)))
+        slots.push_back({source.packed, source.sub});
+    Value element;
+    for (auto [packedIndex, sub] : slots) {
+      Value packed = vector::ExtractOp::create(builder, loc, source, packedIndex);
+      Value value = b.unpack(from, packed, sub);
+      // bf16 moves as bits (see bfloat16ToF32).
+      if (value.getType().isBF16())
+        value = arith::BitcastOp::create(builder, loc, builder.getI16Type(),
+                                         value);
+      SmallVector<int32_t> sourceLanes;
+      SmallVector<int32_t> wanted;
+      bool local = true;
+      for (auto [lane, source] : llvm::enumerate(sources)) {
+        bool uses = source.packed == packedIndex && source.sub == sub;
+        sourceLanes.push_back(uses ? source.lane : lane);
+        wanted.push_back(uses);
+        local &= !uses || source.lane == lane;
+      }
+      if (!local)
+        value = shuffleFrom(builder, loc, value,
+                            perLane(sourceLanes, builder.getI32Type()), lanes);
+      element = element ? Value(arith::SelectOp::create(
+                              builder, loc,
+                              perLane(wanted, builder.getI1Type()), value,
+                              element))
+                        : value;
+    }
+    if (from.component.isBF16())
+      element = arith::BitcastOp::create(builder, loc, builder.getBF16Type(),
+                                         element);
+    elements.push_back(convert(element));
+    if (elements.size() == to.elementsPerPacked) {
+      packedElements.push_back(b.pack(to, elements));
+      elements.clear();
+    }
+  }
+  return vector::FromElementsOp::create(builder, loc, to.getVectorType(),
+                                        packedElements);
+}
+
+struct ConvertLowering : IntelPattern<ConvertOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> from =
+        getLayout(op, op.getSource().getType(), subgroupSize);
+    FailureOr<IntelLayout> to = getLayout(op, op.getType(), subgroupSize);
+    if (failed(from) || failed(to))
+      return failure();
+    FailureOr<MovePlan> moves = planMoves(*from, *to);
+    if (failed(moves))
+      return op.emitOpError("cannot find every element of ")
+             << op.getType() << " in " << op.getSource().getType();
+    Location loc = op.getLoc();
+    Type fromComponent = from->component, toComponent = to->component;
+    rewriter.replaceOp(
+        op, moveElements(rewriter, loc, adaptor.getSource(), *from, *to,
+                         *moves, [&](Value element) {
+                           return convertElement(rewriter, loc, element,
+                                                 fromComponent, toComponent);
+                         }));
+    return success();
+  }
+};
+
+/// Each invocation computes its own elements: the body runs once per slot,
+/// with the slot's row and column.
+struct MapLowering : IntelPattern<MapOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(MapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> result = getLayout(op, op.getType(), subgroupSize);
+    if (failed(result))
+      return failure();
+    SmallVector<IntelLayout> inputs;
+    for (Value input : op.getInputs()) {
+      FailureOr<IntelLayout> layout =
+          getLayout(op, input.getType(), subgroupSize);
+      if (failed(layout))
+        return failure();
+      // Inputs of another layout (a component type of another width) move
+      // into the result's slots first.
+      inputs.push_back(*layout);
+    }
+    SmallVector<Value> aligned;
+    for (auto [layout, input] : llvm::zip(inputs, adaptor.getInputs())) {
+      if (layout.packedCount == result->packedCount &&
+          layout.elementsPerPacked == result->elementsPerPacked) {
+        aligned.push_back(input);
+        continue;
+      }
+      return op.emitOpError("cannot be done in registers on the Intel path: "
+                            "an input's slots differ from the result's");
+    }
+    InvocationBuilder b(rewriter, loc);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < result->packedCount; ++p) {
+      SmallVector<Value> packedInputs;
+      for (Value input : aligned)
+        packedInputs.push_back(vector::ExtractOp::create(rewriter, loc, input, p));
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < result->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*result, p, s);
+        IRMapping mapping;
+        mapping.map(op.getRow(), row);
+        mapping.map(op.getColumn(), column);
+        for (auto [k, packed] : llvm::enumerate(packedInputs))
+          mapping.map(op.getInputElement(k),
+                      b.unpack(inputs[k], packed, s));
+        for (Operation &inner : op.getBodyBlock().without_terminator())
+          rewriter.clone(inner, mapping);
+        elements.push_back(mapping.lookupOrDefault(op.getYieldedValue()));
+      }
+      packedElements.push_back(b.pack(*result, elements));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, result->getVectorType(), packedElements);
+    return success();
+  }
+};
+
+/// Reductions of result matrices: each invocation holds whole columns (one
+/// per tile), so a column reduces in its registers and a row across the
+/// subgroup, by butterfly shuffles.
+struct ReduceLowering : IntelPattern<ReduceOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
+    if (failed(layout))
+      return failure();
+    if (layout->kind != MatrixKind::Result)
+      return op.emitOpError("reduces a ")
+             << stringifyMatrixKind(layout->kind)
+             << " matrix, and the Intel path reduces result matrices (in "
+                "registers and across the subgroup): reduce before "
+                "converting the result";
+    Type component = layout->component;
+    unsigned rows = layout->rows, tiles = layout->tiles;
+    SmallVector<Value> elements;
+    for (unsigned p = 0; p < layout->packedCount; ++p)
+      elements.push_back(
+          vector::ExtractOp::create(rewriter, loc, adaptor.getMatrix(), p));
+    auto combine = [&](Value x, Value y) {
+      return ReduceOp::buildCombine(rewriter, loc, op.getKind(), component, x,
+                                    y);
+    };
+    auto acrossSubgroup = [&](Value value) {
+      for (unsigned mask = 1; mask < subgroupSize; mask *= 2) {
+        Value offset = arith::ConstantIntOp::create(
+            rewriter, loc, rewriter.getI32Type(), mask);
+        Value width = arith::ConstantIntOp::create(
+            rewriter, loc, rewriter.getI32Type(), subgroupSize);
+        Value word = value;
+        Type type = value.getType();
+        unsigned bits = type.getIntOrFloatBitWidth();
+        if (isa<FloatType>(type))
+          word = arith::BitcastOp::create(
+              rewriter, loc, rewriter.getIntegerType(bits), word);
+        if (bits < 32)
+          word = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        word);
+        Value other = gpu::ShuffleOp::create(rewriter, loc, word, offset,
+                                             width, gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        if (bits < 32)
+          other = arith::TruncIOp::create(
+              rewriter, loc, rewriter.getIntegerType(bits), other);
+        if (isa<FloatType>(type))
+          other = arith::BitcastOp::create(rewriter, loc, type, other);
+        value = combine(value, other);
+      }
+      return value;
+    };
+    SmallVector<Value> reduced(elements.size());
+    switch (op.getDimensions()) {
+    case ReductionDimensions::Columns:
+      for (unsigned t = 0; t < tiles; ++t) {
+        Value total = elements[t * rows];
+        for (unsigned r = 1; r < rows; ++r)
+          total = combine(total, elements[t * rows + r]);
+        for (unsigned r = 0; r < rows; ++r)
+          reduced[t * rows + r] = total;
+      }
+      break;
+    case ReductionDimensions::Rows:
+      for (unsigned r = 0; r < rows; ++r) {
+        Value total = elements[r];
+        for (unsigned t = 1; t < tiles; ++t)
+          total = combine(total, elements[t * rows + r]);
+        total = acrossSubgroup(total);
+        for (unsigned t = 0; t < tiles; ++t)
+          reduced[t * rows + r] = total;
+      }
+      break;
+    case ReductionDimensions::All: {
+      Value total = elements.front();
+      for (Value element : ArrayRef(elements).drop_front())
+        total = combine(total, element);
+      total = acrossSubgroup(total);
+      reduced.assign(elements.size(), total);
+      break;
+    }
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, layout->getVectorType(), reduced);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToIntelTypeConversion(
@@ -599,6 +991,7 @@ void mlir::subgroup_matrix::populateSubgroupMatrixToIntelPatterns(
   patterns.add<LoadLowering, StoreLowering, SplatLowering,
                MultiplyLowering<MmaOp>, MultiplyLowering<MultiplyOp>,
                ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
-               ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>>(
-      converter, context, subgroupSize);
+               ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>,
+               ConvertLowering, MapLowering, ReduceLowering>(converter, context,
+                                                             subgroupSize);
 }

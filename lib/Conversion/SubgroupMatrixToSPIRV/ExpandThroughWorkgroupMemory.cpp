@@ -274,37 +274,6 @@ void ScratchExpander::expandMap(MapOp op) {
   op.erase();
 }
 
-/// Combines two elements of `component` matrices.
-static Value combine(OpBuilder &b, Location loc, ReductionKind kind,
-                     Type component, Value x, Value y) {
-  if (isa<FloatType>(component)) {
-    switch (kind) {
-    case ReductionKind::Add:
-      return arith::AddFOp::create(b, loc, x, y);
-    case ReductionKind::Mul:
-      return arith::MulFOp::create(b, loc, x, y);
-    case ReductionKind::Max:
-      return arith::MaximumFOp::create(b, loc, x, y);
-    case ReductionKind::Min:
-      return arith::MinimumFOp::create(b, loc, x, y);
-    }
-  }
-  bool isSigned = cast<IntegerType>(component).isSigned();
-  switch (kind) {
-  case ReductionKind::Add:
-    return arith::AddIOp::create(b, loc, x, y);
-  case ReductionKind::Mul:
-    return arith::MulIOp::create(b, loc, x, y);
-  case ReductionKind::Max:
-    return isSigned ? Value(arith::MaxSIOp::create(b, loc, x, y))
-                    : Value(arith::MaxUIOp::create(b, loc, x, y));
-  case ReductionKind::Min:
-    return isSigned ? Value(arith::MinSIOp::create(b, loc, x, y))
-                    : Value(arith::MinUIOp::create(b, loc, x, y));
-  }
-  llvm_unreachable("unknown reduction kind");
-}
-
 void ScratchExpander::expandReduce(ReduceOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -335,8 +304,10 @@ void ScratchExpander::expandReduce(ReduceOp op) {
     Value element =
         memref::LoadOp::create(body, loc, buffer, ValueRange{address});
     scf::YieldOp::create(body, loc,
-                         combine(body, loc, op.getKind(), component,
-                                 loop.getRegionIterArgs()[0], element));
+                         ReduceOp::buildCombine(body, loc, op.getKind(),
+                                                component,
+                                                loop.getRegionIterArgs()[0],
+                                                element));
     return loop.getResult(0);
   };
   // Writes `value` to `count` elements `step` apart from `first`.

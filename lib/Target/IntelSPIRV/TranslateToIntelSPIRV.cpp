@@ -100,6 +100,9 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
 
   PassManager pm(op->getContext(), op->getName().getStringRef());
   OpPassManager &nested = pm.nest<gpu::GPUModuleOp>();
+  // Folds the bit casts that bf16 values make on their way (a bf16 value
+  // that reached LLVM would need SPV_KHR_bfloat16).
+  nested.addPass(createCanonicalizerPass());
   ConvertGpuOpsToLLVMSPVOpsOptions gpuOptions;
   gpuOptions.use64bitIndex = true;
   nested.addPass(createConvertGpuOpsToLLVMSPVOps(gpuOptions));

@@ -23,6 +23,7 @@ exp, row sum, divide, convert to left, multiply).
 """
 
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -54,11 +55,28 @@ TARGETS = {
         ("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
         ("left", 16, 16, "si8"), ("left", 16, 16, "ui8"),
         ("right", 16, 16, "si8")]),
+    # Intel: chunks of 8 rows (M = 16), two tiles of columns (N = 32),
+    # VNNI-packed right matrices, tf32 left matrices whose rows are spread
+    # over invocations (K = 8 < 16), and M = 1.
     "intel-xe-hpc": dict(subgroup=16, types=[
-        ("result", 8, 16, "f32"), ("result", 8, 16, "si32"),
-        ("left", 8, 16, "f16"), ("right", 16, 16, "f16"),
-        ("left", 8, 32, "si8"), ("left", 8, 16, "bf16"),
-        ("result", 8, 16, "ui32")]),
+        ("result", 8, 16, "f32"), ("result", 16, 16, "f32"),
+        ("result", 8, 32, "f32"), ("result", 16, 16, "f16"),
+        ("result", 8, 16, "si32"), ("result", 8, 16, "ui32"),
+        ("result", 1, 16, "f32"),
+        ("left", 8, 16, "f16"), ("left", 16, 16, "f16"),
+        ("left", 1, 16, "f16"), ("right", 16, 16, "f16"),
+        ("right", 16, 32, "f16"), ("left", 8, 32, "si8"),
+        ("right", 32, 16, "si8"), ("left", 8, 16, "bf16"),
+        ("left", 8, 8, "f32"), ("left", 16, 8, "f32"),
+        ("right", 8, 16, "f32")]),
+    # Xe-HPG's subgroups of 8: left f16 packs two columns per invocation,
+    # so a result becomes a left matrix by shuffles.
+    "intel-xe-hpg": dict(subgroup=8, types=[
+        ("result", 8, 8, "f32"), ("result", 8, 16, "f32"),
+        ("result", 16, 8, "f32"), ("result", 8, 8, "si32"),
+        ("left", 8, 16, "f16"), ("right", 16, 8, "f16"),
+        ("right", 16, 16, "f16"), ("left", 8, 32, "si8"),
+        ("right", 32, 8, "si8"), ("left", 8, 16, "bf16")]),
     "apple-m1": dict(subgroup=32, types=[
         ("result", 8, 8, "f32"), ("result", 16, 16, "f32"),
         ("result", 8, 8, "f16"), ("left", 8, 8, "f16"), ("right", 8, 8, "f16"),
@@ -530,6 +548,11 @@ def build(path, case, out, tools, spirv_val):
         steps = [[tool("sm-opt"), source, "--sm-lower-to-intel", "-o", lowered],
                  [tool("sm-translate"), "--emit-intel-host-llvm", lowered, "-o",
                   kernel]]
+        if spirv_val:
+            binary = os.path.join(out, case.name + ".intel.spv")
+            steps += [[tool("sm-translate"), "--emit-intel-spirv", lowered,
+                       "-o", binary],
+                      [spirv_val, "--target-env", "spv1.4", binary]]
     else:
         kernel = os.path.join(out, case.name + ".metal")
         steps = [[tool("sm-translate"), "--emit-msl", source, "-o", kernel]]
@@ -635,17 +658,26 @@ def build_all(path, out, tools, spirv_val):
 def run(path, out, tools, spirv_val, extra, only, prebuilt=False):
     target = json.load(open(os.path.join(out, "cases.json")))["target"]
     wanted = set(json.load(open(os.path.join(out, "cases.json")))["cases"])
-    rng = random.Random()
+    # Fresh inputs every run; each case draws from its own generator so that
+    # the cases can run in parallel.
+    seed = random.randrange(1 << 30)
+    selected = [case for case in cases_for(target)
+                if case.name in wanted and (not only or only in case.name)]
+
+    def check(case):
+        rng = random.Random("%d:%s" % (seed, case.name))
+        return check_case(path, case, out, tools, spirv_val, rng, extra,
+                          prebuilt)
+
     passed = failed = 0
-    for case in cases_for(target):
-        if case.name not in wanted or (only and only not in case.name):
-            continue
-        ok, detail = check_case(path, case, out, tools, spirv_val, rng, extra,
-                                prebuilt)
-        print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name, detail),
-              flush=True)
-        passed += ok
-        failed += not ok
+    # Vulkan cases share one device: one at a time.
+    jobs = 1 if path == "vulkan" else (os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for case, (ok, detail) in zip(selected, pool.map(check, selected)):
+            print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name, detail),
+                  flush=True)
+            passed += ok
+            failed += not ok
     print("%s suite: %d passed, %d failed" % (path, passed, failed))
     return 0 if failed == 0 else 1
 

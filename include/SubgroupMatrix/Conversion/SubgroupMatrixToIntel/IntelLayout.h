@@ -52,6 +52,16 @@ struct IntelLayout {
 
   /// The vector type an invocation holds.
   VectorType getVectorType() const;
+
+  /// The matrix element that invocation `lane` holds as logical element
+  /// `sub` of its packed element `packed`: {row, column, valid}; `valid` is
+  /// false for the padding slots of left matrices whose rows are spread over
+  /// invocations.
+  struct Position {
+    unsigned row, column;
+    bool valid;
+  };
+  Position getPosition(unsigned lane, unsigned packed, unsigned sub) const;
 };
 
 } // namespace subgroup_matrix
