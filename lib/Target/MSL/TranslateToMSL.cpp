@@ -89,6 +89,17 @@ private:
   LogicalResult emitSCF(Operation &op);
   LogicalResult emitMemRef(Operation &op);
   LogicalResult emitMatrix(Operation &op);
+  /// map, reduce and convert, through the scratch tiles (see
+  /// declareScratch).
+  LogicalResult emitThroughThreadgroupMemory(Operation &op);
+  /// Declares the kernel's threadgroup scratch arrays for its map, reduce
+  /// and convert ops: one slice per simdgroup, per element type.
+  LogicalResult declareScratch(gpu::GPUFuncOp kernel);
+  /// `matrix`'s fragments stored to (or loaded from) the scratch tile at
+  /// `tile`, rows of `columns` elements.
+  void emitTileAccess(bool isLoad, const std::string &matrix,
+                      SubgroupMatrixTypeInterface type,
+                      const std::string &tile);
 
   FailureOr<std::string> getElementAddress(Operation *op, Value memref,
                                            ValueRange indices);
@@ -115,6 +126,9 @@ private:
   /// Variables that the innermost scf.yield assigns.
   SmallVector<SmallVector<std::string>> yieldTargets;
   bool usesBFloat = false;
+  /// Per element type name: the scratch array and the elements of one
+  /// simdgroup's slice.
+  llvm::StringMap<std::pair<std::string, int64_t>> scratch;
 };
 
 } // namespace
@@ -363,6 +377,8 @@ LogicalResult MSLEmitter::emitKernel(gpu::GPUFuncOp kernel) {
   }
   if (!kernel.getPrivateAttributions().empty())
     return kernel.emitError("private attributions are not supported");
+  if (failed(declareScratch(kernel)))
+    return failure();
   if (!llvm::hasSingleElement(kernel.getBody()))
     return kernel.emitError("kernels with several blocks (unstructured "
                             "control flow) cannot be emitted as Metal; "
@@ -632,6 +648,248 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Default([&](Operation *) {
         return op.emitOpError("cannot be emitted as Metal Shading Language");
       });
+}
+
+//===----------------------------------------------------------------------===//
+// map, reduce and convert
+//===----------------------------------------------------------------------===//
+//
+// Apple documents no element layout for simdgroup matrices (which elements
+// thread_elements() holds), so these ops go through threadgroup memory: the
+// simdgroup stores its matrices to its slice of a scratch array, each thread
+// computes elements lane, lane + 32, ... with ordinary code, and the
+// simdgroup loads the result, with simdgroup barriers between the steps.
+
+/// The tiles of each element type an op needs in its simdgroup's slice.
+static SmallVector<std::pair<Type, unsigned>> getScratchTiles(Operation *op) {
+  SmallVector<std::pair<Type, unsigned>> tiles;
+  auto add = [&](Value matrix) {
+    Type element =
+        cast<SubgroupMatrixTypeInterface>(matrix.getType()).getElementType();
+    for (auto &[type, count] : tiles)
+      if (type == element) {
+        ++count;
+        return;
+      }
+    tiles.push_back({element, 1});
+  };
+  if (auto map = dyn_cast<MapOp>(op))
+    for (Value input : map.getInputs())
+      add(input);
+  if (auto convert = dyn_cast<ConvertOp>(op))
+    add(convert.getSource());
+  add(op->getResult(0));
+  return tiles;
+}
+
+LogicalResult MSLEmitter::declareScratch(gpu::GPUFuncOp kernel) {
+  scratch.clear();
+  llvm::MapVector<Type, int64_t> slices;
+  kernel.walk([&](Operation *op) {
+    if (!isa<MapOp, ReduceOp, ConvertOp>(op))
+      return;
+    auto type = cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
+    int64_t tile = int64_t(type.getRows()) * type.getColumns();
+    for (auto [element, count] : getScratchTiles(op))
+      slices[element] = std::max(slices[element], count * tile);
+  });
+  if (slices.empty())
+    return success();
+  std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
+  if (!blockSize)
+    return kernel.emitError("kernel '")
+           << kernel.getName()
+           << "' needs a known workgroup size to size the threadgroup memory "
+              "through which its subgroup matrices are mapped, reduced or "
+              "converted";
+  int64_t threads = 1;
+  for (int32_t extent : *blockSize)
+    threads *= extent;
+  int64_t simdgroups = std::max<int64_t>(1, (threads + 31) / 32);
+  for (auto [element, slice] : slices) {
+    FailureOr<std::string> typeName = getTypeName(kernel.getLoc(), element);
+    if (failed(typeName))
+      return failure();
+    std::string variable = uniqueName("scratch_" + *typeName);
+    os << "threadgroup " << *typeName << " " << variable << "["
+       << simdgroups * slice << "];\n";
+    scratch[*typeName] = {variable, slice};
+  }
+  return success();
+}
+
+void MSLEmitter::emitTileAccess(bool isLoad, const std::string &matrix,
+                                SubgroupMatrixTypeInterface type,
+                                const std::string &tile) {
+  unsigned columns = type.getColumns();
+  for (unsigned i = 0; i < type.getRows() / 8; ++i)
+    for (unsigned j = 0; j < columns / 8; ++j)
+      os << (isLoad ? "simdgroup_load(" : "simdgroup_store(") << matrix
+         << ".f[" << i << "][" << j << "], " << tile << " + "
+         << 8 * i * columns + 8 * j << ", " << columns << ");\n";
+}
+
+LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
+  auto resultType =
+      cast<SubgroupMatrixTypeInterface>(op.getResult(0).getType());
+  FailureOr<std::string> resultStruct =
+      getMatrixTypeName(op.getLoc(), resultType);
+  if (failed(resultStruct))
+    return failure();
+  // Converting within one component type moves nothing.
+  if (auto convert = dyn_cast<ConvertOp>(op))
+    if (convert.getSourceType().getElementType() ==
+        resultType.getElementType()) {
+      std::string variable = bind(convert.getResult(), "m");
+      os << *resultStruct << " " << variable << " = "
+         << name(convert.getSource()) << ";\n";
+      return success();
+    }
+  int64_t rows = resultType.getRows(), columns = resultType.getColumns();
+  int64_t tileElements = rows * columns;
+  std::string simdgroup = usePosition("simdgroup_index_in_threadgroup");
+  std::string lane = usePosition("thread_index_in_simdgroup");
+  llvm::StringMap<unsigned> nextTile;
+  // A pointer to the next free tile of `element` in this simdgroup's slice.
+  auto takeTile = [&](Type element) -> FailureOr<std::string> {
+    FailureOr<std::string> typeName = getTypeName(op.getLoc(), element);
+    if (failed(typeName))
+      return failure();
+    auto [array, slice] = scratch.lookup(*typeName);
+    std::string tile = uniqueName("tile");
+    // `auto`: the pointer is threadgroup-qualified in Metal, and the host
+    // shim turns a spelled-out `threadgroup` into `static`.
+    os << "auto " << tile << " = " << array
+       << " + " << simdgroup << " * " << slice << " + "
+       << nextTile[*typeName]++ * tileElements << ";\n";
+    return tile;
+  };
+  auto barrier = [&] {
+    os << "simdgroup_barrier(mem_flags::mem_threadgroup);\n";
+  };
+  FailureOr<std::string> element =
+      getTypeName(op.getLoc(), resultType.getElementType());
+  if (failed(element))
+    return failure();
+
+  std::string resultTile;
+  if (auto map = dyn_cast<MapOp>(op)) {
+    SmallVector<std::string> inputTiles;
+    for (Value input : map.getInputs()) {
+      FailureOr<std::string> tile = takeTile(
+          cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType());
+      if (failed(tile))
+        return failure();
+      emitTileAccess(false, name(input),
+                     cast<SubgroupMatrixTypeInterface>(input.getType()), *tile);
+      inputTiles.push_back(*tile);
+    }
+    FailureOr<std::string> tile = takeTile(resultType.getElementType());
+    if (failed(tile))
+      return failure();
+    resultTile = *tile;
+    barrier();
+    std::string index = uniqueName("e");
+    os << "for (int " << index << " = " << lane << "; " << index << " < "
+       << tileElements << "; " << index << " += 32) {\n";
+    os.indent();
+    os << "int " << bind(map.getRow(), "row") << " = " << index << " / "
+       << columns << ";\n";
+    os << "int " << bind(map.getColumn(), "col") << " = " << index << " % "
+       << columns << ";\n";
+    for (auto [k, tile] : llvm::enumerate(inputTiles))
+      if (failed(assign(map.getInputElement(k), "x",
+                        tile + "[" + index + "]")))
+        return failure();
+    for (Operation &inner : map.getBodyBlock().without_terminator())
+      if (failed(emitOperation(inner)))
+        return failure();
+    os << resultTile << "[" << index << "] = " << name(map.getYieldedValue())
+       << ";\n";
+    os.unindent();
+    os << "}\n";
+  } else if (auto convert = dyn_cast<ConvertOp>(op)) {
+    FailureOr<std::string> sourceTile =
+        takeTile(convert.getSourceType().getElementType());
+    FailureOr<std::string> tile = takeTile(resultType.getElementType());
+    if (failed(sourceTile) || failed(tile))
+      return failure();
+    resultTile = *tile;
+    emitTileAccess(false, name(convert.getSource()), convert.getSourceType(),
+                   *sourceTile);
+    barrier();
+    std::string index = uniqueName("e");
+    os << "for (int " << index << " = " << lane << "; " << index << " < "
+       << tileElements << "; " << index << " += 32)\n";
+    os << "  " << resultTile << "[" << index << "] = " << *element << "("
+       << *sourceTile << "[" << index << "]);\n";
+  } else {
+    auto reduce = cast<ReduceOp>(op);
+    FailureOr<std::string> tile = takeTile(resultType.getElementType());
+    if (failed(tile))
+      return failure();
+    resultTile = *tile;
+    emitTileAccess(false, name(reduce.getMatrix()), resultType, resultTile);
+    barrier();
+    auto combine = [&](const std::string &x, const std::string &y) {
+      switch (reduce.getKind()) {
+      case ReductionKind::Add:
+        return x + " + " + y;
+      case ReductionKind::Mul:
+        return x + " * " + y;
+      case ReductionKind::Max:
+        return "max(" + x + ", " + y + ")";
+      case ReductionKind::Min:
+        return "min(" + x + ", " + y + ")";
+      }
+      llvm_unreachable("unknown reduction kind");
+    };
+    std::string total = uniqueName("total");
+    std::string i = uniqueName("i");
+    if (reduce.getDimensions() == ReductionDimensions::All) {
+      // Every thread reduces the tile; all have read it before any writes.
+      os << *element << " " << total << " = " << resultTile << "[0];\n";
+      os << "for (int " << i << " = 1; " << i << " < " << tileElements << "; ++"
+         << i << ")\n";
+      os << "  " << total << " = "
+         << combine(total, resultTile + "[" + i + "]") << ";\n";
+      barrier();
+      os << "for (int " << i << " = " << lane << "; " << i << " < "
+         << tileElements << "; " << i << " += 32)\n";
+      os << "  " << resultTile << "[" << i << "] = " << total << ";\n";
+    } else {
+      // Each line (row or column) belongs to one thread.
+      bool byRows = reduce.getDimensions() == ReductionDimensions::Rows;
+      int64_t lines = byRows ? rows : columns, length = byRows ? columns : rows;
+      int64_t lineStep = byRows ? columns : 1, step = byRows ? 1 : columns;
+      std::string line = uniqueName("line");
+      os << "for (int " << line << " = " << lane << "; " << line << " < "
+         << lines << "; " << line << " += 32) {\n";
+      os.indent();
+      std::string first = "(" + line + " * " + std::to_string(lineStep) + ")";
+      os << *element << " " << total << " = " << resultTile << "[" << first
+         << "];\n";
+      os << "for (int " << i << " = 1; " << i << " < " << length << "; ++" << i
+         << ")\n";
+      os << "  " << total << " = "
+         << combine(total, resultTile + "[" + first + " + " + i + " * " +
+                               std::to_string(step) + "]")
+         << ";\n";
+      os << "for (int " << i << " = 0; " << i << " < " << length << "; ++" << i
+         << ")\n";
+      os << "  " << resultTile << "[" << first << " + " << i << " * " << step
+         << "] = " << total << ";\n";
+      os.unindent();
+      os << "}\n";
+    }
+  }
+  barrier();
+  std::string variable = bind(op.getResult(0), "m");
+  os << *resultStruct << " " << variable << ";\n";
+  emitTileAccess(true, variable, resultType, resultTile);
+  // The next op must not overwrite the tiles before every thread loaded.
+  barrier();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1022,6 +1280,8 @@ LogicalResult MSLEmitter::emitMatrix(Operation &op) {
               }
             return success();
           })
+      .Case<MapOp, ReduceOp, ConvertOp>(
+          [&](auto) { return emitThroughThreadgroupMemory(op); })
       .Default([&](Operation *) {
         return op.emitOpError("cannot be emitted as Metal Shading Language");
       });
