@@ -40,7 +40,7 @@ mlir::subgroup_matrix::checkUniformity(ModuleOp module,
       diagnostic->attachNote(source->getLoc())
           << "control flow diverges here, on a value that depends on the "
              "invocation";
-    } else {
+    } else if (!isa<YieldOp>(op)) {
       for (OpOperand &operand : op->getOpOperands()) {
         if (!analysis.isVarying(operand.get()))
           continue;
@@ -48,6 +48,26 @@ mlir::subgroup_matrix::checkUniformity(ModuleOp module,
                  << " may differ between the invocations of a subgroup; "
                     "subgroup matrix operands must be subgroup uniform";
         break;
+      }
+      // A map's body computes every element the same way: a value it takes
+      // from outside must be the same for every invocation, or the element
+      // would depend on which invocation happens to compute it.
+      if (auto map = dyn_cast<MapOp>(op); map && !diagnostic) {
+        map.getBody().walk([&](Operation *inner) {
+          for (Value value : inner->getOperands()) {
+            if (value.getParentRegion() == &map.getBody() ||
+                map.getBody().isAncestor(value.getParentRegion()) ||
+                !analysis.isVarying(value))
+              continue;
+            report() << "body uses a value from outside the map that may "
+                        "differ between the invocations of a subgroup; it "
+                        "must be subgroup uniform";
+            diagnostic->attachNote(value.getLoc()) << "the value is defined "
+                                                      "here";
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
       }
     }
     failed |= diagnostic && severity == UniformitySeverity::Error;

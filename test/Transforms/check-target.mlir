@@ -133,3 +133,16 @@ gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matri
     gpu.return
   }
 }
+
+// -----
+
+// A conversion's result type is checked like any other matrix type.
+gpu.module @convert_to_unsupported attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %m = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    // expected-error @+1 {{'!subgroup_matrix.left<16x16xf32>' is not supported by target 'nvidia-h100'}}
+    %l = subgroup_matrix.convert %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf32>
+    gpu.return
+  }
+}

@@ -204,3 +204,50 @@ gpu.module @calls {
   }
 }
 
+
+// -----
+
+// convert, map and reduce are subgroup operations too.
+func.func @divergent_reduce(%m: !subgroup_matrix.result<16x16xf32>, %buf: memref<1024xf32>, %s: index) {
+  %t = gpu.thread_id x
+  %c4 = arith.constant 4 : index
+  %c0 = arith.constant 0 : index
+  %small = arith.cmpi ult, %t, %c4 : index
+  // expected-note @+1 {{control flow diverges here, on a value that depends on the invocation}}
+  scf.if %small {
+    // expected-error @+1 {{'subgroup_matrix.reduce' op may execute in control flow that diverges within a subgroup}}
+    %r = subgroup_matrix.reduce max rows %m : !subgroup_matrix.result<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @map_of_a_varying_value(%m: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  // expected-note @+1 {{the value is defined here}}
+  %t = gpu.thread_id x
+  // expected-error @+1 {{'subgroup_matrix.map' op body uses a value from outside the map that may differ between the invocations of a subgroup; it must be subgroup uniform}}
+  %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %i = arith.index_cast %t : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %y = arith.addf %x, %f : f32
+    subgroup_matrix.yield %y : f32
+  }
+  return %r : !subgroup_matrix.result<16x16xf32>
+}
+
+// -----
+
+// The row and column are the element's, not the invocation's: a map that
+// uses them, or uniform values from outside, is fine.
+func.func @map_of_positions_and_uniform_values(%m: !subgroup_matrix.result<16x16xf32>, %scale: f32) -> !subgroup_matrix.result<16x16xf32> {
+  %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+  ^bb0(%row: index, %col: index, %x: f32):
+    %above = arith.cmpi ugt, %col, %row : index
+    %y = arith.mulf %x, %scale : f32
+    %z = arith.select %above, %x, %y : f32
+    subgroup_matrix.yield %z : f32
+  }
+  return %r : !subgroup_matrix.result<16x16xf32>
+}

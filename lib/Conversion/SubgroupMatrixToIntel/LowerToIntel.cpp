@@ -93,6 +93,16 @@ struct LowerToIntelPass
           expressible = false;
           return;
         }
+        if (auto reduce = dyn_cast<ReduceOp>(op);
+            reduce && reduce.getMatrixType().getKind() != MatrixKind::Result) {
+          op->emitOpError("reduces a ")
+              << stringifyMatrixKind(reduce.getMatrixType().getKind())
+              << " matrix, and the Intel path reduces result matrices (in "
+                 "registers and across the subgroup): reduce before "
+                 "converting the result";
+          expressible = false;
+          return;
+        }
         SmallVector<Type> types(op->getOperandTypes());
         llvm::append_range(types, op->getResultTypes());
         for (Type type : types) {

@@ -892,11 +892,9 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
     if (failed(layout))
       return failure();
     if (layout->kind != MatrixKind::Result)
-      return op.emitOpError("reduces a ")
-             << stringifyMatrixKind(layout->kind)
-             << " matrix, and the Intel path reduces result matrices (in "
-                "registers and across the subgroup): reduce before "
-                "converting the result";
+      return rewriter.notifyMatchFailure(
+          op, "reductions of left and right matrices (rejected by the "
+              "pass before any rewrite)");
     Type component = layout->component;
     unsigned rows = layout->rows, tiles = layout->tiles;
     SmallVector<Value> elements;

@@ -143,11 +143,6 @@ LogicalResult ScratchExpander::run() {
   });
   if (ops.empty())
     return success();
-  if (!kernel.isKernel())
-    return ops.front()->emitOpError(
-        "goes through workgroup memory on this target, which only a kernel "
-        "can allocate: use it in the kernel rather than in a function it "
-        "calls");
   std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
   if (!blockSize)
     return kernel.emitError("kernel '")
@@ -408,8 +403,18 @@ void ScratchExpander::expandConvert(ConvertOp op) {
   op.erase();
 }
 
-LogicalResult
-mlir::subgroup_matrix::expandThroughWorkgroupMemory(gpu::GPUFuncOp kernel,
-                                                    unsigned subgroupSize) {
-  return ScratchExpander(kernel, subgroupSize).run();
+LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(
+    FunctionOpInterface function, unsigned subgroupSize) {
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+  if (kernel && kernel.isKernel())
+    return ScratchExpander(kernel, subgroupSize).run();
+  WalkResult result = function->walk([](Operation *op) {
+    if (!needsScratch(op))
+      return WalkResult::advance();
+    op->emitOpError("goes through workgroup memory on this target, which "
+                    "only a kernel can allocate: use it in the kernel rather "
+                    "than in a function it calls");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }

@@ -298,7 +298,7 @@ void LowerToVulkanPass::runOnOperation() {
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
-    WalkResult expanded = copy->walk([&](gpu::GPUFuncOp function) {
+    WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
       if (failed(expandThroughWorkgroupMemory(function,
                                               target.getSubgroupSize())))
         return WalkResult::interrupt();

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 class SPIRVTypeConverter;
@@ -59,8 +60,9 @@ bool isComponentWiseMap(MapOp map);
 /// per-invocation loops over its elements between subgroup barriers, and a
 /// load. Allocates the tiles (one slice per subgroup of the kernel's known
 /// workgroup size, of `subgroupSize` invocations); does nothing to kernels
-/// without such ops.
-LogicalResult expandThroughWorkgroupMemory(gpu::GPUFuncOp kernel,
+/// without such ops. Such ops in other functions (which cannot allocate
+/// workgroup memory) are reported.
+LogicalResult expandThroughWorkgroupMemory(FunctionOpInterface function,
                                            unsigned subgroupSize);
 
 } // namespace subgroup_matrix

@@ -55,6 +55,9 @@ def main():
                 errors.append(float(match.group(1)))
         out.append("| %s | %d | %d | %s |" % (key, len(cases), sum(1 for c in cases if c[1] == "PASS"),
                                             "%.3g" % max(errors) if errors else "-"))
+    functions = os.path.join(results, "functions.txt")
+    if os.path.exists(functions):
+        out.extend(functions_section(open(functions).read().splitlines()))
     out.append("\n## Every case\n")
     out.append("| case | result | details |")
     out.append("| --- | --- | --- |")
@@ -66,6 +69,43 @@ def main():
     out.append(coopmat)
     out.append("```")
     print("\n".join(out))
+
+
+def functions_section(lines):
+    """The convert, map and reduce suite (test/Integration/MatrixFunctions)."""
+    cases = [l for l in lines if l.startswith(("PASS ", "FAIL "))]
+    families = collections.OrderedDict()
+    for line in cases:
+        result, rest = line.split(" ", 1)
+        name, details = rest.split(": ", 1)
+        family = name.split("_")[0]
+        families.setdefault(family, []).append((name, result, details))
+    out = ["\n## convert, map and reduce\n",
+           "`test/Integration/MatrixFunctions/suite.py`: each case loads its inputs,",
+           "applies the ops and stores the result; two workgroups of two subgroups,",
+           "each on its own tile, fresh random inputs, poisoned output, compared",
+           "with the suite's own double-precision reference (conversions: exact,",
+           "rounded to nearest even or toward zero, as Vulkan allows). The",
+           "`attention` case is the proposal's softmax(Q K^T) V on one tile;",
+           "`epilogue` is D = A B + C, bias and ReLU, cast to f16.\n",
+           "**%d of %d cases passed.**\n" % (
+               sum(1 for l in cases if l.startswith("PASS")), len(cases)),
+           "| ops | cases | passed | largest error |", "| --- | --- | --- | --- |"]
+    for family, rows in families.items():
+        errors = [float(m.group(1)) for _, _, d in rows
+                  for m in [re.search(r"max error ([0-9.e+-]+|inf)", d)] if m]
+        out.append("| %s | %d | %d | %s |" % (
+            family, len(rows), sum(1 for r in rows if r[1] == "PASS"),
+            "%.3g" % max(errors) if errors else "-"))
+    out.append("\n<details><summary>every case</summary>\n")
+    out.append("| case | result | details |")
+    out.append("| --- | --- | --- |")
+    for rows in families.values():
+        for name, result, details in rows:
+            out.append("| `%s` | %s | %s |" % (name, result,
+                                               details.split("; check")[0]))
+    out.append("\n</details>")
+    return out
 
 
 if __name__ == "__main__":
