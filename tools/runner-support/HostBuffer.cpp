@@ -187,9 +187,11 @@ std::optional<BufferSpec> sm_runner::parseBufferSpec(const std::string &text,
       error = "const needs a value: TYPE:COUNT:const:VALUE";
       return std::nullopt;
     }
-    spec.fill.value = std::strtod(rest().c_str(), &end);
-    if (*end) {
-      error = "not a number: '" + rest() + "'";
+    // `end` points into `value`, which must outlive the check.
+    std::string value = rest();
+    spec.fill.value = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end) {
+      error = "not a number: '" + value + "'";
       return std::nullopt;
     }
   } else if (kind == "file") {
