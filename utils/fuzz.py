@@ -121,7 +121,7 @@ class Mutator:
             self.dimension, self.element_type, self.matrix_kind,
             self.memory_space, self.col_major, self.operand, self.integer,
             self.target, self.workgroup_size, self.op_name, self.line,
-            self.attribute,
+            self.attribute, self.retype, self.retype, self.retype,
         ]
 
     def mutate(self, text):
@@ -145,6 +145,26 @@ class Mutator:
         m = self.rng.choice(matches)
         new = replacement(m) if callable(replacement) else replacement
         return text[:m.start(group)] + new + text[m.end(group):]
+
+    TYPE_PATTERN = re.compile(
+        r"memref<[^<>]*(?:<[^<>]*>[^<>]*)*>|!subgroup_matrix\.\w+<[^<>]*>")
+
+    def retype(self, text):
+        """Changes one type everywhere it is spelled (a dimension, the
+        element type, the matrix kind or the memory space), so that the
+        program still type-checks and the change reaches the verifiers and
+        the passes rather than the parser."""
+        types = sorted(set(self.TYPE_PATTERN.findall(text)))
+        if not types:
+            return None
+        old = self.rng.choice(types)
+        mutation = self.rng.choice([self.dimension, self.dimension,
+                                    self.element_type, self.matrix_kind,
+                                    self.memory_space])
+        new = mutation(old)
+        if new is None or new == old:
+            return None
+        return text.replace(old, new)
 
     def dimension(self, text):
         choices = DIMENSIONS + ["?"] * 2
@@ -459,7 +479,7 @@ def main():
         return index, origin, text, applied, findings, steps
 
     started = time.time()
-    mutants = skipped = steps = failed = 0
+    mutants = skipped = steps = failed = reported = 0
     unique = {}
     os.makedirs(options.findings, exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
@@ -502,7 +522,8 @@ def main():
                                     " ".join(argv), detail))
                     print("fuzz: FINDING %s: %s (%s.mlir)" % (
                         digest, key, base), flush=True)
-            if mutants and mutants % 500 == 0:
+            if mutants // 500 > reported:
+                reported = mutants // 500
                 print("fuzz: %d mutants, %d steps, %.0f s" % (
                     mutants, steps, time.time() - started), flush=True)
 

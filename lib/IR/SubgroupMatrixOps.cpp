@@ -458,9 +458,9 @@ LogicalResult ConvertOp::verify() {
   if (source.getRows() != result.getRows() ||
       source.getColumns() != result.getColumns())
     return emitOpError("converts a ")
-           << source.getRows() << "x" << source.getColumns() << " matrix into a "
-           << result.getRows() << "x" << result.getColumns()
-           << " one: a conversion keeps the shape";
+           << source.getRows() << "x" << source.getColumns()
+           << " matrix into a " << result.getRows() << "x"
+           << result.getColumns() << " one: a conversion keeps the shape";
   Type from = source.getElementType(), to = result.getElementType();
   if (!isValidComponentConversion(from, to)) {
     InFlightDiagnostic diagnostic = emitOpError("has no conversion from ")
@@ -524,13 +524,13 @@ LogicalResult MapOp::verifyRegions() {
   if (body.getNumArguments() != expected)
     return emitOpError("body must take ")
            << expected << " arguments (row, column and one element of each of "
-           << getInputs().size() << " inputs), got "
-           << body.getNumArguments();
+           << getInputs().size() << " inputs), got " << body.getNumArguments();
   for (unsigned i = 0; i < 2; ++i)
     if (!body.getArgument(i).getType().isIndex())
       return emitOpError("body argument ")
              << i << " (the " << (i ? "column" : "row")
-             << ") must be of type index, got " << body.getArgument(i).getType();
+             << ") must be of type index, got "
+             << body.getArgument(i).getType();
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     Type storage = getStorageType(
         cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType());
@@ -559,8 +559,8 @@ LogicalResult MapOp::verifyRegions() {
     if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
       return op.emitOpError("cannot be part of a subgroup_matrix.map body: "
                             "the body must not have side effects or regions");
-    for (Type type : llvm::concat<const Type>(op.getOperandTypes(),
-                                              op.getResultTypes()))
+    for (Type type :
+         llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
       if (!type.isIntOrIndexOrFloat())
         return op.emitOpError("cannot be part of a subgroup_matrix.map body: ")
                << "it uses " << type
@@ -668,7 +668,8 @@ LogicalResult ReduceOp::verify() {
   Type component = getMatrixType().getElementType();
   if (!isValidReduction(getKind(), component))
     return emitOpError("cannot reduce ")
-           << component << " elements with " << stringifyReductionKind(getKind())
+           << component << " elements with "
+           << stringifyReductionKind(getKind())
            << ": integer products are defined on 32-bit components only (8-bit "
               "ones overflow after two factors)";
   return success();

@@ -63,10 +63,9 @@ std::string sm_runner::checkGuardBytes(const uint8_t *front, size_t frontSize,
     int64_t element = elementOf(nearest, elementSize);
     damage += std::string("written ") + where + " at byte offset " +
               std::to_string(element * int64_t(elementSize)) + " (element " +
-              std::to_string(element) + "), " +
-              std::to_string(changed) + " guard byte" +
-              (changed == 1 ? "" : "s") + " changed, the farthest at " +
-              std::to_string(farthest);
+              std::to_string(element) + "), " + std::to_string(changed) +
+              " guard byte" + (changed == 1 ? "" : "s") +
+              " changed, the farthest at " + std::to_string(farthest);
   };
 
   fillGuardBytes(expected.data(), frontSize, -int64_t(frontSize));
@@ -183,8 +182,8 @@ GuardedHostBuffers::GuardedHostBuffers(const std::vector<HostBuffer> &buffers) {
     Region region;
     region.dataSize = buffer.getBytes().size();
     region.elementSize = getElementSize(buffer.getType());
-    size_t alignedSize = roundUp(std::max<size_t>(region.dataSize, 1),
-                                 bufferAlignment);
+    size_t alignedSize =
+        roundUp(std::max<size_t>(region.dataSize, 1), bufferAlignment);
     // At least one alignment's worth of canary bytes before the buffer, then
     // its aligned end right at the trailing guard page.
     size_t middle = roundUp(alignedSize + bufferAlignment, page);

@@ -283,8 +283,8 @@ CheckReport sm_runner::runGemmCheck(const GemmCheck &check,
         }
         if (!ok && isUnwritten(check.c.index(i, j, m, n))) {
           if (outcome.unwritten < 8)
-            outcome.unwrittenPositions += " C[" + std::to_string(i) + "][" +
-                                          std::to_string(j) + "]";
+            outcome.unwrittenPositions +=
+                " C[" + std::to_string(i) + "][" + std::to_string(j) + "]";
           ++outcome.unwritten;
         }
         if (!ok) {

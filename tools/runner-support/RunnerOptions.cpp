@@ -103,9 +103,8 @@ bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
       return true;
     size_t colon = text.find(':');
     char *end = nullptr;
-    long index = colon == std::string::npos
-                     ? -1
-                     : std::strtol(text.c_str(), &end, 10);
+    long index =
+        colon == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
     if (colon == std::string::npos || end != text.c_str() + colon ||
         index < 0 || colon + 1 == text.size())
       error = "--output needs ARG:PATH, got '" + text + "'";
@@ -161,12 +160,12 @@ bool sm_runner::reportResults(const CommonOptions &options,
     }
     FILE *file = std::fopen(path.c_str(), "wb");
     const std::vector<uint8_t> &bytes = after[index].getBytes();
-    if (!file || std::fwrite(bytes.data(), 1, bytes.size(), file) !=
-                     bytes.size()) {
+    if (!file ||
+        std::fwrite(bytes.data(), 1, bytes.size(), file) != bytes.size()) {
       if (file)
         std::fclose(file);
-      error = "--output " + std::to_string(index) + ": cannot write '" +
-              path + "'";
+      error =
+          "--output " + std::to_string(index) + ": cannot write '" + path + "'";
       return false;
     }
     std::fclose(file);

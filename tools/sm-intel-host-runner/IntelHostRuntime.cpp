@@ -118,8 +118,8 @@ static uint32_t exchange(uint32_t value, unsigned source) {
   Subgroup &subgroup = *current->workgroup->subgroups[current->subgroup];
   subgroup.words[current->lane] = value;
   subgroup.barrier.arrive_and_wait();
-  uint32_t result = source < subgroup.words.size() ? subgroup.words[source]
-                                                   : value;
+  uint32_t result =
+      source < subgroup.words.size() ? subgroup.words[source] : value;
   // Nobody overwrites the words before every invocation has read.
   subgroup.barrier.arrive_and_wait();
   return result;

@@ -96,7 +96,8 @@ int main(int argc, char **argv) {
   after = before;
   GuardedHostBuffers guarded(before);
   std::vector<void *> pointers = guarded.getPointers();
-  guarded.run([&] { sm_intel_launch(kernel, pointers.data(), options.grid, info); });
+  guarded.run(
+      [&] { sm_intel_launch(kernel, pointers.data(), options.grid, info); });
   std::vector<std::string> damages = guarded.copyBack(after);
   std::printf("ran '%s' on the host: grid %u,%u,%u of workgroups %u,%u,%u, "
               "subgroup size %u\n",

@@ -87,8 +87,8 @@ int main(int argc, char **argv) {
   unsigned threadgroupSize[3] = {0, 0, 0};
   int status = 0;
   guarded.run([&] {
-    status = launch(entry.c_str(), pointers.data(), options.grid,
-                    threadgroupSize);
+    status =
+        launch(entry.c_str(), pointers.data(), options.grid, threadgroupSize);
   });
   if (status)
     fail("the kernel file has no kernel '" + entry + "'");

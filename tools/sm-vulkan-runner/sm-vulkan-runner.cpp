@@ -542,26 +542,25 @@ uint32_t countEntryBindings(const std::vector<uint32_t> &words,
   bool interfaceListsGlobals = words.size() > 1 && words[1] >= 0x00010400;
   std::vector<uint32_t> interface;
   std::vector<std::pair<uint32_t, uint32_t>> bindings; // (variable, binding)
-  forEachInstruction(words, [&](uint32_t opcode, const uint32_t *operands,
-                                uint32_t count) {
-    // OpEntryPoint model %function "name" %interface...
-    if (opcode == 15 && count > 2) {
-      const char *name = reinterpret_cast<const char *>(&operands[2]);
-      size_t length = strnlen(name, (count - 2) * 4);
-      if (std::string(name, length) != entry)
-        return;
-      for (uint32_t i = 2 + uint32_t(length / 4 + 1); i < count; ++i)
-        interface.push_back(operands[i]);
-    }
-    // OpDecorate %target Binding N
-    if (opcode == 71 && count == 3 && operands[1] == 33)
-      bindings.emplace_back(operands[0], operands[2]);
-  });
+  forEachInstruction(
+      words, [&](uint32_t opcode, const uint32_t *operands, uint32_t count) {
+        // OpEntryPoint model %function "name" %interface...
+        if (opcode == 15 && count > 2) {
+          const char *name = reinterpret_cast<const char *>(&operands[2]);
+          size_t length = strnlen(name, (count - 2) * 4);
+          if (std::string(name, length) != entry)
+            return;
+          for (uint32_t i = 2 + uint32_t(length / 4 + 1); i < count; ++i)
+            interface.push_back(operands[i]);
+        }
+        // OpDecorate %target Binding N
+        if (opcode == 71 && count == 3 && operands[1] == 33)
+          bindings.emplace_back(operands[0], operands[2]);
+      });
   uint32_t result = 0;
   for (auto [variable, binding] : bindings)
-    if (!interfaceListsGlobals ||
-        std::find(interface.begin(), interface.end(), variable) !=
-            interface.end())
+    if (!interfaceListsGlobals || std::find(interface.begin(), interface.end(),
+                                            variable) != interface.end())
       result = std::max(result, binding + 1);
   return result;
 }
@@ -747,8 +746,8 @@ int main(int argc, char **argv) {
   if (options.compileOnly && argumentCount == 0)
     argumentCount = kernelBindings;
   else if (argumentCount != kernelBindings)
-    fail("entry point '" + entry + "' has " +
-         std::to_string(kernelBindings) + " arguments (bindings), but " + std::to_string(argumentCount) +
+    fail("entry point '" + entry + "' has " + std::to_string(kernelBindings) +
+         " arguments (bindings), but " + std::to_string(argumentCount) +
          " --arg/--scalar were given");
   std::vector<VkDescriptorSetLayoutBinding> bindings(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
@@ -988,8 +987,8 @@ int main(int argc, char **argv) {
     size_t dataSize = after[i].getBytes().size();
     std::memcpy(after[i].getBytes().data(), bytes + guardBytes, dataSize);
     damages.push_back(checkGuardBytes(bytes, guardBytes,
-                                      bytes + guardBytes + dataSize,
-                                      guardBytes, after[i]));
+                                      bytes + guardBytes + dataSize, guardBytes,
+                                      after[i]));
     vkUnmapMemory(device, stagingBuffers[i].memory);
   }
 

@@ -608,7 +608,8 @@ static Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element) {
   Value rounded = arith::ShRUIOp::create(
       builder, loc, arith::AddIOp::create(builder, loc, bits, bias),
       constant(16));
-  Value magnitude = arith::AndIOp::create(builder, loc, bits, constant(0x7FFFFFFF));
+  Value magnitude =
+      arith::AndIOp::create(builder, loc, bits, constant(0x7FFFFFFF));
   Value isNaN = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt,
                                       magnitude, constant(0x7F800000));
   Value quiet = arith::OrIOp::create(builder, loc, upper, constant(0x40));
@@ -632,16 +633,17 @@ static Value convertElement(OpBuilder &builder, Location loc, Value element,
       return element;
   }
   if (to.isBF16()) {
-    Value wide = convertElement(builder, loc, element, from,
-                                builder.getF32Type());
+    Value wide =
+        convertElement(builder, loc, element, from, builder.getF32Type());
     return f32ToBFloat16(builder, loc, wide);
   }
   if (isa<FloatType>(to)) {
     if (isa<FloatType>(from)) {
       if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
-        element = arith::ExtFOp::create(builder, loc, builder.getF32Type(),
-                                        element);
-      if (element.getType().getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        element =
+            arith::ExtFOp::create(builder, loc, builder.getF32Type(), element);
+      if (element.getType().getIntOrFloatBitWidth() <
+          to.getIntOrFloatBitWidth())
         return arith::ExtFOp::create(builder, loc, storage, element);
       return arith::TruncFOp::create(builder, loc, storage, element);
     }
@@ -755,12 +757,13 @@ static Value moveElements(OpBuilder &builder, Location loc, Value source,
         slots.push_back({source.packed, source.sub});
     Value element;
     for (auto [packedIndex, sub] : slots) {
-      Value packed = vector::ExtractOp::create(builder, loc, source, packedIndex);
+      Value packed =
+          vector::ExtractOp::create(builder, loc, source, packedIndex);
       Value value = b.unpack(from, packed, sub);
       // bf16 moves as bits (see bfloat16ToF32).
       if (value.getType().isBF16())
-        value = arith::BitcastOp::create(builder, loc, builder.getI16Type(),
-                                         value);
+        value =
+            arith::BitcastOp::create(builder, loc, builder.getI16Type(), value);
       SmallVector<int32_t> sourceLanes;
       SmallVector<int32_t> wanted;
       bool local = true;
@@ -773,11 +776,11 @@ static Value moveElements(OpBuilder &builder, Location loc, Value source,
       if (!local)
         value = shuffleFrom(builder, loc, value,
                             perLane(sourceLanes, builder.getI32Type()), lanes);
-      element = element ? Value(arith::SelectOp::create(
-                              builder, loc,
-                              perLane(wanted, builder.getI1Type()), value,
-                              element))
-                        : value;
+      element = element
+                    ? Value(arith::SelectOp::create(
+                          builder, loc, perLane(wanted, builder.getI1Type()),
+                          value, element))
+                    : value;
     }
     if (from.component.isBF16())
       element = arith::BitcastOp::create(builder, loc, builder.getBF16Type(),
@@ -809,12 +812,12 @@ struct ConvertLowering : IntelPattern<ConvertOp> {
              << op.getType() << " in " << op.getSource().getType();
     Location loc = op.getLoc();
     Type fromComponent = from->component, toComponent = to->component;
-    rewriter.replaceOp(
-        op, moveElements(rewriter, loc, adaptor.getSource(), *from, *to,
-                         *moves, [&](Value element) {
-                           return convertElement(rewriter, loc, element,
-                                                 fromComponent, toComponent);
-                         }));
+    rewriter.replaceOp(op, moveElements(rewriter, loc, adaptor.getSource(),
+                                        *from, *to, *moves, [&](Value element) {
+                                          return convertElement(
+                                              rewriter, loc, element,
+                                              fromComponent, toComponent);
+                                        }));
     return success();
   }
 };
@@ -856,7 +859,8 @@ struct MapLowering : IntelPattern<MapOp> {
     for (unsigned p = 0; p < result->packedCount; ++p) {
       SmallVector<Value> packedInputs;
       for (Value input : aligned)
-        packedInputs.push_back(vector::ExtractOp::create(rewriter, loc, input, p));
+        packedInputs.push_back(
+            vector::ExtractOp::create(rewriter, loc, input, p));
       SmallVector<Value> elements;
       for (unsigned s = 0; s < result->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*result, p, s);
@@ -864,8 +868,7 @@ struct MapLowering : IntelPattern<MapOp> {
         mapping.map(op.getRow(), row);
         mapping.map(op.getColumn(), column);
         for (auto [k, packed] : llvm::enumerate(packedInputs))
-          mapping.map(op.getInputElement(k),
-                      b.unpack(inputs[k], packed, s));
+          mapping.map(op.getInputElement(k), b.unpack(inputs[k], packed, s));
         for (Operation &inner : op.getBodyBlock().without_terminator())
           rewriter.clone(inner, mapping);
         elements.push_back(mapping.lookupOrDefault(op.getYieldedValue()));
@@ -915,17 +918,17 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
         Type type = value.getType();
         unsigned bits = type.getIntOrFloatBitWidth();
         if (isa<FloatType>(type))
-          word = arith::BitcastOp::create(
-              rewriter, loc, rewriter.getIntegerType(bits), word);
+          word = arith::BitcastOp::create(rewriter, loc,
+                                          rewriter.getIntegerType(bits), word);
         if (bits < 32)
           word = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
                                         word);
-        Value other = gpu::ShuffleOp::create(rewriter, loc, word, offset,
-                                             width, gpu::ShuffleMode::XOR)
+        Value other = gpu::ShuffleOp::create(rewriter, loc, word, offset, width,
+                                             gpu::ShuffleMode::XOR)
                           .getShuffleResult();
         if (bits < 32)
-          other = arith::TruncIOp::create(
-              rewriter, loc, rewriter.getIntegerType(bits), other);
+          other = arith::TruncIOp::create(rewriter, loc,
+                                          rewriter.getIntegerType(bits), other);
         if (isa<FloatType>(type))
           other = arith::BitcastOp::create(rewriter, loc, type, other);
         value = combine(value, other);

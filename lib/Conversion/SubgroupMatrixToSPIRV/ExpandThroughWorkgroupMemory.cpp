@@ -46,8 +46,8 @@ bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
           arith::FastMathFlags::none)
         return false;
     // Integer overflow flags neither.
-    if (auto overflow = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(
-            inner))
+    if (auto overflow =
+            dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(inner))
       if (overflow.getOverflowAttr().getValue() !=
           arith::IntegerOverflowFlags::none)
         return false;
@@ -89,9 +89,8 @@ TileCounts countTiles(Operation *op) {
     // A change of kind needs one tile of the converted component type, and
     // a narrowing one a tile of the source's too.
     ++counts[storageOf(convert.getType())];
-    if (isNarrowingIntegerConversion(
-            convert.getSourceType().getElementType(),
-            convert.getResultType().getElementType()))
+    if (isNarrowingIntegerConversion(convert.getSourceType().getElementType(),
+                                     convert.getResultType().getElementType()))
       ++counts[storageOf(convert.getSource().getType())];
   } else {
     // A reduction works in place.
@@ -159,8 +158,7 @@ LogicalResult ScratchExpander::run() {
   // needs most.
   llvm::MapVector<Type, int64_t> sliceElements;
   for (Operation *op : ops) {
-    auto matrix =
-        cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
+    auto matrix = cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
     int64_t tile = int64_t(matrix.getRows()) * matrix.getColumns();
     for (auto [type, count] : countTiles(op))
       sliceElements[type] = std::max(sliceElements[type], count * tile);
@@ -192,18 +190,18 @@ std::pair<Value, Value> ScratchExpander::getTile(OpBuilder &b, Location loc,
                                                  Type type, unsigned index,
                                                  unsigned tileElements) {
   auto [buffer, slice] = buffers.lookup(type);
-  Value sliceStart = arith::MulIOp::create(b, loc, subgroupId,
-                                           this->index(b, loc, slice));
+  Value sliceStart =
+      arith::MulIOp::create(b, loc, subgroupId, this->index(b, loc, slice));
   Value start = arith::AddIOp::create(
       b, loc, sliceStart, this->index(b, loc, int64_t(index) * tileElements));
   return {buffer, start};
 }
 
 void ScratchExpander::synchronizeSubgroup(OpBuilder &b, Location loc) {
-  spirv::ControlBarrierOp::create(
-      b, loc, spirv::Scope::Subgroup, spirv::Scope::Subgroup,
-      spirv::MemorySemantics::AcquireRelease |
-          spirv::MemorySemantics::WorkgroupMemory);
+  spirv::ControlBarrierOp::create(b, loc, spirv::Scope::Subgroup,
+                                  spirv::Scope::Subgroup,
+                                  spirv::MemorySemantics::AcquireRelease |
+                                      spirv::MemorySemantics::WorkgroupMemory);
 }
 
 void ScratchExpander::forEachLaneElement(
@@ -242,14 +240,15 @@ void ScratchExpander::expandMap(MapOp op) {
   forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
     IRMapping mapping;
     Value columnCount = index(inner, loc, columns);
-    mapping.map(op.getRow(), arith::DivUIOp::create(inner, loc, i, columnCount));
+    mapping.map(op.getRow(),
+                arith::DivUIOp::create(inner, loc, i, columnCount));
     mapping.map(op.getColumn(),
                 arith::RemUIOp::create(inner, loc, i, columnCount));
     for (auto [k, tile] : llvm::enumerate(inputTiles)) {
       Value address = arith::AddIOp::create(inner, loc, tile.second, i);
-      mapping.map(op.getInputElement(k),
-                  memref::LoadOp::create(inner, loc, tile.first,
-                                         ValueRange{address}));
+      mapping.map(
+          op.getInputElement(k),
+          memref::LoadOp::create(inner, loc, tile.first, ValueRange{address}));
     }
     for (Operation &bodyOp : op.getBodyBlock().without_terminator())
       inner.clone(bodyOp, mapping);
@@ -298,11 +297,10 @@ void ScratchExpander::expandReduce(ReduceOp op) {
     Value address = arith::AddIOp::create(body, loc, first, offset);
     Value element =
         memref::LoadOp::create(body, loc, buffer, ValueRange{address});
-    scf::YieldOp::create(body, loc,
-                         ReduceOp::buildCombine(body, loc, op.getKind(),
-                                                component,
-                                                loop.getRegionIterArgs()[0],
-                                                element));
+    scf::YieldOp::create(
+        body, loc,
+        ReduceOp::buildCombine(body, loc, op.getKind(), component,
+                               loop.getRegionIterArgs()[0], element));
     return loop.getResult(0);
   };
   // Writes `value` to `count` elements `step` apart from `first`.
@@ -359,7 +357,8 @@ void ScratchExpander::expandReduce(ReduceOp op) {
 void ScratchExpander::expandConvert(ConvertOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SubgroupMatrixTypeInterface from = op.getSourceType(), to = op.getResultType();
+  SubgroupMatrixTypeInterface from = op.getSourceType(),
+                              to = op.getResultType();
   // The component type changes first, within the source's kind, where
   // cooperative matrices convert directly; the kind then changes through
   // memory, in the (often narrower) result component type.
@@ -379,7 +378,8 @@ void ScratchExpander::expandConvert(ConvertOp op) {
     synchronizeSubgroup(b, loc);
     forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
       Value from = arith::AddIOp::create(inner, loc, wideStart, i);
-      Value element = memref::LoadOp::create(inner, loc, wide, ValueRange{from});
+      Value element =
+          memref::LoadOp::create(inner, loc, wide, ValueRange{from});
       Value narrow = arith::TruncIOp::create(inner, loc, toStorage, element);
       Value to = arith::AddIOp::create(inner, loc, start, i);
       memref::StoreOp::create(inner, loc, narrow, buffer, ValueRange{to});

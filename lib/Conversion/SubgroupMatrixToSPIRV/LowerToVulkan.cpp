@@ -299,8 +299,8 @@ void LowerToVulkanPass::runOnOperation() {
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
     WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
-      if (failed(expandThroughWorkgroupMemory(function,
-                                              target.getSubgroupSize())))
+      if (failed(
+              expandThroughWorkgroupMemory(function, target.getSubgroupSize())))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

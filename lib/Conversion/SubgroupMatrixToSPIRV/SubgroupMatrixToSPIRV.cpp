@@ -18,8 +18,8 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -380,14 +380,14 @@ struct ConvertLowering : OpConversionPattern<ConvertOp> {
               toComponent.getIntOrFloatBitWidth()) {
         // f16 <-> bf16: OpFConvert changes the width, so through f32, which
         // holds either exactly; the second conversion rounds once.
-        Type wide = convertMatrixType(getMatrixType(
-            to.getKind(), to.getRows(), to.getColumns(), rewriter.getF32Type()));
+        Type wide = convertMatrixType(getMatrixType(to.getKind(), to.getRows(),
+                                                    to.getColumns(),
+                                                    rewriter.getF32Type()));
         Value widened = spirv::FConvertOp::create(rewriter, loc, wide, source);
         result = spirv::FConvertOp::create(rewriter, loc, resultType, widened);
       } else if (isa<FloatType>(fromComponent)) {
         result = spirv::FConvertOp::create(rewriter, loc, resultType, source);
-      }
-      else if (isSignedInteger(fromComponent))
+      } else if (isSignedInteger(fromComponent))
         result =
             spirv::ConvertSToFOp::create(rewriter, loc, resultType, source);
       else
@@ -450,36 +450,35 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
       } else {
         Value lhs = matrixOf(inner.getOperand(0));
         Value rhs = matrixOf(inner.getOperand(1));
-        result =
-            TypeSwitch<Operation *, Value>(&inner)
-                .Case([&](arith::AddFOp) {
-                  return spirv::FAddOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::SubFOp) {
-                  return spirv::FSubOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::MulFOp) {
-                  return spirv::FMulOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::DivFOp) {
-                  return spirv::FDivOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::AddIOp) {
-                  return spirv::IAddOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::SubIOp) {
-                  return spirv::ISubOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                })
-                .Case([&](arith::MulIOp) {
-                  return spirv::IMulOp::create(rewriter, loc, spirvType, lhs,
-                                               rhs);
-                });
+        result = TypeSwitch<Operation *, Value>(&inner)
+                     .Case([&](arith::AddFOp) {
+                       return spirv::FAddOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::SubFOp) {
+                       return spirv::FSubOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::MulFOp) {
+                       return spirv::FMulOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::DivFOp) {
+                       return spirv::FDivOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::AddIOp) {
+                       return spirv::IAddOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::SubIOp) {
+                       return spirv::ISubOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     })
+                     .Case([&](arith::MulIOp) {
+                       return spirv::IMulOp::create(rewriter, loc, spirvType,
+                                                    lhs, rhs);
+                     });
       }
       matrices[inner.getResult(0)] = result;
     }

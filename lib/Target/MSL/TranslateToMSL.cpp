@@ -296,9 +296,9 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
         sig << ",\n    ", callStream << ",\n      ";
       std::string argumentName = names.lookup(argument);
       auto memref = dyn_cast<MemRefType>(argument.getType());
-      FailureOr<std::string> type = getTypeName(
-          argument.getLoc(),
-          memref ? memref.getElementType() : argument.getType());
+      FailureOr<std::string> type =
+          getTypeName(argument.getLoc(),
+                      memref ? memref.getElementType() : argument.getType());
       if (failed(type))
         return failure();
       if (memref) {
@@ -724,9 +724,9 @@ void MSLEmitter::emitTileAccess(bool isLoad, const std::string &matrix,
   unsigned columns = type.getColumns();
   for (unsigned i = 0; i < type.getRows() / 8; ++i)
     for (unsigned j = 0; j < columns / 8; ++j)
-      os << (isLoad ? "simdgroup_load(" : "simdgroup_store(") << matrix
-         << ".f[" << i << "][" << j << "], " << tile << " + "
-         << 8 * i * columns + 8 * j << ", " << columns << ");\n";
+      os << (isLoad ? "simdgroup_load(" : "simdgroup_store(") << matrix << ".f["
+         << i << "][" << j << "], " << tile << " + " << 8 * i * columns + 8 * j
+         << ", " << columns << ");\n";
 }
 
 LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
@@ -759,9 +759,8 @@ LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
     std::string tile = uniqueName("tile");
     // `auto`: the pointer is threadgroup-qualified in Metal, and the host
     // shim turns a spelled-out `threadgroup` into `static`.
-    os << "auto " << tile << " = " << array
-       << " + " << simdgroup << " * " << slice << " + "
-       << nextTile[*typeName]++ * tileElements << ";\n";
+    os << "auto " << tile << " = " << array << " + " << simdgroup << " * "
+       << slice << " + " << nextTile[*typeName]++ * tileElements << ";\n";
     return tile;
   };
   auto barrier = [&] {
@@ -798,8 +797,7 @@ LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
     os << "int " << bind(map.getColumn(), "col") << " = " << index << " % "
        << columns << ";\n";
     for (auto [k, tile] : llvm::enumerate(inputTiles))
-      if (failed(assign(map.getInputElement(k), "x",
-                        tile + "[" + index + "]")))
+      if (failed(assign(map.getInputElement(k), "x", tile + "[" + index + "]")))
         return failure();
     for (Operation &inner : map.getBodyBlock().without_terminator())
       if (failed(emitOperation(inner)))
@@ -851,8 +849,8 @@ LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
       os << *element << " " << total << " = " << resultTile << "[0];\n";
       os << "for (int " << i << " = 1; " << i << " < " << tileElements << "; ++"
          << i << ")\n";
-      os << "  " << total << " = "
-         << combine(total, resultTile + "[" + i + "]") << ";\n";
+      os << "  " << total << " = " << combine(total, resultTile + "[" + i + "]")
+         << ";\n";
       barrier();
       os << "for (int " << i << " = " << lane << "; " << i << " < "
          << tileElements << "; " << i << " += 32)\n";
