@@ -93,6 +93,22 @@ struct LowerToIntelPass
           expressible = false;
           return;
         }
+        if (auto map = dyn_cast<MapOp>(op)) {
+          auto isBFloat16 = [](Type type) {
+            return cast<SubgroupMatrixTypeInterface>(type)
+                .getElementType()
+                .isBF16();
+          };
+          if (llvm::any_of(map.getInputs().getTypes(), isBFloat16) ||
+              isBFloat16(map.getType())) {
+            op->emitOpError(
+                "computes on bf16 elements, and the SPIR-V of this path has "
+                "no bf16 arithmetic for the body: convert the matrix to f32 "
+                "first (and back after the map)");
+            expressible = false;
+            return;
+          }
+        }
         if (auto reduce = dyn_cast<ReduceOp>(op);
             reduce && reduce.getMatrixType().getKind() != MatrixKind::Result) {
           op->emitOpError("reduces a ")

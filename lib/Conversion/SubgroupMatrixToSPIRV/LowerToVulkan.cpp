@@ -113,6 +113,24 @@ static LogicalResult checkKernelArgumentsAreGlobal(gpu::GPUModuleOp gpuModule) {
   return failure(failed);
 }
 
+/// The body of a map computes on scalars, and SPIR-V has no bf16 scalar
+/// arithmetic (SPV_KHR_bfloat16 gives bf16 conversions and products only).
+static LogicalResult checkNoBFloat16Maps(gpu::GPUModuleOp gpuModule) {
+  WalkResult result = gpuModule.walk([](MapOp map) {
+    auto isBFloat16 = [](Type type) {
+      return cast<SubgroupMatrixTypeInterface>(type).getElementType().isBF16();
+    };
+    if (!llvm::any_of(map.getInputs().getTypes(), isBFloat16) &&
+        !isBFloat16(map.getType()))
+      return WalkResult::advance();
+    map.emitOpError("computes on bf16 elements, and SPIR-V has no bf16 "
+                    "arithmetic for the body: convert the matrix to f32 "
+                    "first (and back after the map)");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Gives every kernel of `gpuModule` the entry-point ABI that carries its
 /// workgroup size, which a Vulkan compute shader must declare.
 static LogicalResult setEntryPointABIs(gpu::GPUModuleOp gpuModule) {
@@ -288,6 +306,7 @@ void LowerToVulkanPass::runOnOperation() {
       return signalPassFailure();
     if (failed(checkAddressableMemRefs(gpuModule)) ||
         failed(checkKernelArgumentsAreGlobal(gpuModule)) ||
+        failed(checkNoBFloat16Maps(gpuModule)) ||
         failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
 
