@@ -662,10 +662,12 @@ static Value convertElement(OpBuilder &builder, Location loc, Value element,
   return arith::ExtUIOp::create(builder, loc, storage, element);
 }
 
-/// `value` from invocation `sourceLane` of the subgroup, through a 32-bit
-/// shuffle.
+/// `value` from another invocation of the subgroup, through a 32-bit
+/// shuffle: invocation `lane` (IDX), or this invocation's lane XOR `lane`
+/// (XOR).
 static Value shuffleFrom(OpBuilder &builder, Location loc, Value value,
-                         Value sourceLane, unsigned subgroupSize) {
+                         Value lane, unsigned subgroupSize,
+                         gpu::ShuffleMode mode = gpu::ShuffleMode::IDX) {
   Type type = value.getType();
   Type i32 = builder.getI32Type();
   unsigned bits = type.getIntOrFloatBitWidth();
@@ -676,8 +678,7 @@ static Value shuffleFrom(OpBuilder &builder, Location loc, Value value,
   if (bits < 32)
     word = arith::ExtUIOp::create(builder, loc, i32, word);
   Value width = arith::ConstantIntOp::create(builder, loc, i32, subgroupSize);
-  Value shuffled = gpu::ShuffleOp::create(builder, loc, word, sourceLane, width,
-                                          gpu::ShuffleMode::IDX)
+  Value shuffled = gpu::ShuffleOp::create(builder, loc, word, lane, width, mode)
                        .getShuffleResult();
   if (bits < 32)
     shuffled = arith::TruncIOp::create(builder, loc,
@@ -912,25 +913,8 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       for (unsigned mask = 1; mask < subgroupSize; mask *= 2) {
         Value offset = arith::ConstantIntOp::create(
             rewriter, loc, rewriter.getI32Type(), mask);
-        Value width = arith::ConstantIntOp::create(
-            rewriter, loc, rewriter.getI32Type(), subgroupSize);
-        Value word = value;
-        Type type = value.getType();
-        unsigned bits = type.getIntOrFloatBitWidth();
-        if (isa<FloatType>(type))
-          word = arith::BitcastOp::create(rewriter, loc,
-                                          rewriter.getIntegerType(bits), word);
-        if (bits < 32)
-          word = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
-                                        word);
-        Value other = gpu::ShuffleOp::create(rewriter, loc, word, offset, width,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
-        if (bits < 32)
-          other = arith::TruncIOp::create(rewriter, loc,
-                                          rewriter.getIntegerType(bits), other);
-        if (isa<FloatType>(type))
-          other = arith::BitcastOp::create(rewriter, loc, type, other);
+        Value other = shuffleFrom(rewriter, loc, value, offset, subgroupSize,
+                                  gpu::ShuffleMode::XOR);
         value = combine(value, other);
       }
       return value;
