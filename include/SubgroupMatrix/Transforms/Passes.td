@@ -124,4 +124,33 @@ def RobustAccessPass : Pass<"sm-robust-access", "ModuleOp"> {
   ];
 }
 
+def PromoteBFloat16MapsPass : Pass<"sm-promote-bf16-maps", "ModuleOp"> {
+  let summary = "compute the bf16 arithmetic of map bodies in f32";
+  let description = [{
+    SPIR-V has bf16 conversions (SPV_KHR_bfloat16) but no bf16 arithmetic,
+    and Intel's compiler takes no bf16 type at all, so a `subgroup_matrix.map`
+    on bf16 elements cannot compute in bf16 on those paths. This pass rewrites
+    every map body so that each op taking or producing bf16 computes in f32:
+    its bf16 operands are extended with `arith.extf` and its bf16 results
+    rounded back with `arith.truncf`. Rounding after every op keeps the
+    result of each correctly rounded operation (add, sub, mul, div, sqrt)
+    exactly what bf16 arithmetic gives. `sm-lower-to-vulkan` and
+    `sm-lower-to-intel` run it before lowering.
+
+    ```mlir
+    ^bb0(%row: index, %col: index, %x: bf16, %y: bf16):
+      %s = arith.addf %x, %y : bf16
+      subgroup_matrix.yield %s : bf16
+    // becomes
+    ^bb0(%row: index, %col: index, %x: bf16, %y: bf16):
+      %xw = arith.extf %x : bf16 to f32
+      %yw = arith.extf %y : bf16 to f32
+      %sw = arith.addf %xw, %yw : f32
+      %s = arith.truncf %sw : f32 to bf16
+      subgroup_matrix.yield %s : bf16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // SUBGROUPMATRIX_TRANSFORMS_PASSES_TD

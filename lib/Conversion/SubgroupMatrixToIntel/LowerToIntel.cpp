@@ -6,10 +6,13 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -93,32 +96,6 @@ struct LowerToIntelPass
           expressible = false;
           return;
         }
-        if (auto map = dyn_cast<MapOp>(op)) {
-          auto isBFloat16 = [](Type type) {
-            return cast<SubgroupMatrixTypeInterface>(type)
-                .getElementType()
-                .isBF16();
-          };
-          if (llvm::any_of(map.getInputs().getTypes(), isBFloat16) ||
-              isBFloat16(map.getType())) {
-            op->emitOpError(
-                "computes on bf16 elements, and the SPIR-V of this path has "
-                "no bf16 arithmetic for the body: convert the matrix to f32 "
-                "first (and back after the map)");
-            expressible = false;
-            return;
-          }
-        }
-        if (auto reduce = dyn_cast<ReduceOp>(op);
-            reduce && reduce.getMatrixType().getKind() != MatrixKind::Result) {
-          op->emitOpError("reduces a ")
-              << stringifyMatrixKind(reduce.getMatrixType().getKind())
-              << " matrix, and the Intel path reduces result matrices (in "
-                 "registers and across the subgroup): reduce before "
-                 "converting the result";
-          expressible = false;
-          return;
-        }
         SmallVector<Type> types(op->getOperandTypes());
         llvm::append_range(types, op->getResultTypes());
         for (Type type : types) {
@@ -154,8 +131,16 @@ struct LowerToIntelPass
       populateSubgroupMatrixToIntelPatterns(converter, patterns, subgroupSize);
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            conversionTarget);
+      // Map bodies compute bf16 in f32 (see promoteBFloat16MapBodies).
+      promoteBFloat16MapBodies(gpuModule);
       if (failed(applyPartialConversion(gpuModule, conversionTarget,
                                         std::move(patterns))))
+        return signalPassFailure();
+      // Intel's compiler takes no bf16 type, so bf16 <-> f32 conversions
+      // become integer arithmetic on the bits.
+      RewritePatternSet expansions(&getContext());
+      arith::populateExpandBFloat16Patterns(expansions);
+      if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
         return signalPassFailure();
     }
   }

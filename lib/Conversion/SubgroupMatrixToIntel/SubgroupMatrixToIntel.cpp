@@ -885,6 +885,178 @@ struct MapLowering : IntelPattern<MapOp> {
 /// Reductions of result matrices: each invocation holds whole columns (one
 /// per tile), so a column reduces in its registers and a row across the
 /// subgroup, by butterfly shuffles.
+/// The value `kind` combines with to leave the other operand unchanged, in
+/// `type` (the computation type of `component`).
+static Value buildIdentity(OpBuilder &builder, Location loc, ReductionKind kind,
+                           Type component, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value =
+        kind == ReductionKind::Add ? APFloat::getZero(semantics)
+        : kind == ReductionKind::Mul
+            ? APFloat::getOne(semantics)
+            : APFloat::getInf(semantics,
+                              /*Negative=*/kind == ReductionKind::Max);
+    return arith::ConstantFloatOp::create(builder, loc, floatType, value);
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  bool isSigned = cast<IntegerType>(component).isSigned();
+  APInt value;
+  switch (kind) {
+  case ReductionKind::Add:
+    value = APInt::getZero(bits);
+    break;
+  case ReductionKind::Mul:
+    value = APInt(bits, 1);
+    break;
+  case ReductionKind::Max:
+    value = isSigned ? APInt::getSignedMinValue(bits) : APInt::getZero(bits);
+    break;
+  case ReductionKind::Min:
+    value =
+        isSigned ? APInt::getSignedMaxValue(bits) : APInt::getMaxValue(bits);
+    break;
+  }
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getIntegerAttr(type, value));
+}
+
+/// Reduces a matrix of any layout. For every line (row, column, or the
+/// whole matrix) each invocation combines its elements on that line, the
+/// subgroup combines the partial results (a butterfly of shuffles), and
+/// each element then takes the total of its line. Where an element lies
+/// depends on the invocation, so elements off the line contribute the
+/// identity: lines x elements selects, lines x log2(subgroup) shuffles.
+/// bf16 is combined in f32 and rounded once.
+static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
+                           const IntelLayout &layout, Value matrix,
+                           unsigned subgroupSize) {
+  InvocationBuilder b(builder, loc);
+  Type component = layout.component;
+  Type computeType =
+      component.isBF16() ? builder.getF32Type() : getStorageType(component);
+  auto combine = [&](Value x, Value y) {
+    return ReduceOp::buildCombine(builder, loc, op.getKind(),
+                                  component.isBF16() ? computeType : component,
+                                  x, y);
+  };
+  struct Slot {
+    Value element, row, column, valid;
+  };
+  SmallVector<Slot> slots;
+  for (unsigned p = 0; p < layout.packedCount; ++p) {
+    Value packed = vector::ExtractOp::create(builder, loc, matrix, p);
+    for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
+      Value element = b.unpack(layout, packed, sub);
+      if (component.isBF16())
+        element = bfloat16ToF32(builder, loc, element);
+      auto [row, column, valid] = b.locate(layout, p, sub);
+      slots.push_back({element, row, column, valid});
+    }
+  }
+  Value identity =
+      buildIdentity(builder, loc, op.getKind(), component, computeType);
+  ReductionDimensions dimensions = op.getDimensions();
+  unsigned lines = dimensions == ReductionDimensions::Rows      ? layout.rows
+                   : dimensions == ReductionDimensions::Columns ? layout.columns
+                                                                : 1;
+  auto lineOf = [&](const Slot &slot) {
+    return dimensions == ReductionDimensions::Rows ? slot.row : slot.column;
+  };
+  // Where the lines lie decides what the reduction needs: shuffles only for
+  // lines that span invocations, selects only where an invocation holds
+  // more than one line (a left matrix's columns need neither).
+  bool crossesLanes = false, oneLinePerLane = true;
+  {
+    DenseMap<unsigned, unsigned> laneOfLine;
+    for (unsigned lane = 0; lane < subgroupSize; ++lane) {
+      std::optional<unsigned> laneLine;
+      for (unsigned p = 0; p < layout.packedCount; ++p)
+        for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
+          IntelLayout::Position position = layout.getPosition(lane, p, sub);
+          if (!position.valid)
+            continue;
+          unsigned line = dimensions == ReductionDimensions::Rows ? position.row
+                          : dimensions == ReductionDimensions::Columns
+                              ? position.column
+                              : 0;
+          auto [it, inserted] = laneOfLine.try_emplace(line, lane);
+          crossesLanes |= it->second != lane;
+          oneLinePerLane &= !laneLine || *laneLine == line;
+          laneLine = line;
+        }
+    }
+  }
+  if (!crossesLanes && oneLinePerLane) {
+    Value total;
+    for (const Slot &slot : slots) {
+      Value element = slot.valid
+                          ? arith::SelectOp::create(builder, loc, slot.valid,
+                                                    slot.element, identity)
+                                .getResult()
+                          : slot.element;
+      total = total ? combine(total, element) : element;
+    }
+    if (component.isBF16())
+      total = f32ToBFloat16(builder, loc, total);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < layout.packedCount; ++p)
+      packedElements.push_back(
+          b.pack(layout, SmallVector<Value>(layout.elementsPerPacked, total)));
+    return vector::FromElementsOp::create(builder, loc, layout.getVectorType(),
+                                          packedElements);
+  }
+  SmallVector<Value> totals;
+  for (unsigned line = 0; line < lines; ++line) {
+    Value partial = identity;
+    for (const Slot &slot : slots) {
+      Value onLine = slot.valid;
+      if (dimensions != ReductionDimensions::All) {
+        Value same =
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                  lineOf(slot), b.index(line));
+        onLine =
+            onLine
+                ? arith::AndIOp::create(builder, loc, onLine, same).getResult()
+                : same;
+      }
+      Value contribution = onLine
+                               ? arith::SelectOp::create(builder, loc, onLine,
+                                                         slot.element, identity)
+                                     .getResult()
+                               : slot.element;
+      partial = combine(partial, contribution);
+    }
+    for (unsigned mask = 1; crossesLanes && mask < subgroupSize; mask *= 2) {
+      Value offset = arith::ConstantIntOp::create(builder, loc,
+                                                  builder.getI32Type(), mask);
+      partial =
+          combine(partial, shuffleFrom(builder, loc, partial, offset,
+                                       subgroupSize, gpu::ShuffleMode::XOR));
+    }
+    totals.push_back(partial);
+  }
+  Value totalsVector = vector::FromElementsOp::create(
+      builder, loc, VectorType::get({int64_t(lines)}, computeType), totals);
+  SmallVector<Value> packedElements, elements;
+  for (const Slot &slot : slots) {
+    Value total = dimensions == ReductionDimensions::All
+                      ? totals.front()
+                      : vector::ExtractOp::create(builder, loc, totalsVector,
+                                                  OpFoldResult(lineOf(slot)))
+                            .getResult();
+    if (component.isBF16())
+      total = f32ToBFloat16(builder, loc, total);
+    elements.push_back(total);
+    if (elements.size() == layout.elementsPerPacked) {
+      packedElements.push_back(b.pack(layout, elements));
+      elements.clear();
+    }
+  }
+  return vector::FromElementsOp::create(builder, loc, layout.getVectorType(),
+                                        packedElements);
+}
+
 struct ReduceLowering : IntelPattern<ReduceOp> {
   using IntelPattern::IntelPattern;
 
@@ -895,10 +1067,11 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
     FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
     if (failed(layout))
       return failure();
-    if (layout->kind != MatrixKind::Result)
-      return rewriter.notifyMatchFailure(
-          op, "reductions of left and right matrices (rejected by the "
-              "pass before any rewrite)");
+    if (layout->kind != MatrixKind::Result) {
+      rewriter.replaceOp(op, reduceByLines(rewriter, loc, op, *layout,
+                                           adaptor.getMatrix(), subgroupSize));
+      return success();
+    }
     Type component = layout->component;
     unsigned rows = layout->rows, tiles = layout->tiles;
     SmallVector<Value> elements;

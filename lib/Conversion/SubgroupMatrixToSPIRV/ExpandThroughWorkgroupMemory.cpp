@@ -282,12 +282,21 @@ void ScratchExpander::expandReduce(ReduceOp op) {
                   /*col_major=*/false);
   synchronizeSubgroup(b, loc);
 
+  // SPIR-V has no bf16 arithmetic: bf16 combines in f32 and rounds once.
+  bool widen = component.isBF16();
+  Type combineType = widen ? b.getF32Type() : component;
+  auto loadElement = [&](OpBuilder &inner, Value address) -> Value {
+    Value element =
+        memref::LoadOp::create(inner, loc, buffer, ValueRange{address});
+    if (widen)
+      element = arith::ExtFOp::create(inner, loc, combineType, element);
+    return element;
+  };
   // Reduces `count` elements `step` apart from `first` and returns the
   // result.
   auto reduceLine = [&](OpBuilder &inner, Value first, int64_t count,
                         int64_t step) {
-    Value accumulator =
-        memref::LoadOp::create(inner, loc, buffer, ValueRange{first});
+    Value accumulator = loadElement(inner, first);
     auto loop = scf::ForOp::create(inner, loc, index(inner, loc, 1),
                                    index(inner, loc, count),
                                    index(inner, loc, 1), accumulator);
@@ -295,13 +304,15 @@ void ScratchExpander::expandReduce(ReduceOp op) {
     Value offset = arith::MulIOp::create(body, loc, loop.getInductionVar(),
                                          index(body, loc, step));
     Value address = arith::AddIOp::create(body, loc, first, offset);
-    Value element =
-        memref::LoadOp::create(body, loc, buffer, ValueRange{address});
+    Value element = loadElement(body, address);
     scf::YieldOp::create(
         body, loc,
-        ReduceOp::buildCombine(body, loc, op.getKind(), component,
+        ReduceOp::buildCombine(body, loc, op.getKind(), combineType,
                                loop.getRegionIterArgs()[0], element));
-    return loop.getResult(0);
+    Value total = loop.getResult(0);
+    if (widen)
+      total = arith::TruncFOp::create(inner, loc, component, total);
+    return total;
   };
   // Writes `value` to `count` elements `step` apart from `first`.
   auto fillLine = [&](OpBuilder &inner, Value first, int64_t count,

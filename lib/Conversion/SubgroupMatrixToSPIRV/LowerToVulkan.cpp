@@ -11,6 +11,7 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
@@ -111,24 +112,6 @@ static LogicalResult checkKernelArgumentsAreGlobal(gpu::GPUModuleOp gpuModule) {
     }
   });
   return failure(failed);
-}
-
-/// The body of a map computes on scalars, and SPIR-V has no bf16 scalar
-/// arithmetic (SPV_KHR_bfloat16 gives bf16 conversions and products only).
-static LogicalResult checkNoBFloat16Maps(gpu::GPUModuleOp gpuModule) {
-  WalkResult result = gpuModule.walk([](MapOp map) {
-    auto isBFloat16 = [](Type type) {
-      return cast<SubgroupMatrixTypeInterface>(type).getElementType().isBF16();
-    };
-    if (!llvm::any_of(map.getInputs().getTypes(), isBFloat16) &&
-        !isBFloat16(map.getType()))
-      return WalkResult::advance();
-    map.emitOpError("computes on bf16 elements, and SPIR-V has no bf16 "
-                    "arithmetic for the body: convert the matrix to f32 "
-                    "first (and back after the map)");
-    return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
 }
 
 /// Gives every kernel of `gpuModule` the entry-point ABI that carries its
@@ -306,7 +289,6 @@ void LowerToVulkanPass::runOnOperation() {
       return signalPassFailure();
     if (failed(checkAddressableMemRefs(gpuModule)) ||
         failed(checkKernelArgumentsAreGlobal(gpuModule)) ||
-        failed(checkNoBFloat16Maps(gpuModule)) ||
         failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
 
@@ -317,6 +299,8 @@ void LowerToVulkanPass::runOnOperation() {
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
+    // SPIR-V converts bf16 but has no bf16 arithmetic.
+    promoteBFloat16MapBodies(copy);
     WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
       if (failed(
               expandThroughWorkgroupMemory(function, target.getSubgroupSize())))

@@ -79,33 +79,3 @@ gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matri
     gpu.return
   }
 }
-
-// -----
-
-gpu.module @reduce_left attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
-  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf16> -> !subgroup_matrix.left<8x16xf16>
-    // expected-error @+1 {{reduces a left matrix, and the Intel path reduces result matrices (in registers and across the subgroup): reduce before converting the result}}
-    %r = subgroup_matrix.reduce max rows %l : !subgroup_matrix.left<8x16xf16>
-    subgroup_matrix.store %r, %a[%c0] stride %s : !subgroup_matrix.left<8x16xf16>, memref<1024xf16>
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
-  gpu.func @k(%a: memref<1024xbf16>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xbf16> -> !subgroup_matrix.left<8x16xbf16>
-    // expected-error @+1 {{computes on bf16 elements, and the SPIR-V of this path has no bf16 arithmetic for the body: convert the matrix to f32 first (and back after the map)}}
-    %m = subgroup_matrix.map %l : !subgroup_matrix.left<8x16xbf16> -> !subgroup_matrix.left<8x16xbf16> {
-    ^bb0(%row: index, %col: index, %x: bf16):
-      %y = arith.addf %x, %x : bf16
-      subgroup_matrix.yield %y : bf16
-    }
-    subgroup_matrix.store %m, %a[%c0] stride %s : !subgroup_matrix.left<8x16xbf16>, memref<1024xbf16>
-    gpu.return
-  }
-}

@@ -84,3 +84,31 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
     gpu.return
   }
 }
+
+// -----
+
+// SPIR-V converts bf16 (SPV_KHR_bfloat16) but has no bf16 arithmetic: the
+// map body computes in f32 between conversions, in the scratch tile.
+
+// CHECK-LABEL: spirv.module @__spv__bf16_map
+// CHECK: spirv.KHR.CooperativeMatrixStore %{{.*}} : !spirv.ptr<bf16, Workgroup>, !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
+// CHECK: %[[X:.*]] = spirv.Load "Workgroup" %{{.*}} : bf16
+// CHECK: %[[W:.*]] = spirv.FConvert %[[X]] : bf16 to f32
+// CHECK: %[[E:.*]] = spirv.GL.Exp %[[W]] : f32
+// CHECK: %[[Y:.*]] = spirv.FConvert %[[E]] : f32 to bf16
+// CHECK: spirv.Store "Workgroup" %{{.*}}, %[[Y]]
+// CHECK-NOT: spirv.GL.{{.*}} : bf16
+// CHECK-NOT: spirv.F{{Add|Mul|Sub|Div}} {{.*}} : bf16
+gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xbf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xbf16> -> !subgroup_matrix.left<16x16xbf16>
+    %m = subgroup_matrix.map %l : !subgroup_matrix.left<16x16xbf16> -> !subgroup_matrix.left<16x16xbf16> {
+    ^bb0(%row: index, %col: index, %x: bf16):
+      %e = math.exp %x : bf16
+      subgroup_matrix.yield %e : bf16
+    }
+    subgroup_matrix.store %m, %a[%c0] stride %s : !subgroup_matrix.left<16x16xbf16>, memref<1024xbf16>
+    gpu.return
+  }
+}

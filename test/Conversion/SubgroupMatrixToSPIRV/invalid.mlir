@@ -109,20 +109,3 @@ gpu.module @reduce_in_a_function attributes {subgroup_matrix.target = #subgroup_
     gpu.return
   }
 }
-
-// -----
-
-gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
-  gpu.func @k(%a: memref<1024xbf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %l = subgroup_matrix.load %a[%c0] stride %s : memref<1024xbf16> -> !subgroup_matrix.left<16x16xbf16>
-    // expected-error @+1 {{computes on bf16 elements, and SPIR-V has no bf16 arithmetic for the body: convert the matrix to f32 first (and back after the map)}}
-    %m = subgroup_matrix.map %l : !subgroup_matrix.left<16x16xbf16> -> !subgroup_matrix.left<16x16xbf16> {
-    ^bb0(%row: index, %col: index, %x: bf16):
-      %y = arith.addf %x, %x : bf16
-      subgroup_matrix.yield %y : bf16
-    }
-    subgroup_matrix.store %m, %a[%c0] stride %s : !subgroup_matrix.left<16x16xbf16>, memref<1024xbf16>
-    gpu.return
-  }
-}

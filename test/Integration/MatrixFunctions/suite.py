@@ -403,18 +403,66 @@ subgroup_matrix.yield %q : i32""",
 %p = arith.mulf %a, %s : f16
 subgroup_matrix.yield %p : f16""", lambda r, c, a: -2.0 * a)
 
-    # reduce: every kind over rows, columns and all.
+    # bf16 has no scalar arithmetic in SPIR-V: the body computes in f32 and
+    # rounds after every op, which is what bf16 arithmetic gives.
+    for t in types:
+        if t[3] != "bf16":
+            continue
+        tag = "%s_%dx%dbf16" % t[:3]
+        map_case("map_scale_add_mask_" + tag, [(t, unit), (t, unit)], t,
+                 "%a: bf16, %b: bf16", """
+%s = arith.constant 1.5 : bf16
+%p = arith.mulf %a, %s : bf16
+%q = arith.addf %p, %b : bf16
+%below = arith.cmpi ule, %col, %row : index
+%z = arith.constant 0.0 : bf16
+%m = arith.select %below, %q, %z : bf16
+subgroup_matrix.yield %m : bf16""",
+                 lambda r, c, a, b: round_bf16(round_bf16(a * 1.5) + b)
+                 if c <= r else 0.0,
+                 # Vulkan lets each f32 -> bf16 rounding go toward zero
+                 # (NVIDIA's does): an ulp per rounding.
+                 tolerance=2.0 ** -6)
+        map_case("map_exp_" + tag, [(t, unit)], t, "%a: bf16", """
+%e = math.exp %a : bf16
+subgroup_matrix.yield %e : bf16""",
+                 lambda r, c, a: round_bf16(math.exp(a)),
+                 # Rounded to nearest or toward zero: within an ulp.
+                 tolerance=2.0 ** -7)
+    # Unsigned integers: comparisons and shifts that read the high bit as
+    # magnitude.
     for t in types:
         kind, rows, columns, component = t
-        if kind != "result":
+        if component not in ("ui8", "ui32"):
             continue
-        is_float = component in ("f16", "f32")
-        if component == "bf16":
-            continue
+        storage = COMPONENTS[component][0]
+        top = 255 if component == "ui8" else 4294967295
+        map_case("map_unsigned_max_shift_%s_%dx%d%s" % t,
+                 [(t, (0, top)), (t, (0, top))], t,
+                 "%%a: %s, %%b: %s" % (storage, storage), """
+%%m = arith.maxui %%a, %%b : %s
+%%one = arith.constant 1 : %s
+%%h = arith.shrui %%m, %%one : %s
+%%h1 = arith.addi %%h, %%one : %s
+%%d = arith.divui %%a, %%h1 : %s
+%%s = arith.addi %%h, %%d : %s
+subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
+                 lambda r, c, a, b, k=component: wrap(
+                     (max(a, b) >> 1) + a // ((max(a, b) >> 1) + 1), k))
+
+    # reduce: every kind over rows, columns and all of result matrices; of
+    # left and right matrices, each kind once.
+    for t in types:
+        kind, rows, columns, component = t
+        is_float = component in ("f16", "bf16", "f32")
         for reduction_kind in ("add", "mul", "max", "min"):
             if reduction_kind == "mul" and component in ("si8", "ui8"):
                 continue
             for dims in ("rows", "columns", "all"):
+                if kind != "result" and (reduction_kind, dims) not in (
+                        ("add", "rows"), ("max", "columns"), ("min", "all"),
+                        ("mul", "rows"), ("add", "all")):
+                    continue
                 if not is_float and component == "ui32" and dims != "rows":
                     continue
                 if reduction_kind == "mul":
@@ -428,12 +476,15 @@ subgroup_matrix.yield %p : f16""", lambda r, c, a: -2.0 * a)
                         else (0, 100000))
                 count = columns if dims == "rows" else rows if dims == "columns" \
                     else rows * columns
+                epsilon = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7}.get(
+                    component, 2.0 ** -22)
                 tolerance = 0.0 if not is_float or reduction_kind in (
-                    "max", "min") else (
-                    count * (2.0 ** -10 if component == "f16" else 2.0 ** -22))
+                    "max", "min") else count * epsilon
                 cases.append(Case(
-                    "reduce_%s_%s_%dx%d%s" % (reduction_kind, dims, rows,
-                                              columns, component),
+                    "reduce_%s_%s_%s%dx%d%s" % (
+                        reduction_kind, dims,
+                        "" if kind == "result" else kind + "_", rows,
+                        columns, component),
                     [(t, distribution)], t,
                     "%%y = subgroup_matrix.reduce %s %s %%x0 : %s" % (
                         reduction_kind, dims, type_name(*t)),
