@@ -99,6 +99,11 @@ extern "C" {
 uint32_t _Z22get_sub_group_local_id() { return current->lane; }
 uint32_t _Z16get_sub_group_id() { return current->subgroup; }
 uint32_t _Z18get_sub_group_size() { return current->workgroup->subgroupSize; }
+uint32_t _Z18get_num_sub_groups() {
+  uint32_t invocations = current->size[0] * current->size[1] * current->size[2];
+  uint32_t subgroupSize = current->workgroup->subgroupSize;
+  return (invocations + subgroupSize - 1) / subgroupSize;
+}
 uint64_t _Z12get_local_idj(uint32_t d) { return current->local[d]; }
 uint64_t _Z12get_group_idj(uint32_t d) { return current->group[d]; }
 uint64_t _Z14get_local_sizej(uint32_t d) { return current->size[d]; }

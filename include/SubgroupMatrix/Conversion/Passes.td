@@ -200,4 +200,39 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
   ];
 }
 
+def ConvertGPUMMAPass : Pass<"sm-convert-gpu-mma", "ModuleOp"> {
+  let summary = "rewrite upstream gpu.subgroup_mma_* ops into subgroup_matrix";
+  let description = [{
+    Rewrites the cooperative-matrix ops of upstream's `gpu` dialect, and the
+    `!gpu.mma_matrix` values they pass around (through `scf` loops too), into
+    this dialect, so that code written for upstream's NVVM or SPIR-V
+    lowering reaches every path of this project:
+
+    | upstream | subgroup_matrix |
+    | --- | --- |
+    | `!gpu.mma_matrix<MxNxT, "AOp">` / `"BOp"` / `"COp"` | `left<MxNxT>` / `right` / `result` (`i8` and `i32` signed unless upstream says `ui8`) |
+    | `subgroup_mma_load_matrix` / `store_matrix` | `load` / `store`; `leadDimension` is the stride, `transpose` is `col_major` |
+    | `subgroup_mma_compute` | `mma` (`a_transpose`/`b_transpose` only record how operands were loaded and are dropped; `ui8` inputs accumulate into `ui32`, converted from and back to upstream's signed `i32` at no cost) |
+    | `subgroup_mma_constant_matrix` | `splat` |
+    | `subgroup_mma_elementwise` | `map` whose body is the named op (`maxf`/`minf` as `arith.maximumf`/`minimumf`, `negates` as `0 - x`) |
+
+    `subgroup_mma_extract_thread_local` and `insert_thread_local` expose the
+    layout of one vendor and are reported, as are element types without a
+    component (f64) and functions that take matrices as arguments.
+
+    ```mlir
+    %a = gpu.subgroup_mma_load_matrix %A[%i, %k] {leadDimension = 64 : index}
+        : memref<64x64xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    // becomes
+    %c64 = arith.constant 64 : index
+    %a = subgroup_matrix.load %A[%i, %k] stride %c64
+        : memref<64x64xf16> -> !subgroup_matrix.left<16x16xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
 #endif // SUBGROUPMATRIX_CONVERSION_PASSES_TD

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllDialects.h"
@@ -107,6 +108,8 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
   gpuOptions.use64bitIndex = true;
   nested.addPass(createConvertGpuOpsToLLVMSPVOps(gpuOptions));
   nested.addPass(createSCFToControlFlowPass());
+  // Views of N-D kernel arguments (collapse_shape) become plain offsets.
+  nested.addPass(memref::createExpandStridedMetadataPass());
   nested.addPass(createConvertToLLVMPass());
   nested.addPass(createReconcileUnrealizedCastsPass());
   // Folding the memref descriptors away keeps LLVM's SPIR-V backend from
@@ -380,12 +383,30 @@ static void defineHostBuiltins(llvm::Module &module) {
   }
 }
 
+/// The memref type of each argument of each kernel (null for scalars), read
+/// before the lowering turns memrefs into descriptors of LLVM values.
+using KernelMemRefs = llvm::StringMap<SmallVector<MemRefType>>;
+
+static KernelMemRefs collectKernelMemRefs(Operation *op) {
+  KernelMemRefs kernels;
+  op->walk([&](gpu::GPUFuncOp function) {
+    if (!function.isKernel())
+      return;
+    SmallVector<MemRefType> &arguments = kernels[function.getName()];
+    for (Type type : function.getArgumentTypes())
+      arguments.push_back(dyn_cast<MemRefType>(type));
+  });
+  return kernels;
+}
+
 /// Gives each kernel a host entry point `sm_intel_entry_NAME(ptr args)`,
 /// where args[i] points at argument i (a buffer, or a scalar: integers as
 /// 32-bit values), and a constant `sm_intel_info_NAME` holding its subgroup
-/// size and workgroup size. MLIR passes a 1-D memref as (allocated pointer,
-/// aligned pointer, offset, size, stride).
-static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
+/// size and workgroup size. MLIR passes a memref of rank R as (allocated
+/// pointer, aligned pointer, offset, R sizes, R strides); the buffer is
+/// dense and row-major, with the leading size unbounded when it is dynamic.
+static LogicalResult defineHostEntries(Operation *op, llvm::Module &module,
+                                       const KernelMemRefs &memrefs) {
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
@@ -430,33 +451,50 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module) {
           builder.CreateConstGEP1_32(ptr, entry->getArg(0), slot++);
       return builder.CreateLoad(ptr, address);
     };
-    for (unsigned i = 0, e = kernel->arg_size(); i < e;) {
+    auto found = memrefs.find(kernel->getName());
+    ArrayRef<MemRefType> argumentTypes;
+    if (found != memrefs.end())
+      argumentTypes = found->second;
+    unsigned i = 0, e = kernel->arg_size();
+    for (MemRefType memref : argumentTypes) {
+      if (i >= e)
+        break;
       llvm::Type *type = kernel->getArg(i)->getType();
-      if (type->isPointerTy()) {
-        // A 1-D memref: two pointers and three i64.
-        bool isMemRef = i + 4 < e;
-        for (unsigned j = 1; isMemRef && j < 5; ++j)
-          isMemRef = kernel->getArg(i + j)->getType() == (j == 1 ? type : i64);
-        if (!isMemRef)
-          return op->emitError()
-                 << "kernel '" << kernel->getName().str()
-                 << "': the host runner passes 1-D memrefs and scalars only";
-        llvm::Value *data =
-            builder.CreateAddrSpaceCast(argumentPointer(), type);
-        callArguments.append({data, data, builder.getInt64(0),
-                              builder.getInt64(int64_t(1) << 40),
-                              builder.getInt64(1)});
-        i += 5;
+      if (!memref) {
+        llvm::Value *address = argumentPointer();
+        if (type == i64)
+          callArguments.push_back(
+              builder.CreateSExt(builder.CreateLoad(i32, address), i64));
+        else
+          callArguments.push_back(builder.CreateLoad(type, address));
+        ++i;
         continue;
       }
-      llvm::Value *address = argumentPointer();
-      if (type == i64)
-        callArguments.push_back(
-            builder.CreateSExt(builder.CreateLoad(i32, address), i64));
-      else
-        callArguments.push_back(builder.CreateLoad(type, address));
-      ++i;
+      int64_t rank = memref.getRank();
+      ArrayRef<int64_t> shape = memref.getShape();
+      bool dense = memref.getLayout().isIdentity() &&
+                   llvm::none_of(shape.drop_front(), ShapedType::isDynamic);
+      if (!type->isPointerTy() || !dense || i + 3 + 2 * rank > e)
+        return op->emitError()
+               << "kernel '" << kernel->getName().str()
+               << "': the host runner passes scalars and dense row-major "
+                  "memrefs with static inner sizes, not "
+               << memref;
+      llvm::Value *data = builder.CreateAddrSpaceCast(argumentPointer(), type);
+      callArguments.append({data, data, builder.getInt64(0)});
+      for (int64_t size : shape)
+        callArguments.push_back(builder.getInt64(
+            ShapedType::isDynamic(size) ? int64_t(1) << 40 : size));
+      SmallVector<int64_t> strides(rank, 1);
+      for (int64_t d = rank - 2; d >= 0; --d)
+        strides[d] = strides[d + 1] * shape[d + 1];
+      for (int64_t stride : strides)
+        callArguments.push_back(builder.getInt64(stride));
+      i += 3 + 2 * rank;
     }
+    if (i != e)
+      return op->emitError() << "kernel '" << kernel->getName().str()
+                             << "': its arguments do not match its signature";
     builder.CreateCall(kernel, callArguments);
     builder.CreateRetVoid();
   }
@@ -469,6 +507,7 @@ static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
   // into the LLVM module below.
   Location kernelsLoc = op->getLoc();
   op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
+  KernelMemRefs memrefs = collectKernelMemRefs(op);
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
     return failure();
@@ -480,7 +519,7 @@ static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
         call->setCallingConv(llvm::CallingConv::C);
   }
   defineHostBuiltins(*module);
-  if (failed(defineHostEntries(op, *module)))
+  if (failed(defineHostEntries(op, *module, memrefs)))
     return failure();
   module->print(output, nullptr);
   return success();
