@@ -1,7 +1,7 @@
 // RUN: sm-opt --sm-tile-matmul=target=nvidia-h100 --split-input-file --verify-diagnostics %s
 
 func.func @tensors(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{cannot be tiled into a kernel: it works on tensors, and sm-tile-matmul needs memrefs (bufferize first)}}
+  // expected-error @+1 {{cannot be tiled into a kernel: it works on tensors, and sm-tile-matmul needs memrefs (bufferize first, or use sm-linalg-to-gpu)}}
   %r = linalg.matmul ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
@@ -48,10 +48,10 @@ func.func @bf16_into_bf16(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: me
 
 // -----
 
-func.func @transposed_a(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{only A indexed [m, k] and C indexed [m, n] are supported}}
+func.func @transposed_c(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{cannot be tiled into a kernel: C must be indexed [m, n] (after the batch)}}
   linalg.matmul
-    indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>]
     ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }

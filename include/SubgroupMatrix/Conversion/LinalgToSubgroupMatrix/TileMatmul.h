@@ -9,6 +9,8 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_TILEMATMUL_H
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_TILEMATMUL_H
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,23 +19,15 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// How a matmul is tiled. Zero (and -1 for `padding`) means "the target's
-/// default"; `resolveMatmulTiling` fills those in.
-struct MatmulTiling {
-  /// The workgroup tile of C and the depth of one K step.
-  int64_t tileM = 0, tileN = 0, tileK = 0;
-  /// The grid of subgroups in a workgroup.
-  int64_t subgroupsM = 0, subgroupsN = 0;
-  /// Elements appended to every row of the workgroup copies of A and B.
-  int64_t padding = -1;
-  /// Workgroup buffers per operand: 1, or 2 for double buffering.
-  int64_t stages = 0;
-  /// Elements one invocation copies at once from global to workgroup memory.
-  int64_t vectorWidth = 0;
-  /// Tile rows that consecutive workgroups walk down before the next tile
-  /// column (1: row-major launch order).
-  int64_t groupM = 0;
-};
+/// Rewrites `contraction` into a `gpu.module`, inserted before the
+/// enclosing top-level function, holding its kernel tiled by `tiling` for
+/// `target`, and a `gpu.launch_func` of it that replaces the contraction and
+/// the ops fused into it. Reports a diagnostic on the contraction's op and
+/// returns failure when it cannot (and then changes nothing).
+FailureOr<gpu::LaunchFuncOp> tileContraction(RewriterBase &rewriter,
+                                             const Contraction &contraction,
+                                             TargetAttr target,
+                                             const MatmulTiling &tiling);
 
 /// Rewrites `matmul` (on statically shaped, contiguous row-major memrefs) into
 /// a `gpu.module`, inserted before the enclosing top-level function, holding

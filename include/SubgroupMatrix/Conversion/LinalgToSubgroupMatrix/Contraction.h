@@ -1,0 +1,103 @@
+//===- Contraction.h - what a linalg contraction computes -------*- C++ -*-===//
+//
+// The first of the three steps from linalg to a kernel: read a linalg op
+// (matmul, batch_matmul, a contraction written as linalg.generic, with
+// either operand transposed) and the element-wise ops around it that the
+// kernel can take over (extensions of its inputs, an epilogue on its
+// result) into a `Contraction`. TilingPlan.h chooses how to tile it and
+// KernelEmitter.h writes the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_H
+#define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// An input of the contraction as the kernel reads it: a dense row-major
+/// buffer holding one matrix per batch (or one matrix for all).
+struct ContractionInput {
+  Value buffer;
+  /// A stored K x M, B stored N x K.
+  bool transposed = false;
+  /// One matrix per batch; otherwise the same matrix for every batch.
+  bool batched = false;
+};
+
+/// How an epilogue operand other than the running result is indexed.
+enum class EpilogueBroadcast {
+  /// One element per element of the result (a residual).
+  None,
+  /// One element per column, the same in every row (a bias over N).
+  AlongRows,
+  /// One element per row, the same in every column (a bias over M).
+  AlongColumns,
+};
+
+/// A buffer an epilogue op reads besides the running result.
+struct EpilogueOperand {
+  Value buffer;
+  EpilogueBroadcast broadcast = EpilogueBroadcast::None;
+  /// One slice per batch; otherwise shared by all batches.
+  bool batched = false;
+};
+
+/// One element-wise consumer applied in the kernel: its linalg.generic, the
+/// input that reads the running result, and the kernel operand (an index
+/// into `Contraction::epilogueOperands`) each other input reads.
+struct EpilogueStep {
+  /// Mutable: op handles do not propagate const.
+  mutable linalg::GenericOp op;
+  unsigned resultInput = 0;
+  SmallVector<int> operandOf;
+};
+
+/// What a contraction computes, C[b] (+)= A[b] * B[b] over static sizes,
+/// and what the kernel takes over around it.
+struct Contraction {
+  mutable linalg::LinalgOp op;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  ContractionInput a, b;
+  /// The accumulator buffer (read first unless `fillValue` is set).
+  Value c;
+  /// Component types of A and B, and of the accumulator.
+  Type inputComponent, resultComponent;
+  /// A `linalg.fill` of C with a constant right before the contraction,
+  /// whose value becomes the initial accumulator.
+  linalg::FillOp fill;
+  TypedAttr fillValue;
+  /// Element-wise extensions of 8-bit or f16 inputs folded into the loads.
+  SmallVector<Operation *> fusedProducers;
+  /// Element-wise consumers applied to the result before the store.
+  SmallVector<EpilogueStep> epilogue;
+  SmallVector<EpilogueOperand> epilogueOperands;
+  /// Where the kernel stores: `c`, or the last epilogue op's output.
+  Value output;
+  /// Buffers that only the fused ops used, erased with them.
+  SmallVector<Operation *> deadAllocations;
+
+  bool accumulates() const { return !fillValue; }
+  /// The component type of what the kernel stores.
+  Type getOutputComponent() const;
+};
+
+/// Whether `op` is a contraction this project can put in a kernel (its
+/// indexing maps and body are a matrix product, maybe batched).
+bool isMatrixContraction(linalg::LinalgOp op);
+
+/// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
+/// cannot be tiled into a kernel and fails otherwise.
+FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
+
+/// Takes over the extensions that produce A and B and the element-wise
+/// consumers of C into `contraction` where it can (each only writes a
+/// temporary buffer that nothing else reads).
+void fuseElementwiseNeighbours(Contraction &contraction);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_H

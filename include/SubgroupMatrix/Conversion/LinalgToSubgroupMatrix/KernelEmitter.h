@@ -1,0 +1,41 @@
+//===- KernelEmitter.h - a contraction's kernel -----------------*- C++ -*-===//
+//
+// The third step from linalg to a kernel: write the `gpu.func` of a
+// `Contraction` tiled by a `TilingPlan`, in subgroup_matrix ops, with the
+// fused producers folded into its loads and the fused epilogue applied
+// before its single store.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELEMITTER_H
+#define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELEMITTER_H
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// A contraction's kernel and how to launch it.
+struct ContractionKernel {
+  gpu::GPUFuncOp function;
+  /// Workgroups along N, M and the batch; invocations per workgroup.
+  int64_t gridX = 1, gridY = 1, gridZ = 1, threads = 1;
+  /// The host buffers the launch passes, in the kernel's argument order
+  /// (each flattened to one dimension).
+  SmallVector<Value> arguments;
+};
+
+/// Builds the kernel `name` of `contraction` with `moduleBuilder`; reports
+/// on the contraction's op when the plan does not fit the target.
+FailureOr<ContractionKernel>
+emitContractionKernel(OpBuilder &moduleBuilder, StringRef name,
+                      const Contraction &contraction, TargetAttr target,
+                      const TilingPlan &plan);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELEMITTER_H

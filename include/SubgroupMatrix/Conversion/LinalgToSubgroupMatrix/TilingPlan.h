@@ -1,0 +1,55 @@
+//===- TilingPlan.h - how a contraction is tiled ----------------*- C++ -*-===//
+//
+// The second step from linalg to a kernel: for a `Contraction` and a target,
+// the matrix configuration and the tiling (workgroup tile, subgroup grid, K
+// depth, staging, copy width, launch order), from the user's options and
+// the target's defaults, checked against the target's limits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_TILINGPLAN_H
+#define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_TILINGPLAN_H
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// How a matmul is tiled. Zero (and -1 for `padding`) means "the target's
+/// default"; `planTiling` fills those in.
+struct MatmulTiling {
+  /// The workgroup tile of C and the depth of one K step.
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+  /// The grid of subgroups in a workgroup.
+  int64_t subgroupsM = 0, subgroupsN = 0;
+  /// Elements appended to every row of the workgroup copies of A and B.
+  int64_t padding = -1;
+  /// Workgroup buffers per operand: 1, or 2 for double buffering.
+  int64_t stages = 0;
+  /// Elements one invocation copies at once from global to workgroup memory.
+  int64_t vectorWidth = 0;
+  /// Tile rows that consecutive workgroups walk down before the next tile
+  /// column (1: row-major launch order).
+  int64_t groupM = 0;
+};
+
+/// The chosen matrix configuration and the complete tiling.
+struct TilingPlan {
+  MatrixConfigAttr config;
+  MatmulTiling tiling;
+};
+
+/// The workgroup memory a kernel may use on `target`.
+int64_t getWorkgroupMemoryLimit(TargetAttr target);
+
+/// Chooses the configuration and fills the defaults of `requested`;
+/// reports on the contraction's op what does not fit.
+FailureOr<TilingPlan> planTiling(const Contraction &contraction,
+                                 TargetAttr target,
+                                 const MatmulTiling &requested);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_TILINGPLAN_H

@@ -1,0 +1,359 @@
+//===- Contraction.cpp - what a linalg contraction computes ---------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// The component type of `storage` with the contraction's signedness.
+static Type getComponent(Type storage, bool isUnsigned) {
+  if (isa<FloatType>(storage))
+    return storage;
+  if (auto integer = dyn_cast<IntegerType>(storage))
+    return IntegerType::get(storage.getContext(), integer.getWidth(),
+                            isUnsigned ? IntegerType::Unsigned
+                                       : IntegerType::Signed);
+  return {};
+}
+
+Type Contraction::getOutputComponent() const {
+  if (epilogue.empty())
+    return resultComponent;
+  return getComponent(cast<MemRefType>(output.getType()).getElementType(),
+                      resultComponent.isUnsignedInteger());
+}
+
+bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  return succeeded(dims) && dims->batch.size() <= 1 && dims->m.size() == 1 &&
+         dims->n.size() == 1 && dims->k.size() == 1;
+}
+
+/// Whether the body extends its integers as unsigned.
+static bool hasUnsignedBody(linalg::LinalgOp op) {
+  bool isUnsigned = false;
+  op->walk([&](Operation *inner) {
+    isUnsigned |= isa<arith::ExtUIOp, arith::UIToFPOp>(inner);
+  });
+  return isUnsigned;
+}
+
+FailureOr<Contraction>
+mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
+  auto fail = [&](const Twine &message) {
+    return op->emitOpError() << "cannot be tiled into a kernel: " << message,
+           failure();
+  };
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return fail("needs two inputs and one output");
+  if (!linalg::isaContractionOpInterface(op))
+    return fail("its body is not a sum of products");
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return fail("it is not one matrix product (at most one batch "
+                "dimension, one M, one N and one K)");
+
+  Contraction contraction;
+  contraction.op = op;
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+  contraction.c = contraction.output = op.getDpsInits()[0];
+  bool batched = !dims->batch.empty();
+  int64_t rank = batched ? 3 : 2;
+  SmallVector<MemRefType> types;
+  for (Value operand : {a, b, contraction.c}) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      return fail("it works on tensors, and sm-tile-matmul needs memrefs "
+                  "(bufferize first, or use sm-linalg-to-gpu)");
+    if (!type.hasStaticShape())
+      return fail(llvm::formatv("'{0}' is not a statically shaped {1}-D memref",
+                                type, rank));
+    if (!type.getLayout().isIdentity())
+      return fail(
+          llvm::formatv("'{0}' is not a contiguous row-major memref", type));
+    if (type.getMemorySpace() &&
+        !isa<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+      return fail(llvm::formatv("'{0}' is not in GPU global memory", type));
+    types.push_back(type);
+  }
+
+  // Each operand's dimensions, in storage order, as loop dimensions.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto dimsOf = [](AffineMap map) -> std::optional<SmallVector<unsigned>> {
+    SmallVector<unsigned> result;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return std::nullopt;
+      result.push_back(dim.getPosition());
+    }
+    return result;
+  };
+  unsigned bd = batched ? dims->batch[0] : ~0u, md = dims->m[0],
+           nd = dims->n[0], kd = dims->k[0];
+  auto matchOperand = [&](AffineMap map, unsigned rowDim, unsigned columnDim,
+                          ContractionInput &input) {
+    std::optional<SmallVector<unsigned>> found = dimsOf(map);
+    if (!found)
+      return false;
+    ArrayRef<unsigned> operandDims = *found;
+    input.batched =
+        batched && !operandDims.empty() && operandDims.front() == bd;
+    if (input.batched)
+      operandDims = operandDims.drop_front();
+    if (operandDims.size() != 2)
+      return false;
+    if (operandDims[0] == rowDim && operandDims[1] == columnDim)
+      return true;
+    input.transposed = true;
+    return operandDims[0] == columnDim && operandDims[1] == rowDim;
+  };
+  std::optional<SmallVector<unsigned>> cDims = dimsOf(maps[2]);
+  SmallVector<unsigned> expectedC = {md, nd};
+  if (batched)
+    expectedC.insert(expectedC.begin(), bd);
+  if (!cDims || *cDims != expectedC)
+    return fail("C must be indexed [m, n] (after the batch)");
+  if (!matchOperand(maps[0], md, kd, contraction.a))
+    return fail("A must be indexed [m, k] or [k, m] (after the batch)");
+  if (!matchOperand(maps[1], kd, nd, contraction.b))
+    return fail("B must be indexed [k, n] or [n, k] (after the batch)");
+  contraction.a.buffer = a;
+  contraction.b.buffer = b;
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (batched)
+    contraction.batch = ranges[bd];
+  contraction.m = ranges[md];
+  contraction.n = ranges[nd];
+  contraction.k = ranges[kd];
+
+  Type input = types[0].getElementType();
+  Type output = types[2].getElementType();
+  if (types[1].getElementType() != input)
+    return fail(llvm::formatv("A ('{0}') and B ('{1}') have different element "
+                              "types",
+                              input, types[1].getElementType()));
+  bool isUnsigned = hasUnsignedBody(op);
+  contraction.inputComponent = getComponent(input, isUnsigned);
+  contraction.resultComponent = getComponent(output, isUnsigned);
+  if (!contraction.inputComponent || !contraction.resultComponent ||
+      !isValidAccumulatorType(contraction.inputComponent,
+                              contraction.resultComponent))
+    return fail(llvm::formatv(
+        "'{0}' inputs accumulated into '{1}' is not a subgroup-matrix "
+        "multiplication (f16 -> f16|f32, bf16 -> f32, f32 -> f32, i8 -> i32)",
+        input, output));
+
+  // A constant fill of C right before the contraction is folded in.
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+    Attribute value;
+    if (fill.getNumDpsInits() == 1 && fill.getDpsInits()[0] == contraction.c &&
+        matchPattern(fill.getDpsInputs()[0], m_Constant(&value))) {
+      contraction.fill = fill;
+      contraction.fillValue = cast<TypedAttr>(value);
+    }
+  }
+  return contraction;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion of element-wise neighbours
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` is element-wise: every loop parallel, the output written
+/// through the identity.
+static bool isElementwise(linalg::GenericOp op) {
+  return op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         op.getIndexingMapsArray().back().isIdentity();
+}
+
+/// Whether `buffer` is a temporary that only `uses` (and deallocations)
+/// touch, so that fusing them away leaves nothing that reads it.
+static bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    return isa<memref::DeallocOp>(user) || llvm::is_contained(uses, user);
+  });
+}
+
+/// The writer of `buffer` that an extension of A or B is: a linalg.generic
+/// that extends each element of one input, and what it reads.
+static std::optional<std::pair<linalg::GenericOp, Type>>
+matchExtension(Value buffer, linalg::LinalgOp contraction) {
+  linalg::GenericOp producer;
+  for (Operation *user : buffer.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && generic.getNumDpsInits() == 1 &&
+        generic.getDpsInits()[0] == buffer)
+      producer = generic;
+  }
+  if (!producer || !isElementwise(producer) ||
+      producer.getNumDpsInputs() != 1 ||
+      !producer.getIndexingMapsArray().front().isIdentity() ||
+      producer->getBlock() != contraction->getBlock() ||
+      !producer->isBeforeInBlock(contraction) ||
+      !isPrivateTemporary(buffer, {producer, contraction}))
+    return std::nullopt;
+  Block &body = producer.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  Operation &extension = body.front();
+  if (!isa<arith::ExtSIOp, arith::ExtUIOp, arith::ExtFOp>(extension) ||
+      extension.getOperand(0) != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != extension.getResult(0))
+    return std::nullopt;
+  Type source = extension.getOperand(0).getType();
+  Type component = getComponent(source, isa<arith::ExtUIOp>(extension));
+  return std::make_pair(producer, component);
+}
+
+/// Takes over extensions of both inputs when what remains is a
+/// multiplication of the narrower type into the same accumulator.
+static void fuseExtensions(Contraction &contraction) {
+  auto a = matchExtension(contraction.a.buffer, contraction.op);
+  auto b = matchExtension(contraction.b.buffer, contraction.op);
+  if (!a || !b || a->second != b->second)
+    return;
+  Type component = a->second;
+  Type result = contraction.resultComponent;
+  if (auto integer = dyn_cast<IntegerType>(result))
+    result =
+        getComponent(getStorageType(result), component.isUnsignedInteger());
+  if (!isValidAccumulatorType(component, result))
+    return;
+  contraction.inputComponent = component;
+  contraction.resultComponent = result;
+  for (auto [input, producer] : {std::make_pair(&contraction.a, a->first),
+                                 std::make_pair(&contraction.b, b->first)}) {
+    contraction.deadAllocations.push_back(input->buffer.getDefiningOp());
+    input->buffer = producer.getDpsInputs()[0];
+    contraction.fusedProducers.push_back(producer);
+  }
+}
+
+/// How an epilogue input indexed by `map` reads, for a result of `rank`
+/// dimensions (the first the batch when there are three).
+static std::optional<EpilogueOperand> classifyEpilogueInput(AffineMap map,
+                                                            int64_t rank) {
+  std::optional<SmallVector<unsigned>> dims;
+  SmallVector<unsigned> operandDims;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    operandDims.push_back(dim.getPosition());
+  }
+  EpilogueOperand operand;
+  ArrayRef<unsigned> rest = operandDims;
+  if (rank == 3 && !rest.empty() && rest.front() == 0) {
+    operand.batched = true;
+    rest = rest.drop_front();
+  }
+  unsigned row = rank - 2, column = rank - 1;
+  if (rest.size() == 2 && rest[0] == row && rest[1] == column)
+    operand.broadcast = EpilogueBroadcast::None;
+  else if (rest.size() == 1 && rest[0] == column)
+    operand.broadcast = EpilogueBroadcast::AlongRows;
+  else if (rest.size() == 1 && rest[0] == row)
+    operand.broadcast = EpilogueBroadcast::AlongColumns;
+  else
+    return std::nullopt;
+  return operand;
+}
+
+/// Whether a body computes with scalars only (what a map body may hold).
+static bool hasScalarBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArguments().back();
+  if (!out.use_empty())
+    return false;
+  return llvm::all_of(body.without_terminator(), [](Operation &inner) {
+    return isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
+           inner.getNumRegions() == 0 && isPure(&inner);
+  });
+}
+
+/// Adds the element-wise consumer of the current output, if it can run in
+/// the kernel.
+static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
+  Value current = contraction.output;
+  auto type = cast<MemRefType>(current.getType());
+  int64_t rank = type.getRank();
+  linalg::GenericOp consumer;
+  for (Operation *user : current.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && llvm::is_contained(generic.getDpsInputs(), current))
+      consumer = generic;
+  }
+  if (!consumer || !isElementwise(consumer) ||
+      consumer.getNumLoops() != unsigned(rank) || !hasScalarBody(consumer) ||
+      consumer->getBlock() != writer->getBlock() ||
+      !writer->isBeforeInBlock(consumer))
+    return false;
+  SmallVector<Operation *> uses = {writer, consumer};
+  if (contraction.fill)
+    uses.push_back(contraction.fill);
+  if (!isPrivateTemporary(current, uses))
+    return false;
+  auto output = dyn_cast<MemRefType>(consumer.getDpsInits()[0].getType());
+  if (!output || !output.hasStaticShape() || !output.getLayout().isIdentity())
+    return false;
+
+  EpilogueStep step;
+  step.op = consumer;
+  bool readsResult = false;
+  SmallVector<EpilogueOperand> added;
+  for (auto [index, input] : llvm::enumerate(consumer.getDpsInputs())) {
+    AffineMap map = consumer.getIndexingMapsArray()[index];
+    if (input == current) {
+      if (!map.isIdentity() || readsResult)
+        return false;
+      readsResult = true;
+      step.resultInput = index;
+      step.operandOf.push_back(-1);
+      continue;
+    }
+    auto inputType = dyn_cast<MemRefType>(input.getType());
+    std::optional<EpilogueOperand> operand = classifyEpilogueInput(map, rank);
+    if (!inputType || !inputType.hasStaticShape() ||
+        !inputType.getLayout().isIdentity() || !operand)
+      return false;
+    operand->buffer = input;
+    step.operandOf.push_back(contraction.epilogueOperands.size() +
+                             added.size());
+    added.push_back(*operand);
+  }
+  if (!readsResult)
+    return false;
+  llvm::append_range(contraction.epilogueOperands, added);
+  contraction.epilogue.push_back(step);
+  contraction.deadAllocations.push_back(current.getDefiningOp());
+  contraction.output = consumer.getDpsInits()[0];
+  return true;
+}
+
+void mlir::subgroup_matrix::fuseElementwiseNeighbours(
+    Contraction &contraction) {
+  fuseExtensions(contraction);
+  Operation *writer = contraction.op;
+  while (fuseNextConsumer(contraction, writer))
+    writer = contraction.epilogue.back().op;
+}

@@ -1,0 +1,787 @@
+//===- KernelEmitter.cpp - a contraction's kernel -------------------------===//
+//
+// The kernel follows the classic shape of a tensor-core GEMM: a workgroup
+// owns a tile of C, its subgroups split that tile, every subgroup keeps a
+// block of accumulators in registers for the whole K loop, and each K step
+// stages a slice of A and of B through workgroup memory, which all subgroups
+// then read as matrices. Everything is sized at compile time: the shapes
+// are static, so bounds checks are emitted only where a dimension is not a
+// multiple of its tile. Batches run along the grid's z dimension; the
+// epilogue runs on the accumulators, as subgroup_matrix.map where whole
+// matrices can take it, else element by element on the way out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/KernelEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+
+/// One operand's copy from global to workgroup memory: a tile of
+/// `tileRows` x `tileCols` elements out of a row-major global matrix of
+/// `globalRows` x `globalCols`.
+struct TileCopy {
+  Value global, shared;
+  Type storage;
+  int64_t globalRows = 0, globalCols = 0;
+  int64_t tileRows = 0, tileCols = 0;
+  int64_t sharedStride = 0;
+  int64_t stageElements = 0;
+  int64_t width = 1;
+  /// The first element of this workgroup's batch in the global buffer.
+  Value batchBase;
+  /// Per copied vector, loop invariant: its row and column in the tile and
+  /// its offset in one stage of the workgroup buffer.
+  SmallVector<Value> rows, columns, sharedOffsets;
+
+  bool checkRows() const { return globalRows % tileRows != 0; }
+  bool checkColumns() const { return globalCols % tileCols != 0; }
+};
+
+/// Emits the kernel of one contraction.
+class ContractionKernelEmitter {
+public:
+  ContractionKernelEmitter(const Contraction &problem, MatrixConfigAttr config,
+                           TargetAttr target, const MatmulTiling &tiling,
+                           Location loc)
+      : problem(problem), config(config), target(target), tiling(tiling),
+        b(loc.getContext()), loc(loc) {}
+
+  /// Builds the kernel `name` with `moduleBuilder`; reports on the
+  /// contraction's op if the tiling does not fit.
+  FailureOr<ContractionKernel> emit(OpBuilder &moduleBuilder, StringRef name);
+
+  int64_t getThreads() const {
+    return tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
+  }
+  int64_t getGridX() const { return llvm::divideCeil(problem.n, tiling.tileN); }
+  int64_t getGridY() const { return llvm::divideCeil(problem.m, tiling.tileM); }
+
+private:
+  Value index(int64_t value);
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, index(y)) : x; }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, index(y)); }
+  Value lessThan(Value x, int64_t bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 index(bound));
+  }
+  Value both(Value x, Value y) {
+    return !x ? y : !y ? x : arith::AndIOp::create(b, loc, x, y).getResult();
+  }
+
+  /// The value a copy element takes outside the global matrix.
+  Value zeroOf(Type type);
+  /// The type one invocation copies at once (a scalar, or 32-bit words).
+  Type getCopyType(const TileCopy &copy);
+
+  LogicalResult planCopy(TileCopy &copy, StringRef operandName);
+  void computeCopyPositions(TileCopy &copy);
+  /// Loads this invocation's share of the tile whose first element is at
+  /// (`rowBase`, `columnBase`) of the global matrix.
+  SmallVector<Value> loadTile(const TileCopy &copy, Value rowBase,
+                              Value columnBase);
+  /// Stores what `loadTile` returned into the stage at `stageOffset`.
+  void storeTile(const TileCopy &copy, ArrayRef<Value> values,
+                 Value stageOffset);
+  Value stageOffset(const TileCopy &copy, Value step);
+  /// The tile of C that workgroup (`blockX`, `blockY`) computes: with
+  /// `groupM` > 1, workgroups in launch order walk down `groupM` tile rows
+  /// before moving to the next tile column, so that the workgroups running
+  /// together share tiles of A and B in the L2 cache.
+  std::pair<Value, Value> getTilePosition(Value blockX, Value blockY);
+
+  /// Multiplies one K step out of the workgroup buffers at the given stage.
+  void multiplyStep(Value aStage, Value bStage,
+                    MutableArrayRef<Value> accumulators);
+
+  SmallVector<Value> initAccumulators();
+  void storeAccumulators(ArrayRef<Value> accumulators);
+  /// The offset in C of result matrix (i, j) of this subgroup.
+  Value resultRow(int64_t i) { return add(subgroupRow, i * config.getM()); }
+  Value resultColumn(int64_t j) {
+    return add(subgroupColumn, j * config.getN());
+  }
+  /// Whether C needs bounds checks (some workgroup tile crosses its edge).
+  bool hasRaggedResult() const {
+    return problem.m % tiling.tileM || problem.n % tiling.tileN;
+  }
+  /// Whether the epilogue runs as subgroup_matrix.map on whole result
+  /// matrices: every tile lies inside C, every operand is a full matrix and
+  /// the target has the result types of every step.
+  bool canMapEpilogue() const;
+  /// Whether results go through this subgroup's scratch (element by
+  /// element, with bounds, and the epilogue on scalars).
+  bool storesThroughScratch() const {
+    return hasRaggedResult() ||
+           (!problem.epilogue.empty() && !canMapEpilogue());
+  }
+  /// Copies result matrix (row, column) of C from global memory into this
+  /// subgroup's scratch, element by element, within the bounds of C.
+  void loadResultThroughScratch(Value row, Value column);
+  /// Copies this subgroup's scratch to result matrix (row, column) of the
+  /// output, element by element, within its bounds, through the epilogue.
+  void storeResultThroughScratch(Value row, Value column);
+  /// The epilogue on one element at (`row`, `column`) of the result.
+  Value applyEpilogueToElement(Value value, Value row, Value column);
+  /// The epilogue on result matrix (`row`, `column`), as maps.
+  Value applyEpilogueToMatrix(Value matrix, Value row, Value column);
+  /// The offset in an epilogue operand of element (row, column).
+  Value epilogueOffset(const EpilogueOperand &operand, Value row, Value column);
+
+  const Contraction &problem;
+  MatrixConfigAttr config;
+  TargetAttr target;
+  const MatmulTiling &tiling;
+
+  /// Builds the kernel body; `loc` is the matmul's.
+  OpBuilder b;
+  Location loc;
+  Block *entry = nullptr;
+  DenseMap<int64_t, Value> indexConstants;
+
+  TileCopy copyA, copyB;
+  Value c, output, scratch;
+  SmallVector<Value> epilogueBuffers;
+  /// This workgroup's batch and the first element of its slice of C and of
+  /// the output.
+  Value batchIndex, cBatchBase, outputBatchBase;
+  Value threadId, laneId, subgroupId;
+  /// Where this workgroup's tile and this subgroup's block start in C.
+  Value rowBase, columnBase, subgroupRow, subgroupColumn;
+  int64_t blockM = 0, blockN = 0;
+};
+
+} // namespace
+
+Value ContractionKernelEmitter::index(int64_t value) {
+  Value &constant = indexConstants[value];
+  if (!constant) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    constant = arith::ConstantIndexOp::create(b, loc, value);
+  }
+  return constant;
+}
+
+Value ContractionKernelEmitter::zeroOf(Type type) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+Type ContractionKernelEmitter::getCopyType(const TileCopy &copy) {
+  if (copy.width == 1)
+    return copy.storage;
+  int64_t words = copy.width * copy.storage.getIntOrFloatBitWidth() / 32;
+  return VectorType::get({words}, b.getI32Type());
+}
+
+LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
+                                                 StringRef operandName) {
+  copy.sharedStride = copy.tileCols + tiling.padding;
+  copy.stageElements = copy.tileRows * copy.sharedStride;
+  // Vectors must not straddle a row, globally or in the workgroup copy:
+  // halve the width down to 64 bits until they do, else copy scalars.
+  int64_t elementBits = copy.storage.getIntOrFloatBitWidth();
+  copy.width = tiling.vectorWidth;
+  while (copy.width > 1 &&
+         (copy.globalCols % copy.width || copy.tileCols % copy.width ||
+          copy.sharedStride % copy.width))
+    copy.width = copy.width * elementBits > 64 ? copy.width / 2 : 1;
+  int64_t vectors = copy.tileRows * copy.tileCols / copy.width;
+  if (vectors % getThreads())
+    return problem.op->emitOpError()
+               << "cannot be tiled: the " << copy.tileRows << "x"
+               << copy.tileCols << " tile of " << operandName << " is "
+               << vectors << " copies of " << copy.width
+               << " element(s), which " << getThreads()
+               << " invocations cannot share evenly",
+           failure();
+  return success();
+}
+
+void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
+  int64_t vectorsPerRow = copy.tileCols / copy.width;
+  int64_t threads = getThreads();
+  int64_t count = copy.tileRows * vectorsPerRow / threads;
+  for (int64_t i = 0; i < count; ++i) {
+    Value row, column;
+    if (threads % vectorsPerRow == 0) {
+      // Every invocation stays in one column: cheaper index arithmetic.
+      Value threadRow =
+          arith::DivUIOp::create(b, loc, threadId, index(vectorsPerRow));
+      row = add(threadRow, i * (threads / vectorsPerRow));
+      column = arith::RemUIOp::create(b, loc, threadId, index(vectorsPerRow));
+    } else {
+      Value element = add(threadId, i * threads);
+      row = arith::DivUIOp::create(b, loc, element, index(vectorsPerRow));
+      column = arith::RemUIOp::create(b, loc, element, index(vectorsPerRow));
+    }
+    column = mul(column, copy.width);
+    copy.rows.push_back(row);
+    copy.columns.push_back(column);
+    copy.sharedOffsets.push_back(add(mul(row, copy.sharedStride), column));
+  }
+}
+
+SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
+                                                      Value rowBase,
+                                                      Value columnBase) {
+  SmallVector<Value> values;
+  Type copyType = getCopyType(copy);
+  for (auto [row, column] : llvm::zip(copy.rows, copy.columns)) {
+    Value globalRow = add(rowBase, row);
+    Value globalColumn = add(columnBase, column);
+    Value inBounds;
+    if (copy.checkRows())
+      inBounds = lessThan(globalRow, copy.globalRows);
+    // Vectors never straddle the end of a row (the width divides it).
+    if (copy.checkColumns())
+      inBounds = both(inBounds, lessThan(globalColumn, copy.globalCols));
+    Value address = add(mul(globalRow, copy.globalCols), globalColumn);
+    // Out of bounds, read the first element of the slice (always there) and
+    // replace it by zero, rather than branch.
+    if (inBounds)
+      address = arith::SelectOp::create(b, loc, inBounds, address, index(0));
+    if (copy.batchBase)
+      address = add(copy.batchBase, address);
+    Value value;
+    if (copy.width == 1) {
+      value = memref::LoadOp::create(b, loc, copy.global, address);
+    } else {
+      auto vectorType = VectorType::get({copy.width}, copy.storage);
+      Value vector =
+          vector::LoadOp::create(b, loc, vectorType, copy.global, address);
+      value = vector::BitCastOp::create(b, loc, copyType, vector);
+    }
+    if (inBounds)
+      value =
+          arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
+    values.push_back(value);
+  }
+  return values;
+}
+
+void ContractionKernelEmitter::storeTile(const TileCopy &copy,
+                                         ArrayRef<Value> values,
+                                         Value stageOffset) {
+  for (auto [value, offset] : llvm::zip(values, copy.sharedOffsets)) {
+    Value address = add(stageOffset, offset);
+    if (copy.width == 1) {
+      memref::StoreOp::create(b, loc, value, copy.shared, address);
+      continue;
+    }
+    auto vectorType = VectorType::get({copy.width}, copy.storage);
+    Value vector = vector::BitCastOp::create(b, loc, vectorType, value);
+    vector::StoreOp::create(b, loc, vector, copy.shared, address);
+  }
+}
+
+std::pair<Value, Value>
+ContractionKernelEmitter::getTilePosition(Value blockX, Value blockY) {
+  int64_t rows = getGridY(), columns = getGridX();
+  if (tiling.groupM <= 1 || rows <= 1)
+    return {blockY, blockX};
+  Value launchIndex = add(mul(blockY, columns), blockX);
+  int64_t perGroup = tiling.groupM * columns;
+  Value group = arith::DivUIOp::create(b, loc, launchIndex, index(perGroup));
+  Value firstRow = mul(group, tiling.groupM);
+  // The last group may have fewer rows.
+  Value remainingRows = arith::SubIOp::create(b, loc, index(rows), firstRow);
+  Value groupRows =
+      arith::MinUIOp::create(b, loc, remainingRows, index(tiling.groupM));
+  Value inGroup = arith::RemUIOp::create(b, loc, launchIndex, index(perGroup));
+  Value row = add(firstRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value column = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {row, column};
+}
+
+Value ContractionKernelEmitter::stageOffset(const TileCopy &copy, Value step) {
+  if (tiling.stages == 1)
+    return index(0);
+  Value stage = arith::RemUIOp::create(b, loc, step, index(2));
+  return mul(stage, copy.stageElements);
+}
+
+void ContractionKernelEmitter::multiplyStep(
+    Value aStage, Value bStage, MutableArrayRef<Value> accumulators) {
+  MLIRContext *context = b.getContext();
+  int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
+  auto leftType = LeftMatrixType::get(context, fm, fk, problem.inputComponent);
+  auto rightType =
+      RightMatrixType::get(context, fk, fn, problem.inputComponent);
+  Value strideA = index(copyA.sharedStride);
+  Value strideB = index(copyB.sharedStride);
+  // Loop invariant: where this subgroup's rows of A and columns of B start.
+  bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
+  Value aBase = transposedA ? add(aStage, subgroupRow)
+                            : add(aStage, mul(subgroupRow, copyA.sharedStride));
+  Value bBase = transposedB
+                    ? add(bStage, mul(subgroupColumn, copyB.sharedStride))
+                    : add(bStage, subgroupColumn);
+  for (int64_t step = 0; step < tiling.tileK / fk; ++step) {
+    SmallVector<Value> lefts, rights;
+    for (int64_t i = 0; i < blockM; ++i) {
+      // A^T columns are A's rows: the left matrix is read column-major.
+      Value offset = transposedA
+                         ? add(aBase, step * fk * copyA.sharedStride + i * fm)
+                         : add(aBase, i * fm * copyA.sharedStride + step * fk);
+      lefts.push_back(LoadOp::create(b, loc, leftType, copyA.shared,
+                                     ValueRange{offset}, strideA, transposedA));
+    }
+    for (int64_t j = 0; j < blockN; ++j) {
+      // B^T rows are B's columns: the right matrix is read column-major.
+      Value offset = transposedB
+                         ? add(bBase, j * fn * copyB.sharedStride + step * fk)
+                         : add(bBase, step * fk * copyB.sharedStride + j * fn);
+      rights.push_back(LoadOp::create(b, loc, rightType, copyB.shared,
+                                      ValueRange{offset}, strideB,
+                                      transposedB));
+    }
+    for (int64_t i = 0; i < blockM; ++i)
+      for (int64_t j = 0; j < blockN; ++j) {
+        Value &acc = accumulators[i * blockN + j];
+        acc = MmaOp::create(b, loc, acc.getType(), lefts[i], rights[j], acc);
+      }
+  }
+}
+
+void ContractionKernelEmitter::loadResultThroughScratch(Value row,
+                                                        Value column) {
+  int64_t fm = config.getM(), fn = config.getN();
+  int64_t subgroupSize = target.getSubgroupSize();
+  Value scratchBase = mul(subgroupId, fm * fn);
+  for (int64_t first = 0; first < fm * fn; first += subgroupSize) {
+    // fm * fn is a multiple of the subgroup size for every configuration.
+    Value element = add(laneId, first);
+    Value r = arith::DivUIOp::create(b, loc, element, index(fn));
+    Value col = arith::RemUIOp::create(b, loc, element, index(fn));
+    Value globalRow = add(row, r), globalColumn = add(column, col);
+    Value inBounds =
+        both(lessThan(globalRow, problem.m), lessThan(globalColumn, problem.n));
+    Value address = add(mul(globalRow, problem.n), globalColumn);
+    Value safeAddress =
+        add(cBatchBase,
+            arith::SelectOp::create(b, loc, inBounds, address, index(0)));
+    Value value = memref::LoadOp::create(b, loc, c, safeAddress);
+    value = arith::SelectOp::create(b, loc, inBounds, value,
+                                    zeroOf(value.getType()));
+    memref::StoreOp::create(b, loc, value, scratch, add(scratchBase, element));
+  }
+}
+
+void ContractionKernelEmitter::storeResultThroughScratch(Value row,
+                                                         Value column) {
+  int64_t fm = config.getM(), fn = config.getN();
+  int64_t subgroupSize = target.getSubgroupSize();
+  Value scratchBase = mul(subgroupId, fm * fn);
+  for (int64_t first = 0; first < fm * fn; first += subgroupSize) {
+    Value element = add(laneId, first);
+    Value r = arith::DivUIOp::create(b, loc, element, index(fn));
+    Value col = arith::RemUIOp::create(b, loc, element, index(fn));
+    Value globalRow = add(row, r), globalColumn = add(column, col);
+    Value inBounds =
+        both(lessThan(globalRow, problem.m), lessThan(globalColumn, problem.n));
+    auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value value =
+        memref::LoadOp::create(b, loc, scratch, add(scratchBase, element));
+    value = applyEpilogueToElement(value, globalRow, globalColumn);
+    Value address =
+        add(outputBatchBase, add(mul(globalRow, problem.n), globalColumn));
+    memref::StoreOp::create(b, loc, value, output, address);
+  }
+}
+
+Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
+                                               Value row, Value column) {
+  int64_t slice = problem.m * problem.n;
+  Value offset;
+  switch (operand.broadcast) {
+  case EpilogueBroadcast::None:
+    offset = add(mul(row, problem.n), column);
+    break;
+  case EpilogueBroadcast::AlongRows:
+    offset = column;
+    slice = problem.n;
+    break;
+  case EpilogueBroadcast::AlongColumns:
+    offset = row;
+    slice = problem.m;
+    break;
+  }
+  if (operand.batched)
+    offset = add(mul(batchIndex, slice), offset);
+  return offset;
+}
+
+Value ContractionKernelEmitter::applyEpilogueToElement(Value value, Value row,
+                                                       Value column) {
+  for (const EpilogueStep &step : problem.epilogue) {
+    Block &body = step.op.getRegion().front();
+    IRMapping mapping;
+    for (auto [position, operand] : llvm::enumerate(step.operandOf)) {
+      if (operand < 0) {
+        mapping.map(body.getArgument(position), value);
+        continue;
+      }
+      const EpilogueOperand &input = problem.epilogueOperands[operand];
+      mapping.map(body.getArgument(position),
+                  memref::LoadOp::create(b, loc, epilogueBuffers[operand],
+                                         epilogueOffset(input, row, column)));
+    }
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    value = mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+  }
+  return value;
+}
+
+bool ContractionKernelEmitter::canMapEpilogue() const {
+  if (hasRaggedResult())
+    return false;
+  MLIRContext *context = problem.op->getContext();
+  bool isUnsigned = problem.resultComponent.isUnsignedInteger();
+  auto resultOf = [&](Type storage) -> SubgroupMatrixTypeInterface {
+    Type component = storage;
+    if (auto integer = dyn_cast<IntegerType>(storage))
+      component = IntegerType::get(context, integer.getWidth(),
+                                   isUnsigned ? IntegerType::Unsigned
+                                              : IntegerType::Signed);
+    return ResultMatrixType::get(context, config.getM(), config.getN(),
+                                 component);
+  };
+  for (const EpilogueOperand &operand : problem.epilogueOperands)
+    if (operand.broadcast != EpilogueBroadcast::None ||
+        !target.supportsType(resultOf(
+            cast<MemRefType>(operand.buffer.getType()).getElementType())))
+      return false;
+  for (const EpilogueStep &step : problem.epilogue)
+    if (!target.supportsType(
+            resultOf(cast<MemRefType>(step.op.getDpsInits()[0].getType())
+                         .getElementType())))
+      return false;
+  return true;
+}
+
+Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
+                                                      Value column) {
+  MLIRContext *context = b.getContext();
+  bool isUnsigned = problem.resultComponent.isUnsignedInteger();
+  auto componentOf = [&](Type storage) -> Type {
+    if (auto integer = dyn_cast<IntegerType>(storage))
+      return IntegerType::get(context, integer.getWidth(),
+                              isUnsigned ? IntegerType::Unsigned
+                                         : IntegerType::Signed);
+    return storage;
+  };
+  int64_t fm = config.getM(), fn = config.getN();
+  for (const EpilogueStep &step : problem.epilogue) {
+    Block &body = step.op.getRegion().front();
+    // The running result first, then the other inputs in order.
+    SmallVector<Value> inputs = {matrix};
+    SmallVector<unsigned> inputOfArgument;
+    for (int operand : step.operandOf) {
+      if (operand < 0) {
+        inputOfArgument.push_back(0);
+        continue;
+      }
+      const EpilogueOperand &input = problem.epilogueOperands[operand];
+      Type storage = cast<MemRefType>(input.buffer.getType()).getElementType();
+      auto type = ResultMatrixType::get(context, fm, fn, componentOf(storage));
+      inputOfArgument.push_back(inputs.size());
+      inputs.push_back(LoadOp::create(
+          b, loc, type, epilogueBuffers[operand],
+          ValueRange{epilogueOffset(input, row, column)}, index(problem.n),
+          /*col_major=*/false));
+    }
+    Type outputStorage =
+        cast<MemRefType>(step.op.getDpsInits()[0].getType()).getElementType();
+    auto resultType =
+        ResultMatrixType::get(context, fm, fn, componentOf(outputStorage));
+    auto map = MapOp::create(b, loc, resultType, inputs);
+    Block *mapBody = new Block();
+    map.getBody().push_back(mapBody);
+    mapBody->addArguments({b.getIndexType(), b.getIndexType()}, {loc, loc});
+    for (Value input : inputs)
+      mapBody->addArgument(
+          getStorageType(cast<SubgroupMatrixTypeInterface>(input.getType())
+                             .getElementType()),
+          loc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(mapBody);
+    IRMapping mapping;
+    for (auto [position, input] : llvm::enumerate(inputOfArgument))
+      mapping.map(body.getArgument(position), mapBody->getArgument(2 + input));
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    YieldOp::create(
+        b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+    matrix = map;
+  }
+  return matrix;
+}
+
+SmallVector<Value> ContractionKernelEmitter::initAccumulators() {
+  MLIRContext *context = b.getContext();
+  int64_t fm = config.getM(), fn = config.getN();
+  auto resultType =
+      ResultMatrixType::get(context, fm, fn, problem.resultComponent);
+  SmallVector<Value> accumulators;
+  if (problem.fillValue) {
+    // The fill value, as the scalar type that splat takes.
+    Type scalarType = getScalarType(problem.resultComponent);
+    Attribute value = problem.fillValue;
+    if (auto integer = dyn_cast<IntegerAttr>(value))
+      value = IntegerAttr::get(scalarType, integer.getValue().sextOrTrunc(32));
+    Value scalar = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+    Value splat = SplatOp::create(b, loc, resultType, scalar);
+    accumulators.assign(blockM * blockN, splat);
+    return accumulators;
+  }
+  for (int64_t i = 0; i < blockM; ++i) {
+    for (int64_t j = 0; j < blockN; ++j) {
+      Value row = add(rowBase, resultRow(i));
+      Value column = add(columnBase, resultColumn(j));
+      if (!hasRaggedResult()) {
+        Value offset = add(cBatchBase, add(mul(row, problem.n), column));
+        accumulators.push_back(LoadOp::create(b, loc, resultType, c,
+                                              ValueRange{offset},
+                                              index(problem.n), false));
+        continue;
+      }
+      loadResultThroughScratch(row, column);
+      gpu::BarrierOp::create(b, loc);
+      accumulators.push_back(LoadOp::create(
+          b, loc, resultType, scratch, ValueRange{mul(subgroupId, fm * fn)},
+          index(fn), false));
+      gpu::BarrierOp::create(b, loc);
+    }
+  }
+  return accumulators;
+}
+
+void ContractionKernelEmitter::storeAccumulators(ArrayRef<Value> accumulators) {
+  int64_t fm = config.getM(), fn = config.getN();
+  for (int64_t i = 0; i < blockM; ++i) {
+    for (int64_t j = 0; j < blockN; ++j) {
+      Value acc = accumulators[i * blockN + j];
+      Value row = add(rowBase, resultRow(i));
+      Value column = add(columnBase, resultColumn(j));
+      if (!storesThroughScratch()) {
+        Value offset = add(outputBatchBase, add(mul(row, problem.n), column));
+        if (!problem.epilogue.empty())
+          acc = applyEpilogueToMatrix(acc, row, column);
+        StoreOp::create(b, loc, acc, output, ValueRange{offset},
+                        index(problem.n), false);
+        continue;
+      }
+      // Edge workgroups must not write outside C, and a result matrix
+      // cannot be stored partially: it goes through workgroup memory.
+      StoreOp::create(b, loc, acc, scratch,
+                      ValueRange{mul(subgroupId, fm * fn)}, index(fn), false);
+      gpu::BarrierOp::create(b, loc);
+      storeResultThroughScratch(row, column);
+      gpu::BarrierOp::create(b, loc);
+    }
+  }
+}
+
+FailureOr<ContractionKernel>
+ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
+  MLIRContext *context = moduleBuilder.getContext();
+  blockM = tiling.tileM / tiling.subgroupsM / config.getM();
+  blockN = tiling.tileN / tiling.subgroupsN / config.getN();
+
+  Type inputStorage = getStorageType(problem.inputComponent);
+  Type resultStorage = getStorageType(problem.resultComponent);
+  copyA.storage = copyB.storage = inputStorage;
+  bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
+  copyA.globalRows = transposedA ? problem.k : problem.m;
+  copyA.globalCols = transposedA ? problem.m : problem.k;
+  copyA.tileRows = transposedA ? tiling.tileK : tiling.tileM;
+  copyA.tileCols = transposedA ? tiling.tileM : tiling.tileK;
+  copyB.globalRows = transposedB ? problem.n : problem.k;
+  copyB.globalCols = transposedB ? problem.k : problem.n;
+  copyB.tileRows = transposedB ? tiling.tileN : tiling.tileK;
+  copyB.tileCols = transposedB ? tiling.tileK : tiling.tileN;
+  if (failed(planCopy(copyA, "A")) || failed(planCopy(copyB, "B")))
+    return failure();
+
+  int64_t fm = config.getM(), fn = config.getN();
+  int64_t subgroups = tiling.subgroupsM * tiling.subgroupsN;
+  int64_t inputBytes = inputStorage.getIntOrFloatBitWidth() / 8;
+  int64_t sharedBytes =
+      tiling.stages * (copyA.stageElements + copyB.stageElements) * inputBytes;
+  if (storesThroughScratch())
+    sharedBytes +=
+        subgroups * fm * fn * resultStorage.getIntOrFloatBitWidth() / 8;
+  int64_t limit = getWorkgroupMemoryLimit(target);
+  if (sharedBytes > limit)
+    return problem.op->emitOpError()
+               << "cannot be tiled: the tiling needs " << sharedBytes
+               << " bytes of workgroup memory, more than the " << limit
+               << " a kernel may use on target '"
+               << (target.getName() ? target.getName().getValue() : "custom")
+               << "'",
+           failure();
+
+  // The arguments: A, B, C when it is read, the epilogue's operands, and
+  // the output when it is not C; every buffer flattened.
+  ContractionKernel result;
+  result.arguments = {problem.a.buffer, problem.b.buffer};
+  if (problem.accumulates())
+    result.arguments.push_back(problem.c);
+  for (const EpilogueOperand &operand : problem.epilogueOperands)
+    result.arguments.push_back(operand.buffer);
+  bool separateOutput = problem.output != problem.c || !problem.accumulates();
+  if (separateOutput)
+    result.arguments.push_back(problem.output);
+  auto workgroupSpace =
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+  auto flat = [&](int64_t size, Type element, Attribute space = nullptr) {
+    return MemRefType::get({size}, element, MemRefLayoutAttrInterface(), space);
+  };
+  SmallVector<Type> arguments;
+  for (Value buffer : result.arguments) {
+    auto type = cast<MemRefType>(buffer.getType());
+    arguments.push_back(flat(type.getNumElements(), type.getElementType()));
+  }
+  SmallVector<Type> attributions = {
+      flat(tiling.stages * copyA.stageElements, inputStorage, workgroupSpace),
+      flat(tiling.stages * copyB.stageElements, inputStorage, workgroupSpace)};
+  if (storesThroughScratch())
+    attributions.push_back(
+        flat(subgroups * fm * fn, resultStorage, workgroupSpace));
+
+  auto kernel = gpu::GPUFuncOp::create(
+      moduleBuilder, loc, name, FunctionType::get(context, arguments, {}),
+      attributions);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  moduleBuilder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(getThreads()), 1, 1}));
+
+  entry = &kernel.getBody().front();
+  b.setInsertionPointToEnd(entry);
+  unsigned argument = 0;
+  copyA.global = entry->getArgument(argument++);
+  copyB.global = entry->getArgument(argument++);
+  if (problem.accumulates())
+    c = entry->getArgument(argument++);
+  for (size_t i = 0; i < problem.epilogueOperands.size(); ++i)
+    epilogueBuffers.push_back(entry->getArgument(argument++));
+  output = separateOutput ? entry->getArgument(argument++) : c;
+  copyA.shared = kernel.getWorkgroupAttributions()[0];
+  copyB.shared = kernel.getWorkgroupAttributions()[1];
+  if (storesThroughScratch())
+    scratch = kernel.getWorkgroupAttributions()[2];
+
+  threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  subgroupId = gpu::SubgroupIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  laneId = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/nullptr);
+  Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  // Batches run along the grid's z dimension.
+  batchIndex = problem.batch > 1
+                   ? Value(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))
+                   : index(0);
+  auto batchBase = [&](bool batched, int64_t sliceElements) -> Value {
+    if (!batched || problem.batch == 1)
+      return index(0);
+    return mul(batchIndex, sliceElements);
+  };
+  copyA.batchBase = batchBase(problem.a.batched, problem.m * problem.k);
+  copyB.batchBase = batchBase(problem.b.batched, problem.k * problem.n);
+  cBatchBase = outputBatchBase = batchBase(true, problem.m * problem.n);
+  auto [tileRow, tileColumn] = getTilePosition(blockX, blockY);
+  rowBase = mul(tileRow, tiling.tileM);
+  columnBase = mul(tileColumn, tiling.tileN);
+  Value subgroupM =
+      arith::DivUIOp::create(b, loc, subgroupId, index(tiling.subgroupsN));
+  Value subgroupN =
+      arith::RemUIOp::create(b, loc, subgroupId, index(tiling.subgroupsN));
+  subgroupRow = mul(subgroupM, tiling.tileM / tiling.subgroupsM);
+  subgroupColumn = mul(subgroupN, tiling.tileN / tiling.subgroupsN);
+  computeCopyPositions(copyA);
+  computeCopyPositions(copyB);
+
+  // Where the copies of K step `step` start in A and B.
+  auto loadStep = [&](Value step) {
+    Value k = mul(step, tiling.tileK);
+    SmallVector<Value> a =
+        transposedA ? loadTile(copyA, k, rowBase) : loadTile(copyA, rowBase, k);
+    SmallVector<Value> bValues = transposedB ? loadTile(copyB, columnBase, k)
+                                             : loadTile(copyB, k, columnBase);
+    return std::make_pair(a, bValues);
+  };
+  auto storeStep =
+      [&](const std::pair<SmallVector<Value>, SmallVector<Value>> &values,
+          Value step) {
+        storeTile(copyA, values.first, stageOffset(copyA, step));
+        storeTile(copyB, values.second, stageOffset(copyB, step));
+      };
+
+  SmallVector<Value> accumulators = initAccumulators();
+  int64_t steps = llvm::divideCeil(problem.k, tiling.tileK);
+  if (tiling.stages == 2)
+    storeStep(loadStep(index(0)), index(0));
+  if (tiling.stages == 2)
+    gpu::BarrierOp::create(b, loc);
+  auto loop = scf::ForOp::create(b, loc, index(0), index(steps), index(1),
+                                 accumulators);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    SmallVector<Value> carried(loop.getRegionIterArgs());
+    if (tiling.stages == 2) {
+      // Load the next step while this one multiplies; the last iteration
+      // reloads its own step rather than branch.
+      std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> next;
+      Value nextStep;
+      if (steps > 1) {
+        nextStep =
+            arith::MinUIOp::create(b, loc, add(step, 1), index(steps - 1));
+        next = loadStep(nextStep);
+      }
+      multiplyStep(stageOffset(copyA, step), stageOffset(copyB, step), carried);
+      if (next) {
+        storeStep(*next, add(step, 1));
+        gpu::BarrierOp::create(b, loc);
+      }
+    } else {
+      auto values = loadStep(step);
+      gpu::BarrierOp::create(b, loc);
+      storeStep(values, step);
+      gpu::BarrierOp::create(b, loc);
+      multiplyStep(index(0), index(0), carried);
+    }
+    scf::YieldOp::create(b, loc, carried);
+  }
+  storeAccumulators(SmallVector<Value>(loop.getResults()));
+  gpu::ReturnOp::create(b, loc);
+  result.function = kernel;
+  result.gridX = getGridX();
+  result.gridY = getGridY();
+  result.gridZ = problem.batch;
+  result.threads = getThreads();
+  return result;
+}
+
+FailureOr<ContractionKernel> mlir::subgroup_matrix::emitContractionKernel(
+    OpBuilder &moduleBuilder, StringRef name, const Contraction &contraction,
+    TargetAttr target, const TilingPlan &plan) {
+  ContractionKernelEmitter emitter(contraction, plan.config, target,
+                                   plan.tiling, contraction.op.getLoc());
+  return emitter.emit(moduleBuilder, name);
+}
