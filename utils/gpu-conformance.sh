@@ -45,6 +45,22 @@ python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" build vulkan \
 rm -f "$suite"/functions/*.mlir
 cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/"
 
+# Whole linalg programs through sm-linalg-to-gpu, with their own reference.
+python3 "$repoRoot/test/Integration/LinalgToGPU/suite.py" generate \
+  nvidia-h100 "$suite/linalg" >/dev/null
+python3 "$repoRoot/test/Integration/LinalgToGPU/suite.py" build vulkan \
+  "$suite/linalg" "$buildDir/bin" --spirv-val "$spirvVal" | tail -n1
+rm -f "$suite"/linalg/*.mlir
+mkdir -p "$suite/LinalgToGPU" "$suite/MatrixFunctions"
+cp "$repoRoot/test/Integration/LinalgToGPU/suite.py" "$suite/LinalgToGPU/"
+cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/MatrixFunctions/"
+
+# Upstream gpu.subgroup_mma code, converted.
+"$buildDir/bin/sm-opt" "$repoRoot/test/Conversion/GPUToSubgroupMatrix/execution.mlir" \
+  --sm-convert-gpu-mma --sm-lower-to-vulkan=target=nvidia-h100 |
+  "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/gpu-mma.spv"
+"$spirvVal" --target-env vulkan1.3 "$suite/gpu-mma.spv"
+
 cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
 cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"
 (cd "$suite/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 \

@@ -200,6 +200,94 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
   ];
 }
 
+def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
+  let summary = "turn a linalg program into subgroup-matrix kernels and their "
+                "launches";
+  let description = [{
+    The entry point for graph compilers: takes a program of linalg ops on
+    tensors or memrefs and leaves all of its computation in one `gpu.module`
+    of kernels (this dialect for the matrix products) and the
+    `gpu.launch_func`s that run them; the host keeps allocation and launches.
+    The result goes to `--sm-lower-to-vulkan`, `--sm-lower-to-intel` or
+    `--emit-msl` as it is.
+
+    1. Tensors are bufferized (one-shot, function boundaries included) into
+       dense row-major buffers, whatever layout the input uses.
+    2. 1x1 `linalg.conv_2d_nhwc_hwcf` (a (N*H*W) x C by C x F product) and
+       `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
+       strides and dilations become matrix products over views of the same
+       buffers; other convolutions are reported.
+    3. Every matrix product (`linalg.matmul`, `linalg.batch_matmul`, or a
+       `linalg.generic` contraction; either operand transposed through its
+       indexing map; f16, bf16, f32 and 8-bit inputs as the target allows)
+       becomes a tiled kernel, as `sm-tile-matmul` builds it (same options),
+       with batches along the grid's z dimension. Around it, the kernel
+       takes over:
+       - element-wise extensions of its inputs (`arith.extsi`/`extui` of
+         8-bit integers, `arith.extf` of f16) that write temporaries: the
+         kernel reads the narrow data;
+       - a chain of element-wise consumers of its result (bias along rows or
+         columns, scale, ReLU, GELU, SiLU, clamp, residual add, casts) whose
+         intermediate buffers nothing else reads: they run on the
+         accumulators before the single store, as `subgroup_matrix.map`
+         where whole result matrices can take them, else element by element
+         on the way to memory.
+    4. Every other element-wise linalg op (named ops are generalized)
+       becomes a kernel of its own, one invocation per element.
+    5. Anything else (reductions, dynamic shapes, non-unit convolutions) is
+       reported where it is; nothing stays on the host unannounced.
+
+    ```mlir
+    // sm-opt --sm-linalg-to-gpu=target=nvidia-h100
+    func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
+                   %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<256x1024xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+      %mm = linalg.matmul ins(%x, %w : ...) outs(%acc : ...) -> tensor<256x1024xf32>
+      %y = linalg.generic {... bias add and ReLU ...} ins(%mm, %bias : ...) outs(%e : ...)
+      return %y : tensor<256x1024xf32>
+    }
+    // becomes one kernel, @kernels::@matmul_0, whose epilogue adds the
+    // bias and applies the ReLU, and its gpu.launch_func.
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to generate for (else the module's target attribute)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
+           "Rows of C per workgroup">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
+           "Columns of C per workgroup">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"0",
+           "Depth of one step of the K loop">,
+    Option<"subgroupsM", "subgroups-m", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along M">,
+    Option<"subgroupsN", "subgroups-n", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along N">,
+    Option<"padding", "padding", "int64_t", /*default=*/"-1",
+           "Elements added to each row of the workgroup copies (-1: target "
+           "default)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Workgroup buffers per operand: 1, or 2 for double buffering">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Elements each invocation copies at once">,
+    Option<"groupM", "group-m", "int64_t", /*default=*/"0",
+           "Tile rows consecutive workgroups walk down before moving to the "
+           "next tile column (1: row-major order)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
 def ConvertGPUMMAPass : Pass<"sm-convert-gpu-mma", "ModuleOp"> {
   let summary = "rewrite upstream gpu.subgroup_mma_* ops into subgroup_matrix";
   let description = [{

@@ -32,12 +32,37 @@ Type Contraction::getOutputComponent() const {
                       resultComponent.isUnsignedInteger());
 }
 
+/// The batch, M, N and K loops of a contraction. Upstream's inference calls
+/// a loop that one input lacks an M or N loop; a second such loop that
+/// leads C is taken as a batch over which that input is shared (a 1x1 NCHW
+/// convolution's filter).
+static FailureOr<linalg::ContractionDimensions>
+inferMatrixDimensions(linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return failure();
+  if (dims->batch.empty()) {
+    AffineMap cMap = op.getIndexingMapsArray()[2];
+    auto leading = dyn_cast<AffineDimExpr>(cMap.getResult(0));
+    for (SmallVector<unsigned, 2> *free : {&dims->m, &dims->n}) {
+      if (!leading || free->size() != 2 || cMap.getNumResults() != 3)
+        continue;
+      auto it = llvm::find(*free, leading.getPosition());
+      if (it == free->end())
+        continue;
+      dims->batch.push_back(*it);
+      free->erase(it);
+    }
+  }
+  return dims;
+}
+
 bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return false;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
+  FailureOr<linalg::ContractionDimensions> dims = inferMatrixDimensions(op);
   return succeeded(dims) && dims->batch.size() <= 1 && dims->m.size() == 1 &&
          dims->n.size() == 1 && dims->k.size() == 1;
 }
@@ -61,8 +86,7 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
     return fail("needs two inputs and one output");
   if (!linalg::isaContractionOpInterface(op))
     return fail("its body is not a sum of products");
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
+  FailureOr<linalg::ContractionDimensions> dims = inferMatrixDimensions(op);
   if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
       dims->n.size() != 1 || dims->k.size() != 1)
     return fail("it is not one matrix product (at most one batch "

@@ -103,7 +103,7 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     RewriterBase &rewriter, const Contraction &contraction, TargetAttr target,
-    const MatmulTiling &requested) {
+    const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name) {
   Operation *op = contraction.op;
   FailureOr<TilingPlan> plan = planTiling(contraction, target, requested);
   if (failed(plan))
@@ -122,16 +122,19 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   Location loc = op->getLoc();
   MLIRContext *context = rewriter.getContext();
 
-  OpBuilder moduleBuilder(topLevel);
-  auto gpuModule =
-      gpu::GPUModuleOp::create(moduleBuilder, loc, "matmul_kernels");
-  SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
-  gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
-  OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
-  FailureOr<ContractionKernel> kernel = emitContractionKernel(
-      kernelBuilder, "matmul", contraction, target, *plan);
+  gpu::GPUModuleOp gpuModule = into;
+  if (!gpuModule) {
+    OpBuilder moduleBuilder(topLevel);
+    gpuModule = gpu::GPUModuleOp::create(moduleBuilder, loc, "matmul_kernels");
+    SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
+    gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+  }
+  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule.getBody());
+  FailureOr<ContractionKernel> kernel =
+      emitContractionKernel(kernelBuilder, name, contraction, target, *plan);
   if (failed(kernel)) {
-    gpuModule.erase();
+    if (!into)
+      gpuModule.erase();
     return failure();
   }
   // The emitter recomputes shared index arithmetic freely; CSE keeps the

@@ -24,10 +24,11 @@ namespace subgroup_matrix {
 /// `target`, and a `gpu.launch_func` of it that replaces the contraction and
 /// the ops fused into it. Reports a diagnostic on the contraction's op and
 /// returns failure when it cannot (and then changes nothing).
-FailureOr<gpu::LaunchFuncOp> tileContraction(RewriterBase &rewriter,
-                                             const Contraction &contraction,
-                                             TargetAttr target,
-                                             const MatmulTiling &tiling);
+/// With `into`, the kernel goes there instead, named `name`.
+FailureOr<gpu::LaunchFuncOp>
+tileContraction(RewriterBase &rewriter, const Contraction &contraction,
+                TargetAttr target, const MatmulTiling &tiling,
+                gpu::GPUModuleOp into = {}, StringRef name = "matmul");
 
 /// Rewrites `matmul` (on statically shaped, contiguous row-major memrefs) into
 /// a `gpu.module`, inserted before the enclosing top-level function, holding

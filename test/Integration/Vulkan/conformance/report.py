@@ -58,6 +58,18 @@ def main():
     functions = os.path.join(results, "functions.txt")
     if os.path.exists(functions):
         out.extend(functions_section(open(functions).read().splitlines()))
+    linalg = os.path.join(results, "linalg.txt")
+    if os.path.exists(linalg):
+        out.extend(linalg_section(open(linalg).read().splitlines()))
+    mma = os.path.join(results, "gpu-mma.txt")
+    if os.path.exists(mma):
+        checks = [l for l in open(mma).read().splitlines()
+                  if l.startswith("check gemm")]
+        out.append("\n## Upstream gpu.subgroup_mma code\n")
+        out.append("`test/Conversion/GPUToSubgroupMatrix/execution.mlir` through "
+                   "`--sm-convert-gpu-mma`, D = 2 (A B + C) against the runner's "
+                   "reference:\n")
+        out.extend("    " + l for l in checks)
     out.append("\n## Every case\n")
     out.append("| case | result | details |")
     out.append("| --- | --- | --- |")
@@ -105,6 +117,24 @@ def functions_section(lines):
             out.append("| `%s` | %s | %s |" % (name, result,
                                                details.split("; check")[0]))
     out.append("\n</details>")
+    return out
+
+
+def linalg_section(lines):
+    """Whole programs through sm-linalg-to-gpu (test/Integration/LinalgToGPU)."""
+    cases = [l for l in lines if l.startswith(("PASS ", "FAIL "))]
+    out = ["\n## linalg programs (sm-linalg-to-gpu)\n",
+           "`test/Integration/LinalgToGPU/suite.py`: linalg programs as front-ends",
+           "write them, each compiled into one kernel, run on fresh random inputs",
+           "and a poisoned output, compared with the suite's double-precision",
+           "evaluation of the program.\n",
+           "**%d of %d programs passed.**\n" % (
+               sum(1 for l in cases if l.startswith("PASS")), len(cases)),
+           "| program | result | details |", "| --- | --- | --- |"]
+    for line in cases:
+        result, rest = line.split(" ", 1)
+        name, details = rest.split(": ", 1)
+        out.append("| `%s` | %s | %s |" % (name, result, details))
     return out
 
 

@@ -56,4 +56,22 @@ if [ -d "$suite/functions" ]; then
     > "$out/functions.txt" 2>&1 || functionsStatus=1
   tail -n1 "$out/functions.txt" | tee -a "$out/summary.txt"
 fi
-[ $failed -eq 0 ] && [ $functionsStatus -eq 0 ]
+linalgStatus=0
+if [ -d "$suite/linalg" ]; then
+  python3 "$suite/LinalgToGPU/suite.py" run --prebuilt vulkan "$suite/linalg" \
+    "$suite" > "$out/linalg.txt" 2>&1 || linalgStatus=1
+  tail -n1 "$out/linalg.txt" | tee -a "$out/summary.txt"
+fi
+# Upstream gpu.subgroup_mma code through sm-convert-gpu-mma
+# (test/Conversion/GPUToSubgroupMatrix/execution.mlir), against the runner's
+# GEMM reference: D = 2 (A B + C).
+mmaStatus=0
+if [ -f "$suite/gpu-mma.spv" ]; then
+  "$runner" "$suite/gpu-mma.spv" --entry gemm --grid 4 \
+    --arg f16:2048:random --arg f16:2048:random --arg f32:1024:random \
+    --check gemm:M=32,N=32,K=64,A=0,B=1,C=2,acc=2,mul=2 > "$out/gpu-mma.txt" 2>&1 ||
+    mmaStatus=1
+  grep "check gemm" "$out/gpu-mma.txt" | sed 's/^/gpu-mma: /' | tee -a "$out/summary.txt"
+fi
+[ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] && [ $linalgStatus -eq 0 ] &&
+  [ $mmaStatus -eq 0 ]

@@ -1,0 +1,220 @@
+//===- ElementwiseKernel.cpp - a kernel for an element-wise op ------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Vulkan guarantees 65535 workgroups per grid dimension.
+static constexpr int64_t kMaxGridDimension = 65535;
+
+bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
+                                                     bool report) {
+  auto fail = [&](const Twine &message) {
+    if (report)
+      op->emitOpError() << "cannot be put on the GPU: " << message;
+    return false;
+  };
+  if (op.getNumLoops() != op.getNumParallelLoops())
+    return fail("it reduces (only element-wise ops and matrix products "
+                "become kernels)");
+  if (op.getNumDpsInits() != 1)
+    return fail("it has more than one output");
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type) {
+      if (isa<ShapedType>(value.getType()))
+        return fail("it works on tensors");
+      if (!matchPattern(value, m_Constant()))
+        return fail("it reads a scalar that is not a constant");
+      continue;
+    }
+    if (!type.hasStaticShape())
+      return fail(llvm::formatv("'{0}' has dynamic sizes", type));
+    if (type.getRank() == 0)
+      return fail(llvm::formatv("'{0}' has no dimensions", type));
+    if (!type.getLayout().isIdentity())
+      return fail(
+          llvm::formatv("'{0}' is not a contiguous row-major memref", type));
+    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(expr))
+        return fail("an operand is indexed by an expression other than a "
+                    "loop or a constant");
+  }
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
+        inner.getNumRegions() || !isPure(&inner))
+      return fail(llvm::formatv("its body uses '{0}', which kernels of this "
+                                "pipeline do not compute",
+                                inner.getName()));
+  return true;
+}
+
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
+    RewriterBase &rewriter, linalg::GenericOp op, gpu::GPUModuleOp into,
+    StringRef name) {
+  if (!canEmitElementwiseKernel(op, /*report=*/true))
+    return failure();
+  MLIRContext *context = rewriter.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t total = 1;
+  for (int64_t range : ranges)
+    total *= range;
+  int64_t workgroups = llvm::divideCeil(total, kElementwiseWorkgroupSize);
+  int64_t gridX = std::min(workgroups, kMaxGridDimension);
+  int64_t gridY = llvm::divideCeil(workgroups, gridX);
+
+  // Kernel arguments: the memref operands, flattened, in operand order.
+  SmallVector<Value> buffers;
+  SmallVector<Type> argumentTypes;
+  for (Value value : op->getOperands())
+    if (auto type = dyn_cast<MemRefType>(value.getType())) {
+      if (llvm::is_contained(buffers, value))
+        continue;
+      buffers.push_back(value);
+      argumentTypes.push_back(
+          MemRefType::get({type.getNumElements()}, type.getElementType()));
+    }
+
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
+  auto kernel = gpu::GPUFuncOp::create(
+      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  moduleBuilder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+      {int32_t(kElementwiseWorkgroupSize), 1, 1}));
+  Block *entry = &kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockY, index(gridX)), blockX);
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block, index(kElementwiseWorkgroupSize)),
+      thread);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        linear, index(total));
+  auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+  gpu::ReturnOp::create(b, loc);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+
+  // The loop indices of this element, row-major over the loop ranges.
+  SmallVector<Value> loops(ranges.size());
+  Value rest = linear;
+  for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+    loops[d] = arith::RemUIOp::create(b, loc, rest, index(ranges[d]));
+    rest = arith::DivUIOp::create(b, loc, rest, index(ranges[d]));
+  }
+  // The linear offset of the element an indexing map selects.
+  auto offsetOf = [&](AffineMap map, MemRefType type) -> Value {
+    Value offset = index(0);
+    for (auto [dimension, expr] : llvm::enumerate(map.getResults())) {
+      Value position = isa<AffineDimExpr>(expr)
+                           ? loops[cast<AffineDimExpr>(expr).getPosition()]
+                           : index(cast<AffineConstantExpr>(expr).getValue());
+      offset = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, offset,
+                                index(type.getDimSize(dimension))),
+          position);
+    }
+    return offset;
+  };
+  Block &body = op.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value value = operand->get();
+    BlockArgument argument = body.getArgument(operand->getOperandNumber());
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type) {
+      mapping.map(argument, b.clone(*value.getDefiningOp())->getResult(0));
+      continue;
+    }
+    Value buffer =
+        entry->getArgument(llvm::find(buffers, value) - buffers.begin());
+    mapping.map(argument,
+                memref::LoadOp::create(
+                    b, loc, buffer,
+                    offsetOf(op.getMatchingIndexingMap(operand), type)));
+  }
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto initType = cast<MemRefType>(init->get().getType());
+  Value output =
+      entry->getArgument(llvm::find(buffers, init->get()) - buffers.begin());
+  Value outputOffset = offsetOf(op.getMatchingIndexingMap(init), initType);
+  BlockArgument outArgument = body.getArgument(init->getOperandNumber());
+  if (!outArgument.use_empty())
+    mapping.map(outArgument,
+                memref::LoadOp::create(b, loc, output, outputOffset));
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  memref::StoreOp::create(
+      b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
+      output, outputOffset);
+
+  // What the runner needs to launch it alone.
+  SmallVector<Attribute> arguments;
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    Type element = type.getElementType();
+    std::string name = element.isF16()        ? "f16"
+                       : element.isBF16()     ? "bf16"
+                       : element.isF32()      ? "f32"
+                       : element.isInteger(8) ? "i8"
+                                              : "i32";
+    arguments.push_back(rewriter.getStringAttr(
+        llvm::formatv("{0}:{1}:random", name, type.getNumElements())));
+  }
+  kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
+                  rewriter.getDictionaryAttr(
+                      {rewriter.getNamedAttr(
+                           "grid", rewriter.getDenseI32ArrayAttr(
+                                       {int32_t(gridX), int32_t(gridY), 1})),
+                       rewriter.getNamedAttr(
+                           "arguments", rewriter.getArrayAttr(arguments))}));
+
+  // The host side: flat views and the launch.
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands;
+  for (Value buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (type.getRank() == 1) {
+      operands.push_back(buffer);
+      continue;
+    }
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.front().push_back(d);
+    operands.push_back(
+        memref::CollapseShapeOp::create(rewriter, loc, buffer, all));
+  }
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  auto launch = gpu::LaunchFuncOp::create(
+      rewriter, loc, kernel,
+      gpu::KernelDim3{constant(gridX), constant(gridY), constant(1)},
+      gpu::KernelDim3{constant(kElementwiseWorkgroupSize), constant(1),
+                      constant(1)},
+      /*dynamicSharedMemorySize=*/Value(), operands);
+  rewriter.eraseOp(op);
+  return launch;
+}

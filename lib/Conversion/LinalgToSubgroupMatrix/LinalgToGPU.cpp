@@ -1,0 +1,304 @@
+//===- LinalgToGPU.cpp - a linalg program to kernels and launches ---------===//
+//
+// The graph-compiler entry: bufferizes a linalg program on tensors, turns
+// 1x1 convolutions into matrix products, makes every contraction a tiled
+// subgroup-matrix kernel with its element-wise neighbours fused in, and
+// every remaining element-wise op a kernel of its own. What cannot go to
+// the GPU is reported; nothing silently stays on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_LINALGTOGPUPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Bufferizes tensors, with every buffer at a function boundary dense and
+/// row-major (the layout kernels take).
+static LogicalResult bufferize(ModuleOp module) {
+  bool hasTensors = false;
+  module.walk([&](Operation *op) {
+    hasTensors |=
+        llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>) ||
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
+  });
+  if (!hasTensors)
+    return success();
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  options.unknownTypeConverterFn =
+      [](TensorType type, Attribute memorySpace,
+         const bufferization::BufferizationOptions &) {
+        return bufferization::getMemRefTypeWithStaticIdentityLayout(
+            type, memorySpace);
+      };
+  bufferization::BufferizationState state;
+  return bufferization::runOneShotModuleBufferize(module, options, state);
+}
+
+/// Builds `C[b] += A[b] * B` (maps given) as a linalg.generic whose body
+/// extends the inputs to the accumulator's type.
+static linalg::GenericOp buildContraction(OpBuilder &builder, Location loc,
+                                          Value a, Value b, Value c,
+                                          ArrayRef<AffineMap> maps,
+                                          unsigned loops,
+                                          unsigned reductionLoop) {
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators[reductionLoop] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+      builder, loc, ValueRange{a, b}, ValueRange{c}, maps, iterators,
+      [](OpBuilder &nested, Location loc, ValueRange args) {
+        Type accumulator = args[2].getType();
+        auto extend = [&](Value value) -> Value {
+          if (value.getType() == accumulator)
+            return value;
+          if (isa<FloatType>(accumulator))
+            return arith::ExtFOp::create(nested, loc, accumulator, value);
+          return arith::ExtSIOp::create(nested, loc, accumulator, value);
+        };
+        Value product =
+            isa<FloatType>(accumulator)
+                ? Value(arith::MulFOp::create(nested, loc, extend(args[0]),
+                                              extend(args[1])))
+                : Value(arith::MulIOp::create(nested, loc, extend(args[0]),
+                                              extend(args[1])));
+        Value sum =
+            isa<FloatType>(accumulator)
+                ? Value(arith::AddFOp::create(nested, loc, args[2], product))
+                : Value(arith::AddIOp::create(nested, loc, args[2], product));
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+}
+
+/// A view of `buffer` with its dimensions grouped as `groups`.
+static Value collapse(OpBuilder &builder, Location loc, Value buffer,
+                      ArrayRef<ReassociationIndices> groups) {
+  return memref::CollapseShapeOp::create(builder, loc, buffer, groups);
+}
+
+/// Whether a convolution's strides and dilations are all 1.
+template <typename ConvOp> static bool hasUnitStridesAndDilations(ConvOp conv) {
+  return llvm::all_of(conv.getStrides(),
+                      [](const APInt &v) { return v.isOne(); }) &&
+         llvm::all_of(conv.getDilations(),
+                      [](const APInt &v) { return v.isOne(); });
+}
+
+/// Rewrites 1x1 convolutions with unit strides into matrix products over
+/// views of the same buffers; reports the others.
+static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
+  bool failed = false;
+  SmallVector<Operation *> convolutions;
+  module.walk([&](Operation *op) {
+    if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op) &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      convolutions.push_back(op);
+  });
+  for (Operation *op : convolutions) {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    Value input = linalgOp.getDpsInputs()[0];
+    Value filter = linalgOp.getDpsInputs()[1];
+    Value output = linalgOp.getDpsInits()[0];
+    auto filterType = dyn_cast<MemRefType>(filter.getType());
+    auto inputType = dyn_cast<MemRefType>(input.getType());
+    auto outputType = dyn_cast<MemRefType>(output.getType());
+    if (!filterType || !inputType || !outputType ||
+        !filterType.hasStaticShape() || !inputType.hasStaticShape() ||
+        !outputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
+        !filterType.getLayout().isIdentity() ||
+        !outputType.getLayout().isIdentity()) {
+      op->emitOpError("cannot be put on the GPU: its operands are not "
+                      "statically shaped row-major buffers");
+      failed = true;
+      continue;
+    }
+    bool nhwc = isa<linalg::Conv2DNhwcHwcfOp>(op);
+    bool unitStrides =
+        nhwc ? hasUnitStridesAndDilations(cast<linalg::Conv2DNhwcHwcfOp>(op))
+             : hasUnitStridesAndDilations(cast<linalg::Conv2DNchwFchwOp>(op));
+    ArrayRef<int64_t> filterShape = filterType.getShape();
+    int64_t kh = nhwc ? filterShape[0] : filterShape[2];
+    int64_t kw = nhwc ? filterShape[1] : filterShape[3];
+    if (kh != 1 || kw != 1 || !unitStrides) {
+      op->emitOpError() << "cannot be put on the GPU: only 1x1 convolutions "
+                           "with unit strides and dilations become matrix "
+                           "products; this one has a "
+                        << kh << "x" << kw << " filter"
+                        << (unitStrides ? "" : " and non-unit strides");
+      failed = true;
+      continue;
+    }
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    MLIRContext *context = op->getContext();
+    // A constant fill of the output right before moves onto the view, so
+    // that the kernel takes it over as its initial accumulator.
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+    if (fill && fill.getDpsInits()[0] != output)
+      fill = {};
+    auto refill = [&](Value view) {
+      if (!fill)
+        return;
+      linalg::FillOp::create(builder, fill.getLoc(), fill.getDpsInputs(),
+                             ValueRange{view});
+      fill->erase();
+    };
+    AffineExpr d0, d1, d2, d3;
+    bindDims(context, d0, d1, d2, d3);
+    if (nhwc) {
+      // (N*H*W) x C times C x F into (N*H*W) x F.
+      Value a = collapse(builder, loc, input, {{0, 1, 2}, {3}});
+      Value b = collapse(builder, loc, filter, {{0, 1, 2}, {3}});
+      Value c = collapse(builder, loc, output, {{0, 1, 2}, {3}});
+      refill(c);
+      AffineMap mapA = AffineMap::get(3, 0, {d0, d2}, context);
+      AffineMap mapB = AffineMap::get(3, 0, {d2, d1}, context);
+      AffineMap mapC = AffineMap::get(3, 0, {d0, d1}, context);
+      buildContraction(builder, loc, a, b, c, {mapA, mapB, mapC}, 3, 2);
+    } else {
+      // Per image: F x C times C x (H*W) into F x (H*W); the filter is
+      // shared by the batch.
+      Value a = collapse(builder, loc, filter, {{0}, {1, 2, 3}});
+      Value b = collapse(builder, loc, input, {{0}, {1}, {2, 3}});
+      Value c = collapse(builder, loc, output, {{0}, {1}, {2, 3}});
+      refill(c);
+      AffineMap mapA = AffineMap::get(4, 0, {d1, d3}, context);
+      AffineMap mapB = AffineMap::get(4, 0, {d0, d3, d2}, context);
+      AffineMap mapC = AffineMap::get(4, 0, {d0, d1, d2}, context);
+      buildContraction(builder, loc, a, b, c, {mapA, mapB, mapC}, 4, 3);
+    }
+    op->erase();
+  }
+  return failure(failed);
+}
+
+namespace {
+struct LinalgToGPUPass
+    : public subgroup_matrix::impl::LinalgToGPUPassBase<LinalgToGPUPass> {
+  using LinalgToGPUPassBase::LinalgToGPUPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> overrideTarget =
+        resolveTargetOption(module.getLoc(), targetName);
+    if (failed(overrideTarget))
+      return signalPassFailure();
+    TargetAttr target = *overrideTarget;
+    if (!target)
+      if (auto attr = module->getAttrOfType<TargetAttr>(
+              SubgroupMatrixDialect::getTargetAttrName()))
+        target = attr;
+    if (!target) {
+      module.emitError("sm-linalg-to-gpu needs a target: pass target=NAME "
+                       "or set subgroup_matrix.target on the module");
+      return signalPassFailure();
+    }
+    if (failed(bufferize(module)) || failed(rewriteUnitConvolutions(module)))
+      return signalPassFailure();
+
+    MatmulTiling requested;
+    requested.tileM = tileM;
+    requested.tileN = tileN;
+    requested.tileK = tileK;
+    requested.subgroupsM = subgroupsM;
+    requested.subgroupsN = subgroupsN;
+    requested.padding = padding;
+    requested.stages = stages;
+    requested.vectorWidth = vectorWidth;
+    requested.groupM = groupM;
+
+    // All kernels of the program go into one gpu.module (one SPIR-V
+    // module, one Metal library), before the first function.
+    IRRewriter rewriter(&getContext());
+    gpu::GPUModuleOp kernels;
+    auto getKernels = [&]() {
+      if (kernels)
+        return kernels;
+      OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+      kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
+      kernels->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+      SymbolTable(module).insert(kernels, module.getBody()->begin());
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      UnitAttr::get(&getContext()));
+      return kernels;
+    };
+    unsigned kernelCount = 0;
+    auto nextName = [&](StringRef stem) {
+      return (stem + "_" + Twine(kernelCount++)).str();
+    };
+
+    auto onHost = [](Operation *op) {
+      return !op->getParentOfType<gpu::GPUModuleOp>();
+    };
+    SmallVector<linalg::LinalgOp> contractions;
+    module.walk([&](linalg::LinalgOp op) {
+      if (onHost(op) && isMatrixContraction(op))
+        contractions.push_back(op);
+    });
+    bool failedAny = false;
+    for (linalg::LinalgOp op : contractions) {
+      FailureOr<Contraction> contraction = matchContraction(op);
+      if (failed(contraction)) {
+        failedAny = true;
+        continue;
+      }
+      fuseElementwiseNeighbours(*contraction);
+      if (failed(tileContraction(rewriter, *contraction, target, requested,
+                                 getKernels(), nextName("matmul"))))
+        failedAny = true;
+    }
+    if (failedAny)
+      return signalPassFailure();
+
+    // What is left: element-wise ops become kernels of their own; the rest
+    // is reported.
+    SmallVector<linalg::LinalgOp> remaining;
+    module.walk([&](linalg::LinalgOp op) {
+      if (onHost(op))
+        remaining.push_back(op);
+    });
+    for (linalg::LinalgOp op : remaining) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        rewriter.setInsertionPoint(op);
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized)) {
+          op->emitOpError("cannot be put on the GPU: it is neither a matrix "
+                          "product nor element-wise");
+          failedAny = true;
+          continue;
+        }
+        generic = *generalized;
+      }
+      if (failed(emitElementwiseKernel(rewriter, generic, getKernels(),
+                                       nextName("elementwise"))))
+        failedAny = true;
+    }
+    if (failedAny)
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,38 @@
+// RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 -verify-diagnostics
+
+func.func @conv3x3(%x: memref<1x8x8x32xf16>, %f: memref<3x3x32x64xf16>, %y: memref<1x6x6x64xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: only 1x1 convolutions with unit strides and dilations become matrix products; this one has a 3x3 filter}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<1x8x8x32xf16>, memref<3x3x32x64xf16>) outs(%y : memref<1x6x6x64xf32>)
+  return
+}
+
+// -----
+
+func.func @strided(%x: memref<1x8x8x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<1x4x4x64xf32>) {
+  // expected-error @+1 {{this one has a 1x1 filter and non-unit strides}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %f : memref<1x8x8x32xf16>, memref<1x1x32x64xf16>) outs(%y : memref<1x4x4x64xf32>)
+  return
+}
+
+// -----
+
+func.func @reduction(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: it reduces (only element-wise ops and matrix products become kernels)}}
+  linalg.reduce ins(%x : memref<64x64xf32>) outs(%y : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+func.func @dynamic(%a: memref<?x64xf16>, %b: memref<64x64xf16>, %c: memref<?x64xf32>) {
+  // expected-error @+1 {{cannot be tiled into a kernel: 'memref<?x64xf16>' is not a statically shaped 2-D memref}}
+  linalg.matmul ins(%a, %b : memref<?x64xf16>, memref<64x64xf16>) outs(%c : memref<?x64xf32>)
+  return
+}
+

@@ -1,0 +1,122 @@
+// RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
+// (The numbers are checked by test/Integration/LinalgToGPU.)
+
+// Tensors are bufferized; the fill becomes the initial accumulator; the
+// bias-add + ReLU consumer runs in the kernel (element by element on the
+// way out, since the bias is a broadcast), and its intermediate buffer
+// disappears.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">
+// CHECK: gpu.func @matmul_0(%[[X:.*]]: memref<131072xf16>, %[[W:.*]]: memref<524288xf16>, %[[BIAS:.*]]: memref<1024xf32>, %[[OUT:.*]]: memref<262144xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: subgroup_matrix.splat %[[ZERO]] : f32 -> !subgroup_matrix.result<16x16xf32>
+// CHECK: subgroup_matrix.mma
+// CHECK: scf.if
+// CHECK: %[[ACC:.*]] = memref.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[B:.*]] = memref.load %[[BIAS]][%{{.*}}] : memref<1024xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[B]] : f32
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : f32
+// CHECK: memref.store %[[RELU]], %[[OUT]][%{{.*}}] : memref<262144xf32>
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: (%[[HX:.*]]: memref<256x512xf16>, %[[HW:.*]]: memref<512x1024xf16>, %[[HB:.*]]: memref<1024xf32>) -> memref<256x1024xf32>
+// CHECK: %[[RESULT:.*]] = memref.alloc() {{.*}} : memref<256x1024xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in
+// CHECK-SAME: args(%{{.*}} : memref<131072xf16>, %{{.*}} : memref<524288xf16>, %[[HB]] : memref<1024xf32>, %{{.*}} : memref<262144xf32>)
+// CHECK-NOT: linalg.
+// CHECK: return %[[RESULT]]
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>, %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x1024xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<256x512xf16>, tensor<512x1024xf16>) outs(%acc : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  %e2 = tensor.empty() : tensor<256x1024xf32>
+  %y = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<256x1024xf32>, tensor<1024xf32>) outs(%e2 : tensor<256x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<256x1024xf32>
+  return %y : tensor<256x1024xf32>
+}
+
+// -----
+
+// A residual add and a cast to f16 on whole 16x16 result matrices: the
+// epilogue is a subgroup_matrix.map over the accumulator and the loaded
+// residual, before the single store of f16.
+
+// CHECK-LABEL: gpu.func @matmul_0
+// CHECK: %[[RES:.*]] = subgroup_matrix.load %{{.*}} : memref<16384xf32> -> !subgroup_matrix.result<16x16xf32>
+// CHECK: %[[Y:.*]] = subgroup_matrix.map %{{.*}}, %[[RES]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16>
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[A:.*]]: f32, %[[R:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[R]] : f32
+// CHECK-NEXT: %[[H:.*]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT: subgroup_matrix.yield %[[H]] : f16
+// CHECK: subgroup_matrix.store %[[Y]], %{{.*}} : !subgroup_matrix.result<16x16xf16>, memref<16384xf16>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @residual(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %res: memref<128x128xf32>, %out: memref<128x128xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %res : memref<128x128xf32>, memref<128x128xf32>) outs(%out : memref<128x128xf16>) {
+  ^bb0(%x: f32, %r: f32, %o: f16):
+    %s = arith.addf %x, %r : f32
+    %h = arith.truncf %s : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+
+// -----
+
+// A batch runs along the grid's z dimension; an element-wise op that reads
+// the product from a buffer the caller sees cannot be fused and becomes a
+// kernel of its own, launched after the product.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @matmul_0
+// CHECK: gpu.block_id  z
+// CHECK: gpu.func @elementwise_1(%[[IN:.*]]: memref<6144xf32>, %[[OUT:.*]]: memref<6144xf32>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: %[[V:.*]] = memref.load %[[IN]]
+// CHECK: %[[N:.*]] = arith.negf %[[V]] : f32
+// CHECK: memref.store %[[N]], %[[OUT]]
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{.*}}, %{{.*}}, %[[C3]])
+// CHECK: gpu.launch_func @kernels::@elementwise_1
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @batched(%a: memref<3x32x16xf16>, %b: memref<3x16x64xf16>, %c: memref<3x32x64xf32>, %d: memref<3x32x64xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x32x16xf16>, memref<3x16x64xf16>) outs(%c : memref<3x32x64xf32>)
+  linalg.generic {indexing_maps = [#map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : memref<3x32x64xf32>) outs(%d : memref<3x32x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A 1x1 NHWC convolution is a product over views of its buffers.
+
+// CHECK-LABEL: func.func @conv
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<2x4x4x32xf16> into memref<32x32xf16>
+// CHECK-DAG: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<1x1x32x64xf16> into memref<32x64xf16>
+// CHECK: gpu.launch_func @kernels::@matmul_0
+// CHECK-NOT: linalg.
+func.func @conv(%x: memref<2x4x4x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<2x4x4x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : memref<2x4x4x32xf16>, memref<1x1x32x64xf16>) outs(%y : memref<2x4x4x64xf32>)
+  return
+}

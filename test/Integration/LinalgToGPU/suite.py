@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""Execution suite of sm-linalg-to-gpu: linalg programs as front-ends write
+them (tensors and memrefs, batches, transposed operands, fused extensions
+and epilogues, 1x1 convolutions), compiled for a target, each run as the
+single kernel the pipeline makes of it, and compared with this file's own
+double-precision evaluation of the program (fresh random inputs, poisoned
+output).
+
+  suite.py generate TARGET OUT          write OUT/<case>.mlir (the programs)
+  suite.py build PATH OUT TOOLS [--spirv-val SPIRV_VAL]
+  suite.py run PATH OUT TOOLS [--spirv-val X] [--prebuilt] [--only TEXT]
+                               [--runner-arg ARG]...
+PATH is vulkan, intel or msl.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import random
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "MatrixFunctions"))
+from suite import (pack, unpack, run_tool, runner_for, round_f16,  # noqa: E402
+                   round_f32)
+
+# Per target: the input and accumulator element types of its products and
+# whether it takes an f16 output of the epilogue.
+TARGETS = {
+    "nvidia-h100": dict(inputs="f16", acc="f32"),
+    "amd-rdna3": dict(inputs="f16", acc="f32"),
+    "intel-xe-hpc": dict(inputs="f16", acc="f32"),
+    "apple-m1": dict(inputs="f32", acc="f32"),
+}
+
+RUNNER_TYPE = {"f16": "f16", "f32": "f32", "si8": "i8", "si32": "i32"}
+
+
+def round_to(value, storage):
+    if storage == "f16":
+        return round_f16(value)
+    if storage == "f32":
+        return round_f32(value)
+    return value
+
+
+class Case:
+    """A program: its text, its inputs in the kernel's argument order
+    (name, shape, storage, distribution), its output and its reference."""
+
+    def __init__(self, name, text, inputs, output, reference, tolerance):
+        self.name, self.text, self.inputs = name, text, inputs
+        self.output, self.reference, self.tolerance = (output, reference,
+                                                       tolerance)
+
+
+def memref(shape, storage):
+    return "memref<%s>" % "x".join([str(d) for d in shape] + [storage])
+
+
+def tensor(shape, storage):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [storage])
+
+
+def matmul_reference(a, b, m, n, k, transposed_a=False, transposed_b=False,
+                     batch=1, a_batched=True):
+    """C[b][i][j] = sum A * B in double precision, row-major flat lists."""
+    out = []
+    for p in range(batch):
+        a0 = p * m * k if a_batched else 0
+        b0 = p * k * n
+        for i in range(m):
+            for j in range(n):
+                total = 0.0
+                for q in range(k):
+                    x = a[a0 + (q * m + i if transposed_a else i * k + q)]
+                    y = b[b0 + (j * k + q if transposed_b else q * n + j)]
+                    total += x * y
+                out.append(total)
+    return out
+
+
+GELU_TANH = """
+%x3 = arith.mulf %x, %x : f32
+%x3b = arith.mulf %x3, %x : f32
+%c0 = arith.constant 0.044715 : f32
+%t0 = arith.mulf %x3b, %c0 : f32
+%t1 = arith.addf %x, %t0 : f32
+%c1 = arith.constant 0.7978845608028654 : f32
+%t2 = arith.mulf %t1, %c1 : f32
+%th = math.tanh %t2 : f32
+%one = arith.constant 1.0 : f32
+%t3 = arith.addf %th, %one : f32
+%half = arith.constant 0.5 : f32
+%hx = arith.mulf %x, %half : f32
+%y = arith.mulf %hx, %t3 : f32"""
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + math.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+
+
+SILU = """
+%nx = arith.negf %x : f32
+%ex = math.exp %nx : f32
+%one = arith.constant 1.0 : f32
+%d = arith.addf %ex, %one : f32
+%y = arith.divf %x, %d : f32"""
+
+
+def silu(x):
+    return x / (1 + math.exp(-x))
+
+
+def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
+                     use_tensors=True):
+    """matmul (fill 0) then one linalg.generic over the result and
+    `extra_inputs` [(name, shape, map)], with `body` computing %y from %x
+    (the product) and the extras' block arguments."""
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    ty = tensor if use_tensors else memref
+    args = ["%%a: %s" % ty((m, k), t), "%%b: %s" % ty((k, n), t)]
+    args += ["%%%s: %s" % (nm, ty(shape, acc)) for nm, shape, _ in extra_inputs]
+    maps = [ident] + [mp for _, _, mp in extra_inputs] + [ident]
+    block_args = ["%x: f32"] + ["%%%s_v: f32" % nm for nm, _, _ in extra_inputs]
+    block_args.append("%%o: %s" % out_storage)
+    ins = ", ".join(["%mm"] + ["%%%s" % nm for nm, _, _ in extra_inputs])
+    in_types = ", ".join([ty((m, n), acc)] + [ty(shape, acc)
+                                                for _, shape, _ in extra_inputs])
+    out_ty = ty((m, n), out_storage)
+    body_lines = "\n".join("    " + l for l in body.strip().splitlines())
+    if use_tensors:
+        return """func.func @%(name)s(%(args)s) -> %(out_ty)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(acc_ty)s
+  %%acc = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(acc_ty)s) -> %(acc_ty)s
+  %%mm = linalg.matmul ins(%%a, %%b : %(a_ty)s, %(b_ty)s) outs(%%acc : %(acc_ty)s) -> %(acc_ty)s
+  %%e2 = tensor.empty() : %(out_ty)s
+  %%r = linalg.generic {indexing_maps = [%(maps)s], iterator_types = ["parallel", "parallel"]}
+      ins(%(ins)s : %(in_types)s) outs(%%e2 : %(out_ty)s) {
+  ^bb0(%(block_args)s):
+%(body)s
+    linalg.yield %%y : %(out)s
+  } -> %(out_ty)s
+  return %%r : %(out_ty)s
+}
+""" % dict(name=name, args=", ".join(args), out_ty=out_ty, acc=acc,
+           acc_ty=ty((m, n), acc), a_ty=ty((m, k), t), b_ty=ty((k, n), t),
+           maps=", ".join(maps), ins=ins, in_types=in_types,
+           block_args=", ".join(block_args), body=body_lines, out=out_storage)
+    raise NotImplementedError
+
+
+def cases_for(target):
+    t, acc = TARGETS[target]["inputs"], TARGETS[target]["acc"]
+    unit = (-1.0, 1.0)
+    cases = []
+
+    # A plain product on tensors, with the fill folded in; ragged sizes.
+    m, n, k = 100, 90, 72
+    text = """func.func @matmul_tensors(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=tensor((m, k), t), b=tensor((k, n), t), c=tensor((m, n), acc),
+           acc=acc)
+    cases.append(Case("matmul_tensors", text,
+                      [("a", (m, k), t, unit), ("b", (k, n), t, unit)],
+                      ((m, n), acc),
+                      lambda x: matmul_reference(x[0], x[1], m, n, k),
+                      1e-3))
+
+    # Both operands transposed through the indexing maps, on memrefs,
+    # accumulating into C.
+    text = """func.func @matmul_transposed(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(a=memref((k, m), t), b=memref((n, k), t), c=memref((m, n), acc))
+    cases.append(Case("matmul_transposed", text,
+                      [("a", (k, m), t, unit), ("b", (n, k), t, unit),
+                       ("c", (m, n), acc, unit)],
+                      None,
+                      lambda x: [p + c for p, c in zip(matmul_reference(
+                          x[0], x[1], m, n, k, True, True), x[2])],
+                      1e-3))
+
+    # A batch of 3 with B transposed (as attention's Q K^T is written).
+    bm, bn, bk, batch = 48, 40, 64, 3
+    text = """func.func @batch_matmul(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.batch_matmul
+    indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=tensor((batch, bm, bk), t), b=tensor((batch, bn, bk), t),
+           c=tensor((batch, bm, bn), acc), acc=acc)
+    cases.append(Case("batch_matmul_transposed_b", text,
+                      [("a", (batch, bm, bk), t, unit),
+                       ("b", (batch, bn, bk), t, unit)],
+                      ((batch, bm, bn), acc),
+                      lambda x: matmul_reference(x[0], x[1], bm, bn, bk,
+                                                 transposed_b=True,
+                                                 batch=batch),
+                      1e-3))
+
+    # Epilogues: bias over columns and ReLU; bias over rows and GELU; a
+    # residual and SiLU (whole matrices: sizes that are tile multiples);
+    # scale and clamp, cast to f16.
+    for em, en, ek in [(100, 90, 72), (128, 128, 64)]:
+        tag = "%dx%dx%d" % (em, en, ek)
+        body = """
+%s = arith.addf %x, %bias_v : f32
+%z = arith.constant 0.0 : f32
+%y = arith.maximumf %s, %z : f32"""
+        cases.append(Case(
+            "bias_relu_" + tag,
+            epilogue_program("bias_relu", em, en, ek, t, acc,
+                             [("bias", (en,), "affine_map<(d0, d1) -> (d1)>")],
+                             body, "f32"),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
+             ("bias", (en,), acc, unit)],
+            ((em, en), "f32"),
+            lambda x, em=em, en=en, ek=ek: [
+                max(v + x[2][i % en], 0.0) for i, v in enumerate(
+                    matmul_reference(x[0], x[1], em, en, ek))],
+            1e-3))
+        cases.append(Case(
+            "row_bias_gelu_" + tag,
+            epilogue_program("row_bias_gelu", em, en, ek, t, acc,
+                             [("bias", (em,), "affine_map<(d0, d1) -> (d0)>")],
+                             "%xb = arith.addf %x, %bias_v : f32\n" +
+                             GELU_TANH.replace("%x", "%xb").replace(
+                                 "%xb3", "%x3"), "f32"),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
+             ("bias", (em,), acc, unit)],
+            ((em, en), "f32"),
+            lambda x, em=em, en=en, ek=ek: [
+                gelu_tanh(v + x[2][i // en]) for i, v in enumerate(
+                    matmul_reference(x[0], x[1], em, en, ek))],
+            2e-3))
+        cases.append(Case(
+            "residual_silu_" + tag,
+            epilogue_program("residual_silu", em, en, ek, t, acc,
+                             [("res", (em, en),
+                               "affine_map<(d0, d1) -> (d0, d1)>")],
+                             "%xr = arith.addf %x, %res_v : f32\n" +
+                             SILU.replace("%x,", "%xr,").replace(
+                                 "%nx = arith.negf %x", "%nx = arith.negf %xr"),
+                             "f32"),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
+             ("res", (em, en), acc, unit)],
+            ((em, en), "f32"),
+            lambda x, em=em, en=en, ek=ek: [
+                silu(v + x[2][i]) for i, v in enumerate(
+                    matmul_reference(x[0], x[1], em, en, ek))],
+            2e-3))
+        cases.append(Case(
+            "scale_clamp_f16_" + tag,
+            epilogue_program("scale_clamp_f16", em, en, ek, t, acc, [], """
+%s = arith.constant 0.25 : f32
+%p = arith.mulf %x, %s : f32
+%lo = arith.constant -0.5 : f32
+%hi = arith.constant 0.5 : f32
+%c1 = arith.maximumf %p, %lo : f32
+%c2 = arith.minimumf %c1, %hi : f32
+%y = arith.truncf %c2 : f32 to f16""", "f16"),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit)],
+            ((em, en), "f16"),
+            lambda x, em=em, en=en, ek=ek: [
+                min(max(0.25 * v, -0.5), 0.5) for v in
+                matmul_reference(x[0], x[1], em, en, ek)],
+            2e-3))
+
+    # 1x1 convolutions: NHWC (a GEMM over N*H*W) and NCHW (per image).
+    nb, h, w, ci, co = 2, 6, 10, 32, 48
+    text = """func.func @conv_nhwc(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(y)s
+  %%init = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%%x, %%f : %(x)s, %(f)s) outs(%%init : %(y)s) -> %(y)s
+  return %%r : %(y)s
+}
+""" % dict(x=tensor((nb, h, w, ci), t), f=tensor((1, 1, ci, co), t),
+           y=tensor((nb, h, w, co), acc), acc=acc)
+    cases.append(Case("conv1x1_nhwc", text,
+                      [("x", (nb, h, w, ci), t, unit),
+                       ("f", (1, 1, ci, co), t, unit)],
+                      ((nb, h, w, co), acc),
+                      lambda x: matmul_reference(x[0], x[1], nb * h * w, co,
+                                                 ci),
+                      1e-3))
+    text = """func.func @conv_nchw(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(y)s
+  %%init = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%%x, %%f : %(x)s, %(f)s) outs(%%init : %(y)s) -> %(y)s
+  return %%r : %(y)s
+}
+""" % dict(x=tensor((nb, ci, h, w), t), f=tensor((co, ci, 1, 1), t),
+           y=tensor((nb, co, h, w), acc), acc=acc)
+    # The kernel reads the filter first (it is A of F x C by C x (H*W)).
+    cases.append(Case("conv1x1_nchw", text,
+                      [("f", (co, ci, 1, 1), t, unit),
+                       ("x", (nb, ci, h, w), t, unit)],
+                      ((nb, co, h, w), acc),
+                      lambda x: matmul_reference(x[0], x[1], co, h * w, ci,
+                                                 batch=nb, a_batched=False),
+                      1e-3))
+
+    # 8-bit inputs extended by element-wise producers, as front-ends write
+    # integer matmuls; the kernel reads the bytes.
+    if target != "apple-m1":
+        im, in_, ik = 64, 48, 96
+        ident = "affine_map<(d0, d1) -> (d0, d1)>"
+        text = """func.func @int8(%%a: memref<%(m)dx%(k)dxi8>, %%b: memref<%(k)dx%(n)dxi8>, %%c: memref<%(m)dx%(n)dxi32>) {
+  %%wa = memref.alloc() : memref<%(m)dx%(k)dxi32>
+  linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
+      ins(%%a : memref<%(m)dx%(k)dxi8>) outs(%%wa : memref<%(m)dx%(k)dxi32>) {
+  ^bb0(%%x: i8, %%o: i32):
+    %%y = arith.extsi %%x : i8 to i32
+    linalg.yield %%y : i32
+  }
+  %%wb = memref.alloc() : memref<%(k)dx%(n)dxi32>
+  linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
+      ins(%%b : memref<%(k)dx%(n)dxi8>) outs(%%wb : memref<%(k)dx%(n)dxi32>) {
+  ^bb0(%%x: i8, %%o: i32):
+    %%y = arith.extsi %%x : i8 to i32
+    linalg.yield %%y : i32
+  }
+  linalg.matmul ins(%%wa, %%wb : memref<%(m)dx%(k)dxi32>, memref<%(k)dx%(n)dxi32>) outs(%%c : memref<%(m)dx%(n)dxi32>)
+  return
+}
+""" % dict(m=im, n=in_, k=ik, id=ident)
+        cases.append(Case("int8_extended", text,
+                          [("a", (im, ik), "si8", (-128, 127)),
+                           ("b", (ik, in_), "si8", (-128, 127)),
+                           ("c", (im, in_), "si32", (-1000, 1000))],
+                          None,
+                          lambda x: [int(p) + c for p, c in zip(
+                              matmul_reference(x[0], x[1], im, in_, ik),
+                              x[2])],
+                          0.0))
+    return cases
+
+
+def generate(target, out):
+    os.makedirs(out, exist_ok=True)
+    cases = cases_for(target)
+    for case in cases:
+        with open(os.path.join(out, case.name + ".mlir"), "w") as f:
+            f.write(case.text)
+    with open(os.path.join(out, "target.txt"), "w") as f:
+        f.write(target)
+    print("%d cases for %s in %s" % (len(cases), target, out))
+
+
+def build(path, case, out, tools, spirv_val, target):
+    tool = lambda t: os.path.join(tools, t)  # noqa: E731
+    source = os.path.join(out, case.name + ".mlir")
+    gpu = os.path.join(out, case.name + ".gpu.mlir")
+    steps = [[tool("sm-opt"), source, "--sm-linalg-to-gpu=target=" + target,
+              "-o", gpu]]
+    if path == "vulkan":
+        lowered = os.path.join(out, case.name + ".spirv.mlir")
+        kernel = os.path.join(out, case.name + ".spv")
+        steps += [[tool("sm-opt"), gpu, "--sm-lower-to-vulkan", "-o", lowered],
+                  [tool("sm-translate"), "--serialize-spirv", lowered, "-o",
+                   kernel]]
+        if spirv_val:
+            steps.append([spirv_val, "--target-env", "vulkan1.3", kernel])
+    elif path == "intel":
+        lowered = os.path.join(out, case.name + ".intel.mlir")
+        kernel = os.path.join(out, case.name + ".ll")
+        steps += [[tool("sm-opt"), gpu, "--sm-lower-to-intel", "-o", lowered],
+                  [tool("sm-translate"), "--emit-intel-host-llvm", lowered,
+                   "-o", kernel]]
+        if spirv_val:
+            binary = os.path.join(out, case.name + ".intel.spv")
+            steps += [[tool("sm-translate"), "--emit-intel-spirv", lowered,
+                       "-o", binary],
+                      [spirv_val, "--target-env", "spv1.4", binary]]
+    else:
+        kernel = os.path.join(out, case.name + ".metal")
+        steps += [[tool("sm-translate"), "--emit-msl", gpu, "-o", kernel]]
+    for argv in steps:
+        result = run_tool(argv)
+        if result.returncode:
+            return None, "%s failed: %s" % (os.path.basename(argv[0]),
+                                            (result.stderr or result.stdout)
+                                            .strip()[-800:])
+    # The program must have become one kernel and one launch.
+    text = open(gpu).read()
+    kernels = re.findall(r"gpu\.func @(\w+)", text)
+    launches = re.findall(r"gpu\.launch_func", text)
+    if len(kernels) != 1 or len(launches) != 1:
+        return None, "expected one kernel and one launch, got %s and %d" % (
+            kernels, len(launches))
+    grid = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
+    with open(os.path.join(out, case.name + ".launch.json"), "w") as f:
+        json.dump(dict(entry=kernels[0],
+                       grid=[int(g) for g in grid.groups()]), f)
+    return kernel, None
+
+
+def check_case(path, case, out, tools, spirv_val, target, rng, extra,
+               prebuilt):
+    kernel = os.path.join(out, case.name + {
+        "vulkan": ".spv", "intel": ".ll", "msl": ".metal"}[path])
+    if not prebuilt:
+        kernel, error = build(path, case, out, tools, spirv_val, target)
+        if error:
+            return False, error
+    launch = json.load(open(os.path.join(out, case.name + ".launch.json")))
+    argv = [runner_for(path, tools), kernel, "--entry", launch["entry"],
+            "--grid", ",".join(str(g) for g in launch["grid"])]
+    inputs = []
+    for i, (name, shape, storage, distribution) in enumerate(case.inputs):
+        count = math.prod(shape)
+        low, high = distribution
+        if storage in ("f16", "f32"):
+            values = [round_to(rng.uniform(low, high), storage)
+                      for _ in range(count)]
+        else:
+            values = [rng.randint(low, high) for _ in range(count)]
+        inputs.append(values)
+        data = os.path.join(out, "%s.in%d" % (case.name, i))
+        with open(data, "wb") as f:
+            f.write(pack(values, storage))
+        argv += ["--arg", "%s:%d:file:%s" % (RUNNER_TYPE[storage], count,
+                                              data)]
+    if case.output is None:
+        # The kernel writes into its last input (C accumulates).
+        out_index = len(case.inputs) - 1
+        out_storage = case.inputs[-1][2]
+        count = math.prod(case.inputs[-1][1])
+    else:
+        shape, out_storage = case.output
+        count = math.prod(shape)
+        out_index = len(case.inputs)
+        argv += ["--arg", "%s:%d:poison" % (RUNNER_TYPE[out_storage], count)]
+    result_path = os.path.join(out, case.name + ".out")
+    argv += ["--output", "%d:%s" % (out_index, result_path)] + extra
+    result = run_tool(argv)
+    if result.returncode:
+        return False, "runner failed (%d): %s" % (
+            result.returncode, (result.stderr + result.stdout).strip()[-600:])
+    got = unpack(open(result_path, "rb").read(), out_storage)
+    expected = case.reference(inputs)
+    mismatches, worst, first = 0, 0.0, None
+    for i, (have, want) in enumerate(zip(got, expected)):
+        want = round_to(want, out_storage)
+        error = abs(have - want) if not math.isnan(have) else math.inf
+        ok = error <= case.tolerance * max(1.0, abs(want))
+        worst = max(worst, error)
+        if not ok:
+            mismatches += 1
+            if first is None:
+                first = "element %d: %r, expected %r" % (i, have, want)
+    ok = mismatches == 0 and len(got) == len(expected) == count
+    detail = "%d elements, %d mismatches, max error %.3g" % (
+        count, mismatches, worst)
+    if first:
+        detail += " (first: %s)" % first
+    return ok, detail
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("target", choices=sorted(TARGETS))
+    g.add_argument("out")
+    for name in ("build", "run"):
+        p = sub.add_parser(name)
+        p.add_argument("path", choices=["vulkan", "intel", "msl"])
+        p.add_argument("out")
+        p.add_argument("tools")
+        p.add_argument("--spirv-val", default="")
+        if name == "run":
+            p.add_argument("--prebuilt", action="store_true")
+            p.add_argument("--only", default="")
+            p.add_argument("--seed", type=int,
+                           default=random.SystemRandom().randrange(1 << 30))
+            p.add_argument("--runner-arg", dest="extra", action="append",
+                           default=[])
+    args = parser.parse_args()
+    if args.command == "generate":
+        generate(args.target, args.out)
+        return 0
+    target = open(os.path.join(args.out, "target.txt")).read().strip()
+    cases = cases_for(target)
+    if args.command == "build":
+        failed = 0
+        for case in cases:
+            _, error = build(args.path, case, args.out, args.tools,
+                             args.spirv_val, target)
+            if error:
+                failed += 1
+                print("FAILED %s: %s" % (case.name, error))
+        print("built %d programs for %s, %d failed" % (len(cases), args.path,
+                                                      failed))
+        return 1 if failed else 0
+    selected = [c for c in cases if args.only in c.name]
+    print("seed %d" % args.seed)
+
+    def check(case):
+        rng = random.Random("%d:%s" % (args.seed, case.name))
+        return check_case(args.path, case, args.out, args.tools,
+                          args.spirv_val, target, rng, args.extra,
+                          args.prebuilt)
+
+    jobs = 1 if args.path == "vulkan" else (os.cpu_count() or 1)
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for case, (ok, detail) in zip(selected, pool.map(check, selected)):
+            print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name, detail),
+                  flush=True)
+            passed += ok
+            failed += not ok
+    print("%s linalg suite: %d passed, %d failed" % (args.path, passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
