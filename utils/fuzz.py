@@ -9,7 +9,8 @@ workgroup sizes, op names, lines) or byte-wise ones, and it runs through
 every pipeline a user runs: parsing, canonicalization, the target and
 uniformity checks, the Vulkan lowering with and without robust access (then
 serialization and spirv-val), the Intel lowering (then its SPIR-V and
-spirv-val), sm-tile-matmul with random options, and the Metal emitter.
+spirv-val), sm-tile-matmul and sm-linalg-to-gpu with random options, and
+the Metal emitter.
 
 A crash, an assertion, an LLVM fatal error, a hang (a step over its time
 limit), or a binary that spirv-val rejects is a finding: the mutant, the
@@ -353,6 +354,14 @@ class Harness:
                 Step("lower-tiled-to-vulkan", [opt, "--sm-lower-to-vulkan"],
                      0, None),
                 Step("serialize-tiled", [translate, "--serialize-spirv"], 1,
+                     "vulkan1.3")])
+            # The whole-program pipeline takes the same tiling options.
+            pipelines.append([
+                Step("linalg-to-gpu", [opt, "--sm-linalg-to-gpu=" +
+                                       " ".join(options)], None, None),
+                Step("lower-program-to-vulkan", [opt, "--sm-lower-to-vulkan"],
+                     0, None),
+                Step("serialize-program", [translate, "--serialize-spirv"], 1,
                      "vulkan1.3")])
         return pipelines
 

@@ -17,10 +17,12 @@ from ._capi import MLIRError
 from .builder import KernelBuilder, KernelError, Value
 from .ir import (COMPONENT_TYPES, Context, MatrixType, Module, Target, left,
                  parse, result, right)
-from .outputs import compile, run_vulkan
+from .outputs import (CompiledProgram, Launch, compile, compile_linalg,
+                      run_vulkan)
 
 __all__ = [
-    "COMPONENT_TYPES", "Context", "KernelBuilder", "KernelError", "MLIRError",
-    "MatrixType", "Module", "Target", "Value", "compile", "left", "parse",
-    "result", "right", "run_vulkan",
+    "COMPONENT_TYPES", "CompiledProgram", "Context", "KernelBuilder",
+    "KernelError", "Launch", "MLIRError", "MatrixType", "Module", "Target",
+    "Value", "compile", "compile_linalg", "left", "parse", "result", "right",
+    "run_vulkan",
 ]

@@ -1,10 +1,12 @@
 """The three outputs, and running SPIR-V through the Vulkan runner."""
 
 import os
+import re
 import subprocess
+from dataclasses import dataclass, field
 
 from ._capi import Collector, check, lib, string_ref
-from .ir import Module
+from .ir import Module, parse
 
 _PIPELINES = {
     "spirv": "sm-lower-to-vulkan{target=%s}",
@@ -71,3 +73,52 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
         completed = subprocess.run(argv, capture_output=True, text=True,
                                    env=env)
         return completed.returncode == 0, completed.stdout + completed.stderr
+
+
+@dataclass
+class Launch:
+    """One kernel launch of a compiled program, in program order: the
+    kernel's name, its grid and workgroup size, and the runner's argument
+    specifications (types and element counts of the flattened buffers)."""
+    kernel: str
+    grid: tuple
+    workgroup_size: int
+    arguments: list = field(default_factory=list)
+
+
+@dataclass
+class CompiledProgram:
+    """What compile_linalg returns: the kernels as one `output` (bytes for
+    SPIR-V, text for Metal), the launches in program order, and the module
+    after sm-linalg-to-gpu (host functions and the gpu.module)."""
+    binary: object
+    launches: list
+    module: Module
+
+
+_KERNEL = re.compile(
+    r"gpu\.func @(\w+)\(.*?known_block_size = array<i32: (\d+), 1, 1>"
+    r"(?:.*?subgroup_matrix\.launch = \{arguments = \[(.*?)\], "
+    r"grid = array<i32: (\d+), (\d+), (\d+)>)?")
+
+
+def compile_linalg(program, target, output="spirv"):
+    """Compiles a linalg program (MLIR text or a parsed Module, on tensors or
+    memrefs) with sm-linalg-to-gpu for `target` and returns a
+    CompiledProgram. Raises MLIRError with the located diagnostics of
+    whatever cannot go to the GPU."""
+    module = parse(program) if isinstance(program, str) else program.copy()
+    module.run_pipeline("sm-linalg-to-gpu{target=%s}" % target)
+    text = str(module)
+    kernels = {}
+    for match in _KERNEL.finditer(text):
+        name, threads, arguments = match.group(1), int(match.group(2)), \
+            match.group(3)
+        grid = tuple(int(g) for g in match.group(4, 5, 6)) \
+            if match.group(4) else (1, 1, 1)
+        kernels[name] = Launch(name, grid, threads,
+                               re.findall(r'"([^"]*)"', arguments or ""))
+    launches = [kernels[name] for name in
+                re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)]
+    binary = compile(module, target, output)
+    return CompiledProgram(binary, launches, module)

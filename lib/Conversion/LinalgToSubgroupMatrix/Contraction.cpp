@@ -309,9 +309,16 @@ static bool hasScalarBody(linalg::GenericOp op) {
   BlockArgument out = body.getArguments().back();
   if (!out.use_empty())
     return false;
-  return llvm::all_of(body.without_terminator(), [](Operation &inner) {
+  return llvm::all_of(body.without_terminator(), [&](Operation &inner) {
+    // Values from outside can only be constants, which the kernel copies.
+    bool capturesOnlyConstants =
+        llvm::all_of(inner.getOperands(), [&](Value operand) {
+          return operand.getParentBlock() == &body ||
+                 matchPattern(operand, m_Constant());
+        });
     return isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
-           inner.getNumRegions() == 0 && isPure(&inner);
+           inner.getNumRegions() == 0 && isPure(&inner) &&
+           capturesOnlyConstants;
   });
 }
 
@@ -380,4 +387,16 @@ void mlir::subgroup_matrix::fuseElementwiseNeighbours(
   Operation *writer = contraction.op;
   while (fuseNextConsumer(contraction, writer))
     writer = contraction.epilogue.back().op;
+}
+
+Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
+                                             IRMapping &mapping) {
+  for (Operation &op : body.without_terminator()) {
+    for (Value operand : op.getOperands())
+      if (operand.getParentBlock() != &body && !mapping.contains(operand))
+        if (Operation *constant = operand.getDefiningOp())
+          mapping.map(operand, builder.clone(*constant)->getResult(0));
+    builder.clone(op, mapping);
+  }
+  return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
 }

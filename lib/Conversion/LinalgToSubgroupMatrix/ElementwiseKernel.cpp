@@ -1,6 +1,7 @@
 //===- ElementwiseKernel.cpp - a kernel for an element-wise op ------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -53,12 +54,18 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                     "loop or a constant");
   }
   Block &body = op.getRegion().front();
-  for (Operation &inner : body.without_terminator())
+  for (Operation &inner : body.without_terminator()) {
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
         inner.getNumRegions() || !isPure(&inner))
       return fail(llvm::formatv("its body uses '{0}', which kernels of this "
                                 "pipeline do not compute",
                                 inner.getName()));
+    for (Value operand : inner.getOperands())
+      if (operand.getParentBlock() != &body &&
+          !matchPattern(operand, m_Constant()))
+        return fail("its body uses a value from outside that is not a "
+                    "constant");
+  }
   return true;
 }
 
@@ -164,11 +171,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   if (!outArgument.use_empty())
     mapping.map(outArgument,
                 memref::LoadOp::create(b, loc, output, outputOffset));
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, mapping);
-  memref::StoreOp::create(
-      b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
-      output, outputOffset);
+  memref::StoreOp::create(b, loc, cloneScalarBody(b, body, mapping), output,
+                          outputOffset);
 
   // What the runner needs to launch it alone.
   SmallVector<Attribute> arguments;

@@ -439,9 +439,7 @@ Value ContractionKernelEmitter::applyEpilogueToElement(Value value, Value row,
                   memref::LoadOp::create(b, loc, epilogueBuffers[operand],
                                          epilogueOffset(input, row, column)));
     }
-    for (Operation &op : body.without_terminator())
-      b.clone(op, mapping);
-    value = mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+    value = cloneScalarBody(b, body, mapping);
   }
   return value;
 }
@@ -522,10 +520,7 @@ Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
     IRMapping mapping;
     for (auto [position, input] : llvm::enumerate(inputOfArgument))
       mapping.map(body.getArgument(position), mapBody->getArgument(2 + input));
-    for (Operation &op : body.without_terminator())
-      b.clone(op, mapping);
-    YieldOp::create(
-        b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+    YieldOp::create(b, loc, cloneScalarBody(b, body, mapping));
     matrix = map;
   }
   return matrix;

@@ -13,6 +13,7 @@
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -91,6 +92,11 @@ bool isMatrixContraction(linalg::LinalgOp op);
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
+
+/// Clones the ops of `body` (but its terminator) with `builder`, first
+/// copying the constants they use from outside it, and returns the value
+/// the terminator yields.
+Value cloneScalarBody(OpBuilder &builder, Block &body, IRMapping &mapping);
 
 /// Takes over the extensions that produce A and B and the element-wise
 /// consumers of C into `contraction` where it can (each only writes a

@@ -1,0 +1,86 @@
+"""compile_linalg: a linalg program to kernels, launches and binaries."""
+
+import pytest
+
+import subgroup_matrix as sm
+
+MLP = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @mlp(%x: tensor<64x32xf16>, %w: tensor<32x96xf16>,
+               %bias: tensor<96xf32>) -> tensor<64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<64x32xf16>, tensor<32x96xf16>)
+                      outs(%acc : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %e2 = tensor.empty() : tensor<64x96xf32>
+  %y = linalg.generic {indexing_maps = [#map, #bias, #map],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<64x96xf32>, tensor<96xf32>)
+      outs(%e2 : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x96xf32>
+  %e3 = tensor.empty() : tensor<64x96xf32>
+  %n = linalg.generic {indexing_maps = [#map, #map],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<64x96xf32>) outs(%e3 : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x96xf32>
+  return %n : tensor<64x96xf32>
+}
+"""
+
+
+def test_launches_in_program_order():
+    program = sm.compile_linalg(MLP, target="nvidia-h100", output="spirv")
+    assert program.binary[:4] == b"\x03\x02\x23\x07"
+    # The bias, the ReLU and the negation all run in the product's kernel:
+    # their intermediate tensors are temporaries nothing else reads.
+    assert [launch.kernel for launch in program.launches] == ["matmul_0"]
+    first = program.launches[0]
+    # 64 x 96 fits one 128 x 128 workgroup tile of 2 x 2 subgroups.
+    assert first.grid == (1, 1, 1) and first.workgroup_size == 128
+    assert first.arguments[:3] == ["f16:2048:random", "f16:3072:random",
+                                   "f32:96:random"]
+    assert "linalg." not in str(program.module).split("gpu.module")[0]
+
+
+def test_spirv_validates(spirv_val):
+    program = sm.compile_linalg(MLP, target="nvidia-h100", output="spirv")
+    spirv_val(program.binary, "vulkan1.3")
+    intel = sm.compile_linalg(MLP, target="intel-xe-hpc",
+                              output="intel-spirv")
+    spirv_val(intel.binary, "spv1.4")
+
+
+def test_metal_and_intel():
+    metal = sm.compile_linalg(MLP.replace("f16", "f32"), target="apple-m1",
+                              output="msl")
+    assert "simdgroup_multiply_accumulate" in metal.binary
+    intel = sm.compile_linalg(MLP, target="intel-xe-hpc",
+                              output="intel-spirv")
+    assert intel.binary[:4] == b"\x03\x02\x23\x07"
+
+
+def test_unsupported_op_is_a_located_error():
+    program = """
+func.func @f(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  linalg.reduce ins(%x : memref<64x64xf32>) outs(%y : memref<64xf32>)
+      dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+"""
+    with pytest.raises(sm.MLIRError) as error:
+        sm.compile_linalg(program, target="nvidia-h100")
+    assert "cannot be put on the GPU: it reduces" in str(error.value)
+    assert ":3:" in str(error.value)
