@@ -61,6 +61,12 @@ cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/MatrixFunctions
   "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/gpu-mma.spv"
 "$spirvVal" --target-env vulkan1.3 "$suite/gpu-mma.spv"
 
+# A matmul with a dynamic M, built once, run for several M.
+"$buildDir/bin/sm-opt" "$repoRoot/test/Integration/LinalgToGPU/dynamic-m.mlir" \
+  --sm-linalg-to-gpu=target=nvidia-h100 | "$buildDir/bin/sm-opt" --sm-lower-to-vulkan |
+  "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/dynamic-m.spv"
+"$spirvVal" --target-env vulkan1.3 "$suite/dynamic-m.spv"
+
 cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
 cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"
 (cd "$suite/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 \

@@ -234,8 +234,12 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
          on the way to memory.
     4. Every other element-wise linalg op (named ops are generalized)
        becomes a kernel of its own, one invocation per element.
-    5. Anything else (reductions, dynamic shapes, non-unit convolutions) is
-       reported where it is; nothing stays on the host unannounced.
+    5. Anything else (reductions, dynamic sizes other than M, non-unit
+       convolutions) is reported where it is; nothing stays on the host
+       unannounced.
+
+    M (the rows of A and C) may be dynamic: the kernel then takes it as its
+    last argument and the launch computes its grid from A's leading size.
 
     ```mlir
     // sm-opt --sm-linalg-to-gpu=target=nvidia-h100

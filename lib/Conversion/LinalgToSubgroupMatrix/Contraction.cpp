@@ -104,8 +104,14 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
     if (!type)
       return fail("it works on tensors, and sm-tile-matmul needs memrefs "
                   "(bufferize first, or use sm-linalg-to-gpu)");
-    if (!type.hasStaticShape())
-      return fail(llvm::formatv("'{0}' is not a statically shaped {1}-D memref",
+    // Only M, the leading dimension of A and C, may be dynamic (a decode
+    // step's tokens, a dynamic batch of rows).
+    bool leadingOnly =
+        type.getRank() == 2 && !ShapedType::isDynamic(type.getDimSize(1));
+    if (!type.hasStaticShape() && (!leadingOnly || batched))
+      return fail(llvm::formatv("'{0}' is not a statically shaped {1}-D memref "
+                                "(only M, the leading size of A and C, may be "
+                                "dynamic)",
                                 type, rank));
     if (!type.getLayout().isIdentity())
       return fail(
@@ -159,8 +165,17 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
     return fail("B must be indexed [k, n] or [n, k] (after the batch)");
   contraction.a.buffer = a;
   contraction.b.buffer = b;
+  bool dynamicA = !types[0].hasStaticShape(),
+       dynamicB = !types[1].hasStaticShape(),
+       dynamicC = !types[2].hasStaticShape();
+  if (dynamicB || (dynamicA != dynamicC) ||
+      (dynamicA && contraction.a.transposed))
+    return fail("only M may be dynamic: the rows of A (not transposed) and "
+                "of C, and nothing of B");
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (dynamicA)
+    ranges[md] = ShapedType::kDynamic;
   if (batched)
     contraction.batch = ranges[bd];
   contraction.m = ranges[md];
@@ -344,8 +359,18 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     uses.push_back(contraction.fill);
   if (!isPrivateTemporary(current, uses))
     return false;
+  // Buffers are static, or share the contraction's dynamic M as their
+  // leading size.
+  auto shapedLikeResult = [&](MemRefType memref) {
+    if (!memref || !memref.getLayout().isIdentity())
+      return false;
+    if (memref.hasStaticShape())
+      return true;
+    return contraction.hasDynamicM() && memref.getRank() == 2 &&
+           !ShapedType::isDynamic(memref.getDimSize(1));
+  };
   auto output = dyn_cast<MemRefType>(consumer.getDpsInits()[0].getType());
-  if (!output || !output.hasStaticShape() || !output.getLayout().isIdentity())
+  if (!shapedLikeResult(output))
     return false;
 
   EpilogueStep step;
@@ -364,8 +389,7 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     }
     auto inputType = dyn_cast<MemRefType>(input.getType());
     std::optional<EpilogueOperand> operand = classifyEpilogueInput(map, rank);
-    if (!inputType || !inputType.hasStaticShape() ||
-        !inputType.getLayout().isIdentity() || !operand)
+    if (!shapedLikeResult(inputType) || !operand)
       return false;
     operand->buffer = input;
     step.operandOf.push_back(contraction.epilogueOperands.size() +

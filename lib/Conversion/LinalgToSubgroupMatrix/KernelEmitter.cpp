@@ -32,6 +32,8 @@ struct TileCopy {
   Value global, shared;
   Type storage;
   int64_t globalRows = 0, globalCols = 0;
+  /// The number of rows when it is known only at run time.
+  Value dynamicRows;
   int64_t tileRows = 0, tileCols = 0;
   int64_t sharedStride = 0;
   int64_t stageElements = 0;
@@ -42,7 +44,7 @@ struct TileCopy {
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
 
-  bool checkRows() const { return globalRows % tileRows != 0; }
+  bool checkRows() const { return dynamicRows || globalRows % tileRows != 0; }
   bool checkColumns() const { return globalCols % tileCols != 0; }
 };
 
@@ -63,7 +65,11 @@ public:
     return tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
   }
   int64_t getGridX() const { return llvm::divideCeil(problem.n, tiling.tileN); }
-  int64_t getGridY() const { return llvm::divideCeil(problem.m, tiling.tileM); }
+  /// Tile rows, or 0 when M is dynamic (the host computes them).
+  int64_t getGridY() const {
+    return problem.hasDynamicM() ? 0
+                                 : llvm::divideCeil(problem.m, tiling.tileM);
+  }
 
 private:
   Value index(int64_t value);
@@ -71,9 +77,9 @@ private:
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value add(Value x, int64_t y) { return y ? add(x, index(y)) : x; }
   Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, index(y)); }
-  Value lessThan(Value x, int64_t bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
-                                 index(bound));
+  Value lessThan(Value x, int64_t bound) { return lessThan(x, index(bound)); }
+  Value lessThan(Value x, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, bound);
   }
   Value both(Value x, Value y) {
     return !x ? y : !y ? x : arith::AndIOp::create(b, loc, x, y).getResult();
@@ -113,7 +119,8 @@ private:
   }
   /// Whether C needs bounds checks (some workgroup tile crosses its edge).
   bool hasRaggedResult() const {
-    return problem.m % tiling.tileM || problem.n % tiling.tileN;
+    return problem.hasDynamicM() || problem.m % tiling.tileM ||
+           problem.n % tiling.tileN;
   }
   /// Whether the epilogue runs as subgroup_matrix.map on whole result
   /// matrices: every tile lies inside C, every operand is a full matrix and
@@ -155,6 +162,8 @@ private:
   /// This workgroup's batch and the first element of its slice of C and of
   /// the output.
   Value batchIndex, cBatchBase, outputBatchBase;
+  /// M: a constant, or the kernel's last argument when dynamic.
+  Value mValue;
   Value threadId, laneId, subgroupId;
   /// Where this workgroup's tile and this subgroup's block start in C.
   Value rowBase, columnBase, subgroupRow, subgroupColumn;
@@ -242,7 +251,8 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     Value globalColumn = add(columnBase, column);
     Value inBounds;
     if (copy.checkRows())
-      inBounds = lessThan(globalRow, copy.globalRows);
+      inBounds = copy.dynamicRows ? lessThan(globalRow, copy.dynamicRows)
+                                  : lessThan(globalRow, copy.globalRows);
     // Vectors never straddle the end of a row (the width divides it).
     if (copy.checkColumns())
       inBounds = both(inBounds, lessThan(globalColumn, copy.globalCols));
@@ -288,6 +298,7 @@ void ContractionKernelEmitter::storeTile(const TileCopy &copy,
 std::pair<Value, Value>
 ContractionKernelEmitter::getTilePosition(Value blockX, Value blockY) {
   int64_t rows = getGridY(), columns = getGridX();
+  // With M dynamic the tile rows are unknown here: row-major order.
   if (tiling.groupM <= 1 || rows <= 1)
     return {blockY, blockX};
   Value launchIndex = add(mul(blockY, columns), blockX);
@@ -366,7 +377,7 @@ void ContractionKernelEmitter::loadResultThroughScratch(Value row,
     Value col = arith::RemUIOp::create(b, loc, element, index(fn));
     Value globalRow = add(row, r), globalColumn = add(column, col);
     Value inBounds =
-        both(lessThan(globalRow, problem.m), lessThan(globalColumn, problem.n));
+        both(lessThan(globalRow, mValue), lessThan(globalColumn, problem.n));
     Value address = add(mul(globalRow, problem.n), globalColumn);
     Value safeAddress =
         add(cBatchBase,
@@ -389,7 +400,7 @@ void ContractionKernelEmitter::storeResultThroughScratch(Value row,
     Value col = arith::RemUIOp::create(b, loc, element, index(fn));
     Value globalRow = add(row, r), globalColumn = add(column, col);
     Value inBounds =
-        both(lessThan(globalRow, problem.m), lessThan(globalColumn, problem.n));
+        both(lessThan(globalRow, mValue), lessThan(globalColumn, problem.n));
     auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -649,8 +660,12 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   SmallVector<Type> arguments;
   for (Value buffer : result.arguments) {
     auto type = cast<MemRefType>(buffer.getType());
-    arguments.push_back(flat(type.getNumElements(), type.getElementType()));
+    arguments.push_back(flat(type.hasStaticShape() ? type.getNumElements()
+                                                   : ShapedType::kDynamic,
+                             type.getElementType()));
   }
+  if (problem.hasDynamicM())
+    arguments.push_back(moduleBuilder.getIndexType());
   SmallVector<Type> attributions = {
       flat(tiling.stages * copyA.stageElements, inputStorage, workgroupSpace),
       flat(tiling.stages * copyB.stageElements, inputStorage, workgroupSpace)};
@@ -676,6 +691,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   for (size_t i = 0; i < problem.epilogueOperands.size(); ++i)
     epilogueBuffers.push_back(entry->getArgument(argument++));
   output = separateOutput ? entry->getArgument(argument++) : c;
+  mValue =
+      problem.hasDynamicM() ? entry->getArgument(argument++) : index(problem.m);
+  if (problem.hasDynamicM())
+    copyA.dynamicRows = mValue;
   copyA.shared = kernel.getWorkgroupAttributions()[0];
   copyB.shared = kernel.getWorkgroupAttributions()[1];
   if (storesThroughScratch())
@@ -768,6 +787,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   result.function = kernel;
   result.gridX = getGridX();
   result.gridY = getGridY();
+  result.tileM = tiling.tileM;
   result.gridZ = problem.batch;
   result.threads = getThreads();
   return result;

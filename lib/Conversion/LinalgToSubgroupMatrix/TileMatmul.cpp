@@ -141,9 +141,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // kernel readable.
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, kernel->function);
-  kernel->function->setAttr(
-      SubgroupMatrixDialect::getLaunchAttrName(),
-      getLaunchDescription(rewriter, contraction, *kernel));
+  // A launch the runner can make alone needs every size.
+  if (!contraction.hasDynamicM())
+    kernel->function->setAttr(
+        SubgroupMatrixDialect::getLaunchAttrName(),
+        getLaunchDescription(rewriter, contraction, *kernel));
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(context));
 
@@ -173,8 +175,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
       result = arith::ConstantIndexOp::create(rewriter, loc, value);
     return result;
   };
-  gpu::KernelDim3 grid{constant(kernel->gridX), constant(kernel->gridY),
-                       constant(kernel->gridZ)};
+  Value gridY = constant(kernel->gridY);
+  if (contraction.hasDynamicM()) {
+    // M from A's leading size; ceil(M / tileM) tile rows.
+    Value m = memref::DimOp::create(rewriter, loc, contraction.a.buffer, 0);
+    operands.push_back(m);
+    gridY =
+        arith::CeilDivUIOp::create(rewriter, loc, m, constant(kernel->tileM));
+  }
+  gpu::KernelDim3 grid{constant(kernel->gridX), gridY, constant(kernel->gridZ)};
   gpu::KernelDim3 block{constant(kernel->threads), constant(1), constant(1)};
   auto launch =
       gpu::LaunchFuncOp::create(rewriter, loc, kernel->function, grid, block,

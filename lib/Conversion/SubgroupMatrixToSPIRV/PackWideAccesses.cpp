@@ -69,7 +69,12 @@ struct Packing {
 /// no vector access at all.
 static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || type.getRank() != 1 || !type.hasStaticShape() ||
+  // Runtime-sized kernel arguments pack too: the kernel's vector accesses
+  // never straddle a word, so their length is whole words.
+  bool runtimeSized =
+      type && !type.hasStaticShape() && isa<BlockArgument>(buffer);
+  if (!type || type.getRank() != 1 ||
+      (!type.hasStaticShape() && !runtimeSized) ||
       !type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat())
     return std::optional<Packing>();
   unsigned elementBits = type.getElementType().getIntOrFloatBitWidth();
@@ -100,7 +105,7 @@ static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
   }
   if (!packing)
     return packing;
-  if (type.getNumElements() % packing->width)
+  if (!runtimeSized && type.getNumElements() % packing->width)
     return emitError(buffer.getLoc())
                << "a buffer of " << type.getNumElements()
                << " elements cannot be packed into words of " << packing->width
@@ -201,9 +206,12 @@ LogicalResult mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel) {
     if (!*packing)
       continue;
     auto type = cast<MemRefType>(buffer.getType());
-    auto packedType = MemRefType::get(
-        {type.getNumElements() / (*packing)->width}, (*packing)->wordType,
-        MemRefLayoutAttrInterface(), type.getMemorySpace());
+    int64_t words = type.hasStaticShape()
+                        ? type.getNumElements() / (*packing)->width
+                        : ShapedType::kDynamic;
+    auto packedType =
+        MemRefType::get({words}, (*packing)->wordType,
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
     if (auto alloc = buffer.getDefiningOp<memref::AllocOp>()) {
       OpBuilder b(alloc);
       Value packed = memref::AllocOp::create(b, alloc.getLoc(), packedType);

@@ -81,6 +81,9 @@ struct Contraction {
   SmallVector<Operation *> deadAllocations;
 
   bool accumulates() const { return !fillValue; }
+  /// M is known only at run time (the rows of A, C and the output); the
+  /// kernel takes it as its last argument.
+  bool hasDynamicM() const { return ShapedType::isDynamic(m); }
   /// The component type of what the kernel stores.
   Type getOutputComponent() const;
 };

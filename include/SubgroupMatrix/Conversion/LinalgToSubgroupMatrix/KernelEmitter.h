@@ -22,9 +22,12 @@ namespace subgroup_matrix {
 struct ContractionKernel {
   gpu::GPUFuncOp function;
   /// Workgroups along N, M and the batch; invocations per workgroup.
+  /// `gridY` is 0 when M is dynamic: ceil(M / tileM) at run time.
   int64_t gridX = 1, gridY = 1, gridZ = 1, threads = 1;
+  /// The rows of the workgroup tile (for the grid of a dynamic M).
+  int64_t tileM = 0;
   /// The host buffers the launch passes, in the kernel's argument order
-  /// (each flattened to one dimension).
+  /// (each flattened to one dimension); a dynamic M follows them.
   SmallVector<Value> arguments;
 };
 

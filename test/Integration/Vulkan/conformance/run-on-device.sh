@@ -73,5 +73,19 @@ if [ -f "$suite/gpu-mma.spv" ]; then
     mmaStatus=1
   grep "check gemm" "$out/gpu-mma.txt" | sed 's/^/gpu-mma: /' | tee -a "$out/summary.txt"
 fi
+# One binary with a dynamic M (test/Integration/LinalgToGPU/dynamic-m.mlir):
+# M is the kernel's last argument; a grid of ceil(M / 16) tile rows covers
+# every tile height (rows past M are bounds-checked).
+dynamicStatus=0
+if [ -f "$suite/dynamic-m.spv" ]; then
+  for m in 1 7 16 100 1000; do
+    "$runner" "$suite/dynamic-m.spv" --entry matmul_0 --grid 1,$(((m + 15) / 16)),1 \
+      --arg f16:$((m * 72)):random --arg f16:6480:random --arg f32:$((m * 90)):random \
+      --scalar i32:$m --check gemm:M=$m,N=90,K=72,A=0,B=1,C=2,acc=2 \
+      > "$out/dynamic-m-$m.txt" 2>&1 || dynamicStatus=1
+    grep "check gemm" "$out/dynamic-m-$m.txt" | sed "s/^/dynamic M = $m: /" |
+      tee -a "$out/summary.txt"
+  done
+fi
 [ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] && [ $linalgStatus -eq 0 ] &&
-  [ $mmaStatus -eq 0 ]
+  [ $mmaStatus -eq 0 ] && [ $dynamicStatus -eq 0 ]
