@@ -57,6 +57,11 @@ EXTRA = [
     ("ragged", (777, 555, 333), False),
     ("transposed-b", (4096, 4096, 4096), True),
     ("transposed-b ragged", (1000, 1000, 1000), True),
+    # Decode steps (the small-M tiling: one row of result matrices per
+    # workgroup, subgroups along N).
+    ("decode", (1, 4096, 4096), False),
+    ("decode", (7, 4096, 4096), False),
+    ("decode", (16, 4096, 4096), False),
 ]
 # The Vulkan loader and the GL libraries that NVIDIA's ICD needs; the GPU
 # machine has neither.

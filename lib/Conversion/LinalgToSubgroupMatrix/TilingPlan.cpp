@@ -84,6 +84,20 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
     tiling.subgroupsM = amd ? 4 : 2;
   if (!tiling.subgroupsN)
     tiling.subgroupsN = amd ? 4 : 2;
+  // Small M (a decode step: M = 1..16 rows, static) is bound by reading B:
+  // one result matrix per subgroup, four subgroups along N and deep K
+  // steps, so that many workgroups stream B at once. On the H100 at
+  // 16x4096x4096 f16 -> f32: 20.3 us against 51.2 us for the square
+  // tiling's 16 workgroups (cuBLAS: 26.0 us); 1x4096x4096: 21.7 us against
+  // 56.5 us (cuBLAS: 22.5 us).
+  bool smallM = !problem.hasDynamicM() && problem.m <= config.getM() &&
+                !requested.tileM && !requested.subgroupsM;
+  if (smallM) {
+    blockM = blockN = 1;
+    tiling.subgroupsM = 1;
+    if (!requested.subgroupsN)
+      tiling.subgroupsN = 4;
+  }
   if (!tiling.tileM)
     tiling.tileM = tiling.subgroupsM * blockM * config.getM();
   if (!tiling.tileN)
@@ -102,6 +116,22 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   // against 284.6 at 8192^3 on the H100.
   if (!tiling.groupM)
     tiling.groupM = vulkan ? 8 : 1;
+  // A small-M tile of A is short: deepen K (256 bytes of a row per step,
+  // halved per extra stage to stay within workgroup memory) until every
+  // invocation has a copy of it.
+  if (smallM && !requested.tileK && tiling.vectorWidth > 0 &&
+      tiling.subgroupsN > 0 && tiling.stages > 0) {
+    tiling.tileK =
+        std::max<int64_t>(tiling.tileK, 256 / elementBytes / tiling.stages);
+    int64_t threads =
+        tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
+    auto copies = [&] {
+      return tiling.tileM * tiling.tileK / tiling.vectorWidth;
+    };
+    // Bounded: a count of invocations with an odd factor never divides.
+    while ((copies() < threads || copies() % threads) && tiling.tileK < 1024)
+      tiling.tileK *= 2;
+  }
 
   auto fail = [&](const Twine &message) {
     return matmul->emitOpError() << "cannot be tiled: " << message, failure();

@@ -283,6 +283,40 @@ def cases_for(target):
                 matmul_reference(x[0], x[1], em, en, ek)],
             2e-3))
 
+    # Decode-shaped products: M of 1, 7 and 16 rows (the small-M tiling),
+    # and a batch of 12.
+    for sm_ in (1, 7, 16):
+        sn, sk = 200, 96
+        text = """func.func @small_m(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(a=memref((sm_, sk), t), b=memref((sk, sn), t),
+           c=memref((sm_, sn), acc))
+        cases.append(Case("small_m_%d" % sm_, text,
+                          [("a", (sm_, sk), t, unit), ("b", (sk, sn), t, unit),
+                           ("c", (sm_, sn), acc, unit)],
+                          None,
+                          lambda x, sm_=sm_, sn=sn, sk=sk: [
+                              p + c for p, c in zip(matmul_reference(
+                                  x[0], x[1], sm_, sn, sk), x[2])],
+                          1e-3))
+    bm2, bn2, bk2, batch2 = 16, 32, 32, 12
+    text = """func.func @batch12(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.batch_matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(a=memref((batch2, bm2, bk2), t), b=memref((batch2, bk2, bn2), t),
+           c=memref((batch2, bm2, bn2), acc))
+    cases.append(Case("batch_matmul_12", text,
+                      [("a", (batch2, bm2, bk2), t, unit),
+                       ("b", (batch2, bk2, bn2), t, unit),
+                       ("c", (batch2, bm2, bn2), acc, unit)],
+                      None,
+                      lambda x: [p + c for p, c in zip(matmul_reference(
+                          x[0], x[1], bm2, bn2, bk2, batch=batch2), x[2])],
+                      1e-3))
+
     # 1x1 convolutions: NHWC (a GEMM over N*H*W) and NCHW (per image).
     nb, h, w, ci, co = 2, 6, 10, 32, 48
     text = """func.func @conv_nhwc(%%x: %(x)s, %%f: %(f)s) -> %(y)s {

@@ -70,6 +70,13 @@ def main():
                    "`--sm-convert-gpu-mma`, D = 2 (A B + C) against the runner's "
                    "reference:\n")
         out.extend("    " + l for l in checks)
+    dynamic = os.path.join(results, "dynamic-m.txt")
+    if os.path.exists(dynamic):
+        out.append("\n## A dynamic M\n")
+        out.append("`test/Integration/LinalgToGPU/dynamic-m.mlir` through "
+                   "`--sm-linalg-to-gpu`: one binary, M given at launch, "
+                   "against the runner's reference:\n")
+        out.extend("    " + l for l in open(dynamic).read().splitlines())
     out.append("\n## Every case\n")
     out.append("| case | result | details |")
     out.append("| --- | --- | --- |")

@@ -82,10 +82,11 @@ if [ -f "$suite/dynamic-m.spv" ]; then
     "$runner" "$suite/dynamic-m.spv" --entry matmul_0 --grid 1,$(((m + 15) / 16)),1 \
       --arg f16:$((m * 72)):random --arg f16:6480:random --arg f32:$((m * 90)):random \
       --scalar i32:$m --check gemm:M=$m,N=90,K=72,A=0,B=1,C=2,acc=2 \
-      > "$out/dynamic-m-$m.txt" 2>&1 || dynamicStatus=1
-    grep "check gemm" "$out/dynamic-m-$m.txt" | sed "s/^/dynamic M = $m: /" |
-      tee -a "$out/summary.txt"
+      > "$logs/dynamic-m-$m.txt" 2>&1 || dynamicStatus=1
+    grep "check gemm" "$logs/dynamic-m-$m.txt" | sed "s/^/dynamic M = $m: /" |
+      tee -a "$out/dynamic-m.txt"
   done
+  cat "$out/dynamic-m.txt" >> "$out/summary.txt"
 fi
 [ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] && [ $linalgStatus -eq 0 ] &&
   [ $mmaStatus -eq 0 ] && [ $dynamicStatus -eq 0 ]
