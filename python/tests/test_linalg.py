@@ -70,17 +70,20 @@ def test_metal_and_intel():
 
 def test_unsupported_op_is_a_located_error():
     program = """
-func.func @f(%x: memref<64x64xf32>, %y: memref<64xf32>) {
-  linalg.reduce ins(%x : memref<64x64xf32>) outs(%y : memref<64xf32>)
-      dimensions = [1]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    }
+func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                   affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
   return
 }
 """
     with pytest.raises(sm.MLIRError) as error:
         sm.compile_linalg(program, target="nvidia-h100")
-    assert "cannot be put on the GPU: it reduces" in str(error.value)
+    assert "cannot be put on the GPU: 'memref<?xf32>' has dynamic sizes" in \
+        str(error.value)
     assert ":3:" in str(error.value)

@@ -232,11 +232,12 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
          accumulators before the single store, as `subgroup_matrix.map`
          where whole result matrices can take them, else element by element
          on the way to memory.
-    4. Every other element-wise linalg op (named ops are generalized)
-       becomes a kernel of its own, one invocation per element.
-    5. Anything else (reductions, dynamic sizes other than M, non-unit
-       convolutions) is reported where it is; nothing stays on the host
-       unannounced.
+    4. Every other linalg op (named ops are generalized) becomes a kernel of
+       its own, one invocation per output element; reduction loops run
+       inside the invocation.
+    5. Anything else (dynamic sizes other than a product's M, non-unit
+       convolutions, bodies with ops other than arith and math) is reported
+       where it is; nothing stays on the host unannounced.
 
     M (the rows of A and C) may be dynamic: the kernel then takes it as its
     last argument and the launch computes its grid from A's leading size.

@@ -26,9 +26,6 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
       op->emitOpError() << "cannot be put on the GPU: " << message;
     return false;
   };
-  if (op.getNumLoops() != op.getNumParallelLoops())
-    return fail("it reduces (only element-wise ops and matrix products "
-                "become kernels)");
   if (op.getNumDpsInits() != 1)
     return fail("it has more than one output");
   for (OpOperand &operand : op->getOpOperands()) {
@@ -77,9 +74,13 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   MLIRContext *context = rewriter.getContext();
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // One invocation per element of the output (per combination of the
+  // parallel loops); the reduction loops run inside it.
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   int64_t total = 1;
-  for (int64_t range : ranges)
-    total *= range;
+  for (auto [range, iterator] : llvm::zip(ranges, iterators))
+    if (iterator == utils::IteratorType::parallel)
+      total *= range;
   int64_t workgroups = llvm::divideCeil(total, kElementwiseWorkgroupSize);
   int64_t gridX = std::min(workgroups, kMaxGridDimension);
   int64_t gridY = llvm::divideCeil(workgroups, gridX);
@@ -127,6 +128,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   SmallVector<Value> loops(ranges.size());
   Value rest = linear;
   for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+    if (iterators[d] != utils::IteratorType::parallel)
+      continue;
     loops[d] = arith::RemUIOp::create(b, loc, rest, index(ranges[d]));
     rest = arith::DivUIOp::create(b, loc, rest, index(ranges[d]));
   }
@@ -146,33 +149,64 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     return offset;
   };
   Block &body = op.getRegion().front();
-  IRMapping mapping;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    Value value = operand->get();
-    BlockArgument argument = body.getArgument(operand->getOperandNumber());
-    auto type = dyn_cast<MemRefType>(value.getType());
-    if (!type) {
-      mapping.map(argument, b.clone(*value.getDefiningOp())->getResult(0));
-      continue;
-    }
-    Value buffer =
-        entry->getArgument(llvm::find(buffers, value) - buffers.begin());
-    mapping.map(argument,
-                memref::LoadOp::create(
-                    b, loc, buffer,
-                    offsetOf(op.getMatchingIndexingMap(operand), type)));
-  }
   OpOperand *init = op.getDpsInitOperand(0);
   auto initType = cast<MemRefType>(init->get().getType());
   Value output =
       entry->getArgument(llvm::find(buffers, init->get()) - buffers.begin());
   Value outputOffset = offsetOf(op.getMatchingIndexingMap(init), initType);
   BlockArgument outArgument = body.getArgument(init->getOperandNumber());
-  if (!outArgument.use_empty())
-    mapping.map(outArgument,
-                memref::LoadOp::create(b, loc, output, outputOffset));
-  memref::StoreOp::create(b, loc, cloneScalarBody(b, body, mapping), output,
-                          outputOffset);
+  bool reduces = op.getNumReductionLoops() > 0;
+  // The running output value: read first when the body or a reduction
+  // uses it, carried through the reduction loops.
+  Value running;
+  if (!outArgument.use_empty() || reduces)
+    running = memref::LoadOp::create(b, loc, output, outputOffset);
+  // Builds the body at the current loop indices on `running`.
+  auto computeElement = [&](Value current) -> Value {
+    IRMapping mapping;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      Value value = operand->get();
+      BlockArgument argument = body.getArgument(operand->getOperandNumber());
+      auto type = dyn_cast<MemRefType>(value.getType());
+      if (!type) {
+        mapping.map(argument, b.clone(*value.getDefiningOp())->getResult(0));
+        continue;
+      }
+      Value buffer =
+          entry->getArgument(llvm::find(buffers, value) - buffers.begin());
+      mapping.map(argument,
+                  memref::LoadOp::create(
+                      b, loc, buffer,
+                      offsetOf(op.getMatchingIndexingMap(operand), type)));
+    }
+    if (current)
+      mapping.map(outArgument, current);
+    return cloneScalarBody(b, body, mapping);
+  };
+  Value result;
+  if (!reduces) {
+    result = computeElement(running);
+  } else {
+    // Nested loops over the reduction dimensions, in order.
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<scf::ForOp> nest;
+    Value carried = running;
+    for (auto [d, iterator] : llvm::enumerate(iterators)) {
+      if (iterator == utils::IteratorType::parallel)
+        continue;
+      auto loop = scf::ForOp::create(b, loc, index(0), index(ranges[d]),
+                                     index(1), ValueRange{carried});
+      if (!nest.empty())
+        scf::YieldOp::create(b, loc, loop.getResults());
+      nest.push_back(loop);
+      b.setInsertionPointToStart(loop.getBody());
+      loops[d] = loop.getInductionVar();
+      carried = loop.getRegionIterArgs()[0];
+    }
+    scf::YieldOp::create(b, loc, computeElement(carried));
+    result = nest.front().getResult(0);
+  }
+  memref::StoreOp::create(b, loc, result, output, outputOffset);
 
   // What the runner needs to launch it alone.
   SmallVector<Attribute> arguments;

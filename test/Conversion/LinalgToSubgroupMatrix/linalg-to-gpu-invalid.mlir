@@ -18,13 +18,14 @@ func.func @strided(%x: memref<1x8x8x32xf16>, %f: memref<1x1x32x64xf16>, %y: memr
 
 // -----
 
-func.func @reduction(%x: memref<64x64xf32>, %y: memref<64xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: it reduces (only element-wise ops and matrix products become kernels)}}
-  linalg.reduce ins(%x : memref<64x64xf32>) outs(%y : memref<64xf32>) dimensions = [1]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    }
+func.func @dynamic_elementwise(%x: memref<?xf32>, %y: memref<?xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' has dynamic sizes}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
   return
 }
 

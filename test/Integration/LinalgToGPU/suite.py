@@ -355,6 +355,42 @@ def cases_for(target):
                                                  batch=nb, a_batched=False),
                       1e-3))
 
+    # What is neither a product nor element-wise still gets a kernel: a
+    # row reduction (an invocation per output element, looping over the
+    # reduced dimension) and a softmax-style max over columns.
+    rm, rn = 70, 150
+    text = """func.func @row_sum(%%x: %(x)s, %%y: %(y)s) {
+  linalg.reduce ins(%%x : %(x)s) outs(%%y : %(y)s) dimensions = [1]
+    (%%in: f32, %%acc: f32) {
+      %%s = arith.addf %%in, %%acc : f32
+      linalg.yield %%s : f32
+    }
+  return
+}
+""" % dict(x=memref((rm, rn), "f32"), y=memref((rm,), "f32"))
+    cases.append(Case("reduce_row_sum", text,
+                      [("x", (rm, rn), "f32", unit), ("y", (rm,), "f32", unit)],
+                      None,
+                      lambda x: [x[1][r] + sum(x[0][r * rn:(r + 1) * rn])
+                                 for r in range(rm)],
+                      1e-5))
+    text = """func.func @column_max(%%x: %(x)s, %%y: %(y)s) {
+  linalg.reduce ins(%%x : %(x)s) outs(%%y : %(y)s) dimensions = [0]
+    (%%in: f32, %%acc: f32) {
+      %%s = arith.maximumf %%in, %%acc : f32
+      linalg.yield %%s : f32
+    }
+  return
+}
+""" % dict(x=memref((rm, rn), "f32"), y=memref((rn,), "f32"))
+    cases.append(Case("reduce_column_max", text,
+                      [("x", (rm, rn), "f32", unit), ("y", (rn,), "f32", unit)],
+                      None,
+                      lambda x: [max([x[1][c]] + [x[0][r * rn + c]
+                                                  for r in range(rm)])
+                                 for c in range(rn)],
+                      0.0))
+
     # 8-bit inputs extended by element-wise producers, as front-ends write
     # integer matmuls; the kernel reads the bytes.
     if target != "apple-m1":
