@@ -242,6 +242,15 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     M (the rows of A and C) may be dynamic: the kernel then takes it as its
     last argument and the launch computes its grid from A's leading size.
 
+    Split K: where the tiles of C cannot fill the device (NVIDIA and AMD
+    presets: fewer tiles than compute units), K is split in 2, 4 or 8 parts
+    that run as separate workgroups along the grid's z and write partial
+    products into a workspace, which a reduction kernel then adds into C
+    (`split-k=N` forces N parts, `split-k=1` turns it off). Contractions
+    with a fused epilogue, a batch or a dynamic M are not split.
+    Small M (up to the matrix height, static) gets its own tiling: one
+    result matrix per subgroup, four subgroups along N, deep K steps.
+
     ```mlir
     // sm-opt --sm-linalg-to-gpu=target=nvidia-h100
     func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
@@ -280,6 +289,9 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",
            "Tile rows consecutive workgroups walk down before moving to the "
            "next tile column (1: row-major order)">,
+    Option<"splitK", "split-k", "int64_t", /*default=*/"0",
+           "Parts K is split into (0: enough to fill the device where the "
+           "tiles of C cannot, 1: no split)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -164,6 +164,8 @@ private:
   Value batchIndex, cBatchBase, outputBatchBase;
   /// M: a constant, or the kernel's last argument when dynamic.
   Value mValue;
+  /// The part of K this workgroup multiplies (split K only).
+  Value splitIndex;
   Value threadId, laneId, subgroupId;
   /// Where this workgroup's tile and this subgroup's block start in C.
   Value rowBase, columnBase, subgroupRow, subgroupColumn;
@@ -706,6 +708,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   // Batches run along the grid's z dimension.
+  // Splits of K run along z too (never with a batch): each part starts
+  // its K loop at its own step and writes its own slice of the output.
+  if (tiling.splitK > 1)
+    splitIndex = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   batchIndex = problem.batch > 1
                    ? Value(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))
                    : index(0);
@@ -717,6 +723,13 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyA.batchBase = batchBase(problem.a.batched, problem.m * problem.k);
   copyB.batchBase = batchBase(problem.b.batched, problem.k * problem.n);
   cBatchBase = outputBatchBase = batchBase(true, problem.m * problem.n);
+  int64_t steps = llvm::divideCeil(problem.k, tiling.tileK);
+  int64_t stepsPerPart = steps / tiling.splitK;
+  Value firstStep = index(0);
+  if (splitIndex) {
+    outputBatchBase = mul(splitIndex, problem.m * problem.n);
+    firstStep = mul(splitIndex, stepsPerPart);
+  }
   auto [tileRow, tileColumn] = getTilePosition(blockX, blockY);
   rowBase = mul(tileRow, tiling.tileM);
   columnBase = mul(tileColumn, tiling.tileN);
@@ -731,7 +744,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
 
   // Where the copies of K step `step` start in A and B.
   auto loadStep = [&](Value step) {
-    Value k = mul(step, tiling.tileK);
+    Value k = mul(add(firstStep, step), tiling.tileK);
     SmallVector<Value> a =
         transposedA ? loadTile(copyA, k, rowBase) : loadTile(copyA, rowBase, k);
     SmallVector<Value> bValues = transposedB ? loadTile(copyB, columnBase, k)
@@ -746,7 +759,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       };
 
   SmallVector<Value> accumulators = initAccumulators();
-  int64_t steps = llvm::divideCeil(problem.k, tiling.tileK);
+  steps = stepsPerPart;
   if (tiling.stages == 2)
     storeStep(loadStep(index(0)), index(0));
   if (tiling.stages == 2)
@@ -788,7 +801,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   result.gridX = getGridX();
   result.gridY = getGridY();
   result.tileM = tiling.tileM;
-  result.gridZ = problem.batch;
+  result.gridZ = tiling.splitK > 1 ? tiling.splitK : problem.batch;
   result.threads = getThreads();
   return result;
 }

@@ -228,6 +228,7 @@ struct LinalgToGPUPass
     requested.stages = stages;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
+    requested.splitK = splitK;
 
     // All kernels of the program go into one gpu.module (one SPIR-V
     // module, one Metal library), before the first function.

@@ -102,12 +102,42 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
 }
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
-    RewriterBase &rewriter, const Contraction &contraction, TargetAttr target,
+    RewriterBase &rewriter, const Contraction &original, TargetAttr target,
     const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name) {
-  Operation *op = contraction.op;
-  FailureOr<TilingPlan> plan = planTiling(contraction, target, requested);
+  Operation *op = original.op;
+  FailureOr<TilingPlan> plan = planTiling(original, target, requested);
   if (failed(plan))
     return failure();
+
+  // Split K (0: where it fills the device): the kernel writes one partial
+  // product per part into a workspace, and a reduction adds them into C
+  // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
+  // epilogue stays fused only without a split.
+  Contraction contraction = original;
+  int64_t parts = plan->tiling.splitK;
+  if (parts == 0)
+    parts =
+        original.epilogue.empty() ? chooseSplitK(original, *plan, target) : 1;
+  if (parts > 1 && (!original.epilogue.empty() || original.batch != 1 ||
+                    original.hasDynamicM() ||
+                    llvm::divideCeil(original.k, plan->tiling.tileK) % parts))
+    return op->emitOpError()
+               << "cannot split K in " << parts
+               << " parts: a split needs no batch, no fused epilogue, a static "
+                  "M and a number of K steps it divides",
+           failure();
+  plan->tiling.splitK = std::max<int64_t>(parts, 1);
+  Value workspace;
+  if (parts > 1) {
+    rewriter.setInsertionPoint(op);
+    Type storage = getStorageType(original.resultComponent);
+    workspace = memref::AllocOp::create(
+        rewriter, op->getLoc(),
+        MemRefType::get({parts, original.m, original.n}, storage));
+    contraction.output = workspace;
+    contraction.fill = {};
+    contraction.fillValue = cast<TypedAttr>(rewriter.getZeroAttr(storage));
+  }
 
   // The kernel goes into a gpu.module of its own, next to the top-level
   // function that holds the contraction.
@@ -141,8 +171,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // kernel readable.
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, kernel->function);
-  // A launch the runner can make alone needs every size.
-  if (!contraction.hasDynamicM())
+  // A launch the runner can make alone needs every size; a split's partial
+  // products have no reference of their own.
+  if (!contraction.hasDynamicM() && parts == 1)
     kernel->function->setAttr(
         SubgroupMatrixDialect::getLaunchAttrName(),
         getLaunchDescription(rewriter, contraction, *kernel));
@@ -191,6 +222,27 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // The fused ops, then the temporaries only they used.
   for (const EpilogueStep &step : llvm::reverse(contraction.epilogue))
     rewriter.eraseOp(step.op);
+  if (workspace) {
+    // C (+)= the sum of the parts.
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr d0, d1, d2;
+    bindDims(ctx, d0, d1, d2);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, ctx),
+                                   AffineMap::get(3, 0, {d1, d2}, ctx)};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::reduction, utils::IteratorType::parallel,
+        utils::IteratorType::parallel};
+    linalg::GenericOp::create(
+        rewriter, loc, ValueRange{workspace}, ValueRange{original.c}, maps,
+        iterators, [](OpBuilder &nested, Location loc, ValueRange args) {
+          Value sum =
+              isa<FloatType>(args[0].getType())
+                  ? Value(arith::AddFOp::create(nested, loc, args[1], args[0]))
+                  : Value(arith::AddIOp::create(nested, loc, args[1], args[0]));
+          linalg::YieldOp::create(nested, loc, sum);
+        });
+    memref::DeallocOp::create(rewriter, loc, workspace);
+  }
   rewriter.eraseOp(op);
   if (contraction.fill)
     rewriter.eraseOp(contraction.fill);

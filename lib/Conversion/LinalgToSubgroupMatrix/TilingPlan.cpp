@@ -177,3 +177,39 @@ mlir::subgroup_matrix::planTiling(const Contraction &contraction,
     return failure();
   return TilingPlan{*config, *tiling};
 }
+
+int64_t mlir::subgroup_matrix::chooseSplitK(const Contraction &contraction,
+                                            const TilingPlan &plan,
+                                            TargetAttr target) {
+  // Compute units of the devices the presets describe (SMs, CUs).
+  int64_t units = 0;
+  switch (getDeviceFamily(target)) {
+  case DeviceFamily::Nvidia:
+    units = 132;
+    break;
+  case DeviceFamily::Amd:
+    units = 96;
+    break;
+  default:
+    return 1;
+  }
+  if (contraction.batch != 1 || contraction.hasDynamicM())
+    return 1;
+  const MatmulTiling &tiling = plan.tiling;
+  int64_t tiles = llvm::divideCeil(contraction.m, tiling.tileM) *
+                  llvm::divideCeil(contraction.n, tiling.tileN);
+  int64_t steps = llvm::divideCeil(contraction.k, tiling.tileK);
+  if (tiles >= units)
+    return 1;
+  // The fewest parts that fill the device twice over, else as many as K
+  // allows.
+  int64_t chosen = 1;
+  for (int64_t parts = 2; parts <= 8; parts *= 2) {
+    if (steps % parts || steps / parts < 8)
+      break;
+    chosen = parts;
+    if (tiles * parts >= 2 * units)
+      break;
+  }
+  return chosen;
+}

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Execution suite of sm-linalg-to-gpu: linalg programs as front-ends write
 them (tensors and memrefs, batches, transposed operands, fused extensions
-and epilogues, 1x1 convolutions), compiled for a target, each run as the
-single kernel the pipeline makes of it, and compared with this file's own
-double-precision evaluation of the program (fresh random inputs, poisoned
-output).
+and epilogues, 1x1 convolutions, split K, reductions), compiled for a
+target, run launch by launch as the host function would (its allocations
+poisoned, its arguments fresh random values, the kernels through the
+path's runner), and compared with this file's own double-precision
+evaluation of the program. Each case also says how many launches the
+program must become (fusion shows as one).
 
   suite.py generate TARGET OUT          write OUT/<case>.mlir (the programs)
   suite.py build PATH OUT TOOLS [--spirv-val SPIRV_VAL]
@@ -48,13 +50,18 @@ def round_to(value, storage):
 
 
 class Case:
-    """A program: its text, its inputs in the kernel's argument order
-    (name, shape, storage, distribution), its output and its reference."""
+    """A program: its text, its inputs in the order of the function's
+    arguments (name, shape, storage, distribution), its output (returned;
+    None when the program writes its last argument) and its reference."""
 
-    def __init__(self, name, text, inputs, output, reference, tolerance):
+    def __init__(self, name, text, inputs, output, reference, tolerance,
+                 launches=1, options=""):
         self.name, self.text, self.inputs = name, text, inputs
         self.output, self.reference, self.tolerance = (output, reference,
                                                        tolerance)
+        # How many kernel launches the program must become, and options of
+        # sm-linalg-to-gpu beyond the target.
+        self.launches, self.options = launches, options
 
 
 def memref(shape, storage):
@@ -346,14 +353,53 @@ def cases_for(target):
 }
 """ % dict(x=tensor((nb, ci, h, w), t), f=tensor((co, ci, 1, 1), t),
            y=tensor((nb, co, h, w), acc), acc=acc)
-    # The kernel reads the filter first (it is A of F x C by C x (H*W)).
+    # Per image, F x C (the filter, shared) by C x (H*W).
     cases.append(Case("conv1x1_nchw", text,
-                      [("f", (co, ci, 1, 1), t, unit),
-                       ("x", (nb, ci, h, w), t, unit)],
+                      [("x", (nb, ci, h, w), t, unit),
+                       ("f", (co, ci, 1, 1), t, unit)],
                       ((nb, co, h, w), acc),
-                      lambda x: matmul_reference(x[0], x[1], co, h * w, ci,
+                      lambda x: matmul_reference(x[1], x[0], co, h * w, ci,
                                                  batch=nb, a_batched=False),
                       1e-3))
+
+    # Split K (forced in 4 parts where the target would not split): the
+    # product writes partial sums, a reduction kernel adds them into C,
+    # after the fill's own kernel; and an element-wise consumer of a buffer
+    # the caller sees, which cannot fuse and gets a kernel of its own.
+    km, kn, kk = 48, 40, 1024
+    text = """func.func @split_k(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=tensor((km, kk), t), b=tensor((kk, kn), t), c=tensor((km, kn), acc),
+           acc=acc)
+    cases.append(Case("split_k_4", text,
+                      [("a", (km, kk), t, unit), ("b", (kk, kn), t, unit)],
+                      ((km, kn), acc),
+                      lambda x: matmul_reference(x[0], x[1], km, kn, kk),
+                      1e-3, launches=3, options="split-k=4"))
+    um, un, uk = 40, 56, 32
+    text = """func.func @unfused(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s, %%d: %(c)s) {
+  linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%c : %(c)s) outs(%%d : %(c)s) {
+  ^bb0(%%x: f32, %%o: f32):
+    %%y = math.exp %%x : f32
+    linalg.yield %%y : f32
+  }
+  return
+}
+""" % dict(a=memref((um, uk), t), b=memref((uk, un), t), c=memref((um, un), acc))
+    cases.append(Case("unfused_consumer", text,
+                      [("a", (um, uk), t, unit), ("b", (uk, un), t, unit),
+                       ("c", (um, un), acc, unit), ("d", (um, un), acc, unit)],
+                      None,
+                      lambda x: [math.exp(p + c) for p, c in zip(
+                          matmul_reference(x[0], x[1], um, un, uk), x[2])],
+                      2e-3, launches=2))
 
     # What is neither a product nor element-wise still gets a kernel: a
     # row reduction (an invocation per output element, looping over the
@@ -438,12 +484,52 @@ def generate(target, out):
     print("%d cases for %s in %s" % (len(cases), target, out))
 
 
+def parse_host(text):
+    """The host function after sm-linalg-to-gpu, as data: its arguments,
+    its allocations, the views (aliases) of buffers, its launches in order
+    (kernel, grid, buffers) and the buffer it returns."""
+    host = text[text.index("func.func"):]
+    arguments = re.findall(r"(%arg\d+): memref<([^>]*)>", host.split("\n")[0])
+    constants = dict(re.findall(
+        r"(%[\w]+) = arith\.constant (\d+) : index", host))
+    allocations = dict(re.findall(
+        r"(%[\w]+) = memref\.alloc\(\)(?: \{[^}]*\})? : memref<([^>]*)>",
+        host))
+    aliases = dict(re.findall(
+        r"(%[\w]+) = memref\.collapse_shape (%[\w]+)", host))
+    copies = re.findall(r"memref\.copy (%[\w]+), (%[\w]+)", host)
+    launches = []
+    for match in re.finditer(
+            r"gpu\.launch_func\s+@\w+::@(\w+) blocks in \(([^)]*)\)"
+            r".*?args\(([^)]*)\)", host):
+        grid = [int(constants[g.strip()]) for g in match.group(2).split(",")]
+        buffers = re.findall(r"(%[\w]+) :", match.group(3))
+        launches.append(dict(entry=match.group(1), grid=grid, args=buffers))
+    returned = re.search(r"return (%[\w]+)", host)
+    return dict(arguments=arguments, allocations=allocations, aliases=aliases,
+                copies=copies, launches=launches,
+                returned=returned.group(1) if returned else None)
+
+
+STORAGE_OF = {"f16": "f16", "f32": "f32", "bf16": "bf16", "i8": "si8",
+              "i32": "si32"}
+
+
+def memref_info(spec):
+    """(element count, storage) of a memref type's `AxBxT` text."""
+    parts = spec.split(",")[0].split("x")
+    count = 1
+    for dim in parts[:-1]:
+        count *= int(dim)
+    return count, STORAGE_OF[parts[-1]]
+
+
 def build(path, case, out, tools, spirv_val, target):
     tool = lambda t: os.path.join(tools, t)  # noqa: E731
     source = os.path.join(out, case.name + ".mlir")
     gpu = os.path.join(out, case.name + ".gpu.mlir")
-    steps = [[tool("sm-opt"), source, "--sm-linalg-to-gpu=target=" + target,
-              "-o", gpu]]
+    steps = [[tool("sm-opt"), source, ("--sm-linalg-to-gpu=target=%s %s" % (
+        target, case.options)).strip(), "-o", gpu]]
     if path == "vulkan":
         lowered = os.path.join(out, case.name + ".spirv.mlir")
         kernel = os.path.join(out, case.name + ".spv")
@@ -472,17 +558,12 @@ def build(path, case, out, tools, spirv_val, target):
             return None, "%s failed: %s" % (os.path.basename(argv[0]),
                                             (result.stderr or result.stdout)
                                             .strip()[-800:])
-    # The program must have become one kernel and one launch.
-    text = open(gpu).read()
-    kernels = re.findall(r"gpu\.func @(\w+)", text)
-    launches = re.findall(r"gpu\.launch_func", text)
-    if len(kernels) != 1 or len(launches) != 1:
-        return None, "expected one kernel and one launch, got %s and %d" % (
-            kernels, len(launches))
-    grid = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
+    host = parse_host(open(gpu).read())
+    if len(host["launches"]) != case.launches:
+        return None, "expected %d launch(es), got %s" % (
+            case.launches, [l["entry"] for l in host["launches"]])
     with open(os.path.join(out, case.name + ".launch.json"), "w") as f:
-        json.dump(dict(entry=kernels[0],
-                       grid=[int(g) for g in grid.groups()]), f)
+        json.dump(host, f)
     return kernel, None
 
 
@@ -494,11 +575,16 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
         kernel, error = build(path, case, out, tools, spirv_val, target)
         if error:
             return False, error
-    launch = json.load(open(os.path.join(out, case.name + ".launch.json")))
-    argv = [runner_for(path, tools), kernel, "--entry", launch["entry"],
-            "--grid", ",".join(str(g) for g in launch["grid"])]
+    host = json.load(open(os.path.join(out, case.name + ".launch.json")))
+    if host["copies"]:
+        return False, "the program copies buffers, which this harness does " \
+            "not run"
+    # The program's buffers: its arguments (the inputs, fresh random
+    # values) and its allocations (poisoned: all bytes 0xFF).
+    buffers, types = {}, {}
     inputs = []
-    for i, (name, shape, storage, distribution) in enumerate(case.inputs):
+    for (name, shape, storage, distribution), (argument, spec) in zip(
+            case.inputs, host["arguments"]):
         count = math.prod(shape)
         low, high = distribution
         if storage in ("f16", "f32"):
@@ -507,27 +593,45 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
         else:
             values = [rng.randint(low, high) for _ in range(count)]
         inputs.append(values)
-        data = os.path.join(out, "%s.in%d" % (case.name, i))
-        with open(data, "wb") as f:
-            f.write(pack(values, storage))
-        argv += ["--arg", "%s:%d:file:%s" % (RUNNER_TYPE[storage], count,
-                                              data)]
-    if case.output is None:
-        # The kernel writes into its last input (C accumulates).
-        out_index = len(case.inputs) - 1
-        out_storage = case.inputs[-1][2]
-        count = math.prod(case.inputs[-1][1])
-    else:
-        shape, out_storage = case.output
-        count = math.prod(shape)
-        out_index = len(case.inputs)
-        argv += ["--arg", "%s:%d:poison" % (RUNNER_TYPE[out_storage], count)]
+        buffers[argument] = bytearray(pack(values, storage))
+        types[argument] = (count, storage)
+    for name, spec in host["allocations"].items():
+        count, storage = memref_info(spec)
+        types[name] = (count, storage)
+        buffers[name] = bytearray(b"\xff" * len(pack([0] * count, storage)))
+
+    def base(name):
+        while name in host["aliases"]:
+            name = host["aliases"][name]
+        return name
+
+    for number, launch in enumerate(host["launches"]):
+        argv = [runner_for(path, tools), kernel, "--entry", launch["entry"],
+                "--grid", ",".join(str(g) for g in launch["grid"])]
+        files = []
+        for index, name in enumerate(launch["args"]):
+            name = base(name)
+            count, storage = types[name]
+            data = os.path.join(out, "%s.%d.%d" % (case.name, number, index))
+            with open(data, "wb") as f:
+                f.write(buffers[name])
+            argv += ["--arg", "%s:%d:file:%s" % (RUNNER_TYPE[storage], count,
+                                                  data),
+                     "--output", "%d:%s.out" % (index, data)]
+            files.append((name, data + ".out"))
+        result = run_tool(argv + extra)
+        if result.returncode:
+            return False, "launch %d (%s) failed (%d): %s" % (
+                number, launch["entry"], result.returncode,
+                (result.stderr + result.stdout).strip()[-600:])
+        for name, data in files:
+            buffers[name] = bytearray(open(data, "rb").read())
+    output = base(host["returned"]) if host["returned"] else \
+        base(host["arguments"][len(case.inputs) - 1][0])
+    count, out_storage = types[output]
     result_path = os.path.join(out, case.name + ".out")
-    argv += ["--output", "%d:%s" % (out_index, result_path)] + extra
-    result = run_tool(argv)
-    if result.returncode:
-        return False, "runner failed (%d): %s" % (
-            result.returncode, (result.stderr + result.stdout).strip()[-600:])
+    with open(result_path, "wb") as f:
+        f.write(buffers[output])
     got = unpack(open(result_path, "rb").read(), out_storage)
     expected = case.reference(inputs)
     mismatches, worst, first = 0, 0.0, None
@@ -567,7 +671,28 @@ def main():
                            default=random.SystemRandom().randrange(1 << 30))
             p.add_argument("--runner-arg", dest="extra", action="append",
                            default=[])
+    c = sub.add_parser("compile")
+    c.add_argument("out")
+    c.add_argument("driver", help="a driver compile command taking a "
+                   "binary and --entry NAME (e.g. lit's %%radv)")
     args = parser.parse_args()
+    if args.command == "compile":
+        # Every kernel of every built program, through a real driver.
+        import shlex
+        failed = 0
+        for name in sorted(os.listdir(args.out)):
+            if not name.endswith(".launch.json"):
+                continue
+            stem = name[:-len(".launch.json")]
+            host = json.load(open(os.path.join(args.out, name)))
+            for entry in sorted({l["entry"] for l in host["launches"]}):
+                result = run_tool(shlex.split(args.driver) + [
+                    os.path.join(args.out, stem + ".spv"), "--entry", entry])
+                ok = result.returncode == 0
+                failed += not ok
+                print("%s %s:%s" % ("compiled" if ok else "FAILED", stem,
+                                    entry))
+        return 1 if failed else 0
     if args.command == "generate":
         generate(args.target, args.out)
         return 0
@@ -589,9 +714,12 @@ def main():
 
     def check(case):
         rng = random.Random("%d:%s" % (args.seed, case.name))
-        return check_case(args.path, case, args.out, args.tools,
-                          args.spirv_val, target, rng, args.extra,
-                          args.prebuilt)
+        try:
+            return check_case(args.path, case, args.out, args.tools,
+                              args.spirv_val, target, rng, args.extra,
+                              args.prebuilt)
+        except Exception as error:  # a harness error fails the case
+            return False, "harness error: %r" % error
 
     jobs = 1 if args.path == "vulkan" else (os.cpu_count() or 1)
     passed = failed = 0

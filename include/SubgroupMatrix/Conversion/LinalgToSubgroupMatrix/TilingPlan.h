@@ -32,6 +32,9 @@ struct MatmulTiling {
   /// Tile rows that consecutive workgroups walk down before the next tile
   /// column (1: row-major launch order).
   int64_t groupM = 0;
+  /// Parts K is split into, each a workgroup of its own along the grid's z
+  /// that writes a partial product (1: no split).
+  int64_t splitK = 1;
 };
 
 /// The chosen matrix configuration and the complete tiling.
@@ -42,6 +45,12 @@ struct TilingPlan {
 
 /// The workgroup memory a kernel may use on `target`.
 int64_t getWorkgroupMemoryLimit(TargetAttr target);
+
+/// The split of K that fills `target` with workgroups when the tiles of C
+/// alone cannot (2 per compute unit, at most 8 parts, each a whole number of
+/// K steps): 1 where no split helps or the target's size is unknown.
+int64_t chooseSplitK(const Contraction &contraction, const TilingPlan &plan,
+                     TargetAttr target);
 
 /// Chooses the configuration and fills the defaults of `requested`;
 /// reports on the contraction's op what does not fit.
