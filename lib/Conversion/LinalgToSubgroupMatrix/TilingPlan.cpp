@@ -201,14 +201,16 @@ int64_t mlir::subgroup_matrix::chooseSplitK(const Contraction &contraction,
   int64_t steps = llvm::divideCeil(contraction.k, tiling.tileK);
   if (tiles >= units)
     return 1;
-  // The fewest parts that fill the device twice over, else as many as K
-  // allows.
+  // The fewest parts that give every compute unit a workgroup, else as
+  // many as K allows. On the H100 at 4096x512x14336 f16 -> f32 (128 tiles):
+  // 2 parts 226 us (266 TFLOP/s), 4 parts 243 us, 8 parts 278 us, no split
+  // 378 us (bench/split-k).
   int64_t chosen = 1;
   for (int64_t parts = 2; parts <= 8; parts *= 2) {
     if (steps % parts || steps / parts < 8)
       break;
     chosen = parts;
-    if (tiles * parts >= 2 * units)
+    if (tiles * parts >= units)
       break;
   }
   return chosen;

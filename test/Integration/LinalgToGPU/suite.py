@@ -17,6 +17,7 @@ PATH is vulkan, intel or msl.
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import math
 import os
@@ -24,10 +25,17 @@ import random
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "MatrixFunctions"))
-from suite import (pack, unpack, run_tool, runner_for, round_f16,  # noqa: E402
-                   round_f32)
+# The element helpers of the convert/map/reduce suite, loaded by path (both
+# files are named suite.py).
+_helpers_spec = importlib.util.spec_from_file_location(
+    "matrix_functions_suite",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                 "MatrixFunctions", "suite.py"))
+_helpers = importlib.util.module_from_spec(_helpers_spec)
+_helpers_spec.loader.exec_module(_helpers)
+pack, unpack, run_tool, runner_for = (_helpers.pack, _helpers.unpack,
+                                      _helpers.run_tool, _helpers.runner_for)
+round_f16, round_f32 = _helpers.round_f16, _helpers.round_f32
 
 # Per target: the input and accumulator element types of its products and
 # whether it takes an f16 output of the epilogue.

@@ -46,9 +46,9 @@ struct TilingPlan {
 /// The workgroup memory a kernel may use on `target`.
 int64_t getWorkgroupMemoryLimit(TargetAttr target);
 
-/// The split of K that fills `target` with workgroups when the tiles of C
-/// alone cannot (2 per compute unit, at most 8 parts, each a whole number of
-/// K steps): 1 where no split helps or the target's size is unknown.
+/// The split of K that gives every compute unit of `target` a workgroup when
+/// the tiles of C alone cannot (at most 8 parts, each at least 8 whole K
+/// steps): 1 where no split helps or the target's size is unknown.
 int64_t chooseSplitK(const Contraction &contraction, const TilingPlan &plan,
                      TargetAttr target);
 
