@@ -581,34 +581,64 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
                       lhs + " " + symbol.str() + " " + rhs);
       })
       .Case([&](arith::CmpFOp compare) -> LogicalResult {
-        StringRef symbol;
+        // C++ (and Metal) comparisons are ordered except `!=`; an unordered
+        // predicate is the negation of the ordered opposite.
+        std::string lhs = name(compare.getLhs()), rhs = name(compare.getRhs());
+        auto binary = [&](StringRef symbol) {
+          return lhs + " " + symbol.str() + " " + rhs;
+        };
+        std::string expression;
         switch (compare.getPredicate()) {
-        case arith::CmpFPredicate::OEQ:
-          symbol = "==";
+        case arith::CmpFPredicate::AlwaysFalse:
+          expression = "false";
           break;
-        case arith::CmpFPredicate::UNE:
-          symbol = "!=";
+        case arith::CmpFPredicate::AlwaysTrue:
+          expression = "true";
+          break;
+        case arith::CmpFPredicate::OEQ:
+          expression = binary("==");
           break;
         case arith::CmpFPredicate::OLT:
-          symbol = "<";
+          expression = binary("<");
           break;
         case arith::CmpFPredicate::OLE:
-          symbol = "<=";
+          expression = binary("<=");
           break;
         case arith::CmpFPredicate::OGT:
-          symbol = ">";
+          expression = binary(">");
           break;
         case arith::CmpFPredicate::OGE:
-          symbol = ">=";
+          expression = binary(">=");
           break;
-        default:
-          return compare.emitOpError("predicate ")
-                 << arith::stringifyCmpFPredicate(compare.getPredicate())
-                 << " is not supported by the Metal emitter";
+        case arith::CmpFPredicate::ONE:
+          expression = "(" + binary("<") + ") || (" + binary(">") + ")";
+          break;
+        case arith::CmpFPredicate::ORD:
+          expression = "!isnan(" + lhs + ") && !isnan(" + rhs + ")";
+          break;
+        case arith::CmpFPredicate::UNE:
+          expression = binary("!=");
+          break;
+        case arith::CmpFPredicate::UEQ:
+          expression = "!((" + binary("<") + ") || (" + binary(">") + "))";
+          break;
+        case arith::CmpFPredicate::ULT:
+          expression = "!(" + binary(">=") + ")";
+          break;
+        case arith::CmpFPredicate::ULE:
+          expression = "!(" + binary(">") + ")";
+          break;
+        case arith::CmpFPredicate::UGT:
+          expression = "!(" + binary("<=") + ")";
+          break;
+        case arith::CmpFPredicate::UGE:
+          expression = "!(" + binary("<") + ")";
+          break;
+        case arith::CmpFPredicate::UNO:
+          expression = "isnan(" + lhs + ") || isnan(" + rhs + ")";
+          break;
         }
-        return assign(compare.getResult(), "",
-                      name(compare.getLhs()) + " " + symbol.str() + " " +
-                          name(compare.getRhs()));
+        return assign(compare.getResult(), "", expression);
       })
       .Case([&](arith::SelectOp select) {
         return assign(select.getResult(), "",

@@ -266,6 +266,23 @@ def cases_for(target):
                     matmul_reference(x[0], x[1], em, en, ek))],
             2e-3))
         cases.append(Case(
+            "gelu_erf_" + tag,
+            epilogue_program("gelu_erf", em, en, ek, t, acc, [], """
+%s = arith.constant 0.7071067811865476 : f32
+%xs = arith.mulf %x, %s : f32
+%er = math.erf %xs : f32
+%one = arith.constant 1.0 : f32
+%t = arith.addf %er, %one : f32
+%h = arith.constant 0.5 : f32
+%hx = arith.mulf %x, %h : f32
+%y = arith.mulf %hx, %t : f32""", "f32"),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit)],
+            ((em, en), "f32"),
+            lambda x, em=em, en=en, ek=ek: [
+                0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in
+                matmul_reference(x[0], x[1], em, en, ek)],
+            2e-3))
+        cases.append(Case(
             "residual_silu_" + tag,
             epilogue_program("residual_silu", em, en, ek, t, acc,
                              [("res", (em, en),
