@@ -292,7 +292,6 @@ static void fuseExtensions(Contraction &contraction) {
 /// dimensions (the first the batch when there are three).
 static std::optional<EpilogueOperand> classifyEpilogueInput(AffineMap map,
                                                             int64_t rank) {
-  std::optional<SmallVector<unsigned>> dims;
   SmallVector<unsigned> operandDims;
   for (AffineExpr expr : map.getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
