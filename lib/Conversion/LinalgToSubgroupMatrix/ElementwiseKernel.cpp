@@ -2,6 +2,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/KernelEmitter.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -233,16 +234,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   rewriter.setInsertionPoint(op);
   SmallVector<Value> operands;
   for (Value buffer : buffers) {
-    auto type = cast<MemRefType>(buffer.getType());
-    if (type.getRank() == 1) {
-      operands.push_back(buffer);
-      continue;
-    }
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all.front().push_back(d);
-    operands.push_back(
-        memref::CollapseShapeOp::create(rewriter, loc, buffer, all));
+    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   }
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);

@@ -132,6 +132,14 @@ private:
     return hasRaggedResult() ||
            (!problem.epilogue.empty() && !canMapEpilogue());
   }
+  /// Calls `body` for each element of result matrix (row, column) that this
+  /// invocation moves through the subgroup's scratch: its scratch address,
+  /// its place in C, and whether that place is inside C.
+  void
+  forEachScratchElement(Value row, Value column,
+                        function_ref<void(Value scratchAddress, Value globalRow,
+                                          Value globalColumn, Value inBounds)>
+                            body);
   /// Copies result matrix (row, column) of C from global memory into this
   /// subgroup's scratch, element by element, within the bounds of C.
   void loadResultThroughScratch(Value row, Value column);
@@ -367,52 +375,59 @@ void ContractionKernelEmitter::multiplyStep(
   }
 }
 
-void ContractionKernelEmitter::loadResultThroughScratch(Value row,
-                                                        Value column) {
+void ContractionKernelEmitter::forEachScratchElement(
+    Value row, Value column,
+    function_ref<void(Value scratchAddress, Value globalRow, Value globalColumn,
+                      Value inBounds)>
+        body) {
   int64_t fm = config.getM(), fn = config.getN();
   int64_t subgroupSize = target.getSubgroupSize();
   Value scratchBase = mul(subgroupId, fm * fn);
+  // fm * fn is a multiple of the subgroup size for every configuration.
   for (int64_t first = 0; first < fm * fn; first += subgroupSize) {
-    // fm * fn is a multiple of the subgroup size for every configuration.
     Value element = add(laneId, first);
     Value r = arith::DivUIOp::create(b, loc, element, index(fn));
     Value col = arith::RemUIOp::create(b, loc, element, index(fn));
     Value globalRow = add(row, r), globalColumn = add(column, col);
     Value inBounds =
         both(lessThan(globalRow, mValue), lessThan(globalColumn, problem.n));
-    Value address = add(mul(globalRow, problem.n), globalColumn);
-    Value safeAddress =
-        add(cBatchBase,
-            arith::SelectOp::create(b, loc, inBounds, address, index(0)));
-    Value value = memref::LoadOp::create(b, loc, c, safeAddress);
-    value = arith::SelectOp::create(b, loc, inBounds, value,
-                                    zeroOf(value.getType()));
-    memref::StoreOp::create(b, loc, value, scratch, add(scratchBase, element));
+    body(add(scratchBase, element), globalRow, globalColumn, inBounds);
   }
+}
+
+void ContractionKernelEmitter::loadResultThroughScratch(Value row,
+                                                        Value column) {
+  forEachScratchElement(
+      row, column,
+      [&](Value scratchAddress, Value globalRow, Value globalColumn,
+          Value inBounds) {
+        // Out of bounds, read the slice's first element and replace it by zero.
+        Value address = add(mul(globalRow, problem.n), globalColumn);
+        Value safeAddress =
+            add(cBatchBase,
+                arith::SelectOp::create(b, loc, inBounds, address, index(0)));
+        Value value = memref::LoadOp::create(b, loc, c, safeAddress);
+        value = arith::SelectOp::create(b, loc, inBounds, value,
+                                        zeroOf(value.getType()));
+        memref::StoreOp::create(b, loc, value, scratch, scratchAddress);
+      });
 }
 
 void ContractionKernelEmitter::storeResultThroughScratch(Value row,
                                                          Value column) {
-  int64_t fm = config.getM(), fn = config.getN();
-  int64_t subgroupSize = target.getSubgroupSize();
-  Value scratchBase = mul(subgroupId, fm * fn);
-  for (int64_t first = 0; first < fm * fn; first += subgroupSize) {
-    Value element = add(laneId, first);
-    Value r = arith::DivUIOp::create(b, loc, element, index(fn));
-    Value col = arith::RemUIOp::create(b, loc, element, index(fn));
-    Value globalRow = add(row, r), globalColumn = add(column, col);
-    Value inBounds =
-        both(lessThan(globalRow, mValue), lessThan(globalColumn, problem.n));
-    auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value value =
-        memref::LoadOp::create(b, loc, scratch, add(scratchBase, element));
-    value = applyEpilogueToElement(value, globalRow, globalColumn);
-    Value address =
-        add(outputBatchBase, add(mul(globalRow, problem.n), globalColumn));
-    memref::StoreOp::create(b, loc, value, output, address);
-  }
+  forEachScratchElement(
+      row, column,
+      [&](Value scratchAddress, Value globalRow, Value globalColumn,
+          Value inBounds) {
+        auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value value = memref::LoadOp::create(b, loc, scratch, scratchAddress);
+        value = applyEpilogueToElement(value, globalRow, globalColumn);
+        Value address =
+            add(outputBatchBase, add(mul(globalRow, problem.n), globalColumn));
+        memref::StoreOp::create(b, loc, value, output, address);
+      });
 }
 
 Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
@@ -812,4 +827,15 @@ FailureOr<ContractionKernel> mlir::subgroup_matrix::emitContractionKernel(
   ContractionKernelEmitter emitter(contraction, plan.config, target,
                                    plan.tiling, contraction.op.getLoc());
   return emitter.emit(moduleBuilder, name);
+}
+
+Value mlir::subgroup_matrix::flattenForLaunch(OpBuilder &builder, Location loc,
+                                              Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 1)
+    return buffer;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.front().push_back(d);
+  return memref::CollapseShapeOp::create(builder, loc, buffer, all);
 }

@@ -188,16 +188,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   rewriter.setInsertionPoint(last);
   SmallVector<Value> operands;
   for (Value buffer : kernel->arguments) {
-    auto type = cast<MemRefType>(buffer.getType());
-    if (type.getRank() == 1) {
-      operands.push_back(buffer);
-      continue;
-    }
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all.front().push_back(d);
-    operands.push_back(
-        memref::CollapseShapeOp::create(rewriter, loc, buffer, all));
+    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   }
   DenseMap<int64_t, Value> constants;
   auto constant = [&](int64_t value) -> Value {

@@ -31,6 +31,11 @@ struct ContractionKernel {
   SmallVector<Value> arguments;
 };
 
+/// The one-dimensional view of `buffer` (dense, row-major) that kernels of
+/// this generator take: `buffer` itself when it has one dimension, else a
+/// memref.collapse_shape of all of them, built with `builder` on the host.
+Value flattenForLaunch(OpBuilder &builder, Location loc, Value buffer);
+
 /// Builds the kernel `name` of `contraction` with `moduleBuilder`; reports
 /// on the contraction's op when the plan does not fit the target.
 FailureOr<ContractionKernel>
