@@ -45,3 +45,15 @@ func.func @dynamic_k(%a: memref<64x?xf16>, %b: memref<?x64xf16>, %c: memref<64x6
   return
 }
 
+// -----
+
+func.func @captured_scalar(%x: memref<64xf32>, %y: memref<64xf32>, %s: f32) {
+  // expected-error @+1 {{cannot be put on the GPU: its body uses a value from outside that is not a constant}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%y : memref<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}

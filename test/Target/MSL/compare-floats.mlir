@@ -1,4 +1,8 @@
 // RUN: sm-translate --emit-msl %s | FileCheck %s
+// The emitted source compiles against the host metal_stdlib and runs.
+// RUN: sm-translate --emit-msl %s -o %t.metal
+// RUN: sm-msl-host-runner %t.metal --entry compare --arg f32:2:random --arg i32:9:poison --grid 1 | FileCheck %s --check-prefix=HOST
+// HOST: check bounds: PASSED
 
 // Metal's comparisons are ordered except `!=`: an unordered predicate is
 // the negation of its ordered opposite, so a NaN operand makes it true.
