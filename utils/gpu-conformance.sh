@@ -66,6 +66,12 @@ cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/MatrixFunctions
   --sm-linalg-to-gpu=target=nvidia-h100 | "$buildDir/bin/sm-opt" --sm-lower-to-vulkan |
   "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/dynamic-m.spv"
 "$spirvVal" --target-env vulkan1.3 "$suite/dynamic-m.spv"
+# A matmul with M, N and K dynamic: its binary records its launch with size
+# expressions, which the runner evaluates from --size.
+"$buildDir/bin/sm-opt" "$repoRoot/test/Integration/LinalgToGPU/dynamic-mnk.mlir" \
+  --sm-linalg-to-gpu=target=nvidia-h100 | "$buildDir/bin/sm-opt" --sm-lower-to-vulkan |
+  "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/dynamic-mnk.spv"
+"$spirvVal" --target-env vulkan1.3 "$suite/dynamic-mnk.spv"
 
 cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
 cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"

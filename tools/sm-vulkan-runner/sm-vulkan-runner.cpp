@@ -37,12 +37,15 @@ struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,10 @@ there; a kernel that reads the buffer's length (OpArrayLength) sees them.
 
 With no --arg, a kernel whose binary records its launch (the kernels of
 sm-tile-matmul do) runs with the grid, arguments and checks it records.
+
+  --size NAME=VALUE       a size the recorded launch leaves to run time (a
+                          kernel built for a dynamic M, N or K): its grid,
+                          buffer lengths, size arguments and check follow
 
   --repeat N              time N further dispatches with GPU timestamps
   --print-timings         with --repeat, print every dispatch's time
@@ -100,6 +107,8 @@ struct Options : CommonOptions {
   bool listDevices = false;
   bool listCoopmat = false;
   uint32_t device = 0;
+  /// Values of the sizes a recorded launch names ("M" -> 130).
+  std::map<std::string, uint64_t> sizes;
 };
 
 [[noreturn]] void fail(const std::string &message) {
@@ -139,6 +148,17 @@ Options parseOptions(int argc, char **argv) {
       options.compileOnly = true;
     } else if (arg == "--device") {
       options.device = std::strtoul(value(i).c_str(), nullptr, 10);
+    } else if (arg == "--size") {
+      std::string text = value(i);
+      size_t equals = text.find('=');
+      char *end = nullptr;
+      uint64_t size = 0;
+      if (equals != std::string::npos && equals > 0)
+        size = std::strtoull(text.c_str() + equals + 1, &end, 10);
+      if (!end || *end || end == text.c_str() + equals + 1)
+        fail("--size needs NAME=VALUE with a non-negative integer, got '" +
+             text + "'");
+      options.sizes[text.substr(0, equals)] = size;
     } else if (arg == "--list-devices") {
       options.listDevices = true;
     } else if (arg == "--list-coopmat") {
@@ -503,6 +523,121 @@ void printPipelineStatistics(VkDevice device, VkPipeline pipeline) {
   }
 }
 
+/// Evaluates a size expression of a recorded launch: integers and size
+/// names, multiplied with '*', ceildiv(X,Y) and min(X,Y). Returns nothing and
+/// sets `error` when it is malformed or names a size `sizes` lacks.
+class SizeExpression {
+public:
+  SizeExpression(const std::string &text,
+                 const std::map<std::string, uint64_t> &sizes)
+      : text(text), sizes(sizes) {}
+
+  std::optional<uint64_t> evaluate(std::string &error) {
+    std::optional<uint64_t> value = product(error);
+    if (value && position != text.size()) {
+      error = "unexpected '" + text.substr(position) + "' in '" + text + "'";
+      return std::nullopt;
+    }
+    return value;
+  }
+
+private:
+  std::optional<uint64_t> product(std::string &error) {
+    std::optional<uint64_t> value = atom(error);
+    while (value && position < text.size() && text[position] == '*') {
+      ++position;
+      std::optional<uint64_t> factor = atom(error);
+      if (!factor)
+        return std::nullopt;
+      *value *= *factor;
+    }
+    return value;
+  }
+
+  std::optional<uint64_t> atom(std::string &error) {
+    size_t start = position;
+    if (position < text.size() && std::isdigit(text[position])) {
+      while (position < text.size() && std::isdigit(text[position]))
+        ++position;
+      return std::strtoull(text.substr(start, position - start).c_str(),
+                           nullptr, 10);
+    }
+    while (position < text.size() &&
+           (std::isalnum(text[position]) || text[position] == '_'))
+      ++position;
+    std::string name = text.substr(start, position - start);
+    if ((name == "ceildiv" || name == "min") && position < text.size() &&
+        text[position] == '(') {
+      ++position;
+      std::optional<uint64_t> x = product(error);
+      if (!x || !expect(',', error))
+        return std::nullopt;
+      std::optional<uint64_t> y = product(error);
+      if (!y || !expect(')', error))
+        return std::nullopt;
+      if (name == "min")
+        return std::min(*x, *y);
+      if (*y == 0) {
+        error = "division by zero in '" + text + "'";
+        return std::nullopt;
+      }
+      return (*x + *y - 1) / *y;
+    }
+    if (name.empty()) {
+      error = "expected a number or a size name in '" + text + "'";
+      return std::nullopt;
+    }
+    auto found = sizes.find(name);
+    if (found == sizes.end()) {
+      error = "the kernel's launch needs the size " + name + " (pass --size " +
+              name + "=VALUE)";
+      return std::nullopt;
+    }
+    return found->second;
+  }
+
+  bool expect(char c, std::string &error) {
+    if (position < text.size() && text[position] == c) {
+      ++position;
+      return true;
+    }
+    error = std::string("expected '") + c + "' in '" + text + "'";
+    return false;
+  }
+
+  const std::string &text;
+  const std::map<std::string, uint64_t> &sizes;
+  size_t position = 0;
+};
+
+/// Replaces every "{EXPRESSION}" in `word` by its value.
+std::string expandSizes(const std::string &word,
+                        const std::map<std::string, uint64_t> &sizes) {
+  std::string result;
+  size_t position = 0;
+  while (position < word.size()) {
+    size_t open = word.find('{', position);
+    if (open == std::string::npos) {
+      result += word.substr(position);
+      break;
+    }
+    size_t close = word.find('}', open);
+    if (close == std::string::npos)
+      fail("the kernel's launch description has an unclosed '{' in '" + word +
+           "'");
+    result += word.substr(position, open - position);
+    std::string error;
+    std::optional<uint64_t> value =
+        SizeExpression(word.substr(open + 1, close - open - 1), sizes)
+            .evaluate(error);
+    if (!value)
+      fail(error);
+    result += std::to_string(*value);
+    position = close + 1;
+  }
+  return result;
+}
+
 /// The runner options that a kernel's binary carries for entry point
 /// `entry` (`OpModuleProcessed "subgroup_matrix.launch ENTRY OPTIONS..."`,
 /// written by sm-translate for kernels of sm-tile-matmul), split into words;
@@ -717,6 +852,8 @@ int main(int argc, char **argv) {
   // line gives its arguments.
   std::vector<std::string> launch = findLaunchOptions(words, entry);
   if (!launch.empty() && options.arguments.empty() && !options.compileOnly) {
+    for (std::string &word : launch)
+      word = expandSizes(word, options.sizes);
     std::vector<char *> argv = {const_cast<char *>("launch")};
     for (std::string &word : launch)
       argv.push_back(word.data());

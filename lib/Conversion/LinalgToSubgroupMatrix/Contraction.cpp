@@ -97,22 +97,12 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
   contraction.c = contraction.output = op.getDpsInits()[0];
   bool batched = !dims->batch.empty();
-  int64_t rank = batched ? 3 : 2;
   SmallVector<MemRefType> types;
   for (Value operand : {a, b, contraction.c}) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type)
       return fail("it works on tensors, and sm-tile-matmul needs memrefs "
                   "(bufferize first, or use sm-linalg-to-gpu)");
-    // Only M, the leading dimension of A and C, may be dynamic (a decode
-    // step's tokens, a dynamic batch of rows).
-    bool leadingOnly =
-        type.getRank() == 2 && !ShapedType::isDynamic(type.getDimSize(1));
-    if (!type.hasStaticShape() && (!leadingOnly || batched))
-      return fail(llvm::formatv("'{0}' is not a statically shaped {1}-D memref "
-                                "(only M, the leading size of A and C, may be "
-                                "dynamic)",
-                                type, rank));
     if (!type.getLayout().isIdentity())
       return fail(
           llvm::formatv("'{0}' is not a contiguous row-major memref", type));
@@ -165,19 +155,22 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
     return fail("B must be indexed [k, n] or [n, k] (after the batch)");
   contraction.a.buffer = a;
   contraction.b.buffer = b;
-  bool dynamicA = !types[0].hasStaticShape(),
-       dynamicB = !types[1].hasStaticShape(),
-       dynamicC = !types[2].hasStaticShape();
-  if (dynamicB || (dynamicA != dynamicC) ||
-      (dynamicA && contraction.a.transposed))
-    return fail("only M may be dynamic: the rows of A (not transposed) and "
-                "of C, and nothing of B");
 
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (dynamicA)
-    ranges[md] = ShapedType::kDynamic;
-  if (batched)
+  // A loop's size is static when any operand spells it (linalg requires the
+  // operands to agree); otherwise the kernel takes it at run time.
+  SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
+  for (auto [map, type] : llvm::zip(maps, types))
+    for (auto [position, expr] : llvm::enumerate(map.getResults()))
+      if (!type.isDynamicDim(position))
+        ranges[cast<AffineDimExpr>(expr).getPosition()] =
+            type.getDimSize(position);
+  if (batched) {
     contraction.batch = ranges[bd];
+    if (ShapedType::isDynamic(contraction.batch))
+      return fail("the batch size is dynamic (M, N and K may be, since the "
+                  "kernel takes them as arguments, but the batch is the "
+                  "launch's grid depth)");
+  }
   contraction.m = ranges[md];
   contraction.n = ranges[nd];
   contraction.k = ranges[kd];
@@ -358,15 +351,10 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     uses.push_back(contraction.fill);
   if (!isPrivateTemporary(current, uses))
     return false;
-  // Buffers are static, or share the contraction's dynamic M as their
-  // leading size.
+  // The kernel indexes them with the contraction's sizes, whatever their
+  // types spell.
   auto shapedLikeResult = [&](MemRefType memref) {
-    if (!memref || !memref.getLayout().isIdentity())
-      return false;
-    if (memref.hasStaticShape())
-      return true;
-    return contraction.hasDynamicM() && memref.getRank() == 2 &&
-           !ShapedType::isDynamic(memref.getDimSize(1));
+    return memref && memref.getLayout().isIdentity();
   };
   auto output = dyn_cast<MemRefType>(consumer.getDpsInits()[0].getType());
   if (!shapedLikeResult(output))

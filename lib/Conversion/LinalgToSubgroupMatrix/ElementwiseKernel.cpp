@@ -39,17 +39,22 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
         return fail("it reads a scalar that is not a constant");
       continue;
     }
-    if (!type.hasStaticShape())
-      return fail(llvm::formatv("'{0}' has dynamic sizes", type));
     if (type.getRank() == 0)
       return fail(llvm::formatv("'{0}' has no dimensions", type));
     if (!type.getLayout().isIdentity())
       return fail(
           llvm::formatv("'{0}' is not a contiguous row-major memref", type));
-    for (AffineExpr expr : op.getMatchingIndexingMap(&operand).getResults())
+    for (auto [position, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
       if (!isa<AffineDimExpr, AffineConstantExpr>(expr))
         return fail("an operand is indexed by an expression other than a "
                     "loop or a constant");
+      // The kernel knows a dynamic size only as the size of a loop.
+      if (isa<AffineConstantExpr>(expr) && type.isDynamicDim(position))
+        return fail(llvm::formatv("'{0}' is indexed by a constant along a "
+                                  "dynamic dimension",
+                                  type));
+    }
   }
   Block &body = op.getRegion().front();
   for (Operation &inner : body.without_terminator()) {
@@ -74,17 +79,48 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     return failure();
   MLIRContext *context = rewriter.getContext();
   Location loc = op.getLoc();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // A loop's size is static when any operand spells it; otherwise the
+  // kernel takes it as an argument (after the buffers, in loop order) and
+  // the host reads it off an operand.
+  int64_t loopCount = op.getNumLoops();
+  SmallVector<int64_t> ranges(loopCount, ShapedType::kDynamic);
+  SmallVector<std::pair<Value, unsigned>> sourceOfLoop(loopCount);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    for (auto [position, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        continue;
+      if (!type.isDynamicDim(position))
+        ranges[dim.getPosition()] = type.getDimSize(position);
+      else if (!sourceOfLoop[dim.getPosition()].first)
+        sourceOfLoop[dim.getPosition()] = {operand.get(), position};
+    }
+  }
+  bool hasDynamicLoops = llvm::any_of(ranges, ShapedType::isDynamic);
+  SmallVector<std::string> loopNames;
+  for (int64_t d = 0; d < loopCount; ++d)
+    loopNames.push_back("d" + std::to_string(d));
   // One invocation per element of the output (per combination of the
   // parallel loops); the reduction loops run inside it.
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   int64_t total = 1;
   for (auto [range, iterator] : llvm::zip(ranges, iterators))
     if (iterator == utils::IteratorType::parallel)
-      total *= range;
-  int64_t workgroups = llvm::divideCeil(total, kElementwiseWorkgroupSize);
-  int64_t gridX = std::min(workgroups, kMaxGridDimension);
-  int64_t gridY = llvm::divideCeil(workgroups, gridX);
+      total = ShapedType::isDynamic(range) || ShapedType::isDynamic(total)
+                  ? ShapedType::kDynamic
+                  : total * range;
+  // Static grids are counted here; dynamic ones by the same arithmetic on
+  // the host and, for the row length, in the kernel.
+  int64_t workgroups = 0, gridX = 0, gridY = 0;
+  if (!ShapedType::isDynamic(total)) {
+    workgroups = llvm::divideCeil(total, kElementwiseWorkgroupSize);
+    gridX = std::min(workgroups, kMaxGridDimension);
+    gridY = llvm::divideCeil(workgroups, gridX);
+  }
 
   // Kernel arguments: the memref operands, flattened, in operand order.
   SmallVector<Value> buffers;
@@ -95,8 +131,13 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
         continue;
       buffers.push_back(value);
       argumentTypes.push_back(
-          MemRefType::get({type.getNumElements()}, type.getElementType()));
+          MemRefType::get({type.hasStaticShape() ? type.getNumElements()
+                                                 : ShapedType::kDynamic},
+                          type.getElementType()));
     }
+  for (int64_t range : ranges)
+    if (ShapedType::isDynamic(range))
+      argumentTypes.push_back(rewriter.getIndexType());
 
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
   auto kernel = gpu::GPUFuncOp::create(
@@ -110,17 +151,40 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
+  // Every loop's size: a constant or the kernel argument.
+  SmallVector<Value> loopSizes;
+  unsigned sizeArgument = buffers.size();
+  for (int64_t range : ranges)
+    loopSizes.push_back(ShapedType::isDynamic(range)
+                            ? Value(entry->getArgument(sizeArgument++))
+                            : index(range));
+  Value totalValue = index(1);
+  for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
+    if (iterator == utils::IteratorType::parallel)
+      totalValue = arith::MulIOp::create(b, loc, totalValue, size);
+  Value gridXValue;
+  if (ShapedType::isDynamic(total)) {
+    Value workgroupsValue = arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, totalValue,
+                              index(kElementwiseWorkgroupSize - 1)),
+        index(kElementwiseWorkgroupSize));
+    gridXValue = arith::MinUIOp::create(b, loc, workgroupsValue,
+                                        index(kMaxGridDimension));
+  } else {
+    gridXValue = index(gridX);
+  }
   Value blockX = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value blockY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockY, index(gridX)), blockX);
+      b, loc, arith::MulIOp::create(b, loc, blockY, gridXValue), blockX);
   Value linear = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, block, index(kElementwiseWorkgroupSize)),
       thread);
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        linear, index(total));
+                                        linear, totalValue);
   auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
   gpu::ReturnOp::create(b, loc);
   b.setInsertionPointToStart(ifOp.thenBlock());
@@ -131,21 +195,22 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   for (int64_t d = ranges.size() - 1; d >= 0; --d) {
     if (iterators[d] != utils::IteratorType::parallel)
       continue;
-    loops[d] = arith::RemUIOp::create(b, loc, rest, index(ranges[d]));
-    rest = arith::DivUIOp::create(b, loc, rest, index(ranges[d]));
+    loops[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
   }
   // The linear offset of the element an indexing map selects.
   auto offsetOf = [&](AffineMap map, MemRefType type) -> Value {
     Value offset = index(0);
     for (auto [dimension, expr] : llvm::enumerate(map.getResults())) {
-      Value position = isa<AffineDimExpr>(expr)
-                           ? loops[cast<AffineDimExpr>(expr).getPosition()]
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      Value position = dim ? loops[dim.getPosition()]
                            : index(cast<AffineConstantExpr>(expr).getValue());
+      // A dynamic dimension is indexed by a loop, whose size it has.
+      Value size = type.isDynamicDim(dimension)
+                       ? loopSizes[dim.getPosition()]
+                       : index(type.getDimSize(dimension));
       offset = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, offset,
-                                index(type.getDimSize(dimension))),
-          position);
+          b, loc, arith::MulIOp::create(b, loc, offset, size), position);
     }
     return offset;
   };
@@ -195,8 +260,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     for (auto [d, iterator] : llvm::enumerate(iterators)) {
       if (iterator == utils::IteratorType::parallel)
         continue;
-      auto loop = scf::ForOp::create(b, loc, index(0), index(ranges[d]),
-                                     index(1), ValueRange{carried});
+      auto loop = scf::ForOp::create(b, loc, index(0), loopSizes[d], index(1),
+                                     ValueRange{carried});
       if (!nest.empty())
         scf::YieldOp::create(b, loc, loop.getResults());
       nest.push_back(loop);
@@ -209,7 +274,28 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   }
   memref::StoreOp::create(b, loc, result, output, outputOffset);
 
-  // What the runner needs to launch it alone.
+  // What the runner needs to launch it alone; dynamic sizes appear by the
+  // names of their loops (d0, d1, ...).
+  SmallVector<StringRef> names(loopNames.begin(), loopNames.end());
+  auto sizeOf = [&](Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> factors;
+    SmallVector<StringRef> factorNames;
+    for (int64_t position = 0; position < type.getRank(); ++position) {
+      factors.push_back(type.getDimSize(position));
+      factorNames.push_back("");
+      if (!type.isDynamicDim(position))
+        continue;
+      // Indexed by a loop (a dynamic dimension is never a constant's).
+      for (OpOperand &operand : op->getOpOperands())
+        if (operand.get() == buffer)
+          factorNames.back() =
+              names[cast<AffineDimExpr>(
+                        op.getMatchingIndexingMap(&operand).getResult(position))
+                        .getPosition()];
+    }
+    return formatLaunchSize(factors, factorNames);
+  };
   SmallVector<Attribute> arguments;
   for (Value buffer : buffers) {
     auto type = cast<MemRefType>(buffer.getType());
@@ -220,15 +306,42 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                        : element.isInteger(8) ? "i8"
                                               : "i32";
     arguments.push_back(rewriter.getStringAttr(
-        llvm::formatv("{0}:{1}:random", name, type.getNumElements())));
+        llvm::formatv("{0}:{1}:random", name, sizeOf(buffer))));
+  }
+  SmallVector<NamedAttribute> launchEntries = {
+      rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};
+  if (!hasDynamicLoops) {
+    launchEntries.push_back(rewriter.getNamedAttr(
+        "grid",
+        rewriter.getDenseI32ArrayAttr({int32_t(gridX), int32_t(gridY), 1})));
+  } else {
+    SmallVector<int64_t> parallelRanges;
+    SmallVector<StringRef> parallelNames;
+    for (auto [range, iterator, name] : llvm::zip(ranges, iterators, names))
+      if (iterator == utils::IteratorType::parallel) {
+        parallelRanges.push_back(range);
+        parallelNames.push_back(name);
+      }
+    std::string totalText = formatLaunchSize(parallelRanges, parallelNames);
+    if (totalText.front() == '{')
+      totalText = totalText.substr(1, totalText.size() - 2);
+    std::string workgroupsText =
+        llvm::formatv("ceildiv({0},{1})", totalText, kElementwiseWorkgroupSize);
+    std::string gridXText =
+        llvm::formatv("min({0},{1})", workgroupsText, kMaxGridDimension);
+    launchEntries.push_back(rewriter.getNamedAttr(
+        "grid",
+        rewriter.getStringAttr(llvm::formatv("{{{0}},{{ceildiv({1},{0})},1",
+                                             gridXText, workgroupsText))));
+    SmallVector<Attribute> sizes;
+    for (auto [range, name] : llvm::zip(ranges, names))
+      if (ShapedType::isDynamic(range))
+        sizes.push_back(rewriter.getStringAttr(name));
+    launchEntries.push_back(
+        rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
   }
   kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
-                  rewriter.getDictionaryAttr(
-                      {rewriter.getNamedAttr(
-                           "grid", rewriter.getDenseI32ArrayAttr(
-                                       {int32_t(gridX), int32_t(gridY), 1})),
-                       rewriter.getNamedAttr(
-                           "arguments", rewriter.getArrayAttr(arguments))}));
+                  rewriter.getDictionaryAttr(launchEntries));
 
   // The host side: flat views and the launch.
   rewriter.setInsertionPoint(op);
@@ -239,9 +352,35 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
+  // The dynamic loop sizes follow the buffers; the grid is counted as for
+  // static sizes.
+  Value hostTotal = constant(1);
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    Value size;
+    if (ShapedType::isDynamic(range)) {
+      auto [source, position] = sourceOfLoop[d];
+      size = memref::DimOp::create(rewriter, loc, source, position);
+      operands.push_back(size);
+    } else {
+      size = constant(range);
+    }
+    if (iterators[d] == utils::IteratorType::parallel)
+      hostTotal = rewriter.createOrFold<arith::MulIOp>(loc, hostTotal, size);
+  }
+  Value hostGridX, hostGridY;
+  if (!ShapedType::isDynamic(total)) {
+    hostGridX = constant(gridX);
+    hostGridY = constant(gridY);
+  } else {
+    Value hostWorkgroups = arith::CeilDivUIOp::create(
+        rewriter, loc, hostTotal, constant(kElementwiseWorkgroupSize));
+    hostGridX = arith::MinUIOp::create(rewriter, loc, hostWorkgroups,
+                                       constant(kMaxGridDimension));
+    hostGridY =
+        arith::CeilDivUIOp::create(rewriter, loc, hostWorkgroups, hostGridX);
+  }
   auto launch = gpu::LaunchFuncOp::create(
-      rewriter, loc, kernel,
-      gpu::KernelDim3{constant(gridX), constant(gridY), constant(1)},
+      rewriter, loc, kernel, gpu::KernelDim3{hostGridX, hostGridY, constant(1)},
       gpu::KernelDim3{constant(kElementwiseWorkgroupSize), constant(1),
                       constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);

@@ -4,9 +4,10 @@
 // owns a tile of C, its subgroups split that tile, every subgroup keeps a
 // block of accumulators in registers for the whole K loop, and each K step
 // stages a slice of A and of B through workgroup memory, which all subgroups
-// then read as matrices. Everything is sized at compile time: the shapes
-// are static, so bounds checks are emitted only where a dimension is not a
-// multiple of its tile. Batches run along the grid's z dimension; the
+// then read as matrices. Static sizes are built into the kernel, and bounds
+// checks are emitted only where a dimension is not a multiple of its tile;
+// a size known only at run time is a kernel argument and always checked.
+// Batches run along the grid's z dimension; the
 // epilogue runs on the accumulators, as subgroup_matrix.map where whole
 // matrices can take it, else element by element on the way out.
 //
@@ -27,13 +28,14 @@ namespace {
 
 /// One operand's copy from global to workgroup memory: a tile of
 /// `tileRows` x `tileCols` elements out of a row-major global matrix of
-/// `globalRows` x `globalCols`.
+/// `globalRows` x `globalCols` (ShapedType::kDynamic when known only at run
+/// time).
 struct TileCopy {
   Value global, shared;
   Type storage;
   int64_t globalRows = 0, globalCols = 0;
-  /// The number of rows when it is known only at run time.
-  Value dynamicRows;
+  /// The same sizes in the kernel: constants, or kernel arguments.
+  Value rowsValue, colsValue;
   int64_t tileRows = 0, tileCols = 0;
   int64_t sharedStride = 0;
   int64_t stageElements = 0;
@@ -44,8 +46,12 @@ struct TileCopy {
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
 
-  bool checkRows() const { return dynamicRows || globalRows % tileRows != 0; }
-  bool checkColumns() const { return globalCols % tileCols != 0; }
+  bool checkRows() const {
+    return ShapedType::isDynamic(globalRows) || globalRows % tileRows != 0;
+  }
+  bool checkColumns() const {
+    return ShapedType::isDynamic(globalCols) || globalCols % tileCols != 0;
+  }
 };
 
 /// Emits the kernel of one contraction.
@@ -64,7 +70,11 @@ public:
   int64_t getThreads() const {
     return tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
   }
-  int64_t getGridX() const { return llvm::divideCeil(problem.n, tiling.tileN); }
+  /// Tile columns, or 0 when N is dynamic (the host computes them).
+  int64_t getGridX() const {
+    return problem.hasDynamicN() ? 0
+                                 : llvm::divideCeil(problem.n, tiling.tileN);
+  }
   /// Tile rows, or 0 when M is dynamic (the host computes them).
   int64_t getGridY() const {
     return problem.hasDynamicM() ? 0
@@ -119,8 +129,8 @@ private:
   }
   /// Whether C needs bounds checks (some workgroup tile crosses its edge).
   bool hasRaggedResult() const {
-    return problem.hasDynamicM() || problem.m % tiling.tileM ||
-           problem.n % tiling.tileN;
+    return problem.hasDynamicM() || problem.hasDynamicN() ||
+           problem.m % tiling.tileM || problem.n % tiling.tileN;
   }
   /// Whether the epilogue runs as subgroup_matrix.map on whole result
   /// matrices: every tile lies inside C, every operand is a full matrix and
@@ -170,8 +180,8 @@ private:
   /// This workgroup's batch and the first element of its slice of C and of
   /// the output.
   Value batchIndex, cBatchBase, outputBatchBase;
-  /// M: a constant, or the kernel's last argument when dynamic.
-  Value mValue;
+  /// M, N and K: constants, or kernel arguments when dynamic.
+  Value mValue, nValue, kValue;
   /// The part of K this workgroup multiplies (split K only).
   Value splitIndex;
   Value threadId, laneId, subgroupId;
@@ -211,8 +221,10 @@ LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
   // halve the width down to 64 bits until they do, else copy scalars.
   int64_t elementBits = copy.storage.getIntOrFloatBitWidth();
   copy.width = tiling.vectorWidth;
+  // A row of unknown length may start anywhere: scalars.
   while (copy.width > 1 &&
-         (copy.globalCols % copy.width || copy.tileCols % copy.width ||
+         (ShapedType::isDynamic(copy.globalCols) ||
+          copy.globalCols % copy.width || copy.tileCols % copy.width ||
           copy.sharedStride % copy.width))
     copy.width = copy.width * elementBits > 64 ? copy.width / 2 : 1;
   int64_t vectors = copy.tileRows * copy.tileCols / copy.width;
@@ -261,12 +273,11 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     Value globalColumn = add(columnBase, column);
     Value inBounds;
     if (copy.checkRows())
-      inBounds = copy.dynamicRows ? lessThan(globalRow, copy.dynamicRows)
-                                  : lessThan(globalRow, copy.globalRows);
+      inBounds = lessThan(globalRow, copy.rowsValue);
     // Vectors never straddle the end of a row (the width divides it).
     if (copy.checkColumns())
-      inBounds = both(inBounds, lessThan(globalColumn, copy.globalCols));
-    Value address = add(mul(globalRow, copy.globalCols), globalColumn);
+      inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
+    Value address = add(mul(globalRow, copy.colsValue), globalColumn);
     // Out of bounds, read the first element of the slice (always there) and
     // replace it by zero, rather than branch.
     if (inBounds)
@@ -308,8 +319,8 @@ void ContractionKernelEmitter::storeTile(const TileCopy &copy,
 std::pair<Value, Value>
 ContractionKernelEmitter::getTilePosition(Value blockX, Value blockY) {
   int64_t rows = getGridY(), columns = getGridX();
-  // With M dynamic the tile rows are unknown here: row-major order.
-  if (tiling.groupM <= 1 || rows <= 1)
+  // With M or N dynamic the grid is unknown here: row-major order.
+  if (tiling.groupM <= 1 || rows <= 1 || columns == 0)
     return {blockY, blockX};
   Value launchIndex = add(mul(blockY, columns), blockX);
   int64_t perGroup = tiling.groupM * columns;
@@ -390,7 +401,7 @@ void ContractionKernelEmitter::forEachScratchElement(
     Value col = arith::RemUIOp::create(b, loc, element, index(fn));
     Value globalRow = add(row, r), globalColumn = add(column, col);
     Value inBounds =
-        both(lessThan(globalRow, mValue), lessThan(globalColumn, problem.n));
+        both(lessThan(globalRow, mValue), lessThan(globalColumn, nValue));
     body(add(scratchBase, element), globalRow, globalColumn, inBounds);
   }
 }
@@ -402,7 +413,7 @@ void ContractionKernelEmitter::loadResultThroughScratch(Value row,
       [&](Value scratchAddress, Value globalRow, Value globalColumn,
           Value inBounds) {
         // Out of bounds, read the slice's first element and replace it by zero.
-        Value address = add(mul(globalRow, problem.n), globalColumn);
+        Value address = add(mul(globalRow, nValue), globalColumn);
         Value safeAddress =
             add(cBatchBase,
                 arith::SelectOp::create(b, loc, inBounds, address, index(0)));
@@ -425,26 +436,26 @@ void ContractionKernelEmitter::storeResultThroughScratch(Value row,
         Value value = memref::LoadOp::create(b, loc, scratch, scratchAddress);
         value = applyEpilogueToElement(value, globalRow, globalColumn);
         Value address =
-            add(outputBatchBase, add(mul(globalRow, problem.n), globalColumn));
+            add(outputBatchBase, add(mul(globalRow, nValue), globalColumn));
         memref::StoreOp::create(b, loc, value, output, address);
       });
 }
 
 Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
                                                Value row, Value column) {
-  int64_t slice = problem.m * problem.n;
-  Value offset;
+  Value offset, slice;
   switch (operand.broadcast) {
   case EpilogueBroadcast::None:
-    offset = add(mul(row, problem.n), column);
+    offset = add(mul(row, nValue), column);
+    slice = mul(mValue, nValue);
     break;
   case EpilogueBroadcast::AlongRows:
     offset = column;
-    slice = problem.n;
+    slice = nValue;
     break;
   case EpilogueBroadcast::AlongColumns:
     offset = row;
-    slice = problem.m;
+    slice = mValue;
     break;
   }
   if (operand.batched)
@@ -525,10 +536,10 @@ Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
       Type storage = cast<MemRefType>(input.buffer.getType()).getElementType();
       auto type = ResultMatrixType::get(context, fm, fn, componentOf(storage));
       inputOfArgument.push_back(inputs.size());
-      inputs.push_back(LoadOp::create(
-          b, loc, type, epilogueBuffers[operand],
-          ValueRange{epilogueOffset(input, row, column)}, index(problem.n),
-          /*col_major=*/false));
+      inputs.push_back(
+          LoadOp::create(b, loc, type, epilogueBuffers[operand],
+                         ValueRange{epilogueOffset(input, row, column)}, nValue,
+                         /*col_major=*/false));
     }
     Type outputStorage =
         cast<MemRefType>(step.op.getDpsInits()[0].getType()).getElementType();
@@ -576,10 +587,9 @@ SmallVector<Value> ContractionKernelEmitter::initAccumulators() {
       Value row = add(rowBase, resultRow(i));
       Value column = add(columnBase, resultColumn(j));
       if (!hasRaggedResult()) {
-        Value offset = add(cBatchBase, add(mul(row, problem.n), column));
-        accumulators.push_back(LoadOp::create(b, loc, resultType, c,
-                                              ValueRange{offset},
-                                              index(problem.n), false));
+        Value offset = add(cBatchBase, add(mul(row, nValue), column));
+        accumulators.push_back(LoadOp::create(
+            b, loc, resultType, c, ValueRange{offset}, nValue, false));
         continue;
       }
       loadResultThroughScratch(row, column);
@@ -601,11 +611,10 @@ void ContractionKernelEmitter::storeAccumulators(ArrayRef<Value> accumulators) {
       Value row = add(rowBase, resultRow(i));
       Value column = add(columnBase, resultColumn(j));
       if (!storesThroughScratch()) {
-        Value offset = add(outputBatchBase, add(mul(row, problem.n), column));
+        Value offset = add(outputBatchBase, add(mul(row, nValue), column));
         if (!problem.epilogue.empty())
           acc = applyEpilogueToMatrix(acc, row, column);
-        StoreOp::create(b, loc, acc, output, ValueRange{offset},
-                        index(problem.n), false);
+        StoreOp::create(b, loc, acc, output, ValueRange{offset}, nValue, false);
         continue;
       }
       // Edge workgroups must not write outside C, and a result matrix
@@ -681,8 +690,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
                                                    : ShapedType::kDynamic,
                              type.getElementType()));
   }
-  if (problem.hasDynamicM())
-    arguments.push_back(moduleBuilder.getIndexType());
+  for (bool dynamic :
+       {problem.hasDynamicM(), problem.hasDynamicN(), problem.hasDynamicK()})
+    if (dynamic)
+      arguments.push_back(moduleBuilder.getIndexType());
   SmallVector<Type> attributions = {
       flat(tiling.stages * copyA.stageElements, inputStorage, workgroupSpace),
       flat(tiling.stages * copyB.stageElements, inputStorage, workgroupSpace)};
@@ -708,10 +719,17 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   for (size_t i = 0; i < problem.epilogueOperands.size(); ++i)
     epilogueBuffers.push_back(entry->getArgument(argument++));
   output = separateOutput ? entry->getArgument(argument++) : c;
-  mValue =
-      problem.hasDynamicM() ? entry->getArgument(argument++) : index(problem.m);
-  if (problem.hasDynamicM())
-    copyA.dynamicRows = mValue;
+  auto sizeValue = [&](int64_t size) {
+    return ShapedType::isDynamic(size) ? Value(entry->getArgument(argument++))
+                                       : index(size);
+  };
+  mValue = sizeValue(problem.m);
+  nValue = sizeValue(problem.n);
+  kValue = sizeValue(problem.k);
+  copyA.rowsValue = transposedA ? kValue : mValue;
+  copyA.colsValue = transposedA ? mValue : kValue;
+  copyB.rowsValue = transposedB ? nValue : kValue;
+  copyB.colsValue = transposedB ? kValue : nValue;
   copyA.shared = kernel.getWorkgroupAttributions()[0];
   copyB.shared = kernel.getWorkgroupAttributions()[1];
   if (storesThroughScratch())
@@ -730,20 +748,28 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   batchIndex = problem.batch > 1
                    ? Value(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))
                    : index(0);
-  auto batchBase = [&](bool batched, int64_t sliceElements) -> Value {
+  auto batchBase = [&](bool batched, Value rows, Value columns) -> Value {
     if (!batched || problem.batch == 1)
       return index(0);
-    return mul(batchIndex, sliceElements);
+    return mul(batchIndex, mul(rows, columns));
   };
-  copyA.batchBase = batchBase(problem.a.batched, problem.m * problem.k);
-  copyB.batchBase = batchBase(problem.b.batched, problem.k * problem.n);
-  cBatchBase = outputBatchBase = batchBase(true, problem.m * problem.n);
-  int64_t steps = llvm::divideCeil(problem.k, tiling.tileK);
-  int64_t stepsPerPart = steps / tiling.splitK;
+  copyA.batchBase = batchBase(problem.a.batched, mValue, kValue);
+  copyB.batchBase = batchBase(problem.b.batched, kValue, nValue);
+  cBatchBase = outputBatchBase = batchBase(true, mValue, nValue);
+  // K steps (of this part, with split K, whose sizes are all static).
+  int64_t steps = 0;
+  Value stepCount;
+  if (problem.hasDynamicK()) {
+    stepCount = arith::DivUIOp::create(b, loc, add(kValue, tiling.tileK - 1),
+                                       index(tiling.tileK));
+  } else {
+    steps = llvm::divideCeil(problem.k, tiling.tileK) / tiling.splitK;
+    stepCount = index(steps);
+  }
   Value firstStep = index(0);
   if (splitIndex) {
     outputBatchBase = mul(splitIndex, problem.m * problem.n);
-    firstStep = mul(splitIndex, stepsPerPart);
+    firstStep = mul(splitIndex, steps);
   }
   auto [tileRow, tileColumn] = getTilePosition(blockX, blockY);
   rowBase = mul(tileRow, tiling.tileM);
@@ -774,13 +800,12 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       };
 
   SmallVector<Value> accumulators = initAccumulators();
-  steps = stepsPerPart;
   if (tiling.stages == 2)
     storeStep(loadStep(index(0)), index(0));
   if (tiling.stages == 2)
     gpu::BarrierOp::create(b, loc);
-  auto loop = scf::ForOp::create(b, loc, index(0), index(steps), index(1),
-                                 accumulators);
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), stepCount, index(1), accumulators);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -791,9 +816,9 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       // reloads its own step rather than branch.
       std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> next;
       Value nextStep;
-      if (steps > 1) {
-        nextStep =
-            arith::MinUIOp::create(b, loc, add(step, 1), index(steps - 1));
+      if (problem.hasDynamicK() || steps > 1) {
+        Value lastStep = arith::SubIOp::create(b, loc, stepCount, index(1));
+        nextStep = arith::MinUIOp::create(b, loc, add(step, 1), lastStep);
         next = loadStep(nextStep);
       }
       multiplyStep(stageOffset(copyA, step), stageOffset(copyB, step), carried);
@@ -816,6 +841,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   result.gridX = getGridX();
   result.gridY = getGridY();
   result.tileM = tiling.tileM;
+  result.tileN = tiling.tileN;
   result.gridZ = tiling.splitK > 1 ? tiling.splitK : problem.batch;
   result.threads = getThreads();
   return result;
@@ -838,4 +864,22 @@ Value mlir::subgroup_matrix::flattenForLaunch(OpBuilder &builder, Location loc,
   for (int64_t d = 0; d < type.getRank(); ++d)
     all.front().push_back(d);
   return memref::CollapseShapeOp::create(builder, loc, buffer, all);
+}
+
+std::string mlir::subgroup_matrix::formatLaunchSize(ArrayRef<int64_t> factors,
+                                                    ArrayRef<StringRef> names) {
+  int64_t constant = 1;
+  std::string symbols;
+  for (auto [factor, name] : llvm::zip(factors, names)) {
+    if (!ShapedType::isDynamic(factor)) {
+      constant *= factor;
+      continue;
+    }
+    symbols += (symbols.empty() ? "" : "*") + name.str();
+  }
+  if (symbols.empty())
+    return std::to_string(constant);
+  if (constant != 1)
+    symbols += "*" + std::to_string(constant);
+  return "{" + symbols + "}";
 }

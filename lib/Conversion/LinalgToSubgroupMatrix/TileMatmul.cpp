@@ -48,7 +48,15 @@ static StringRef getRunnerElementName(Type storage, bool isUnsigned) {
   return isUnsigned ? "u32" : "i32";
 }
 
-/// The runner's description of the kernel's launch, arguments and check.
+/// The number of workgroups along a size: ceil(size / tile).
+static std::string getGridText(int64_t size, StringRef name, int64_t tile) {
+  if (!ShapedType::isDynamic(size))
+    return std::to_string(llvm::divideCeil(size, tile));
+  return llvm::formatv("{{ceildiv({0},{1})}", name, tile).str();
+}
+
+/// The runner's description of the kernel's launch, arguments and check;
+/// dynamic sizes appear as the expressions of getSizeText.
 static DictionaryAttr getLaunchDescription(OpBuilder &builder,
                                            const Contraction &problem,
                                            const ContractionKernel &kernel) {
@@ -57,8 +65,12 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   // The runner's reference is a plain GEMM: a batch or an epilogue has
   // none (their checks are the tests' own references).
   bool checkable = problem.batch == 1 && problem.epilogue.empty();
-  std::string check = llvm::formatv("gemm:M={0},N={1},K={2},A=0,B=1,C=2",
-                                    problem.m, problem.n, problem.k);
+  auto size = [](int64_t value, StringRef name) {
+    return formatLaunchSize({value}, {name});
+  };
+  std::string check =
+      llvm::formatv("gemm:M={0},N={1},K={2},A=0,B=1,C=2", size(problem.m, "M"),
+                    size(problem.n, "N"), size(problem.k, "K"));
   if (problem.a.transposed)
     check += ",a-col-major";
   if (problem.b.transposed)
@@ -75,6 +87,33 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   } else {
     check += ",acc=2";
   }
+  // Each buffer's size from its role: A, B, C when read, the epilogue's
+  // operands, the output when it is not C.
+  int64_t m = problem.m, n = problem.n, k = problem.k;
+  auto batchOf = [&](bool batched) { return batched ? problem.batch : 1; };
+  SmallVector<std::string> counts = {
+      formatLaunchSize({batchOf(problem.a.batched), m, k}, {"", "M", "K"}),
+      formatLaunchSize({batchOf(problem.b.batched), k, n}, {"", "K", "N"})};
+  std::string resultCount =
+      formatLaunchSize({problem.batch, m, n}, {"", "M", "N"});
+  if (problem.accumulates())
+    counts.push_back(resultCount);
+  for (const EpilogueOperand &operand : problem.epilogueOperands) {
+    int64_t batch = batchOf(operand.batched);
+    switch (operand.broadcast) {
+    case EpilogueBroadcast::None:
+      counts.push_back(formatLaunchSize({batch, m, n}, {"", "M", "N"}));
+      break;
+    case EpilogueBroadcast::AlongRows:
+      counts.push_back(formatLaunchSize({batch, n}, {"", "N"}));
+      break;
+    case EpilogueBroadcast::AlongColumns:
+      counts.push_back(formatLaunchSize({batch, m}, {"", "M"}));
+      break;
+    }
+  }
+  if (counts.size() < kernel.arguments.size())
+    counts.push_back(resultCount);
   SmallVector<Attribute> arguments;
   for (auto [index, buffer] : llvm::enumerate(kernel.arguments)) {
     auto type = cast<MemRefType>(buffer.getType());
@@ -86,15 +125,30 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
     StringRef name =
         getRunnerElementName(type.getElementType(), isUnsignedBuffer);
     arguments.push_back(builder.getStringAttr(
-        llvm::formatv("{0}:{1}:{2}", name, type.getNumElements(),
+        llvm::formatv("{0}:{1}:{2}", name, counts[index],
                       isOutput ? initial : std::string("random"))));
   }
+  // The dynamic sizes, as the kernel takes them.
+  SmallVector<Attribute> sizes;
+  int64_t values[] = {m, n, k};
+  StringRef names[] = {"M", "N", "K"};
+  for (auto [value, name] : llvm::zip(values, names))
+    if (ShapedType::isDynamic(value))
+      sizes.push_back(builder.getStringAttr(name));
+  Attribute grid;
+  if (problem.hasDynamicSizes())
+    grid = builder.getStringAttr(
+        llvm::formatv("{0},{1},{2}", getGridText(n, "N", kernel.tileN),
+                      getGridText(m, "M", kernel.tileM), kernel.gridZ));
+  else
+    grid = builder.getDenseI32ArrayAttr(
+        {int32_t(kernel.gridX), int32_t(kernel.gridY), int32_t(kernel.gridZ)});
   SmallVector<NamedAttribute> entries = {
-      builder.getNamedAttr("grid",
-                           builder.getDenseI32ArrayAttr(
-                               {int32_t(kernel.gridX), int32_t(kernel.gridY),
-                                int32_t(kernel.gridZ)})),
+      builder.getNamedAttr("grid", grid),
       builder.getNamedAttr("arguments", builder.getArrayAttr(arguments))};
+  if (!sizes.empty())
+    entries.push_back(
+        builder.getNamedAttr("sizes", builder.getArrayAttr(sizes)));
   if (checkable)
     entries.push_back(
         builder.getNamedAttr("check", builder.getStringAttr(check)));
@@ -119,12 +173,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     parts =
         original.epilogue.empty() ? chooseSplitK(original, *plan, target) : 1;
   if (parts > 1 && (!original.epilogue.empty() || original.batch != 1 ||
-                    original.hasDynamicM() ||
+                    original.hasDynamicSizes() ||
                     llvm::divideCeil(original.k, plan->tiling.tileK) % parts))
     return op->emitOpError()
                << "cannot split K in " << parts
-               << " parts: a split needs no batch, no fused epilogue, a static "
-                  "M and a number of K steps it divides",
+               << " parts: a split needs no batch, no fused epilogue, static "
+                  "sizes and a number of K steps it divides",
            failure();
   plan->tiling.splitK = std::max<int64_t>(parts, 1);
   Value workspace;
@@ -171,9 +225,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // kernel readable.
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, kernel->function);
-  // A launch the runner can make alone needs every size; a split's partial
-  // products have no reference of their own.
-  if (!contraction.hasDynamicM() && parts == 1)
+  // A split's partial products have no reference of their own.
+  if (parts == 1)
     kernel->function->setAttr(
         SubgroupMatrixDialect::getLaunchAttrName(),
         getLaunchDescription(rewriter, contraction, *kernel));
@@ -197,15 +250,28 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
       result = arith::ConstantIndexOp::create(rewriter, loc, value);
     return result;
   };
-  Value gridY = constant(kernel->gridY);
-  if (contraction.hasDynamicM()) {
-    // M from A's leading size; ceil(M / tileM) tile rows.
-    Value m = memref::DimOp::create(rewriter, loc, contraction.a.buffer, 0);
-    operands.push_back(m);
-    gridY =
-        arith::CeilDivUIOp::create(rewriter, loc, m, constant(kernel->tileM));
-  }
-  gpu::KernelDim3 grid{constant(kernel->gridX), gridY, constant(kernel->gridZ)};
+  // Dynamic sizes come from A (M, K) and B (N); the grid covers the tiles
+  // of C.
+  auto dynamicSize = [&](int64_t size, Value buffer, unsigned dim) -> Value {
+    if (!ShapedType::isDynamic(size))
+      return nullptr;
+    Value value = memref::DimOp::create(rewriter, loc, buffer, dim);
+    operands.push_back(value);
+    return value;
+  };
+  Value m =
+      dynamicSize(contraction.m, contraction.a.buffer, contraction.getDimOfM());
+  Value n =
+      dynamicSize(contraction.n, contraction.b.buffer, contraction.getDimOfN());
+  dynamicSize(contraction.k, contraction.a.buffer, contraction.getDimOfK());
+  auto gridSize = [&](Value size, int64_t staticCount, int64_t tile) -> Value {
+    if (!size)
+      return constant(staticCount);
+    return arith::CeilDivUIOp::create(rewriter, loc, size, constant(tile));
+  };
+  gpu::KernelDim3 grid{gridSize(n, kernel->gridX, kernel->tileN),
+                       gridSize(m, kernel->gridY, kernel->tileM),
+                       constant(kernel->gridZ)};
   gpu::KernelDim3 block{constant(kernel->threads), constant(1), constant(1)};
   auto launch =
       gpu::LaunchFuncOp::create(rewriter, loc, kernel->function, grid, block,

@@ -193,7 +193,7 @@ int64_t mlir::subgroup_matrix::chooseSplitK(const Contraction &contraction,
   default:
     return 1;
   }
-  if (contraction.batch != 1 || contraction.hasDynamicM())
+  if (contraction.batch != 1 || contraction.hasDynamicSizes())
     return 1;
   const MatmulTiling &tiling = plan.tiling;
   int64_t tiles = llvm::divideCeil(contraction.m, tiling.tileM) *

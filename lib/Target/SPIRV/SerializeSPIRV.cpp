@@ -40,9 +40,16 @@ static std::optional<std::string> getLaunchDescription(spirv::FuncOp function) {
   os << function.getSymName();
   if (auto grid = launch.getAs<DenseI32ArrayAttr>("grid"))
     os << " --grid " << grid[0] << "," << grid[1] << "," << grid[2];
+  else if (auto gridText = launch.getAs<StringAttr>("grid"))
+    os << " --grid " << gridText.getValue();
   if (auto arguments = launch.getAs<ArrayAttr>("arguments"))
     for (auto argument : arguments.getAsRange<StringAttr>())
       os << " --arg " << argument.getValue();
+  // Sizes known only at run time follow the buffers, as 32-bit scalars
+  // (index arguments of Vulkan kernels are 32 bits wide).
+  if (auto sizes = launch.getAs<ArrayAttr>("sizes"))
+    for (auto size : sizes.getAsRange<StringAttr>())
+      os << " --scalar i32:{" << size.getValue() << "}";
   if (auto check = launch.getAs<StringAttr>("check"))
     os << " --check " << check.getValue();
   return text;

@@ -8,22 +8,6 @@ func.func @tensors(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %c: tensor<64x6
 
 // -----
 
-func.func @dynamic_b(%a: memref<?x64xf16>, %b: memref<64x?xf16>, %c: memref<?x64xf32>) {
-  // expected-error @+1 {{'memref<64x?xf16>' is not a statically shaped 2-D memref}}
-  linalg.matmul ins(%a, %b : memref<?x64xf16>, memref<64x?xf16>) outs(%c : memref<?x64xf32>)
-  return
-}
-
-// -----
-
-func.func @dynamic_k(%a: memref<64x?xf16>, %b: memref<?x64xf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{cannot be tiled into a kernel: 'memref<64x?xf16>' is not a statically shaped 2-D memref (only M, the leading size of A and C, may be dynamic)}}
-  linalg.matmul ins(%a, %b : memref<64x?xf16>, memref<?x64xf16>) outs(%c : memref<64x64xf32>)
-  return
-}
-
-// -----
-
 func.func @strided(%a: memref<64x64xf16, strided<[128, 1]>>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
   // expected-error @+1 {{is not a contiguous row-major memref}}
   linalg.matmul ins(%a, %b : memref<64x64xf16, strided<[128, 1]>>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)

@@ -18,10 +18,10 @@ func.func @strided(%x: memref<1x8x8x32xf16>, %f: memref<1x1x32x64xf16>, %y: memr
 
 // -----
 
-func.func @dynamic_elementwise(%x: memref<?xf32>, %y: memref<?xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' has dynamic sizes}}
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+func.func @dynamic_constant_index(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: 'memref<?x?xf32>' is indexed by a constant along a dynamic dimension}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (0, d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
   ^bb0(%a: f32, %o: f32):
     %n = arith.negf %a : f32
     linalg.yield %n : f32
@@ -31,17 +31,9 @@ func.func @dynamic_elementwise(%x: memref<?xf32>, %y: memref<?xf32>) {
 
 // -----
 
-func.func @dynamic_b(%a: memref<?x64xf16>, %b: memref<64x?xf16>, %c: memref<?x64xf32>) {
-  // expected-error @+1 {{'memref<64x?xf16>' is not a statically shaped 2-D memref}}
-  linalg.matmul ins(%a, %b : memref<?x64xf16>, memref<64x?xf16>) outs(%c : memref<?x64xf32>)
-  return
-}
-
-// -----
-
-func.func @dynamic_k(%a: memref<64x?xf16>, %b: memref<?x64xf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{cannot be tiled into a kernel: 'memref<64x?xf16>' is not a statically shaped 2-D memref (only M, the leading size of A and C, may be dynamic)}}
-  linalg.matmul ins(%a, %b : memref<64x?xf16>, memref<?x64xf16>) outs(%c : memref<64x64xf32>)
+func.func @dynamic_batch(%a: memref<?x64x64xf16>, %b: memref<?x64x64xf16>, %c: memref<?x64x64xf32>) {
+  // expected-error @+1 {{cannot be tiled into a kernel: the batch size is dynamic (M, N and K may be, since the kernel takes them as arguments, but the batch is the launch's grid depth)}}
+  linalg.batch_matmul ins(%a, %b : memref<?x64x64xf16>, memref<?x64x64xf16>) outs(%c : memref<?x64x64xf32>)
   return
 }
 

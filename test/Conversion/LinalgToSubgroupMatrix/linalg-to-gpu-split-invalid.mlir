@@ -2,7 +2,7 @@
 
 // A forced split of K needs a contraction without a batch.
 func.func @batched(%a: memref<2x32x512xf16>, %b: memref<2x512x32xf16>, %c: memref<2x32x32xf32>) {
-  // expected-error @+1 {{cannot split K in 4 parts: a split needs no batch, no fused epilogue, a static M and a number of K steps it divides}}
+  // expected-error @+1 {{cannot split K in 4 parts: a split needs no batch, no fused epilogue, static sizes and a number of K steps it divides}}
   linalg.batch_matmul ins(%a, %b : memref<2x32x512xf16>, memref<2x512x32xf16>) outs(%c : memref<2x32x32xf32>)
   return
 }

@@ -120,3 +120,63 @@ func.func @conv(%x: memref<2x4x4x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<
     ins(%x, %f : memref<2x4x4x32xf16>, memref<1x1x32x64xf16>) outs(%y : memref<2x4x4x64xf32>)
   return
 }
+
+// -----
+
+// M, N and K known only at run time (B transposed): the kernel takes them
+// after its buffers, bounds every copy and store by them and copies scalars
+// (a row of unknown length may start anywhere); the host reads M and K off
+// A and N off B and computes the grid from them. The recorded launch names
+// the sizes for sm-vulkan-runner --size.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @matmul_0(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:{M*K}:random", "f16:{K*N}:random", "f32:{M*N}:random"], check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,b-col-major,acc=2", grid = "{ceildiv(N,128)},{ceildiv(M,128)},1", sizes = ["M", "N", "K"]}
+// CHECK: %[[KPLUS:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK: %[[STEPS:.*]] = arith.divui %[[KPLUS]], %{{.*}} : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK-NOT: vector.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[STEPS]]
+// CHECK-LABEL: func.func @all_dynamic
+// CHECK-SAME: (%[[A:.*]]: memref<?x?xf16>, %[[B:.*]]: memref<?x?xf16>, %[[C:.*]]: memref<?x?xf32>)
+// CHECK-DAG: %[[HM:.*]] = memref.dim %[[A]], %c0{{.*}} : memref<?x?xf16>
+// CHECK-DAG: %[[HN:.*]] = memref.dim %[[B]], %c0{{.*}} : memref<?x?xf16>
+// CHECK-DAG: %[[HK:.*]] = memref.dim %[[A]], %c1{{.*}} : memref<?x?xf16>
+// CHECK-DAG: %[[GX:.*]] = arith.ceildivui %[[HN]], %c128
+// CHECK-DAG: %[[GY:.*]] = arith.ceildivui %[[HM]], %c128
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%[[GX]], %[[GY]], %{{[a-z0-9_]+}})
+// CHECK-SAME: %[[HM]] : index, %[[HN]] : index, %[[HK]] : index)
+func.func @all_dynamic(%a: memref<?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<?x?xf16>, memref<?x?xf16>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// An element-wise op on dynamic sizes takes its loops' sizes, and the host
+// counts the grid as for static ones.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @elementwise_0(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[D0:.*]]: index, %[[D1:.*]]: index)
+// CHECK-SAME: arguments = ["f32:{d0*d1}:random", "f32:{d1}:random", "f32:{d0*d1}:random"], grid = "{min(ceildiv(d0*d1,256),65535)},{ceildiv(ceildiv(d0*d1,256),min(ceildiv(d0*d1,256),65535))},1", sizes = ["d0", "d1"]
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[D0]], %[[D1]] : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK-LABEL: func.func @dynamic_bias
+// CHECK-DAG: %[[R:.*]] = memref.dim %arg0, %c0
+// CHECK-DAG: %[[S:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[T:.*]] = arith.muli %[[R]], %[[S]] : index
+// CHECK: %[[W:.*]] = arith.ceildivui %[[T]], %c256
+// CHECK: %[[GX:.*]] = arith.minui %[[W]], %c65535
+// CHECK: %[[GY:.*]] = arith.ceildivui %[[W]], %[[GX]]
+// CHECK: gpu.launch_func @kernels::@elementwise_0 blocks in (%[[GX]], %[[GY]], %{{[a-z0-9_]+}})
+// CHECK-SAME: %[[R]] : index, %[[S]] : index)
+func.func @dynamic_bias(%x: memref<?x?xf32>, %bias: memref<?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : memref<?x?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -63,16 +63,19 @@ def round_to(value, storage):
 class Case:
     """A program: its text, its inputs in the order of the function's
     arguments (name, shape, storage, distribution), its output (returned;
-    None when the program writes its last argument) and its reference."""
+    None when the program writes its last argument) and its reference.
+    A program on dynamic sizes has `variants` instead: (inputs, reference)
+    pairs at different sizes, all run with the one compiled program."""
 
     def __init__(self, name, text, inputs, output, reference, tolerance,
-                 launches=1, options=""):
+                 launches=1, options="", variants=None):
         self.name, self.text, self.inputs = name, text, inputs
         self.output, self.reference, self.tolerance = (output, reference,
                                                        tolerance)
         # How many kernel launches the program must become, and options of
         # sm-linalg-to-gpu beyond the target.
         self.launches, self.options = launches, options
+        self.variants = variants or [(inputs, reference)]
 
 
 def memref(shape, storage):
@@ -552,6 +555,96 @@ def cases_for(target):
                               matmul_reference(x[0], x[1], um_, un_, uk_),
                               x[2])],
                           0.0))
+    # Dynamic sizes: one program, compiled once, run at sizes that are and
+    # are not tile multiples (M = 1 and 7 for decode steps).
+    dyn = lambda rank, storage: "memref<%s%s>" % ("?x" * rank, storage)  # noqa
+    text = """func.func @dynamic_transposed_a(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(a=dyn(2, t), b=dyn(2, t), c=dyn(2, acc))
+
+    def transposed_a_variant(m, n, k):
+        return ([("a", (k, m), t, unit), ("b", (k, n), t, unit),
+                 ("c", (m, n), acc, unit)],
+                lambda x: [p + c for p, c in zip(matmul_reference(
+                    x[0], x[1], m, n, k, transposed_a=True), x[2])])
+    cases.append(Case("dynamic_transposed_a", text, None, None, None, 1e-3,
+                      variants=[transposed_a_variant(*size) for size in
+                                [(1, 90, 72), (7, 33, 40), (64, 64, 64),
+                                 (130, 100, 150)]]))
+
+    # On tensors (bufferized with dynamic allocations), B stored N x K, a
+    # bias over columns and ReLU fused.
+    text = """func.func @dynamic_linear_relu(%%a: tensor<?x?x%(t)s>, %%w: tensor<?x?x%(t)s>, %%bias: tensor<?x%(acc)s>) -> tensor<?x?x%(acc)s> {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%c0 = arith.constant 0 : index
+  %%m = tensor.dim %%a, %%c0 : tensor<?x?x%(t)s>
+  %%n = tensor.dim %%w, %%c0 : tensor<?x?x%(t)s>
+  %%e = tensor.empty(%%m, %%n) : tensor<?x?x%(acc)s>
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : tensor<?x?x%(acc)s>) -> tensor<?x?x%(acc)s>
+  %%p = linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%w : tensor<?x?x%(t)s>, tensor<?x?x%(t)s>) outs(%%f : tensor<?x?x%(acc)s>) -> tensor<?x?x%(acc)s>
+  %%e2 = tensor.empty(%%m, %%n) : tensor<?x?x%(acc)s>
+  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%p, %%bias : tensor<?x?x%(acc)s>, tensor<?x%(acc)s>) outs(%%e2 : tensor<?x?x%(acc)s>) {
+  ^bb0(%%x: %(acc)s, %%b: %(acc)s, %%o: %(acc)s):
+    %%s = arith.addf %%x, %%b : %(acc)s
+    %%y = arith.maximumf %%s, %%zero : %(acc)s
+    linalg.yield %%y : %(acc)s
+  } -> tensor<?x?x%(acc)s>
+  return %%r : tensor<?x?x%(acc)s>
+}
+""" % dict(t=t, acc=acc)
+
+    def linear_variant(m, n, k):
+        return ([("a", (m, k), t, unit), ("w", (n, k), t, unit),
+                 ("bias", (n,), acc, unit)],
+                lambda x: [max(v + x[2][i % n], 0.0) for i, v in enumerate(
+                    matmul_reference(x[0], x[1], m, n, k,
+                                     transposed_b=True))])
+    cases.append(Case("dynamic_linear_relu", text, None, None, None, 1e-3,
+                      variants=[linear_variant(*size) for size in
+                                [(1, 64, 96), (16, 90, 72), (100, 33, 40)]]))
+
+    # A batch of 3 (static: the grid's depth) over dynamic M, N and K.
+    text = """func.func @dynamic_batch(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.batch_matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(a="memref<3x?x?x%s>" % t, b="memref<3x?x?x%s>" % t,
+           c="memref<3x?x?x%s>" % acc)
+
+    def batch_variant(m, n, k):
+        return ([("a", (3, m, k), t, unit), ("b", (3, k, n), t, unit),
+                 ("c", (3, m, n), acc, unit)],
+                lambda x: [p + c for p, c in zip(matmul_reference(
+                    x[0], x[1], m, n, k, batch=3), x[2])])
+    cases.append(Case("dynamic_batch", text, None, None, None, 1e-3,
+                      variants=[batch_variant(*size) for size in
+                                [(7, 20, 24), (40, 70, 33)]]))
+
+    # A reduction over dynamic sizes: its kernel takes the loop sizes.
+    text = """func.func @dynamic_row_sum(%%x: %(x)s, %%y: %(y)s) {
+  linalg.reduce ins(%%x : %(x)s) outs(%%y : %(y)s) dimensions = [1]
+    (%%in: f32, %%acc: f32) {
+      %%s = arith.addf %%in, %%acc : f32
+      linalg.yield %%s : f32
+    }
+  return
+}
+""" % dict(x=dyn(2, "f32"), y=dyn(1, "f32"))
+
+    def row_sum_variant(r, c):
+        return ([("x", (r, c), "f32", unit), ("y", (r,), "f32", unit)],
+                lambda x: [x[1][i] + sum(x[0][i * c:(i + 1) * c])
+                           for i in range(r)])
+    cases.append(Case("dynamic_row_sum", text, None, None, None, 1e-5,
+                      variants=[row_sum_variant(*size) for size in
+                                [(1, 1), (70, 150), (300, 3)]]))
     return cases
 
 
@@ -574,9 +667,16 @@ def parse_host(text):
     arguments = re.findall(r"(%arg\d+): memref<([^>]*)>", host.split("\n")[0])
     constants = dict(re.findall(
         r"(%[\w]+) = arith\.constant (\d+) : index", host))
-    allocations = dict(re.findall(
-        r"(%[\w]+) = memref\.alloc\(\)(?: \{[^}]*\})? : memref<([^>]*)>",
-        host))
+    # Allocations: (their type, the SSA names of their dynamic sizes).
+    allocations = {name: (spec, re.findall(r"%[\w]+", sizes))
+                   for name, sizes, spec in re.findall(
+        r"(%[\w]+) = memref\.alloc\(([^)]*)\)(?: \{[^}]*\})? : "
+        r"memref<([^>]*)>", host)}
+    # The index arithmetic of dynamic sizes, in order: memref.dim of a
+    # buffer, ceildivui/minui/muli of earlier values.
+    index_ops = [list(op) for op in re.findall(
+        r"(%[\w]+) = (memref\.dim|arith\.ceildivui|arith\.minui|"
+        r"arith\.muli) (%[\w]+), (%[\w]+) :", host)]
     aliases = dict(re.findall(
         r"(%[\w]+) = memref\.collapse_shape (%[\w]+)", host))
     copies = re.findall(r"memref\.copy (%[\w]+), (%[\w]+)", host)
@@ -584,12 +684,17 @@ def parse_host(text):
     for match in re.finditer(
             r"gpu\.launch_func\s+@\w+::@(\w+) blocks in \(([^)]*)\)"
             r".*?args\(([^)]*)\)", host):
-        grid = [int(constants[g.strip()]) for g in match.group(2).split(",")]
-        buffers = re.findall(r"(%[\w]+) :", match.group(3))
-        launches.append(dict(entry=match.group(1), grid=grid, args=buffers))
+        grid = [g.strip() for g in match.group(2).split(",")]
+        arguments_ = re.findall(r"(%[\w]+) : (index|memref)",
+                                match.group(3))
+        launches.append(dict(entry=match.group(1), grid=grid,
+                             args=[name for name, _ in arguments_],
+                             sizes=[name for name, kind in arguments_
+                                    if kind == "index"]))
     returned = re.search(r"return (%[\w]+)", host)
     return dict(arguments=arguments, allocations=allocations, aliases=aliases,
-                copies=copies, launches=launches,
+                copies=copies, launches=launches, constants=constants,
+                index_ops=index_ops,
                 returned=returned.group(1) if returned else None)
 
 
@@ -597,13 +702,30 @@ STORAGE_OF = {"f16": "f16", "f32": "f32", "bf16": "bf16", "i8": "si8",
               "i32": "si32"}
 
 
-def memref_info(spec):
-    """(element count, storage) of a memref type's `AxBxT` text."""
+def memref_info(spec, dynamic_sizes=()):
+    """(shape, element count, storage) of a memref type's `AxBxT` text, its
+    `?` sizes taken from `dynamic_sizes` in order."""
     parts = spec.split(",")[0].split("x")
-    count = 1
-    for dim in parts[:-1]:
-        count *= int(dim)
-    return count, STORAGE_OF[parts[-1]]
+    sizes = iter(dynamic_sizes)
+    shape = [next(sizes) if dim == "?" else int(dim) for dim in parts[:-1]]
+    return shape, math.prod(shape), STORAGE_OF[parts[-1]]
+
+
+def evaluate_index_values(host, shapes):
+    """The host's index values at run time: its constants, and its dynamic
+    sizes evaluated from the buffers' `shapes` (name -> shape, the
+    allocations' added as their sizes are known)."""
+    values = {name: int(value) for name, value in host["constants"].items()}
+    for result, op, x, y in host["index_ops"]:
+        if op == "memref.dim":
+            values[result] = shapes[x][values[y]]
+        elif op == "arith.ceildivui":
+            values[result] = -(-values[x] // values[y])
+        elif op == "arith.minui":
+            values[result] = min(values[x], values[y])
+        else:
+            values[result] = values[x] * values[y]
+    return values
 
 
 def build(path, case, out, tools, spirv_val, target):
@@ -663,12 +785,30 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
     if host["copies"]:
         return False, "the program copies buffers, which this harness does " \
             "not run"
+    details = []
+    for number, (inputs, reference) in enumerate(case.variants):
+        ok, detail = run_variant(path, case, out, tools, host, kernel, inputs,
+                                 reference, rng, extra,
+                                 "%s.v%d" % (case.name, number))
+        if len(case.variants) > 1:
+            detail = "%s %s: %s" % (inputs[0][0], "x".join(
+                str(d) for d in inputs[0][1]), detail)
+        details.append(detail)
+        if not ok:
+            return False, "; ".join(details)
+    return True, "; ".join(details)
+
+
+def run_variant(path, case, out, tools, host, kernel, case_inputs, reference,
+                rng, extra, stem):
+    """Runs the program once on fresh inputs of the shapes `case_inputs`
+    gives and compares its output with `reference`."""
     # The program's buffers: its arguments (the inputs, fresh random
     # values) and its allocations (poisoned: all bytes 0xFF).
-    buffers, types = {}, {}
+    buffers, types, shapes = {}, {}, {}
     inputs = []
     for (name, shape, storage, distribution), (argument, spec) in zip(
-            case.inputs, host["arguments"]):
+            case_inputs, host["arguments"]):
         count = math.prod(shape)
         low, high = distribution
         if storage in ("f16", "bf16", "f32"):
@@ -679,10 +819,16 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
         inputs.append(values)
         buffers[argument] = bytearray(pack(values, storage))
         types[argument] = (count, storage)
-    for name, spec in host["allocations"].items():
-        count, storage = memref_info(spec)
+        shapes[argument] = list(shape)
+    index_values = evaluate_index_values(host, shapes)
+    for name, (spec, sizes) in host["allocations"].items():
+        shape, count, storage = memref_info(
+            spec, [index_values[size] for size in sizes])
         types[name] = (count, storage)
+        shapes[name] = shape
         buffers[name] = bytearray(b"\xff" * len(pack([0] * count, storage)))
+    # Sizes read off allocations are known now.
+    index_values = evaluate_index_values(host, shapes)
 
     def base(name):
         while name in host["aliases"]:
@@ -691,12 +837,16 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
 
     for number, launch in enumerate(host["launches"]):
         argv = [runner_for(path, tools), kernel, "--entry", launch["entry"],
-                "--grid", ",".join(str(g) for g in launch["grid"])]
+                "--grid", ",".join(str(index_values[g])
+                                   for g in launch["grid"])]
         files = []
         for index, name in enumerate(launch["args"]):
+            if name in launch["sizes"]:
+                argv += ["--scalar", "i32:%d" % index_values[name]]
+                continue
             name = base(name)
             count, storage = types[name]
-            data = os.path.join(out, "%s.%d.%d" % (case.name, number, index))
+            data = os.path.join(out, "%s.%d.%d" % (stem, number, index))
             with open(data, "wb") as f:
                 f.write(buffers[name])
             argv += ["--arg", "%s:%d:file:%s" % (RUNNER_TYPE[storage], count,
@@ -711,13 +861,13 @@ def check_case(path, case, out, tools, spirv_val, target, rng, extra,
         for name, data in files:
             buffers[name] = bytearray(open(data, "rb").read())
     output = base(host["returned"]) if host["returned"] else \
-        base(host["arguments"][len(case.inputs) - 1][0])
+        base(host["arguments"][len(case_inputs) - 1][0])
     count, out_storage = types[output]
-    result_path = os.path.join(out, case.name + ".out")
+    result_path = os.path.join(out, stem + ".out")
     with open(result_path, "wb") as f:
         f.write(buffers[output])
     got = unpack(open(result_path, "rb").read(), out_storage)
-    expected = case.reference(inputs)
+    expected = reference(inputs)
     mismatches, worst, first = 0, 0.0, None
     for i, (have, want) in enumerate(zip(got, expected)):
         want = round_to(want, out_storage)

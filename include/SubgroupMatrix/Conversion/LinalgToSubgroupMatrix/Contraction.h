@@ -56,7 +56,7 @@ struct EpilogueStep {
   SmallVector<int> operandOf;
 };
 
-/// What a contraction computes, C[b] (+)= A[b] * B[b] over static sizes,
+/// What a contraction computes, C[b] (+)= A[b] * B[b],
 /// and what the kernel takes over around it.
 struct Contraction {
   mutable linalg::LinalgOp op;
@@ -81,9 +81,20 @@ struct Contraction {
   SmallVector<Operation *> deadAllocations;
 
   bool accumulates() const { return !fillValue; }
-  /// M is known only at run time (the rows of A, C and the output); the
-  /// kernel takes it as its last argument.
+  /// Sizes known only at run time (ShapedType::kDynamic): the kernel takes
+  /// each of them as an argument after its buffers, in the order M, N, K,
+  /// and the host reads them off A (M, K) and B (N).
   bool hasDynamicM() const { return ShapedType::isDynamic(m); }
+  bool hasDynamicN() const { return ShapedType::isDynamic(n); }
+  bool hasDynamicK() const { return ShapedType::isDynamic(k); }
+  bool hasDynamicSizes() const {
+    return hasDynamicM() || hasDynamicN() || hasDynamicK();
+  }
+  /// The dimension of A holding M (or K), and of B holding N, in storage
+  /// order (after the batch, when the input has one).
+  unsigned getDimOfM() const { return unsigned(a.batched) + a.transposed; }
+  unsigned getDimOfK() const { return unsigned(a.batched) + !a.transposed; }
+  unsigned getDimOfN() const { return unsigned(b.batched) + !b.transposed; }
   /// The component type of what the kernel stores.
   Type getOutputComponent() const;
 };

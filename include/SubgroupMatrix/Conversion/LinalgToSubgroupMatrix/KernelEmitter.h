@@ -22,12 +22,14 @@ namespace subgroup_matrix {
 struct ContractionKernel {
   gpu::GPUFuncOp function;
   /// Workgroups along N, M and the batch; invocations per workgroup.
-  /// `gridY` is 0 when M is dynamic: ceil(M / tileM) at run time.
+  /// `gridX` is 0 when N is dynamic (ceil(N / tileN) at run time), `gridY`
+  /// when M is.
   int64_t gridX = 1, gridY = 1, gridZ = 1, threads = 1;
-  /// The rows of the workgroup tile (for the grid of a dynamic M).
-  int64_t tileM = 0;
+  /// The workgroup tile (for the grid of a dynamic M or N).
+  int64_t tileM = 0, tileN = 0;
   /// The host buffers the launch passes, in the kernel's argument order
-  /// (each flattened to one dimension); a dynamic M follows them.
+  /// (each flattened to one dimension); the dynamic sizes (M, N, K) follow
+  /// them.
   SmallVector<Value> arguments;
 };
 
@@ -35,6 +37,14 @@ struct ContractionKernel {
 /// this generator take: `buffer` itself when it has one dimension, else a
 /// memref.collapse_shape of all of them, built with `builder` on the host.
 Value flattenForLaunch(OpBuilder &builder, Location loc, Value buffer);
+
+/// A size in a kernel's `subgroup_matrix.launch` description: the product
+/// of `factors` (static sizes, or ShapedType::kDynamic for the size named
+/// by the same position of `names`). A number when all are static, else an
+/// expression that sm-vulkan-runner evaluates once it is given the sizes
+/// (`--size M=130`), such as "{M*72}".
+std::string formatLaunchSize(ArrayRef<int64_t> factors,
+                             ArrayRef<StringRef> names);
 
 /// Builds the kernel `name` of `contraction` with `moduleBuilder`; reports
 /// on the contraction's op when the plan does not fit the target.

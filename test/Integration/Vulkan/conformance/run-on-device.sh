@@ -88,5 +88,18 @@ if [ -f "$suite/dynamic-m.spv" ]; then
   done
   cat "$out/dynamic-m.txt" >> "$out/summary.txt"
 fi
+# One binary with M, N and K dynamic (dynamic-mnk.mlir), launched as its
+# binary records it: grid, buffer lengths, size arguments and check all
+# follow from --size.
+if [ -f "$suite/dynamic-mnk.spv" ]; then
+  for sizes in "1 4096 4096" "7 90 72" "16 4096 14336" "333 555 777" "1000 1000 1000"; do
+    set -- $sizes
+    "$runner" "$suite/dynamic-mnk.spv" --size M=$1 --size N=$2 --size K=$3 \
+      > "$logs/dynamic-mnk-$1x$2x$3.txt" 2>&1 || dynamicStatus=1
+    grep "check gemm" "$logs/dynamic-mnk-$1x$2x$3.txt" |
+      sed "s/^/dynamic M, N, K: /" | tee -a "$out/dynamic-mnk.txt"
+  done
+  cat "$out/dynamic-mnk.txt" >> "$out/summary.txt"
+fi
 [ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] && [ $linalgStatus -eq 0 ] &&
   [ $mmaStatus -eq 0 ] && [ $dynamicStatus -eq 0 ]
