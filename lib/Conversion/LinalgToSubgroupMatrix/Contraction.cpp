@@ -387,6 +387,7 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     return false;
   llvm::append_range(contraction.epilogueOperands, added);
   contraction.epilogue.push_back(step);
+  contraction.epilogue.back().inputAllocation = current.getDefiningOp();
   contraction.deadAllocations.push_back(current.getDefiningOp());
   contraction.output = consumer.getDpsInits()[0];
   return true;
@@ -398,6 +399,14 @@ void mlir::subgroup_matrix::fuseElementwiseNeighbours(
   Operation *writer = contraction.op;
   while (fuseNextConsumer(contraction, writer))
     writer = contraction.epilogue.back().op;
+}
+
+void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
+  for (const EpilogueStep &step : contraction.epilogue)
+    llvm::erase(contraction.deadAllocations, step.inputAllocation);
+  contraction.epilogue.clear();
+  contraction.epilogueOperands.clear();
+  contraction.output = contraction.c;
 }
 
 Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,

@@ -158,10 +158,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     loopSizes.push_back(ShapedType::isDynamic(range)
                             ? Value(entry->getArgument(sizeArgument++))
                             : index(range));
-  Value totalValue = index(1);
+  Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
-      totalValue = arith::MulIOp::create(b, loc, totalValue, size);
+      totalValue = totalValue ? arith::MulIOp::create(b, loc, totalValue, size)
+                              : size;
   Value gridXValue;
   if (ShapedType::isDynamic(total)) {
     Value workgroupsValue = arith::DivUIOp::create(

@@ -19,10 +19,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -302,16 +300,6 @@ struct LinalgToGPUPass
     }
     if (failedAny)
       return signalPassFailure();
-
-    // No path lowers erf (SPIR-V's GLSL set, LLVM and Metal lack it): the
-    // kernels compute it with upstream's f32 polynomial approximation.
-    if (kernels) {
-      RewritePatternSet expansions(&getContext());
-      populatePolynomialApproximateErfPattern(expansions);
-      populatePolynomialApproximateErfcPattern(expansions);
-      if (failed(applyPatternsGreedily(kernels, std::move(expansions))))
-        return signalPassFailure();
-    }
   }
 };
 } // namespace

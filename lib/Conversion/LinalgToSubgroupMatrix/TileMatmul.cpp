@@ -166,19 +166,17 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // Split K (0: where it fills the device): the kernel writes one partial
   // product per part into a workspace, and a reduction adds them into C
   // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
-  // epilogue stays fused only without a split.
+  // epilogue then applies to the sum: it stays in the program, after the
+  // reduction, as a kernel of its own.
   Contraction contraction = original;
   int64_t parts = plan->tiling.splitK;
   if (parts == 0)
-    parts =
-        original.epilogue.empty() ? chooseSplitK(original, *plan, target) : 1;
-  if (parts > 1 && (!original.epilogue.empty() || original.batch != 1 ||
-                    original.hasDynamicSizes() ||
+    parts = chooseSplitK(original, *plan, target);
+  if (parts > 1 && (original.batch != 1 || original.hasDynamicSizes() ||
                     llvm::divideCeil(original.k, plan->tiling.tileK) % parts))
-    return op->emitOpError()
-               << "cannot split K in " << parts
-               << " parts: a split needs no batch, no fused epilogue, static "
-                  "sizes and a number of K steps it divides",
+    return op->emitOpError() << "cannot split K in " << parts
+                             << " parts: a split needs no batch, static sizes "
+                                "and a number of K steps it divides",
            failure();
   plan->tiling.splitK = std::max<int64_t>(parts, 1);
   Value workspace;
@@ -188,6 +186,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     workspace = memref::AllocOp::create(
         rewriter, op->getLoc(),
         MemRefType::get({parts, original.m, original.n}, storage));
+    unfuseEpilogue(contraction);
     contraction.output = workspace;
     contraction.fill = {};
     contraction.fillValue = cast<TypedAttr>(rewriter.getZeroAttr(storage));

@@ -9,6 +9,7 @@
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -137,9 +138,12 @@ struct LowerToIntelPass
                                         std::move(patterns))))
         return signalPassFailure();
       // Intel's compiler takes no bf16 type, so bf16 <-> f32 conversions
-      // become integer arithmetic on the bits.
+      // become integer arithmetic on the bits; erf and erfc (which the LLVM
+      // lowering leaves alone) upstream's f32 polynomial, as on Vulkan.
       RewritePatternSet expansions(&getContext());
       arith::populateExpandBFloat16Patterns(expansions);
+      populatePolynomialApproximateErfPattern(expansions);
+      populatePolynomialApproximateErfcPattern(expansions);
       if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
         return signalPassFailure();
     }

@@ -24,12 +24,14 @@
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -301,6 +303,11 @@ void LowerToVulkanPass::runOnOperation() {
     turnWorkgroupAttributionsIntoAllocations(copy);
     // SPIR-V converts bf16 but has no bf16 arithmetic.
     promoteBFloat16MapBodies(copy);
+    // Nor erf (the GLSL extended set lacks it): upstream's f32 polynomial.
+    RewritePatternSet erfExpansion(&getContext());
+    populatePolynomialApproximateErfPattern(erfExpansion);
+    populatePolynomialApproximateErfcPattern(erfExpansion);
+    walkAndApplyPatterns(copy, std::move(erfExpansion));
     WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
       if (failed(
               expandThroughWorkgroupMemory(function, target.getSubgroupSize())))

@@ -126,6 +126,8 @@ private:
   /// Variables that the innermost scf.yield assigns.
   SmallVector<SmallVector<std::string>> yieldTargets;
   bool usesBFloat = false;
+  /// Whether kernels call the erf/erfc helpers (Metal has neither).
+  bool usesErf = false;
   /// Per element type name: the scratch array and the elements of one
   /// simdgroup's slice.
   llvm::StringMap<std::pair<std::string, int64_t>> scratch;
@@ -340,6 +342,18 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
          << (usesBFloat ? "3.1 (bfloat)" : "2.3 (simdgroup_matrix)")
          << " and an Apple7 (A14, M1) or newer GPU.\n"
          << "#include <metal_stdlib>\nusing namespace metal;\n\n";
+  if (usesErf)
+    output << "// erf and erfc, which Metal lacks: Abramowitz and Stegun "
+              "7.1.26 (absolute\n// error below 1.5e-7), in float.\n"
+              "static inline float sm_erf(float x) {\n"
+              "  float t = 1.0f / (1.0f + 0.3275911f * fabs(x));\n"
+              "  float p = ((((1.061405429f * t - 1.453152027f) * t + "
+              "1.421413741f) * t -\n"
+              "             0.284496736f) * t + 0.254829592f) * t;\n"
+              "  return copysign(1.0f - p * exp(-x * x), x);\n"
+              "}\n"
+              "static inline float sm_erfc(float x) { return 1.0f - "
+              "sm_erf(x); }\n\n";
   for (const MatrixStruct &matrix : matrixStructs)
     output << "// " << matrix.rowFragments * 8 << "x"
            << matrix.columnFragments * 8 << " subgroup matrix of "
@@ -660,6 +674,14 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
                       *type + "(" +
                           getUnsignedTypeName(op.getResult(0).getType()) + "(" +
                           name(op.getOperand(0)) + "))");
+      })
+      .Case([&](math::ErfOp) {
+        usesErf = true;
+        return call("sm_erf");
+      })
+      .Case([&](math::ErfcOp) {
+        usesErf = true;
+        return call("sm_erfc");
       })
       .Case([&](math::SqrtOp) { return call("sqrt"); })
       .Case([&](math::RsqrtOp) { return call("rsqrt"); })

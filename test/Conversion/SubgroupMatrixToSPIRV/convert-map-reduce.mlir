@@ -112,3 +112,30 @@ gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.targe
     gpu.return
   }
 }
+
+// -----
+
+// erf, which SPIR-V's GLSL set lacks, becomes upstream's polynomial in the
+// map body (values: test/Integration/MatrixFunctions, map_gelu_erf_*).
+
+// CHECK-LABEL: spirv.func @gelu_erf
+// CHECK-NOT: math.erf
+// CHECK: spirv.GL.Fma
+// CHECK-NOT: math.erf
+// CHECK: spirv.KHR.CooperativeMatrixStore
+module attributes {gpu.container_module} {
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @gelu_erf(%a: memref<256xf32>, %c: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %y = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %e = math.erf %x : f32
+      subgroup_matrix.yield %e : f32
+    }
+    subgroup_matrix.store %y, %c[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+    gpu.return
+  }
+}
+}

@@ -393,6 +393,27 @@ def cases_for(target):
                                                  batch=nb, a_batched=False),
                       1e-3))
 
+    # Split K with an epilogue (a residual add and ReLU): the epilogue
+    # applies to the sum of the parts, so it runs after the reduction as
+    # its own kernel (fill, partial products, reduction, epilogue).
+    sm_, sn, sk = 40, 48, 512
+    body = """
+%s = arith.addf %x, %res_v : f32
+%z = arith.constant 0.0 : f32
+%y = arith.maximumf %s, %z : f32"""
+    cases.append(Case(
+        "split_k_epilogue",
+        epilogue_program("split_k_epilogue", sm_, sn, sk, t, acc,
+                         [("res", (sm_, sn),
+                           "affine_map<(d0, d1) -> (d0, d1)>")],
+                         body, "f32"),
+        [("a", (sm_, sk), t, unit), ("b", (sk, sn), t, unit),
+         ("res", (sm_, sn), acc, unit)],
+        ((sm_, sn), "f32"),
+        lambda x: [max(v + r, 0.0) for v, r in zip(
+            matmul_reference(x[0], x[1], sm_, sn, sk), x[2])],
+        1e-3, launches=4, options="split-k=2"))
+
     # Split K (forced in 4 parts where the target would not split): the
     # product writes partial sums, a reduction kernel adds them into C,
     # after the fill's own kernel; and an element-wise consumer of a buffer

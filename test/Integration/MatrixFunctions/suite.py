@@ -364,6 +364,21 @@ subgroup_matrix.yield %%m : %s""" % ((component,) * 3),
 %e = math.exp %d : f32
 subgroup_matrix.yield %e : f32""",
                      lambda r, c, a, b: math.exp(a - b), tolerance=4e-6)
+            # GELU with erf (which no path has as an instruction: a
+            # polynomial on Vulkan and Intel, a helper in Metal).
+            map_case("map_gelu_erf_" + tag, [(t32, (-4, 4))], t32,
+                     "%a: f32", """
+%s = arith.constant 0.7071067811865476 : f32
+%x = arith.mulf %a, %s : f32
+%e = math.erf %x : f32
+%one = arith.constant 1.0 : f32
+%t = arith.addf %e, %one : f32
+%half = arith.constant 0.5 : f32
+%h = arith.mulf %a, %half : f32
+%y = arith.mulf %h, %t : f32
+subgroup_matrix.yield %y : f32""",
+                     lambda r, c, a: 0.5 * a * (1.0 + math.erf(
+                         a / math.sqrt(2.0))), tolerance=2e-6)
             t16 = ("result",) + shape + ("f16",)
             if have(t16):
                 map_case("map_scale_to_f16_" + tag, [(t32, (-100, 100))], t16,

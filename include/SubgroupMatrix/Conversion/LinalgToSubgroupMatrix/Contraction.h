@@ -54,6 +54,9 @@ struct EpilogueStep {
   mutable linalg::GenericOp op;
   unsigned resultInput = 0;
   SmallVector<int> operandOf;
+  /// The temporary the step reads the running result from, which fusing
+  /// made dead.
+  Operation *inputAllocation = nullptr;
 };
 
 /// What a contraction computes, C[b] (+)= A[b] * B[b],
@@ -116,6 +119,11 @@ Value cloneScalarBody(OpBuilder &builder, Block &body, IRMapping &mapping);
 /// consumers of C into `contraction` where it can (each only writes a
 /// temporary buffer that nothing else reads).
 void fuseElementwiseNeighbours(Contraction &contraction);
+
+/// Gives the fused epilogue back to the program: the contraction writes C
+/// again and the consumers stay where they are (for a split of K, whose
+/// partial products must be added up before an epilogue applies).
+void unfuseEpilogue(Contraction &contraction);
 
 } // namespace subgroup_matrix
 } // namespace mlir

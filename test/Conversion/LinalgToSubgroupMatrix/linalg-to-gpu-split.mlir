@@ -1,0 +1,44 @@
+// RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
+// (The numbers are checked by test/Integration/LinalgToGPU: split_k_4,
+// split_k_epilogue.)
+
+// 512x512 of C is 16 workgroup tiles of 128x128 on 132 SMs: K (256 steps)
+// is split in 8 parts, the fewest that give every SM a workgroup. The
+// parts write a workspace, a reduction kernel adds them into the
+// accumulator (which the fill's kernel zeroed first), and the residual +
+// ReLU epilogue, which applies to the sum, runs after it as a kernel of its
+// own.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @matmul_0
+// CHECK: gpu.block_id  z
+// CHECK: gpu.func @elementwise_1(%{{.*}}: memref<262144xf32>)
+// CHECK: gpu.func @elementwise_2(%{{.*}}: memref<2097152xf32>, %{{.*}}: memref<262144xf32>)
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: gpu.func @elementwise_3(%{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>)
+// CHECK: arith.maximumf
+// CHECK-LABEL: func.func @down_projection
+// CHECK: gpu.launch_func @kernels::@elementwise_1
+// CHECK: %[[WORKSPACE:.*]] = memref.alloc() : memref<8x512x512xf32>
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[C8]])
+// CHECK: gpu.launch_func @kernels::@elementwise_2
+// CHECK: memref.dealloc %[[WORKSPACE]]
+// CHECK: gpu.launch_func @kernels::@elementwise_3
+// CHECK-NOT: linalg.
+func.func @down_projection(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %residual: memref<512x512xf32>, %out: memref<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<512x512xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<512x512xf32>)
+  linalg.matmul ins(%a, %b : memref<512x8192xf16>, memref<8192x512xf16>) outs(%acc : memref<512x512xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %residual : memref<512x512xf32>, memref<512x512xf32>) outs(%out : memref<512x512xf32>) {
+  ^bb0(%x: f32, %r: f32, %o: f32):
+    %s = arith.addf %x, %r : f32
+    %y = arith.maximumf %s, %zero : f32
+    linalg.yield %y : f32
+  }
+  memref.dealloc %acc : memref<512x512xf32>
+  return
+}
