@@ -281,6 +281,43 @@ static void fuseExtensions(Contraction &contraction) {
   }
 }
 
+static bool hasScalarBody(linalg::GenericOp op);
+
+/// Takes over the element-wise producer of A or B that keeps its element
+/// type (a scale, an offset, a clamp): one input read through the identity,
+/// a body of scalar arith/math ops, a temporary that only it and the
+/// contraction use. Floats only: the kernel applies the body to elements
+/// of f16 or f32 as it stages them.
+static void fusePrologue(Contraction &contraction, ContractionInput &input) {
+  Value buffer = input.buffer;
+  linalg::GenericOp producer;
+  for (Operation *user : buffer.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && generic.getNumDpsInits() == 1 &&
+        generic.getDpsInits()[0] == buffer)
+      producer = generic;
+  }
+  Operation *op = contraction.op;
+  if (!producer || !isElementwise(producer) ||
+      producer.getNumDpsInputs() != 1 ||
+      !producer.getIndexingMapsArray().front().isIdentity() ||
+      !hasScalarBody(producer) || producer->getBlock() != op->getBlock() ||
+      !producer->isBeforeInBlock(op) ||
+      !isPrivateTemporary(buffer, {producer, op}))
+    return;
+  Value source = producer.getDpsInputs()[0];
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  if (!sourceType || !sourceType.getLayout().isIdentity() ||
+      sourceType.getElementType() != element ||
+      !(element.isF16() || element.isF32()))
+    return;
+  input.prologue = producer;
+  contraction.deadAllocations.push_back(buffer.getDefiningOp());
+  contraction.fusedProducers.push_back(producer);
+  input.buffer = source;
+}
+
 /// How an epilogue input indexed by `map` reads, for a result of `rank`
 /// dimensions (the first the batch when there are three).
 static std::optional<EpilogueOperand> classifyEpilogueInput(AffineMap map,
@@ -396,6 +433,10 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
 void mlir::subgroup_matrix::fuseElementwiseNeighbours(
     Contraction &contraction) {
   fuseExtensions(contraction);
+  if (contraction.fusedProducers.empty()) {
+    fusePrologue(contraction, contraction.a);
+    fusePrologue(contraction, contraction.b);
+  }
   Operation *writer = contraction.op;
   while (fuseNextConsumer(contraction, writer))
     writer = contraction.epilogue.back().op;

@@ -42,6 +42,9 @@ struct TileCopy {
   int64_t width = 1;
   /// The first element of this workgroup's batch in the global buffer.
   Value batchBase;
+  /// An element-wise body applied to every element on its way in (op
+  /// handles do not propagate const).
+  mutable linalg::GenericOp prologue;
   /// Per copied vector, loop invariant: its row and column in the tile and
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
@@ -106,6 +109,9 @@ private:
   /// (`rowBase`, `columnBase`) of the global matrix.
   SmallVector<Value> loadTile(const TileCopy &copy, Value rowBase,
                               Value columnBase);
+  /// Applies the copy's prologue to a loaded value (an element, or words of
+  /// several elements each).
+  Value applyPrologue(const TileCopy &copy, Value value);
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, ArrayRef<Value> values,
                  Value stageOffset);
@@ -293,12 +299,48 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
           vector::LoadOp::create(b, loc, vectorType, copy.global, address);
       value = vector::BitCastOp::create(b, loc, copyType, vector);
     }
+    // Before the zeroing: padding along K must stay zero whatever the body
+    // makes of zero.
+    if (copy.prologue)
+      value = applyPrologue(copy, value);
     if (inBounds)
       value =
           arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
     values.push_back(value);
   }
   return values;
+}
+
+Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
+                                              Value value) {
+  Block &body = copy.prologue.getRegion().front();
+  auto apply = [&](Value element) {
+    IRMapping mapping;
+    mapping.map(body.getArgument(0), element);
+    return cloneScalarBody(b, body, mapping);
+  };
+  if (copy.width == 1)
+    return apply(value);
+  // Words of 32 bits, each seen as the elements it packs (vectors of at
+  // most two, which every path has).
+  auto wordsType = cast<VectorType>(value.getType());
+  int64_t perWord = 32 / copy.storage.getIntOrFloatBitWidth();
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  auto elementsType = VectorType::get({perWord}, copy.storage);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < wordsType.getNumElements(); ++w) {
+    Value word = vector::ExtractOp::create(b, loc, value, w);
+    Value packed = vector::FromElementsOp::create(b, loc, wordType, word);
+    Value elements = vector::BitCastOp::create(b, loc, elementsType, packed);
+    SmallVector<Value> results;
+    for (int64_t e = 0; e < perWord; ++e)
+      results.push_back(apply(vector::ExtractOp::create(b, loc, elements, e)));
+    Value repacked = vector::BitCastOp::create(
+        b, loc, wordType,
+        vector::FromElementsOp::create(b, loc, elementsType, results));
+    words.push_back(vector::ExtractOp::create(b, loc, repacked, 0));
+  }
+  return vector::FromElementsOp::create(b, loc, wordsType, words);
 }
 
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
@@ -637,6 +679,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   Type inputStorage = getStorageType(problem.inputComponent);
   Type resultStorage = getStorageType(problem.resultComponent);
   copyA.storage = copyB.storage = inputStorage;
+  copyA.prologue = problem.a.prologue;
+  copyB.prologue = problem.b.prologue;
   bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
   copyA.globalRows = transposedA ? problem.k : problem.m;
   copyA.globalCols = transposedA ? problem.m : problem.k;

@@ -23,6 +23,7 @@
 #include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -205,6 +206,9 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   populateMemRefToSPIRVPatterns(typeConverter, patterns);
   index::populateIndexToSPIRVPatterns(typeConverter, patterns);
   ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
+  // The few vector ops left after packing wide accesses (a prologue's
+  // unpacking of staged words into elements).
+  populateVectorToSPIRVPatterns(typeConverter, patterns);
   populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
 
   std::unique_ptr<ConversionTarget> target =

@@ -182,3 +182,36 @@ func.func @dynamic_bias(%x: memref<?x?xf32>, %bias: memref<?xf32>, %y: memref<?x
   }
   return
 }
+
+// -----
+
+// A producer of A that keeps its element type (a scale) is applied as the
+// kernel stages A: each 16-byte copy is unpacked word by word into f16
+// pairs, scaled, and packed again; the program is one launch and the
+// scaled copy of A never exists.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @matmul_0(%[[X:.*]]: memref<8192xf16>
+// CHECK: %[[WORDS:.*]] = vector.bitcast %{{.*}} : vector<8xf16> to vector<4xi32>
+// CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0] : i32 from vector<4xi32>
+// CHECK: %[[PAIR:.*]] = vector.from_elements %[[WORD]] : vector<1xi32>
+// CHECK: %[[HALVES:.*]] = vector.bitcast %[[PAIR]] : vector<1xi32> to vector<2xf16>
+// CHECK: %[[FIRST:.*]] = vector.extract %[[HALVES]][0] : f16 from vector<2xf16>
+// CHECK: arith.mulf %[[FIRST]], %{{.*}} : f16
+// CHECK-LABEL: func.func @scaled_input
+// CHECK-NOT: linalg.
+// CHECK: gpu.launch_func @kernels::@matmul_0
+// CHECK-NOT: gpu.launch_func
+func.func @scaled_input(%x: memref<128x64xf16>, %w: memref<64x128xf16>, %y: memref<128x128xf32>) {
+  %scaled = memref.alloc() : memref<128x64xf16>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<128x64xf16>) outs(%scaled : memref<128x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %s = arith.constant 0.125 : f16
+    %m = arith.mulf %a, %s : f16
+    linalg.yield %m : f16
+  }
+  linalg.matmul ins(%scaled, %w : memref<128x64xf16>, memref<64x128xf16>) outs(%y : memref<128x128xf32>)
+  memref.dealloc %scaled : memref<128x64xf16>
+  return
+}

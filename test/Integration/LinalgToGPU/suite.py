@@ -393,6 +393,48 @@ def cases_for(target):
                                                  batch=nb, a_batched=False),
                       1e-3))
 
+    # Prologues: element-wise producers of A (a scale and shift) and B (a
+    # shift) that keep the element type run as the kernel stages the
+    # tiles; the program is one launch. Ragged sizes, so that the padding
+    # along K must stay zero (the bodies would make it 0.0625 and 0.25).
+    pm, pn, pk = 70, 90, 100
+    text = """func.func @prologues(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%ea = tensor.empty() : %(a)s
+  %%sa = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%a : %(a)s) outs(%%ea : %(a)s) {
+  ^bb0(%%x: %(t)s, %%o: %(t)s):
+    %%s = arith.constant 0.125 : %(t)s
+    %%d = arith.constant 0.0625 : %(t)s
+    %%p = arith.mulf %%x, %%s : %(t)s
+    %%y = arith.addf %%p, %%d : %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(a)s
+  %%eb = tensor.empty() : %(b)s
+  %%cb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%b : %(b)s) outs(%%eb : %(b)s) {
+  ^bb0(%%x: %(t)s, %%o: %(t)s):
+    %%shift = arith.constant 0.25 : %(t)s
+    %%y = arith.addf %%x, %%shift : %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(b)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul ins(%%sa, %%cb : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=tensor((pm, pk), t), b=tensor((pk, pn), t),
+           c=tensor((pm, pn), acc), acc=acc, t=t)
+    cases.append(Case("prologue_scale_offset", text,
+                      [("a", (pm, pk), t, unit), ("b", (pk, pn), t, unit)],
+                      ((pm, pn), acc),
+                      lambda x: matmul_reference(
+                          [round_to(round_to(v * 0.125, t) + 0.0625, t)
+                           for v in x[0]],
+                          [round_to(v + 0.25, t) for v in x[1]], pm, pn,
+                          pk),
+                      1e-3))
+
     # Split K with an epilogue (a residual add and ReLU): the epilogue
     # applies to the sum of the parts, so it runs after the reduction as
     # its own kernel (fill, partial products, reduction, epilogue).

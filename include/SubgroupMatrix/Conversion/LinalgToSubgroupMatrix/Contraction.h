@@ -26,6 +26,9 @@ struct ContractionInput {
   bool transposed = false;
   /// One matrix per batch; otherwise the same matrix for every batch.
   bool batched = false;
+  /// An element-wise producer (a scale, say) whose body the kernel applies
+  /// to each element as it stages it; `buffer` is then what it reads.
+  mutable linalg::GenericOp prologue;
 };
 
 /// How an epilogue operand other than the running result is indexed.
@@ -73,7 +76,8 @@ struct Contraction {
   /// whose value becomes the initial accumulator.
   linalg::FillOp fill;
   TypedAttr fillValue;
-  /// Element-wise extensions of 8-bit or f16 inputs folded into the loads.
+  /// Element-wise extensions of 8-bit or f16 inputs folded into the loads,
+  /// and the prologues of A and B.
   SmallVector<Operation *> fusedProducers;
   /// Element-wise consumers applied to the result before the store.
   SmallVector<EpilogueStep> epilogue;
