@@ -213,8 +213,10 @@ Value ContractionKernelEmitter::zeroOf(Type type) {
 }
 
 Type ContractionKernelEmitter::getCopyType(const TileCopy &copy) {
+  // bf16 moves as bits: some paths have no bf16 scalars (LLVM's SPIR-V
+  // backend declares them only with SPV_KHR_bfloat16).
   if (copy.width == 1)
-    return copy.storage;
+    return copy.storage.isBF16() ? b.getI16Type() : copy.storage;
   int64_t words = copy.width * copy.storage.getIntOrFloatBitWidth() / 32;
   return VectorType::get({words}, b.getI32Type());
 }
@@ -293,6 +295,8 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     Value value;
     if (copy.width == 1) {
       value = memref::LoadOp::create(b, loc, copy.global, address);
+      if (value.getType() != copyType)
+        value = arith::BitcastOp::create(b, loc, copyType, value);
     } else {
       auto vectorType = VectorType::get({copy.width}, copy.storage);
       Value vector =
@@ -346,9 +350,12 @@ Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
                                          ArrayRef<Value> values,
                                          Value stageOffset) {
-  for (auto [value, offset] : llvm::zip(values, copy.sharedOffsets)) {
+  for (auto [copied, offset] : llvm::zip(values, copy.sharedOffsets)) {
+    Value value = copied;
     Value address = add(stageOffset, offset);
     if (copy.width == 1) {
+      if (value.getType() != copy.storage)
+        value = arith::BitcastOp::create(b, loc, copy.storage, value);
       memref::StoreOp::create(b, loc, value, copy.shared, address);
       continue;
     }

@@ -564,10 +564,8 @@ def cases_for(target):
                               matmul_reference(x[0], x[1], im, in_, ik),
                               x[2])],
                           0.0))
-    # bf16 inputs on tensors, where the target multiplies bf16. (Not yet
-    # Intel: the tiled kernel's scalar bf16 copies reach LLVM's SPIR-V
-    # backend as bfloat, which it emits only with SPV_KHR_bfloat16.)
-    if target == "nvidia-h100":
+    # bf16 inputs on tensors, where the target multiplies bf16.
+    if target in ("nvidia-h100", "intel-xe-hpc"):
         fm_, fn_, fk_ = 40, 48, 64
         text = """func.func @bf16(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
   %%zero = arith.constant 0.0 : f32
