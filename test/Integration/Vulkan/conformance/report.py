@@ -77,6 +77,15 @@ def main():
                    "`--sm-linalg-to-gpu`: one binary, M given at launch, "
                    "against the runner's reference:\n")
         out.extend("    " + l for l in open(dynamic).read().splitlines())
+    dynamic_mnk = os.path.join(results, "dynamic-mnk.txt")
+    if os.path.exists(dynamic_mnk):
+        out.append("\n## Dynamic M, N and K\n")
+        out.append("`test/Integration/LinalgToGPU/dynamic-mnk.mlir` through "
+                   "`--sm-linalg-to-gpu` (B stored N x K): one binary, run "
+                   "as it records its launch with `sm-vulkan-runner --size "
+                   "M=.. --size N=.. --size K=..`, against the runner's "
+                   "reference:\n")
+        out.extend("    " + l for l in open(dynamic_mnk).read().splitlines())
     out.append("\n## Every case\n")
     out.append("| case | result | details |")
     out.append("| --- | --- | --- |")
