@@ -35,7 +35,8 @@ Type Contraction::getOutputComponent() const {
 /// The batch, M, N and K loops of a contraction. Upstream's inference calls
 /// a loop that one input lacks an M or N loop; a second such loop that
 /// leads C is taken as a batch over which that input is shared (a 1x1 NCHW
-/// convolution's filter).
+/// convolution's filter). A second K loop that leads both inputs is a batch
+/// that the contraction sums over (linalg.batch_reduce_matmul).
 static FailureOr<linalg::ContractionDimensions>
 inferMatrixDimensions(linalg::LinalgOp op) {
   FailureOr<linalg::ContractionDimensions> dims =
@@ -53,6 +54,19 @@ inferMatrixDimensions(linalg::LinalgOp op) {
         continue;
       dims->batch.push_back(*it);
       free->erase(it);
+    }
+  }
+  if (dims->batch.empty() && dims->k.size() == 2) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    auto leadingA = dyn_cast<AffineDimExpr>(maps[0].getResult(0));
+    auto leadingB = dyn_cast<AffineDimExpr>(maps[1].getResult(0));
+    if (leadingA && leadingB && leadingA == leadingB &&
+        maps[0].getNumResults() == 3 && maps[1].getNumResults() == 3) {
+      auto it = llvm::find(dims->k, leadingA.getPosition());
+      if (it != dims->k.end()) {
+        dims->batch.push_back(*it);
+        dims->k.erase(it);
+      }
     }
   }
   return dims;
@@ -145,7 +159,9 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
   };
   std::optional<SmallVector<unsigned>> cDims = dimsOf(maps[2]);
   SmallVector<unsigned> expectedC = {md, nd};
-  if (batched)
+  contraction.reducesBatch =
+      batched && cDims && !llvm::is_contained(*cDims, bd);
+  if (batched && !contraction.reducesBatch)
     expectedC.insert(expectedC.begin(), bd);
   if (!cDims || *cDims != expectedC)
     return fail("C must be indexed [m, n] (after the batch)");

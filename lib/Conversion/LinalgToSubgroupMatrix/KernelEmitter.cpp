@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -87,7 +88,14 @@ public:
 private:
   Value index(int64_t value);
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) {
+    // Products of static sizes stay constants.
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return index(*cx * *cy);
+    return arith::MulIOp::create(b, loc, x, y);
+  }
   Value add(Value x, int64_t y) { return y ? add(x, index(y)) : x; }
   Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, index(y)); }
   Value lessThan(Value x, int64_t bound) { return lessThan(x, index(bound)); }
@@ -796,7 +804,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   // its K loop at its own step and writes its own slice of the output.
   if (tiling.splitK > 1)
     splitIndex = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  batchIndex = problem.batch > 1
+  // A batch that is summed over runs inside the K loop instead.
+  batchIndex = problem.batch > 1 && !problem.reducesBatch
                    ? Value(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))
                    : index(0);
   auto batchBase = [&](bool batched, Value rows, Value columns) -> Value {
@@ -806,16 +815,24 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   };
   copyA.batchBase = batchBase(problem.a.batched, mValue, kValue);
   copyB.batchBase = batchBase(problem.b.batched, kValue, nValue);
-  cBatchBase = outputBatchBase = batchBase(true, mValue, nValue);
-  // K steps (of this part, with split K, whose sizes are all static).
+  cBatchBase = outputBatchBase =
+      batchBase(!problem.reducesBatch, mValue, nValue);
+  // K steps (of this part, with split K, whose sizes are all static); a
+  // summed batch multiplies them, each batch taking its own run of steps.
   int64_t steps = 0;
-  Value stepCount;
+  Value stepCount, stepsPerBatch;
   if (problem.hasDynamicK()) {
     stepCount = arith::DivUIOp::create(b, loc, add(kValue, tiling.tileK - 1),
                                        index(tiling.tileK));
   } else {
     steps = llvm::divideCeil(problem.k, tiling.tileK) / tiling.splitK;
     stepCount = index(steps);
+  }
+  if (problem.reducesBatch) {
+    stepsPerBatch = stepCount;
+    steps *= problem.batch;
+    stepCount =
+        problem.hasDynamicK() ? mul(stepCount, problem.batch) : index(steps);
   }
   Value firstStep = index(0);
   if (splitIndex) {
@@ -836,7 +853,14 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
 
   // Where the copies of K step `step` start in A and B.
   auto loadStep = [&](Value step) {
-    Value k = mul(add(firstStep, step), tiling.tileK);
+    Value globalStep = splitIndex ? add(firstStep, step) : step;
+    if (problem.reducesBatch) {
+      Value batch = arith::DivUIOp::create(b, loc, globalStep, stepsPerBatch);
+      globalStep = arith::RemUIOp::create(b, loc, globalStep, stepsPerBatch);
+      copyA.batchBase = mul(batch, mul(mValue, kValue));
+      copyB.batchBase = mul(batch, mul(kValue, nValue));
+    }
+    Value k = mul(globalStep, tiling.tileK);
     SmallVector<Value> a =
         transposedA ? loadTile(copyA, k, rowBase) : loadTile(copyA, rowBase, k);
     SmallVector<Value> bValues = transposedB ? loadTile(copyB, columnBase, k)
@@ -893,7 +917,9 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   result.gridY = getGridY();
   result.tileM = tiling.tileM;
   result.tileN = tiling.tileN;
-  result.gridZ = tiling.splitK > 1 ? tiling.splitK : problem.batch;
+  result.gridZ = tiling.splitK > 1      ? tiling.splitK
+                 : problem.reducesBatch ? 1
+                                        : problem.batch;
   result.threads = getThreads();
   return result;
 }

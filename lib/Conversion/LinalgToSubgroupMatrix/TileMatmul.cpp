@@ -94,8 +94,8 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   SmallVector<std::string> counts = {
       formatLaunchSize({batchOf(problem.a.batched), m, k}, {"", "M", "K"}),
       formatLaunchSize({batchOf(problem.b.batched), k, n}, {"", "K", "N"})};
-  std::string resultCount =
-      formatLaunchSize({problem.batch, m, n}, {"", "M", "N"});
+  std::string resultCount = formatLaunchSize(
+      {problem.reducesBatch ? 1 : problem.batch, m, n}, {"", "M", "N"});
   if (problem.accumulates())
     counts.push_back(resultCount);
   for (const EpilogueOperand &operand : problem.epilogueOperands) {

@@ -215,3 +215,24 @@ func.func @scaled_input(%x: memref<128x64xf16>, %w: memref<64x128xf16>, %y: memr
   memref.dealloc %scaled : memref<128x64xf16>
   return
 }
+
+// -----
+
+// A batch summed over (linalg.batch_reduce_matmul) runs inside the K loop:
+// 4 batches of 2 steps, each step finding its batch and its step within it;
+// the grid has no depth.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @matmul_0
+// CHECK-NOT: gpu.block_id  z
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %c8{{.*}} step
+// CHECK: %[[BATCH:.*]] = arith.divui %[[STEP]], %c2{{.*}} : index
+// CHECK: arith.remui %[[STEP]], %c2{{.*}} : index
+// CHECK: arith.muli %[[BATCH]], %c8192{{.*}} : index
+// CHECK-LABEL: func.func @batch_reduce
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[ONE]])
+func.func @batch_reduce(%a: memref<4x128x64xf16>, %b: memref<4x64x128xf16>, %c: memref<128x128xf32>) {
+  linalg.batch_reduce_matmul ins(%a, %b : memref<4x128x64xf16>, memref<4x64x128xf16>) outs(%c : memref<128x128xf32>)
+  return
+}

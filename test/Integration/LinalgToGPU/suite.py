@@ -236,6 +236,36 @@ def cases_for(target):
                                                  batch=batch),
                       1e-3))
 
+    # A batch summed over (linalg.batch_reduce_matmul): the K loop walks
+    # the 5 batches in turn (K ragged in each), with a bias epilogue.
+    rb, rm_, rn_, rk_ = 5, 40, 72, 36
+    text = """func.func @batch_reduce(%%a: %(a)s, %%b: %(b)s, %%bias: %(bias)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.batch_reduce_matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  %%e2 = tensor.empty() : %(c)s
+  %%y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%r, %%bias : %(c)s, %(bias)s) outs(%%e2 : %(c)s) {
+  ^bb0(%%x: %(acc)s, %%v: %(acc)s, %%o: %(acc)s):
+    %%s = arith.addf %%x, %%v : %(acc)s
+    linalg.yield %%s : %(acc)s
+  } -> %(c)s
+  return %%y : %(c)s
+}
+""" % dict(a=tensor((rb, rm_, rk_), t), b=tensor((rb, rk_, rn_), t),
+           c=tensor((rm_, rn_), acc), bias=tensor((rn_,), acc), acc=acc)
+
+    def batch_reduce_reference(x):
+        parts = matmul_reference(x[0], x[1], rm_, rn_, rk_, batch=rb)
+        return [sum(parts[p * rm_ * rn_ + i] for p in range(rb)) +
+                x[2][i % rn_] for i in range(rm_ * rn_)]
+    cases.append(Case("batch_reduce_matmul", text,
+                      [("a", (rb, rm_, rk_), t, unit),
+                       ("b", (rb, rk_, rn_), t, unit),
+                       ("bias", (rn_,), acc, unit)],
+                      ((rm_, rn_), acc), batch_reduce_reference, 1e-3))
+
     # Epilogues: bias over columns and ReLU; bias over rows and GELU; a
     # residual and SiLU (whole matrices: sizes that are tile multiples);
     # scale and clamp, cast to f16.

@@ -67,6 +67,10 @@ struct EpilogueStep {
 struct Contraction {
   mutable linalg::LinalgOp op;
   int64_t batch = 1, m = 0, n = 0, k = 0;
+  /// The batch is summed over (C = sum over b of A[b] * B[b], as
+  /// linalg.batch_reduce_matmul): C has no batch, and the K loop walks
+  /// every batch in turn.
+  bool reducesBatch = false;
   ContractionInput a, b;
   /// The accumulator buffer (read first unless `fillValue` is set).
   Value c;
