@@ -79,11 +79,43 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
 class Launch:
     """One kernel launch of a compiled program, in program order: the
     kernel's name, its grid and workgroup size, and the runner's argument
-    specifications (types and element counts of the flattened buffers)."""
+    specifications (types and element counts of the flattened buffers).
+    A kernel built for sizes known only at run time names them in `sizes`
+    ("M", "N", "K"; "d0", ... for other ops); its grid and counts are then
+    expressions such as "{ceildiv(N,128)}" until `for_sizes` fills them."""
     kernel: str
     grid: tuple
     workgroup_size: int
     arguments: list = field(default_factory=list)
+    sizes: list = field(default_factory=list)
+
+    def for_sizes(self, **sizes):
+        """This launch at the given sizes (M=130, N=90, ...): numeric grid
+        and counts, and the sizes appended as the kernel's scalar arguments,
+        ready for run_vulkan."""
+        missing = [name for name in self.sizes if name not in sizes]
+        if missing:
+            raise ValueError("launch of %s needs the sizes %s" %
+                             (self.kernel, ", ".join(missing)))
+
+        def expand(text):
+            return re.sub(r"\{([^}]*)\}",
+                          lambda m: str(_evaluate_size(m.group(1), sizes)),
+                          str(text))
+        grid = tuple(int(expand(g)) for g in self.grid)
+        arguments = [expand(a) for a in self.arguments]
+        arguments += [("scalar", "i32:%d" % sizes[name])
+                      for name in self.sizes]
+        return Launch(self.kernel, grid, self.workgroup_size, arguments)
+
+
+def _evaluate_size(expression, sizes):
+    """The value of a launch size expression: integers and size names
+    multiplied with '*', ceildiv(X,Y) and min(X,Y)."""
+    if not re.fullmatch(r"[\w*(),]+", expression):
+        raise ValueError("malformed size expression %r" % expression)
+    names = dict(sizes, ceildiv=lambda x, y: -(-x // y), min=min)
+    return int(eval(expression, {"__builtins__": {}}, names))
 
 
 @dataclass
@@ -98,8 +130,24 @@ class CompiledProgram:
 
 _KERNEL = re.compile(
     r"gpu\.func @(\w+)\(.*?known_block_size = array<i32: (\d+), 1, 1>"
-    r"(?:.*?subgroup_matrix\.launch = \{arguments = \[(.*?)\], "
-    r"grid = array<i32: (\d+), (\d+), (\d+)>)?")
+    r"(?:.*?subgroup_matrix\.launch = \{([^\n]*?)\}\})?")
+
+
+def _parse_launch_attribute(text):
+    """(grid, arguments, sizes) of a printed subgroup_matrix.launch."""
+    arguments = re.search(r"arguments = \[(.*?)\]", text)
+    arguments = re.findall(r'"([^"]*)"', arguments.group(1)) if arguments \
+        else []
+    static = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
+    if static:
+        grid = tuple(int(g) for g in static.groups())
+    else:
+        dynamic = re.search(r'grid = "([^"]*)"', text)
+        grid = tuple(re.findall(r"\{[^}]*\}|[^,{}]+", dynamic.group(1))) \
+            if dynamic else (1, 1, 1)
+    sizes = re.search(r"sizes = \[(.*?)\]", text)
+    sizes = re.findall(r'"([^"]*)"', sizes.group(1)) if sizes else []
+    return grid, arguments, sizes
 
 
 def compile_linalg(program, target, output="spirv"):
@@ -112,12 +160,10 @@ def compile_linalg(program, target, output="spirv"):
     text = str(module)
     kernels = {}
     for match in _KERNEL.finditer(text):
-        name, threads, arguments = match.group(1), int(match.group(2)), \
-            match.group(3)
-        grid = tuple(int(g) for g in match.group(4, 5, 6)) \
-            if match.group(4) else (1, 1, 1)
-        kernels[name] = Launch(name, grid, threads,
-                               re.findall(r'"([^"]*)"', arguments or ""))
+        name, threads = match.group(1), int(match.group(2))
+        grid, arguments, sizes = _parse_launch_attribute(match.group(3) or "")
+        grid = tuple(int(g) if str(g).isdigit() else g for g in grid)
+        kernels[name] = Launch(name, grid, threads, arguments, sizes)
     launches = [kernels[name] for name in
                 re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)]
     binary = compile(module, target, output)

@@ -1,5 +1,8 @@
 """compile_linalg: a linalg program to kernels, launches and binaries."""
 
+import os
+import struct
+
 import pytest
 
 import subgroup_matrix as sm
@@ -70,7 +73,36 @@ def test_metal_and_intel():
 
 def test_unsupported_op_is_a_located_error():
     program = """
-func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+func.func @f(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (0, d0)>,
+                                   affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+"""
+    with pytest.raises(sm.MLIRError) as error:
+        sm.compile_linalg(program, target="nvidia-h100")
+    assert "cannot be put on the GPU: 'memref<?x?xf32>' is indexed by a " \
+        "constant along a dynamic dimension" in str(error.value)
+    assert ":3:" in str(error.value)
+
+
+DYNAMIC_MATMUL = """
+func.func @linear(%x: memref<?x?xf16>, %w: memref<?x?xf16>,
+                  %y: memref<?x?xf32>) {
+  linalg.matmul ins(%x, %w : memref<?x?xf16>, memref<?x?xf16>)
+                outs(%y : memref<?x?xf32>)
+  return
+}
+"""
+
+DYNAMIC_NEGATION = """
+func.func @negate(%x: memref<?xf32>, %y: memref<?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
                                    affine_map<(d0) -> (d0)>],
                   iterator_types = ["parallel"]}
@@ -82,8 +114,40 @@ func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
   return
 }
 """
-    with pytest.raises(sm.MLIRError) as error:
-        sm.compile_linalg(program, target="nvidia-h100")
-    assert "cannot be put on the GPU: 'memref<?xf32>' has dynamic sizes" in \
-        str(error.value)
-    assert ":3:" in str(error.value)
+
+
+def test_dynamic_sizes_resolve_at_launch():
+    program = sm.compile_linalg(DYNAMIC_MATMUL, target="nvidia-h100")
+    launch = program.launches[0]
+    assert launch.sizes == ["M", "N", "K"]
+    assert launch.grid == ("{ceildiv(N,128)}", "{ceildiv(M,128)}", 1)
+    assert launch.arguments == ["f16:{M*K}:random", "f16:{K*N}:random",
+                                "f32:{M*N}:random"]
+    ready = launch.for_sizes(M=130, N=90, K=72)
+    assert ready.grid == (1, 2, 1)
+    assert ready.arguments == ["f16:9360:random", "f16:6480:random",
+                               "f32:11700:random", ("scalar", "i32:130"),
+                               ("scalar", "i32:90"), ("scalar", "i32:72")]
+    with pytest.raises(ValueError, match="needs the sizes K"):
+        launch.for_sizes(M=1, N=2)
+
+
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json"
+
+
+@pytest.mark.skipif(not os.path.exists(LAVAPIPE_ICD),
+                    reason="Mesa lavapipe not installed")
+def test_dynamic_kernel_runs_at_chosen_size(tmp_path):
+    program = sm.compile_linalg(DYNAMIC_NEGATION, target="nvidia-h100")
+    launch = program.launches[0].for_sizes(d0=300)
+    # 300 elements in workgroups of 256.
+    assert launch.grid == (2, 1, 1)
+    arguments = ["f32:300:iota"] + launch.arguments[1:]
+    output = tmp_path / "y.bin"
+    passed, report = sm.run_vulkan(
+        program.binary, arguments, grid=launch.grid, entry=launch.kernel,
+        environment={"VK_DRIVER_FILES": LAVAPIPE_ICD},
+        extra=["--output", "1:%s" % output])
+    assert passed, report
+    values = struct.unpack("<300f", output.read_bytes())
+    assert list(values) == [-float(i) for i in range(300)]
