@@ -350,6 +350,21 @@ def cases_for(target):
                 min(max(0.25 * v, -0.5), 0.5) for v in
                 matmul_reference(x[0], x[1], em, en, ek)],
             2e-3))
+        # A bf16 output (the next layer's input), where the target has bf16
+        # matrices. bf16 keeps 8 bits: the tolerance is a rounding step.
+        if target in ("nvidia-h100", "intel-xe-hpc"):
+            cases.append(Case(
+                "scale_to_bf16_" + tag,
+                epilogue_program("scale_to_bf16", em, en, ek, t, acc, [], """
+%s = arith.constant 0.5 : f32
+%p = arith.mulf %x, %s : f32
+%y = arith.truncf %p : f32 to bf16""", "bf16"),
+                [("a", (em, ek), t, unit), ("b", (ek, en), t, unit)],
+                ((em, en), "bf16"),
+                lambda x, em=em, en=en, ek=ek: [
+                    0.5 * v for v in matmul_reference(x[0], x[1], em, en,
+                                                      ek)],
+                2.0 ** -7))
 
     # Decode-shaped products: M of 1, 7 and 16 rows (the small-M tiling),
     # and a batch of 12.
