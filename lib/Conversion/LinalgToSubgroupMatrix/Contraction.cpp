@@ -14,6 +14,14 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+std::string mlir::subgroup_matrix::describeUnknownLayout(Value buffer) {
+  auto cast = buffer.getDefiningOp<memref::CastOp>();
+  if (cast && isa<UnrankedMemRefType>(cast.getSource().getType()))
+    return " (it is a cast of an unranked buffer, whose layout nothing "
+           "knows: pass ranked tensors or memrefs)";
+  return "";
+}
+
 /// The component type of `storage` with the contraction's signedness.
 static Type getComponent(Type storage, bool isUnsigned) {
   if (isa<FloatType>(storage))
@@ -118,8 +126,8 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
       return fail("it works on tensors, and sm-tile-matmul needs memrefs "
                   "(bufferize first, or use sm-linalg-to-gpu)");
     if (!type.getLayout().isIdentity())
-      return fail(
-          llvm::formatv("'{0}' is not a contiguous row-major memref", type));
+      return fail(llvm::formatv("'{0}' is not a contiguous row-major memref{1}",
+                                type, describeUnknownLayout(operand)));
     if (type.getMemorySpace() &&
         !isa<gpu::AddressSpaceAttr>(type.getMemorySpace()))
       return fail(llvm::formatv("'{0}' is not in GPU global memory", type));

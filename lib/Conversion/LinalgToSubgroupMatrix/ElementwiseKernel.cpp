@@ -43,7 +43,8 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
       return fail(llvm::formatv("'{0}' has no dimensions", type));
     if (!type.getLayout().isIdentity())
       return fail(
-          llvm::formatv("'{0}' is not a contiguous row-major memref", type));
+          llvm::formatv("'{0}' is not a contiguous row-major memref{1}", type,
+                        describeUnknownLayout(value)));
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
       if (!isa<AffineDimExpr, AffineConstantExpr>(expr))

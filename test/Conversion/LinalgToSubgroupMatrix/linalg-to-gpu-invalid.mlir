@@ -49,3 +49,14 @@ func.func @captured_scalar(%x: memref<64xf32>, %y: memref<64xf32>, %s: f32) {
   }
   return
 }
+
+// -----
+
+// A tensor of dynamic rank reaches the product through a cast whose buffer
+// has an unknown layout.
+func.func @dynamic_rank(%a: tensor<*xf16>, %b: tensor<64x64xf16>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %ar = tensor.cast %a : tensor<*xf16> to tensor<?x64xf16>
+  // expected-error @+1 {{is not a contiguous row-major memref (it is a cast of an unranked buffer, whose layout nothing knows: pass ranked tensors or memrefs)}}
+  %r = linalg.matmul ins(%ar, %b : tensor<?x64xf16>, tensor<64x64xf16>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}

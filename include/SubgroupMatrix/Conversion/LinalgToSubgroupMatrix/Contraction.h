@@ -118,6 +118,11 @@ bool isMatrixContraction(linalg::LinalgOp op);
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
 
+/// Why `buffer`'s layout is unknown, for a diagnostic: a cast of an
+/// unranked buffer (a function taking tensors of dynamic rank); empty
+/// otherwise.
+std::string describeUnknownLayout(Value buffer);
+
 /// Clones the ops of `body` (but its terminator) with `builder`, first
 /// copying the constants they use from outside it, and returns the value
 /// the terminator yields.
