@@ -583,40 +583,16 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
 // Conversion, element-wise functions and reductions, in registers
 //===----------------------------------------------------------------------===//
 
-/// bf16 <-> f32 in integer arithmetic: LLVM's SPIR-V backend declares no
-/// bf16 arithmetic type without SPV_KHR_bfloat16, which Intel's compiler
-/// does not take, so bf16 values only move as bits. f32 -> bf16 rounds to
-/// nearest even and keeps NaNs quiet.
+/// bf16 <-> f32. LLVM's SPIR-V backend declares no bf16 arithmetic type
+/// without SPV_KHR_bfloat16, which Intel's compiler does not take, so bf16
+/// values only move as bits: these conversions become integer arithmetic
+/// (round to nearest even, NaNs kept quiet) when sm-lower-to-intel expands
+/// them with upstream's arith::populateExpandBFloat16Patterns.
 static Value bfloat16ToF32(OpBuilder &builder, Location loc, Value element) {
-  Type i32 = builder.getI32Type();
-  Value bits =
-      arith::BitcastOp::create(builder, loc, builder.getI16Type(), element);
-  Value wide = arith::ExtUIOp::create(builder, loc, i32, bits);
-  Value shifted = arith::ShLIOp::create(
-      builder, loc, wide, arith::ConstantIntOp::create(builder, loc, i32, 16));
-  return arith::BitcastOp::create(builder, loc, builder.getF32Type(), shifted);
+  return arith::ExtFOp::create(builder, loc, builder.getF32Type(), element);
 }
 static Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element) {
-  Type i32 = builder.getI32Type();
-  auto constant = [&](int64_t value) {
-    return arith::ConstantIntOp::create(builder, loc, i32, value);
-  };
-  Value bits = arith::BitcastOp::create(builder, loc, i32, element);
-  Value upper = arith::ShRUIOp::create(builder, loc, bits, constant(16));
-  Value odd = arith::AndIOp::create(builder, loc, upper, constant(1));
-  Value bias = arith::AddIOp::create(builder, loc, odd, constant(0x7FFF));
-  Value rounded = arith::ShRUIOp::create(
-      builder, loc, arith::AddIOp::create(builder, loc, bits, bias),
-      constant(16));
-  Value magnitude =
-      arith::AndIOp::create(builder, loc, bits, constant(0x7FFFFFFF));
-  Value isNaN = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ugt,
-                                      magnitude, constant(0x7F800000));
-  Value quiet = arith::OrIOp::create(builder, loc, upper, constant(0x40));
-  Value result = arith::SelectOp::create(builder, loc, isNaN, quiet, rounded);
-  Value narrow =
-      arith::TruncIOp::create(builder, loc, builder.getI16Type(), result);
-  return arith::BitcastOp::create(builder, loc, builder.getBF16Type(), narrow);
+  return arith::TruncFOp::create(builder, loc, builder.getBF16Type(), element);
 }
 
 /// Converts one element, held in `from`'s storage type, to `to`'s storage
