@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -194,6 +195,100 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
   return failure(failed);
 }
 
+/// linalg.softmax on buffers as the four linalg.generic ops that compute
+/// it (a max, the shifted exponentials, their sum, the quotient), each of
+/// which becomes a kernel; a softmax inside attention is fused by
+/// sm-linalg-to-gpu before this runs.
+static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
+                                      linalg::SoftmaxOp softmax) {
+  Location loc = softmax.getLoc();
+  Value input = softmax.getInput(), output = softmax.getOutput();
+  auto type = dyn_cast<MemRefType>(input.getType());
+  if (!type || !isa<MemRefType>(output.getType()))
+    return softmax.emitOpError("cannot be put on the GPU: it works on "
+                               "tensors"),
+           failure();
+  auto elementType = dyn_cast<FloatType>(type.getElementType());
+  if (!elementType)
+    return softmax.emitOpError("cannot be put on the GPU: its elements are "
+                               "not floats"),
+           failure();
+  int64_t rank = type.getRank(), dimension = softmax.getDimension();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(softmax);
+  // The reduced buffer: the input's shape without `dimension`.
+  SmallVector<int64_t> reducedShape;
+  SmallVector<Value> reducedSizes;
+  SmallVector<AffineExpr> reducedExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dimension)
+      continue;
+    reducedShape.push_back(type.getDimSize(d));
+    reducedExprs.push_back(getAffineDimExpr(d, context));
+    if (type.isDynamicDim(d))
+      reducedSizes.push_back(memref::DimOp::create(rewriter, loc, input, d));
+  }
+  auto reducedType = MemRefType::get(reducedShape, elementType);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, context);
+  SmallVector<utils::IteratorType> reducing(rank,
+                                            utils::IteratorType::parallel);
+  reducing[dimension] = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  auto constant = [&](OpBuilder &b, double value) {
+    return arith::ConstantOp::create(b, loc,
+                                     FloatAttr::get(elementType, value));
+  };
+  Value maxima =
+      memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
+  Value sums =
+      memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
+  // The largest finite value rather than -inf starts the maximum, so that
+  // a row of -inf gives exp(-inf - m) = 0, never NaN.
+  linalg::FillOp::create(
+      rewriter, loc,
+      ValueRange{constant(rewriter,
+                          -APFloat::getLargest(elementType.getFloatSemantics())
+                               .convertToDouble())},
+      ValueRange{maxima});
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{input}, ValueRange{maxima},
+      ArrayRef<AffineMap>{identity, reduced}, reducing,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::MaximumFOp::create(b, loc, args[0], args[1])));
+      });
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{input, maxima}, ValueRange{output},
+      ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(b, loc, args[0], args[1]);
+        linalg::YieldOp::create(b, loc,
+                                Value(math::ExpOp::create(b, loc, shifted)));
+      });
+  linalg::FillOp::create(rewriter, loc, ValueRange{constant(rewriter, 0.0)},
+                         ValueRange{sums});
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{output}, ValueRange{sums},
+      ArrayRef<AffineMap>{identity, reduced}, reducing,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::AddFOp::create(b, loc, args[0], args[1])));
+      });
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{sums}, ValueRange{output},
+      ArrayRef<AffineMap>{reduced, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::DivFOp::create(b, loc, args[1], args[0])));
+      });
+  memref::DeallocOp::create(rewriter, loc, maxima);
+  memref::DeallocOp::create(rewriter, loc, sums);
+  rewriter.eraseOp(softmax);
+  return success();
+}
+
 namespace {
 struct LinalgToGPUPass
     : public subgroup_matrix::impl::LinalgToGPUPassBase<LinalgToGPUPass> {
@@ -273,6 +368,18 @@ struct LinalgToGPUPass
     if (failedAny)
       return signalPassFailure();
 
+    // A softmax outside attention becomes the generics that compute it.
+    SmallVector<linalg::SoftmaxOp> softmaxes;
+    module.walk([&](linalg::SoftmaxOp op) {
+      if (onHost(op))
+        softmaxes.push_back(op);
+    });
+    for (linalg::SoftmaxOp op : softmaxes)
+      if (failed(decomposeSoftmax(rewriter, op)))
+        failedAny = true;
+    if (failedAny)
+      return signalPassFailure();
+
     // What is left: element-wise ops become kernels of their own; the rest
     // is reported.
     SmallVector<linalg::LinalgOp> remaining;
@@ -299,6 +406,19 @@ struct LinalgToGPUPass
         failedAny = true;
     }
     if (failedAny)
+      return signalPassFailure();
+
+    // Nothing of linalg stays on the host unannounced.
+    WalkResult leftover = module.walk([&](Operation *op) {
+      if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) &&
+          onHost(op) && !isa<linalg::YieldOp>(op)) {
+        op->emitOpError("cannot be put on the GPU: sm-linalg-to-gpu has no "
+                        "kernel for it");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (leftover.wasInterrupted())
       return signalPassFailure();
   }
 };

@@ -60,3 +60,12 @@ func.func @dynamic_rank(%a: tensor<*xf16>, %b: tensor<64x64xf16>, %c: tensor<?x6
   %r = linalg.matmul ins(%ar, %b : tensor<?x64xf16>, tensor<64x64xf16>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
+
+// -----
+
+// A linalg op that no kernel computes is reported, never left on the host.
+func.func @winograd(%f: memref<3x3x4x8xf32>, %t: memref<6x6x4x8xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: sm-linalg-to-gpu has no kernel for it}}
+  linalg.winograd_filter_transform fmr(F_4_3) ins(%f : memref<3x3x4x8xf32>) outs(%t : memref<6x6x4x8xf32>)
+  return
+}

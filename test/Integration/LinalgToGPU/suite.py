@@ -576,6 +576,30 @@ def cases_for(target):
                                  for c in range(rn)],
                       0.0))
 
+    # A softmax on its own (not inside attention): the generics that
+    # compute it, each a kernel (two fills, max, exponentials, sum,
+    # quotient). Large inputs, so that exp overflows unless shifted.
+    xm, xn = 37, 300
+    text = """func.func @softmax(%%x: %(x)s) -> %(x)s {
+  %%e = tensor.empty() : %(x)s
+  %%y = linalg.softmax dimension(1) ins(%%x : %(x)s) outs(%%e : %(x)s) -> %(x)s
+  return %%y : %(x)s
+}
+""" % dict(x=tensor((xm, xn), "f32"))
+
+    def softmax_reference(x):
+        out = []
+        for r in range(xm):
+            row = x[0][r * xn:(r + 1) * xn]
+            top = max(row)
+            e = [math.exp(v - top) for v in row]
+            out += [v / sum(e) for v in e]
+        return out
+    cases.append(Case("softmax_rows", text,
+                      [("x", (xm, xn), "f32", (-100.0, 100.0))],
+                      ((xm, xn), "f32"), softmax_reference, 1e-5,
+                      launches=6))
+
     # 8-bit inputs extended by element-wise producers, as front-ends write
     # integer matmuls; the kernel reads the bytes.
     if target != "apple-m1":
