@@ -477,6 +477,11 @@ void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
 Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
                                              IRMapping &mapping) {
   for (Operation &op : body.without_terminator()) {
+    // Ops whose results the caller provides (linalg.index) are not copied.
+    if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value result) {
+          return mapping.contains(result);
+        }))
+      continue;
     for (Value operand : op.getOperands())
       if (operand.getParentBlock() != &body && !mapping.contains(operand))
         if (Operation *constant = operand.getDefiningOp())

@@ -12,6 +12,7 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -348,6 +349,21 @@ struct LinalgToGPUPass
     auto onHost = [](Operation *op) {
       return !op->getParentOfType<gpu::GPUModuleOp>();
     };
+    // Attention first: its products and softmax become one kernel.
+    SmallVector<linalg::SoftmaxOp> softmaxOps;
+    module.walk([&](linalg::SoftmaxOp op) {
+      if (onHost(op))
+        softmaxOps.push_back(op);
+    });
+    for (linalg::SoftmaxOp op : softmaxOps) {
+      std::optional<Attention> attention = matchAttention(op);
+      if (!attention)
+        continue;
+      if (failed(emitAttentionKernel(rewriter, *attention, target,
+                                     getKernels(), nextName("attention"))))
+        return signalPassFailure();
+    }
+
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
       if (onHost(op) && isMatrixContraction(op))

@@ -175,6 +175,94 @@ def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
     raise NotImplementedError
 
 
+def attention_program(name, batch, sq, sk, d, t, causal, out):
+    """softmax(Q K^T / sqrt(d) [causal mask]) V as front-ends write it on
+    tensors: two batch_matmuls around linalg.softmax, the scale (and mask)
+    an element-wise op on the scores, P cast to the input type (unless
+    f32), O cast to `out` (unless f32)."""
+    q, kv = tensor((batch, sq, d), t), tensor((batch, sk, d), t)
+    s_ty, p_ty = tensor((batch, sq, sk), "f32"), tensor((batch, sq, sk), t)
+    o_ty, r_ty = tensor((batch, sq, d), "f32"), tensor((batch, sq, d), out)
+    ident3 = "affine_map<(b, i, j) -> (b, i, j)>"
+    mask = """
+    %%i = linalg.index 1 : index
+    %%j = linalg.index 2 : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%y = arith.select %%above, %%ninf, %%scaled : f32""" if causal else """
+    %%y = arith.addf %%scaled, %%zero : f32"""
+    text = """func.func @%(name)s(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s) -> %(r)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(s)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(s)s) -> %(s)s
+  %%s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%%q, %%k : %(q)s, %(kv)s) outs(%%f : %(s)s) -> %(s)s
+  %%e1 = tensor.empty() : %(s)s
+  %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%s : %(s)s) outs(%%e1 : %(s)s) {
+  ^bb0(%%x: f32, %%o: f32):
+    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32%(mask)s
+    linalg.yield %%y : f32
+  } -> %(s)s
+  %%e2 = tensor.empty() : %(s)s
+  %%p = linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
+""" % dict(name=name, q=q, kv=kv, s=s_ty, r=r_ty, id=ident3,
+           scale=1.0 / math.sqrt(d), mask=mask % {})
+    p_name = "%p"
+    if t != "f32":
+        text += """  %%e3 = tensor.empty() : %(pt)s
+  %%pn = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%p : %(s)s) outs(%%e3 : %(pt)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(pt)s
+""" % dict(pt=p_ty, id=ident3, s=s_ty, t=t)
+        p_name = "%pn"
+    text += """  %%e4 = tensor.empty() : %(o)s
+  %%f4 = linalg.fill ins(%%zero : f32) outs(%%e4 : %(o)s) -> %(o)s
+  %%out = linalg.batch_matmul ins(%(p)s, %%v : %(pt)s, %(kv)s) outs(%%f4 : %(o)s) -> %(o)s
+""" % dict(o=o_ty, p=p_name, pt=p_ty, kv=kv)
+    result = "%out"
+    if out != "f32":
+        text += """  %%e5 = tensor.empty() : %(r)s
+  %%outn = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%out : %(o)s) outs(%%e5 : %(r)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(r)s
+""" % dict(r=r_ty, id=ident3, o=o_ty, t=out)
+        result = "%outn"
+    text += "  return %s : %s\n}\n" % (result, r_ty)
+    return text
+
+
+def attention_reference(x, batch, sq, sk, d, causal):
+    """The naive three steps in double precision."""
+    q, k, v = x
+    out = []
+    scale = 1.0 / math.sqrt(d)
+    for b in range(batch):
+        for i in range(sq):
+            qi = q[(b * sq + i) * d:(b * sq + i + 1) * d]
+            scores = []
+            for j in range(sk):
+                if causal and j > i:
+                    scores.append(-math.inf)
+                    continue
+                kj = k[(b * sk + j) * d:(b * sk + j + 1) * d]
+                scores.append(scale * sum(a * c for a, c in zip(qi, kj)))
+            top = max(scores)
+            e = [math.exp(s - top) for s in scores]
+            total = sum(e)
+            for c in range(d):
+                out.append(sum(e[j] * v[(b * sk + j) * d + c]
+                               for j in range(sk)) / total)
+    return out
+
+
 def cases_for(target):
     t, acc = TARGETS[target]["inputs"], TARGETS[target]["acc"]
     unit = (-1.0, 1.0)
@@ -685,6 +773,24 @@ def cases_for(target):
                               matmul_reference(x[0], x[1], um_, un_, uk_),
                               x[2])],
                           0.0))
+    # Attention: one flash-attention kernel for the whole program (scores
+    # and probabilities never reach memory). Ragged lengths (queries !=
+    # keys, neither a multiple of the blocks), a causal mask written with
+    # linalg.index, head dimensions 64 and 128, an f16 output.
+    for an, (ab, asq, ask, ad, causal, out) in [
+            ("attention_ragged", (2, 37, 45, 64, False, "f32")),
+            ("attention_causal", (2, 70, 70, 64, True, "f32")),
+            ("attention_d128_f16_out", (1, 40, 100, 128, False,
+                                         t if t != "f32" else "f32"))]:
+        cases.append(Case(
+            an, attention_program(an, ab, asq, ask, ad, t, causal, out),
+            [("q", (ab, asq, ad), t, unit), ("k", (ab, ask, ad), t, unit),
+             ("v", (ab, ask, ad), t, unit)],
+            ((ab, asq, ad), out),
+            lambda x, ab=ab, asq=asq, ask=ask, ad=ad, causal=causal:
+                attention_reference(x, ab, asq, ask, ad, causal),
+            2e-3))
+
     # Dynamic sizes: one program, compiled once, run at sizes that are and
     # are not tile multiples (M = 1 and 7 for decode steps).
     dyn = lambda rank, storage: "memref<%s%s>" % ("?x" * rank, storage)  # noqa

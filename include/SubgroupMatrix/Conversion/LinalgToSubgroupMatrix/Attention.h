@@ -1,0 +1,58 @@
+//===- Attention.h - scaled dot-product attention as one kernel -*- C++ -*-===//
+//
+// softmax(scale(Q K^T)) V, as front-ends write it on linalg (two batched
+// products around a linalg.softmax, element-wise scaling and masking of the
+// scores, casts of the probabilities and of the output), becomes one
+// flash-attention kernel: the scores and probabilities of a block of keys
+// live as subgroup matrices in registers and never reach memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_H
+#define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_H
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// One attention found in a program on buffers: O = softmax(f(Q K^T)) V
+/// per batch, where f is a chain of element-wise ops on the scores.
+struct Attention {
+  /// The ops the kernel replaces, in program order.
+  SmallVector<Operation *> ops;
+  /// Buffers that only those ops used, erased with them.
+  SmallVector<Operation *> deadAllocations;
+  /// Q (batch x queries x head), K and V (batch x keys x head), and the
+  /// output (batch x queries x head).
+  Value queries, keys, values, output;
+  int64_t batch = 0, queryCount = 0, keyCount = 0, headDim = 0;
+  /// The element-wise ops on the scores (a scale, a mask), applied in order;
+  /// their bodies may read the position through linalg.index.
+  SmallVector<linalg::GenericOp> scoreSteps;
+  /// The component type of Q, K and V, and the storage type of the
+  /// probabilities' product (P is cast to the input type first).
+  Type inputType, outputType;
+};
+
+/// Reads the attention whose softmax is `softmax`, if the program around it
+/// is one this kernel computes; silent otherwise (the ops then get kernels
+/// of their own).
+std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
+
+/// Writes the flash-attention kernel `name` into `kernels` and replaces the
+/// attention's ops by its launch. Reports on the softmax when the target
+/// cannot run it.
+LogicalResult emitAttentionKernel(RewriterBase &rewriter,
+                                  const Attention &attention,
+                                  TargetAttr target, gpu::GPUModuleOp kernels,
+                                  StringRef name);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_H
