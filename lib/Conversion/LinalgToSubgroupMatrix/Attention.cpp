@@ -201,14 +201,13 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   attention.output = output->c;
   attention.outputType = Float32Type::get(softmax.getContext());
   // An optional cast of O (to f16, bf16) is written by the kernel directly.
-  if (auto outputCast = dyn_cast_or_null<linalg::GenericOp>(
-          getOnlyReader(output->c,
-                        {output->fill.getOperation(), productWriter}))) {
+  if (auto outputCast = dyn_cast_or_null<linalg::GenericOp>(getOnlyReader(
+          output->c, {output->fill.getOperation(), productWriter}))) {
     Type to = cast<MemRefType>(outputCast.getDpsInits()[0].getType())
                   .getElementType();
     if ((to.isF16() || to.isBF16()) && isCastTo(outputCast, to) &&
-        isPrivate(output->c, {output->fill.getOperation(), productWriter,
-                              outputCast})) {
+        isPrivate(output->c,
+                  {output->fill.getOperation(), productWriter, outputCast})) {
       attention.deadAllocations.push_back(output->c.getDefiningOp());
       attention.ops.push_back(outputCast);
       attention.output = outputCast.getDpsInits()[0];
@@ -263,9 +262,9 @@ private:
   }
   /// A map over result matrices whose body `body` builds from the row, the
   /// column and the elements.
-  Value map(Type component, ValueRange inputs,
-            function_ref<Value(Value row, Value column, ValueRange elements)>
-                body);
+  Value
+  map(Type component, ValueRange inputs,
+      function_ref<Value(Value row, Value column, ValueRange elements)> body);
   /// Copies `rows` rows of a batch x count x headDim buffer, from row
   /// `first` of the batch at `batchBase`, into workgroup memory; rows at or
   /// past `count` become zeros.
@@ -306,8 +305,8 @@ Value AttentionKernelEmitter::map(
 }
 
 void AttentionKernelEmitter::stageRows(Value global, Value batchBase,
-                                       Value first, int64_t count,
-                                       Value shared, int64_t rows) {
+                                       Value first, int64_t count, Value shared,
+                                       int64_t rows) {
   int64_t headDim = attention.headDim;
   int64_t perRow = headDim / width;
   int64_t copies = rows * perRow;
@@ -336,8 +335,8 @@ void AttentionKernelEmitter::stageRows(Value global, Value batchBase,
         bool asBits = element.isBF16();
         if (asBits)
           value = arith::BitcastOp::create(b, loc, b.getI16Type(), value);
-        Value zero = arith::ConstantOp::create(
-            b, loc, b.getZeroAttr(value.getType()));
+        Value zero =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
         value = arith::SelectOp::create(b, loc, inBounds, value, zero);
         if (asBits)
           value = arith::BitcastOp::create(b, loc, element, value);
@@ -371,38 +370,35 @@ void AttentionKernelEmitter::stageRows(Value global, Value batchBase,
 Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
                                               Value keyOffset) {
   bool raggedKeys = attention.keyCount % kKeyBlock != 0;
-  return map(b.getF32Type(), {scores},
-             [&](Value row, Value column, ValueRange elements) -> Value {
-               Value query = add(rowOffset, row);
-               Value key = add(keyOffset, column);
-               Value value = elements[0];
-               for (linalg::GenericOp step : attention.scoreSteps) {
-                 Block &body = step.getRegion().front();
-                 IRMapping mapping;
-                 mapping.map(body.getArgument(0), value);
-                 // The program's position: (batch, query, key).
-                 Value position[] = {batchIndex, query, key};
-                 for (auto indexOp : body.getOps<linalg::IndexOp>())
-                   mapping.map(indexOp.getResult(),
-                               position[indexOp.getDim()]);
-                 value = cloneScalarBody(b, body, mapping);
-               }
-               if (!raggedKeys)
-                 return value;
-               // Keys past the end were staged as zeros: they weigh nothing.
-               Value inside =
-                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         key, index(attention.keyCount));
-               Value minusInfinity = arith::ConstantOp::create(
-                   b, loc,
-                   b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-               return arith::SelectOp::create(b, loc, inside, value,
-                                              minusInfinity);
-             });
+  return map(
+      b.getF32Type(), {scores},
+      [&](Value row, Value column, ValueRange elements) -> Value {
+        Value query = add(rowOffset, row);
+        Value key = add(keyOffset, column);
+        Value value = elements[0];
+        for (linalg::GenericOp step : attention.scoreSteps) {
+          Block &body = step.getRegion().front();
+          IRMapping mapping;
+          mapping.map(body.getArgument(0), value);
+          // The program's position: (batch, query, key).
+          Value position[] = {batchIndex, query, key};
+          for (auto indexOp : body.getOps<linalg::IndexOp>())
+            mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
+          value = cloneScalarBody(b, body, mapping);
+        }
+        if (!raggedKeys)
+          return value;
+        // Keys past the end were staged as zeros: they weigh nothing.
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             key, index(attention.keyCount));
+        Value minusInfinity = arith::ConstantOp::create(
+            b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+        return arith::SelectOp::create(b, loc, inside, value, minusInfinity);
+      });
 }
 
-FailureOr<gpu::GPUFuncOp>
-AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
+FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
+                                                       StringRef name) {
   MLIRContext *context = moduleBuilder.getContext();
   int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
   int64_t headDim = attention.headDim;
@@ -418,10 +414,15 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   stride = headDim + 16 / elementBytes;
   Type outputStorage = attention.outputType;
   int64_t limit = getWorkgroupMemoryLimit(target);
+  // On Vulkan, maps and reductions of result matrices go through
+  // workgroup memory too (sm-lower-to-vulkan adds three f32 tiles and one
+  // of the inputs per subgroup here): that is reserved.
+  int64_t expansionBytes =
+      wide ? (3 * 4 + elementBytes) * kSubgroups * fm * fn : 0;
   auto sharedBytesFor = [&](int64_t keyBlock) {
-    return (std::max(queryBlock, keyBlock) + keyBlock) * stride *
-               elementBytes +
-           kSubgroups * fm * fn * outputStorage.getIntOrFloatBitWidth() / 8;
+    return (std::max(queryBlock, keyBlock) + keyBlock) * stride * elementBytes +
+           kSubgroups * fm * fn * outputStorage.getIntOrFloatBitWidth() / 8 +
+           expansionBytes;
   };
   while (kKeyBlock > fn && kKeyBlock / 2 % fn == 0 &&
          sharedBytesFor(kKeyBlock) > limit)
@@ -446,9 +447,9 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     return MemRefType::get({elements}, type, MemRefLayoutAttrInterface(),
                            workgroup);
   };
-  SmallVector<Type> arguments = {
-      flat(attention.queries), flat(attention.keys), flat(attention.values),
-      flat(attention.output)};
+  SmallVector<Type> arguments = {flat(attention.queries), flat(attention.keys),
+                                 flat(attention.values),
+                                 flat(attention.output)};
   SmallVector<Type> attributions = {
       shared(stagedRows * stride, inputStorage),
       shared(kKeyBlock * stride, inputStorage),
@@ -487,10 +488,10 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> queries;
   for (int64_t d = 0; d < headDim / fk; ++d)
-    queries.push_back(LoadOp::create(
-        b, loc, leftType, keyShared,
-        ValueRange{add(mul(subgroupRow, stride), index(d * fk))},
-        index(stride), /*col_major=*/false));
+    queries.push_back(
+        LoadOp::create(b, loc, leftType, keyShared,
+                       ValueRange{add(mul(subgroupRow, stride), index(d * fk))},
+                       index(stride), /*col_major=*/false));
   gpu::BarrierOp::create(b, loc);
 
   Type f32 = b.getF32Type();
@@ -504,8 +505,8 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   for (int64_t i = 0; i < headDim / fn; ++i)
     carried.push_back(splat(0.0));
   int64_t keySteps = llvm::divideCeil(attention.keyCount, kKeyBlock);
-  auto loop = scf::ForOp::create(b, loc, index(0), index(keySteps), index(1),
-                                 carried);
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), index(keySteps), index(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -514,8 +515,7 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     Value sum = loop.getRegionIterArgs()[1];
     SmallVector<Value> outputs(loop.getRegionIterArgs().drop_front(2));
     stageRows(k, keyBase, firstKey, attention.keyCount, keyShared, kKeyBlock);
-    stageRows(v, keyBase, firstKey, attention.keyCount, valueShared,
-              kKeyBlock);
+    stageRows(v, keyBase, firstKey, attention.keyCount, valueShared, kKeyBlock);
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T for each column of matrices of the block, with the
@@ -541,13 +541,13 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       Value rowMaximum =
           ReduceOp::create(b, loc, s.getType(), ReductionKind::Max,
                            ReductionDimensions::Rows, s);
-      blockMaximum = !blockMaximum
-                         ? rowMaximum
-                         : map(f32, {blockMaximum, rowMaximum},
-                               [&](Value, Value, ValueRange x) -> Value {
-                                 return arith::MaximumFOp::create(b, loc, x[0],
-                                                                  x[1]);
-                               });
+      blockMaximum =
+          !blockMaximum
+              ? rowMaximum
+              : map(f32, {blockMaximum, rowMaximum},
+                    [&](Value, Value, ValueRange x) -> Value {
+                      return arith::MaximumFOp::create(b, loc, x[0], x[1]);
+                    });
     }
     Value newMaximum =
         map(f32, {maximum, blockMaximum}, [&](Value, Value, ValueRange x) {
@@ -569,12 +569,12 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       probabilities.push_back(p);
       Value rowSum = ReduceOp::create(b, loc, p.getType(), ReductionKind::Add,
                                       ReductionDimensions::Rows, p);
-      blockSum = !blockSum ? rowSum
-                           : map(f32, {blockSum, rowSum},
-                                 [&](Value, Value, ValueRange x) -> Value {
-                                   return arith::AddFOp::create(b, loc, x[0],
-                                                                x[1]);
-                                 });
+      blockSum = !blockSum
+                     ? rowSum
+                     : map(f32, {blockSum, rowSum},
+                           [&](Value, Value, ValueRange x) -> Value {
+                             return arith::AddFOp::create(b, loc, x[0], x[1]);
+                           });
     }
     Value newSum = map(f32, {sum, rescale, blockSum},
                        [&](Value, Value, ValueRange x) -> Value {
@@ -607,14 +607,14 @@ AttentionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   Value outputBase = queryBase;
   Value scratchBase = mul(subgroupId, fm * fn);
   for (int64_t i = 0; i < headDim / fn; ++i) {
-    Value out = map(outputStorage, {loop.getResult(2 + i), sum},
-                    [&](Value, Value, ValueRange x) -> Value {
-                      Value quotient = arith::DivFOp::create(b, loc, x[0], x[1]);
-                      if (outputStorage.isF32())
-                        return quotient;
-                      return arith::TruncFOp::create(b, loc, outputStorage,
-                                                     quotient);
-                    });
+    Value out =
+        map(outputStorage, {loop.getResult(2 + i), sum},
+            [&](Value, Value, ValueRange x) -> Value {
+              Value quotient = arith::DivFOp::create(b, loc, x[0], x[1]);
+              if (outputStorage.isF32())
+                return quotient;
+              return arith::TruncFOp::create(b, loc, outputStorage, quotient);
+            });
     StoreOp::create(b, loc, out, scratch, ValueRange{scratchBase}, index(fn),
                     /*col_major=*/false);
     gpu::BarrierOp::create(b, loc);
@@ -660,8 +660,8 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
         candidate.getN() == candidate.getK() && candidate.getM() <= 16 &&
         candidate.getN() <= 16 && 64 % candidate.getN() == 0 &&
         attention.headDim % candidate.getN() == 0 &&
-        (!config || candidate.getM() * candidate.getN() >
-                        config.getM() * config.getN()))
+        (!config ||
+         candidate.getM() * candidate.getN() > config.getM() * config.getN()))
       config = candidate;
   if (!config)
     return anchor->emitOpError()
@@ -670,8 +670,7 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
            << "': it has no " << attention.inputType
            << " -> f32 configuration with N = K dividing 64 and the head "
               "dimension "
-           << attention.headDim << "; it supports "
-           << target.describeConfigs();
+           << attention.headDim << "; it supports " << target.describeConfigs();
 
   Location loc = anchor->getLoc();
   AttentionKernelEmitter emitter(attention, target, config, loc);
@@ -683,20 +682,18 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
   // The launch, where the last replaced op was.
   rewriter.setInsertionPoint(attention.ops.back());
   SmallVector<Value> operands;
-  for (Value buffer : {attention.queries, attention.keys, attention.values,
-                       attention.output})
+  for (Value buffer :
+       {attention.queries, attention.keys, attention.values, attention.output})
     operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
   gpu::LaunchFuncOp::create(
       rewriter, loc, *kernel,
-      gpu::KernelDim3{
-          constant(llvm::divideCeil(attention.queryCount,
-                                    emitter.getQueryBlock())),
-          constant(attention.batch), constant(1)},
-      gpu::KernelDim3{constant(emitter.getThreads()), constant(1),
-                      constant(1)},
+      gpu::KernelDim3{constant(llvm::divideCeil(attention.queryCount,
+                                                emitter.getQueryBlock())),
+                      constant(attention.batch), constant(1)},
+      gpu::KernelDim3{constant(emitter.getThreads()), constant(1), constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
   for (Operation *op : llvm::reverse(attention.ops))
     rewriter.eraseOp(op);
