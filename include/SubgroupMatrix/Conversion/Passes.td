@@ -217,7 +217,12 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
        `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
        strides and dilations become matrix products over views of the same
        buffers; other convolutions are reported.
-    3. Every matrix product (`linalg.matmul`, `linalg.batch_matmul`, or a
+    3. Attention, softmax(f(Q K^T)) V (two `linalg.batch_matmul`s around
+       `linalg.softmax`, element-wise scale and mask ops on the scores,
+       casts of P and O), becomes one flash-attention kernel where the
+       target has a configuration for it (see docs/Design.md).
+    4. Every matrix product (`linalg.matmul`, `linalg.batch_matmul`,
+       `linalg.batch_reduce_matmul`, or a
        `linalg.generic` contraction; either operand transposed through its
        indexing map; f16, bf16, f32 and 8-bit inputs as the target allows)
        becomes a tiled kernel, as `sm-tile-matmul` builds it (same options),
@@ -225,29 +230,34 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
        takes over:
        - element-wise extensions of its inputs (`arith.extsi`/`extui` of
          8-bit integers, `arith.extf` of f16) that write temporaries: the
-         kernel reads the narrow data;
+         kernel reads the narrow data; other element-wise producers that
+         keep the element type (a scale) are applied as tiles are staged;
        - a chain of element-wise consumers of its result (bias along rows or
          columns, scale, ReLU, GELU, SiLU, clamp, residual add, casts) whose
          intermediate buffers nothing else reads: they run on the
          accumulators before the single store, as `subgroup_matrix.map`
          where whole result matrices can take them, else element by element
          on the way to memory.
-    4. Every other linalg op (named ops are generalized) becomes a kernel of
+    5. `linalg.softmax` elsewhere becomes the generics that compute it;
+       every other linalg op (named ops are generalized) becomes a kernel of
        its own, one invocation per output element; reduction loops run
        inside the invocation.
-    5. Anything else (dynamic sizes other than a product's M, non-unit
-       convolutions, bodies with ops other than arith and math) is reported
-       where it is; nothing stays on the host unannounced.
+    6. Anything else (a dynamic batch count, non-unit convolutions, bodies
+       with ops other than arith and math) is reported where it is; nothing
+       stays on the host unannounced.
 
-    M (the rows of A and C) may be dynamic: the kernel then takes it as its
-    last argument and the launch computes its grid from A's leading size.
+    M, N and K may be dynamic: the kernel then takes them as arguments after
+    its buffers (M, N, K in that order), and the launch reads them off A and
+    B and computes its grid; element-wise kernels take their dynamic loop
+    sizes likewise.
 
     Split K: where the tiles of C cannot fill the device (NVIDIA and AMD
     presets: fewer tiles than compute units), K is split in 2, 4 or 8 parts
     that run as separate workgroups along the grid's z and write partial
     products into a workspace, which a reduction kernel then adds into C
-    (`split-k=N` forces N parts, `split-k=1` turns it off). Contractions
-    with a fused epilogue, a batch or a dynamic M are not split.
+    (`split-k=N` forces N parts, `split-k=1` turns it off). A fused epilogue
+    then runs after the reduction, as a kernel of its own; contractions
+    with a batch or dynamic sizes are not split.
     Small M (up to the matrix height, static) gets its own tiling: one
     result matrix per subgroup, four subgroups along N, deep K steps.
 

@@ -236,6 +236,9 @@ public:
         b(loc.getContext()), loc(loc) {}
 
   FailureOr<gpu::GPUFuncOp> emit(OpBuilder &moduleBuilder, StringRef name);
+  /// Chooses the key block and the copy width; false when no key block
+  /// fits the target's workgroup memory.
+  bool planSizes();
 
   /// Query rows per workgroup: one matrix height per subgroup.
   int64_t getQueryBlock() const { return kSubgroups * config.getM(); }
@@ -397,10 +400,8 @@ Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
       });
 }
 
-FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
-                                                       StringRef name) {
-  MLIRContext *context = moduleBuilder.getContext();
-  int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
+bool AttentionKernelEmitter::planSizes() {
+  int64_t fm = config.getM(), fn = config.getN();
   int64_t headDim = attention.headDim;
   int64_t queryBlock = getQueryBlock();
   Type inputStorage = getStorageType(attention.inputType);
@@ -424,18 +425,28 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
            kSubgroups * fm * fn * outputStorage.getIntOrFloatBitWidth() / 8 +
            expansionBytes;
   };
+  kKeyBlock = 64;
   while (kKeyBlock > fn && kKeyBlock / 2 % fn == 0 &&
          sharedBytesFor(kKeyBlock) > limit)
     kKeyBlock /= 2;
-  int64_t stagedRows = std::max(queryBlock, kKeyBlock);
-  int64_t sharedBytes = sharedBytesFor(kKeyBlock);
-  if (sharedBytes > limit)
+  return sharedBytesFor(kKeyBlock) <= limit;
+}
+
+FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
+                                                       StringRef name) {
+  MLIRContext *context = moduleBuilder.getContext();
+  int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
+  int64_t headDim = attention.headDim;
+  int64_t queryBlock = getQueryBlock();
+  Type inputStorage = getStorageType(attention.inputType);
+  Type outputStorage = attention.outputType;
+  if (!planSizes())
     return attention.ops.front()->emitOpError()
                << "cannot become an attention kernel: head dimension "
-               << headDim << " needs " << sharedBytes
-               << " bytes of workgroup memory, more than the " << limit
-               << " a kernel may use",
+               << headDim << " needs more workgroup memory than the "
+               << getWorkgroupMemoryLimit(target) << " bytes a kernel may use",
            failure();
+  int64_t stagedRows = std::max(queryBlock, kKeyBlock);
 
   auto flat = [&](Value buffer) {
     auto type = cast<MemRefType>(buffer.getType());
@@ -646,14 +657,12 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   return kernel;
 }
 
-LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
-    RewriterBase &rewriter, const Attention &attention, TargetAttr target,
-    gpu::GPUModuleOp kernels, StringRef name) {
-  Operation *anchor = attention.ops.front();
-  // A configuration for the products whose result matrices are as wide as
-  // a left matrix is deep (P becomes the left operand of P V).
+/// A configuration for the products whose result matrices are as wide as a
+/// left matrix is deep (P becomes the left operand of P V); null if none.
+static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
+                                              TargetAttr target) {
   MatrixConfigAttr config;
-  Type f32 = rewriter.getF32Type();
+  Type f32 = Float32Type::get(target.getContext());
   for (MatrixConfigAttr candidate : target.getConfigs())
     if (candidate.getComponentType() == attention.inputType &&
         candidate.getResultType() == f32 &&
@@ -663,6 +672,24 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
         (!config ||
          candidate.getM() * candidate.getN() > config.getM() * config.getN()))
       config = candidate;
+  return config;
+}
+
+bool mlir::subgroup_matrix::canEmitAttentionKernel(const Attention &attention,
+                                                   TargetAttr target) {
+  MatrixConfigAttr config = chooseAttentionConfig(attention, target);
+  if (!config)
+    return false;
+  AttentionKernelEmitter emitter(attention, target, config,
+                                 attention.ops.front()->getLoc());
+  return emitter.planSizes();
+}
+
+LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
+    RewriterBase &rewriter, const Attention &attention, TargetAttr target,
+    gpu::GPUModuleOp kernels, StringRef name) {
+  Operation *anchor = attention.ops.front();
+  MatrixConfigAttr config = chooseAttentionConfig(attention, target);
   if (!config)
     return anchor->emitOpError()
            << "cannot become an attention kernel for target '"
@@ -671,7 +698,6 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
            << " -> f32 configuration with N = K dividing 64 and the head "
               "dimension "
            << attention.headDim << "; it supports " << target.describeConfigs();
-
   Location loc = anchor->getLoc();
   AttentionKernelEmitter emitter(attention, target, config, loc);
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(kernels.getBody());

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
-#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -357,10 +357,10 @@ struct LinalgToGPUPass
     });
     for (linalg::SoftmaxOp op : softmaxOps) {
       std::optional<Attention> attention = matchAttention(op);
-      if (!attention)
+      if (!attention || !canEmitAttentionKernel(*attention, target))
         continue;
-      if (failed(emitAttentionKernel(rewriter, *attention, target,
-                                     getKernels(), nextName("attention"))))
+      if (failed(emitAttentionKernel(rewriter, *attention, target, getKernels(),
+                                     nextName("attention"))))
         return signalPassFailure();
     }
 

@@ -44,13 +44,17 @@ struct Attention {
 /// of their own).
 std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
 
+/// Whether the target has what the kernel needs (a matrix configuration for
+/// the products, workgroup memory for the key blocks); where it has not,
+/// the attention's ops become kernels of their own.
+bool canEmitAttentionKernel(const Attention &attention, TargetAttr target);
+
 /// Writes the flash-attention kernel `name` into `kernels` and replaces the
 /// attention's ops by its launch. Reports on the softmax when the target
 /// cannot run it.
 LogicalResult emitAttentionKernel(RewriterBase &rewriter,
-                                  const Attention &attention,
-                                  TargetAttr target, gpu::GPUModuleOp kernels,
-                                  StringRef name);
+                                  const Attention &attention, TargetAttr target,
+                                  gpu::GPUModuleOp kernels, StringRef name);
 
 } // namespace subgroup_matrix
 } // namespace mlir

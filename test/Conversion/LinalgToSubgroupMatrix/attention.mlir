@@ -1,0 +1,73 @@
+// RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
+// (The numbers are checked by test/Integration/LinalgToGPU: attention_*.)
+
+// Causal attention as front-ends write it (scores, a scale and causal mask
+// through linalg.index, softmax, P cast to f16, P V, O cast to f16) is one
+// flash-attention kernel: Q held as left matrices, a loop over key blocks
+// computing S with mma, the program's mask on positions (query, key), the
+// running maximum and sum through reductions of rows, P converted to a
+// left matrix for P V, and O divided by the sum and cast once at the end.
+// The scores, probabilities and their casts disappear from the program.
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: gpu.func @attention_0(%{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>)
+// CHECK: subgroup_matrix.load %{{.*}} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
+// CHECK: scf.for
+// CHECK: subgroup_matrix.load %{{.*}} col_major : memref<{{.*}}> -> !subgroup_matrix.right<16x16xf16>
+// CHECK: subgroup_matrix.mma
+// CHECK: subgroup_matrix.map
+// CHECK: arith.cmpi ugt
+// CHECK: arith.select
+// CHECK: subgroup_matrix.reduce max rows
+// CHECK: math.exp
+// CHECK: subgroup_matrix.reduce add rows
+// CHECK: subgroup_matrix.convert %{{.*}} : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+// CHECK: subgroup_matrix.mma
+// CHECK: scf.yield
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-LABEL: func.func @causal_attention
+// CHECK-NOT: linalg.
+// CHECK: gpu.launch_func @kernels::@attention_0 blocks in (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) threads in
+// CHECK-NOT: gpu.launch_func
+// CHECK-NOT: linalg.
+func.func @causal_attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x64xf16>, %v: tensor<2x64x64xf16>) -> tensor<2x64x64xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : tensor<2x64x64xf16>, tensor<2x64x64xf16>) outs(%f : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %e1 = tensor.empty() : tensor<2x64x64xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x64x64xf32>) outs(%e1 : tensor<2x64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %c = arith.constant 0.125 : f32
+    %scaled = arith.mulf %x, %c : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %above = arith.cmpi ugt, %j, %i : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %above, %ninf, %scaled : f32
+    linalg.yield %y : f32
+  } -> tensor<2x64x64xf32>
+  %e2 = tensor.empty() : tensor<2x64x64xf32>
+  %p = linalg.softmax dimension(2) ins(%m : tensor<2x64x64xf32>) outs(%e2 : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %e3 = tensor.empty() : tensor<2x64x64xf16>
+  %pn = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<2x64x64xf32>) outs(%e3 : tensor<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %y = arith.truncf %x : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<2x64x64xf16>
+  %e4 = tensor.empty() : tensor<2x64x64xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %out = linalg.batch_matmul ins(%pn, %v : tensor<2x64x64xf16>, tensor<2x64x64xf16>) outs(%f4 : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %e5 = tensor.empty() : tensor<2x64x64xf16>
+  %outn = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%out : tensor<2x64x64xf32>) outs(%e5 : tensor<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %y = arith.truncf %x : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<2x64x64xf16>
+  return %outn : tensor<2x64x64xf16>
+}
