@@ -82,6 +82,38 @@ static bool isScoreStep(linalg::GenericOp op) {
   });
 }
 
+/// Whether `step` yields -inf wherever the key (loop 2) is past the query
+/// (loop 1): `select(key > query, -inf, x)`.
+static bool isCausalMask(linalg::GenericOp step) {
+  Block &body = step.getRegion().front();
+  auto select =
+      body.getTerminator()->getOperand(0).getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  FloatAttr value;
+  if (!matchPattern(select.getTrueValue(), m_Constant(&value)) ||
+      !value.getValue().isInfinity() || !value.getValue().isNegative())
+    return false;
+  auto compare = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!compare)
+    return false;
+  auto dimOf = [](Value v) -> int64_t {
+    auto index = v.getDefiningOp<linalg::IndexOp>();
+    return index ? int64_t(index.getDim()) : -1;
+  };
+  int64_t lhs = dimOf(compare.getLhs()), rhs = dimOf(compare.getRhs());
+  switch (compare.getPredicate()) {
+  case arith::CmpIPredicate::ugt:
+  case arith::CmpIPredicate::sgt:
+    return lhs == 2 && rhs == 1;
+  case arith::CmpIPredicate::ult:
+  case arith::CmpIPredicate::slt:
+    return lhs == 1 && rhs == 2;
+  default:
+    return false;
+  }
+}
+
 /// A linalg.generic that only casts its one input to `to` (truncf).
 static bool isCastTo(linalg::GenericOp op, Type to) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
@@ -219,6 +251,8 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   attention.keyCount = scores->n;
   attention.headDim = scores->k;
   attention.inputType = inputType;
+  attention.causal = !attention.scoreSteps.empty() &&
+                     isCausalMask(attention.scoreSteps.back());
   return attention;
 }
 
@@ -516,8 +550,16 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   for (int64_t i = 0; i < headDim / fn; ++i)
     carried.push_back(splat(0.0));
   int64_t keySteps = llvm::divideCeil(attention.keyCount, kKeyBlock);
+  Value stepCount = index(keySteps);
+  if (attention.causal) {
+    // Keys past this workgroup's last query are masked for all its rows.
+    Value lastQuery = add(firstQuery, index(queryBlock - 1));
+    Value needed = arith::DivUIOp::create(
+        b, loc, add(lastQuery, index(kKeyBlock)), index(kKeyBlock));
+    stepCount = arith::MinUIOp::create(b, loc, stepCount, needed);
+  }
   auto loop =
-      scf::ForOp::create(b, loc, index(0), index(keySteps), index(1), carried);
+      scf::ForOp::create(b, loc, index(0), stepCount, index(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

@@ -12,7 +12,11 @@
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @attention_0(%{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>)
 // CHECK: subgroup_matrix.load %{{.*}} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
-// CHECK: scf.for
+// The mask is causal: key blocks past the workgroup's last query are not
+// visited.
+// CHECK: %[[NEEDED:.*]] = arith.divui
+// CHECK: %[[STEPS:.*]] = arith.minui %{{.*}}, %[[NEEDED]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[STEPS]]
 // CHECK: subgroup_matrix.load %{{.*}} col_major : memref<{{.*}}> -> !subgroup_matrix.right<16x16xf16>
 // CHECK: subgroup_matrix.mma
 // CHECK: subgroup_matrix.map

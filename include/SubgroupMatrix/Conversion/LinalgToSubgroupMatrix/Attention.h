@@ -34,6 +34,9 @@ struct Attention {
   /// The element-wise ops on the scores (a scale, a mask), applied in order;
   /// their bodies may read the position through linalg.index.
   SmallVector<linalg::GenericOp> scoreSteps;
+  /// The last score step yields -inf where key > query: key blocks past a
+  /// workgroup's last query are skipped (they would add nothing).
+  bool causal = false;
   /// The component type of Q, K and V, and the storage type of the
   /// probabilities' product (P is cast to the input type first).
   Type inputType, outputType;
