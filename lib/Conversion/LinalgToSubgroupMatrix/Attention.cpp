@@ -41,16 +41,6 @@ static SmallVector<Operation *> getWriters(Value buffer) {
   return writers;
 }
 
-/// Whether `buffer` is an allocation that only `uses` and deallocations
-/// touch.
-static bool isPrivate(Value buffer, ArrayRef<Operation *> uses) {
-  if (!buffer.getDefiningOp<memref::AllocOp>())
-    return false;
-  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
-    return isa<memref::DeallocOp>(user) || llvm::is_contained(uses, user);
-  });
-}
-
 /// The one user of `buffer` besides `writers` (and deallocations).
 static Operation *getOnlyReader(Value buffer, ArrayRef<Operation *> writers) {
   Operation *reader = nullptr;
@@ -67,10 +57,7 @@ static Operation *getOnlyReader(Value buffer, ArrayRef<Operation *> writers) {
 /// An element-wise op with one input and identity maps, computing with
 /// arith/math and its position (linalg.index) only.
 static bool isScoreStep(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != op.getNumParallelLoops() ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!isUnaryElementwise(op))
     return false;
   Block &body = op.getRegion().front();
   if (!body.getArguments().back().use_empty())
@@ -116,10 +103,7 @@ static bool isCausalMask(linalg::GenericOp step) {
 
 /// A linalg.generic that only casts its one input to `to` (truncf).
 static bool isCastTo(linalg::GenericOp op, Type to) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != op.getNumParallelLoops() ||
-      !llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
+  if (!isUnaryElementwise(op))
     return false;
   Block &body = op.getRegion().front();
   if (body.getOperations().size() != 2)
@@ -173,7 +157,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
       return std::nullopt;
     if (auto step = dyn_cast<linalg::GenericOp>(writer);
         step && isScoreStep(step)) {
-      if (!isPrivate(current, {step, consumer}))
+      if (!isPrivateTemporary(current, {step, consumer}))
         return std::nullopt;
       attention.deadAllocations.push_back(current.getDefiningOp());
       attention.scoreSteps.insert(attention.scoreSteps.begin(), step);
@@ -183,8 +167,8 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
       continue;
     }
     scores = matchProduct(writer, /*transposedB=*/true);
-    if (!scores ||
-        !isPrivate(current, {scores->fill.getOperation(), writer, consumer}))
+    if (!scores || !isPrivateTemporary(current, {scores->fill.getOperation(),
+                                                 writer, consumer}))
       return std::nullopt;
     attention.deadAllocations.push_back(current.getDefiningOp());
     before.insert(before.begin(), writer);
@@ -201,7 +185,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
     auto castOp = dyn_cast_or_null<linalg::GenericOp>(
         getOnlyReader(probabilities, {softmax.getOperation()}));
     if (!castOp || !isCastTo(castOp, inputType) ||
-        !isPrivate(probabilities, {softmax.getOperation(), castOp}))
+        !isPrivateTemporary(probabilities, {softmax.getOperation(), castOp}))
       return std::nullopt;
     probabilityCast = castOp;
     narrow = castOp.getDpsInits()[0];
@@ -213,7 +197,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
       productWriter ? matchProduct(productWriter, /*transposedB=*/false)
                     : std::nullopt;
   if (!output || output->a.buffer != narrow ||
-      !isPrivate(narrow, {narrowWriter, productWriter}))
+      !isPrivateTemporary(narrow, {narrowWriter, productWriter}))
     return std::nullopt;
   attention.deadAllocations.push_back(narrow.getDefiningOp());
 
@@ -238,8 +222,8 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
     Type to = cast<MemRefType>(outputCast.getDpsInits()[0].getType())
                   .getElementType();
     if ((to.isF16() || to.isBF16()) && isCastTo(outputCast, to) &&
-        isPrivate(output->c,
-                  {output->fill.getOperation(), productWriter, outputCast})) {
+        isPrivateTemporary(output->c, {output->fill.getOperation(),
+                                       productWriter, outputCast})) {
       attention.deadAllocations.push_back(output->c.getDefiningOp());
       attention.ops.push_back(outputCast);
       attention.output = outputCast.getDpsInits()[0];
@@ -324,21 +308,7 @@ private:
 Value AttentionKernelEmitter::map(
     Type component, ValueRange inputs,
     function_ref<Value(Value row, Value column, ValueRange elements)> body) {
-  auto op = MapOp::create(b, loc, resultType(component), inputs);
-  Block *block = new Block();
-  op.getBody().push_back(block);
-  block->addArguments({b.getIndexType(), b.getIndexType()}, {loc, loc});
-  for (Value input : inputs)
-    block->addArgument(
-        getStorageType(cast<SubgroupMatrixTypeInterface>(input.getType())
-                           .getElementType()),
-        loc);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(block);
-  Value yielded = body(block->getArgument(0), block->getArgument(1),
-                       block->getArguments().drop_front(2));
-  YieldOp::create(b, loc, yielded);
-  return op;
+  return createMap(b, loc, resultType(component), inputs, body);
 }
 
 void AttentionKernelEmitter::stageRows(Value global, Value batchBase,

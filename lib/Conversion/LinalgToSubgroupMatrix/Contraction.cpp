@@ -240,9 +240,15 @@ static bool isElementwise(linalg::GenericOp op) {
          op.getIndexingMapsArray().back().isIdentity();
 }
 
-/// Whether `buffer` is a temporary that only `uses` (and deallocations)
-/// touch, so that fusing them away leaves nothing that reads it.
-static bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses) {
+bool mlir::subgroup_matrix::isUnaryElementwise(linalg::GenericOp op) {
+  return op.getNumDpsInputs() == 1 && op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
+bool mlir::subgroup_matrix::isPrivateTemporary(Value buffer,
+                                               ArrayRef<Operation *> uses) {
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return false;
   return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
@@ -250,10 +256,11 @@ static bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses) {
   });
 }
 
-/// The writer of `buffer` that an extension of A or B is: a linalg.generic
-/// that extends each element of one input, and what it reads.
-static std::optional<std::pair<linalg::GenericOp, Type>>
-matchExtension(Value buffer, linalg::LinalgOp contraction) {
+/// The element-wise op with one input that writes `buffer`, a temporary
+/// only it and `contraction` (later in the same block) use: a producer the
+/// kernel can take over.
+static linalg::GenericOp getFusableProducer(Value buffer,
+                                            linalg::LinalgOp contraction) {
   linalg::GenericOp producer;
   for (Operation *user : buffer.getUsers()) {
     auto generic = dyn_cast<linalg::GenericOp>(user);
@@ -261,12 +268,20 @@ matchExtension(Value buffer, linalg::LinalgOp contraction) {
         generic.getDpsInits()[0] == buffer)
       producer = generic;
   }
-  if (!producer || !isElementwise(producer) ||
-      producer.getNumDpsInputs() != 1 ||
-      !producer.getIndexingMapsArray().front().isIdentity() ||
+  if (!producer || !isUnaryElementwise(producer) ||
       producer->getBlock() != contraction->getBlock() ||
       !producer->isBeforeInBlock(contraction) ||
       !isPrivateTemporary(buffer, {producer, contraction}))
+    return {};
+  return producer;
+}
+
+/// The writer of `buffer` that an extension of A or B is: a linalg.generic
+/// that extends each element of one input, and what it reads.
+static std::optional<std::pair<linalg::GenericOp, Type>>
+matchExtension(Value buffer, linalg::LinalgOp contraction) {
+  linalg::GenericOp producer = getFusableProducer(buffer, contraction);
+  if (!producer)
     return std::nullopt;
   Block &body = producer.getRegion().front();
   if (body.getOperations().size() != 2)
@@ -314,20 +329,8 @@ static bool hasScalarBody(linalg::GenericOp op);
 /// of f16 or f32 as it stages them.
 static void fusePrologue(Contraction &contraction, ContractionInput &input) {
   Value buffer = input.buffer;
-  linalg::GenericOp producer;
-  for (Operation *user : buffer.getUsers()) {
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (generic && generic.getNumDpsInits() == 1 &&
-        generic.getDpsInits()[0] == buffer)
-      producer = generic;
-  }
-  Operation *op = contraction.op;
-  if (!producer || !isElementwise(producer) ||
-      producer.getNumDpsInputs() != 1 ||
-      !producer.getIndexingMapsArray().front().isIdentity() ||
-      !hasScalarBody(producer) || producer->getBlock() != op->getBlock() ||
-      !producer->isBeforeInBlock(op) ||
-      !isPrivateTemporary(buffer, {producer, op}))
+  linalg::GenericOp producer = getFusableProducer(buffer, contraction.op);
+  if (!producer || !hasScalarBody(producer))
     return;
   Value source = producer.getDpsInputs()[0];
   auto sourceType = dyn_cast<MemRefType>(source.getType());

@@ -602,22 +602,13 @@ Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
         cast<MemRefType>(step.op.getDpsInits()[0].getType()).getElementType();
     auto resultType =
         ResultMatrixType::get(context, fm, fn, componentOf(outputStorage));
-    auto map = MapOp::create(b, loc, resultType, inputs);
-    Block *mapBody = new Block();
-    map.getBody().push_back(mapBody);
-    mapBody->addArguments({b.getIndexType(), b.getIndexType()}, {loc, loc});
-    for (Value input : inputs)
-      mapBody->addArgument(
-          getStorageType(cast<SubgroupMatrixTypeInterface>(input.getType())
-                             .getElementType()),
-          loc);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(mapBody);
-    IRMapping mapping;
-    for (auto [position, input] : llvm::enumerate(inputOfArgument))
-      mapping.map(body.getArgument(position), mapBody->getArgument(2 + input));
-    YieldOp::create(b, loc, cloneScalarBody(b, body, mapping));
-    matrix = map;
+    matrix = createMap(
+        b, loc, resultType, inputs, [&](Value, Value, ValueRange elements) {
+          IRMapping mapping;
+          for (auto [position, input] : llvm::enumerate(inputOfArgument))
+            mapping.map(body.getArgument(position), elements[input]);
+          return cloneScalarBody(b, body, mapping);
+        });
   }
   return matrix;
 }
@@ -941,6 +932,27 @@ Value mlir::subgroup_matrix::flattenForLaunch(OpBuilder &builder, Location loc,
   for (int64_t d = 0; d < type.getRank(); ++d)
     all.front().push_back(d);
   return memref::CollapseShapeOp::create(builder, loc, buffer, all);
+}
+
+Value mlir::subgroup_matrix::createMap(
+    OpBuilder &builder, Location loc, Type resultType, ValueRange inputs,
+    function_ref<Value(Value row, Value column, ValueRange elements)> body) {
+  auto map = MapOp::create(builder, loc, resultType, inputs);
+  Block *block = new Block();
+  map.getBody().push_back(block);
+  block->addArguments({builder.getIndexType(), builder.getIndexType()},
+                      {loc, loc});
+  for (Value input : inputs)
+    block->addArgument(
+        getStorageType(cast<SubgroupMatrixTypeInterface>(input.getType())
+                           .getElementType()),
+        loc);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  Value yielded = body(block->getArgument(0), block->getArgument(1),
+                       block->getArguments().drop_front(2));
+  YieldOp::create(builder, loc, yielded);
+  return map;
 }
 
 std::string mlir::subgroup_matrix::formatLaunchSize(ArrayRef<int64_t> factors,

@@ -198,8 +198,7 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
 
 /// linalg.softmax on buffers as the four linalg.generic ops that compute
 /// it (a max, the shifted exponentials, their sum, the quotient), each of
-/// which becomes a kernel; a softmax inside attention is fused by
-/// sm-linalg-to-gpu before this runs.
+/// which becomes a kernel (a softmax inside attention is fused instead).
 static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
                                       linalg::SoftmaxOp softmax) {
   Location loc = softmax.getLoc();
@@ -245,14 +244,14 @@ static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
       memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
   Value sums =
       memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
-  // The largest finite value rather than -inf starts the maximum, so that
+  // The lowest finite value rather than -inf starts the maximum, so that
   // a row of -inf gives exp(-inf - m) = 0, never NaN.
-  linalg::FillOp::create(
+  Value lowest = arith::ConstantOp::create(
       rewriter, loc,
-      ValueRange{constant(rewriter,
-                          -APFloat::getLargest(elementType.getFloatSemantics())
-                               .convertToDouble())},
-      ValueRange{maxima});
+      FloatAttr::get(elementType,
+                     APFloat::getLargest(elementType.getFloatSemantics(),
+                                         /*Negative=*/true)));
+  linalg::FillOp::create(rewriter, loc, ValueRange{lowest}, ValueRange{maxima});
   linalg::GenericOp::create(
       rewriter, loc, ValueRange{input}, ValueRange{maxima},
       ArrayRef<AffineMap>{identity, reduced}, reducing,
@@ -349,7 +348,9 @@ struct LinalgToGPUPass
     auto onHost = [](Operation *op) {
       return !op->getParentOfType<gpu::GPUModuleOp>();
     };
-    // Attention first: its products and softmax become one kernel.
+    // Attention first: its products and softmax become one kernel; any
+    // other softmax becomes the generics that compute it, which then get
+    // kernels like every other linalg op.
     SmallVector<linalg::SoftmaxOp> softmaxOps;
     module.walk([&](linalg::SoftmaxOp op) {
       if (onHost(op))
@@ -357,10 +358,13 @@ struct LinalgToGPUPass
     });
     for (linalg::SoftmaxOp op : softmaxOps) {
       std::optional<Attention> attention = matchAttention(op);
-      if (!attention || !canEmitAttentionKernel(*attention, target))
+      if (attention && canEmitAttentionKernel(*attention, target)) {
+        if (failed(emitAttentionKernel(rewriter, *attention, target,
+                                       getKernels(), nextName("attention"))))
+          return signalPassFailure();
         continue;
-      if (failed(emitAttentionKernel(rewriter, *attention, target, getKernels(),
-                                     nextName("attention"))))
+      }
+      if (failed(decomposeSoftmax(rewriter, op)))
         return signalPassFailure();
     }
 
@@ -381,18 +385,6 @@ struct LinalgToGPUPass
                                  getKernels(), nextName("matmul"))))
         failedAny = true;
     }
-    if (failedAny)
-      return signalPassFailure();
-
-    // A softmax outside attention becomes the generics that compute it.
-    SmallVector<linalg::SoftmaxOp> softmaxes;
-    module.walk([&](linalg::SoftmaxOp op) {
-      if (onHost(op))
-        softmaxes.push_back(op);
-    });
-    for (linalg::SoftmaxOp op : softmaxes)
-      if (failed(decomposeSoftmax(rewriter, op)))
-        failedAny = true;
     if (failedAny)
       return signalPassFailure();
 

@@ -1,4 +1,8 @@
 // RUN: sm-translate --emit-msl %s | FileCheck %s
+// The helpers compile against the host metal_stdlib and run.
+// RUN: sm-translate --emit-msl %s -o %t.metal
+// RUN: sm-msl-host-runner %t.metal --entry gelu --arg f32:2:random --grid 1 | FileCheck %s --check-prefix=HOST
+// HOST: check bounds: PASSED
 // (The values are checked by test/Integration/MatrixFunctions,
 // map_gelu_erf_*, and the linalg suite's gelu_erf programs.)
 

@@ -118,6 +118,14 @@ bool isMatrixContraction(linalg::LinalgOp op);
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
 
+/// Whether `op` computes each output element from the same element of its
+/// one input (all loops parallel, identity maps).
+bool isUnaryElementwise(linalg::GenericOp op);
+
+/// Whether `buffer` is an allocation that only `uses` (and deallocations)
+/// touch, so that fusing them away leaves nothing that reads it.
+bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses);
+
 /// Why `buffer`'s layout is unknown, for a diagnostic: a cast of an
 /// unranked buffer (a function taking tensors of dynamic rank); empty
 /// otherwise.

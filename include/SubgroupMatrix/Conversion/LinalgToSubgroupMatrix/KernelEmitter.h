@@ -38,6 +38,13 @@ struct ContractionKernel {
 /// memref.collapse_shape of all of them, built with `builder` on the host.
 Value flattenForLaunch(OpBuilder &builder, Location loc, Value buffer);
 
+/// A subgroup_matrix.map of `inputs` to `resultType` whose body `body`
+/// builds (at the builder's insertion point) from the element's row and
+/// column and the inputs' elements, returning the yielded value.
+Value createMap(
+    OpBuilder &builder, Location loc, Type resultType, ValueRange inputs,
+    function_ref<Value(Value row, Value column, ValueRange elements)> body);
+
 /// A size in a kernel's `subgroup_matrix.launch` description: the product
 /// of `factors` (static sizes, or ShapedType::kDynamic for the size named
 /// by the same position of `names`). A number when all are static, else an
