@@ -267,6 +267,18 @@ module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, argumen
 
 // -----
 
+// A grid of size expressions (dynamic sizes) has three of them; commas
+// inside an expression do not count.
+// expected-error @+1 {{'subgroup_matrix.launch' needs 'grid', an array<i32> of three positive counts (or a string of three comma-separated expressions)}}
+module attributes {subgroup_matrix.launch = {grid = "{ceildiv(N,64)},{ceildiv(M,64)}", arguments = [], sizes = ["M", "N"]}} {}
+
+// -----
+
+// expected-error @+1 {{'subgroup_matrix.launch' has 'sizes' that are not an array of size names (strings)}}
+module attributes {subgroup_matrix.launch = {grid = "{ceildiv(N,64)},1,1", arguments = [], sizes = [1]}} {}
+
+// -----
+
 // expected-error @+1 {{'subgroup_matrix.launch' has a 'check' that is not a string}}
 module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, arguments = ["f32:4:random"], check = 1}} {}
 
