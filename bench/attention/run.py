@@ -7,8 +7,12 @@ flash-attention kernel; against torch.nn.functional.scaled_dot_product_
 attention on the same GPU in the same run, at the same clock (a CUDA
 context is held while our kernels run).
 
-  bench/attention/run.py prepare               # here: build the binaries
+  bench/attention/run.py prepare [OPTIONS...]   # here: build the binaries
   <device> python3 bench/attention/run.py device   # there: check, time
+
+Each OPTIONS is a variant of sm-linalg-to-gpu's options besides the target
+(e.g. "attention-key-block=32 attention-softmax=registers"); without any,
+the target's defaults. Every variant is checked and timed.
 
 On the device each kernel runs on fresh random inputs (uniform in [-1, 1])
 and its whole output is compared with PyTorch's attention computed in f32
@@ -18,6 +22,7 @@ the causal mask.
 """
 
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -33,7 +38,7 @@ HEADS, SEQUENCE, HEAD_DIM = 16, 4096, 128
 CASES = [("non_causal", False), ("causal", True)]
 
 
-def prepare():
+def prepare(variants):
     spec = importlib.util.spec_from_file_location(
         "linalg_suite", os.path.join(ROOT, "test", "Integration",
                                      "LinalgToGPU", "suite.py"))
@@ -45,13 +50,15 @@ def prepare():
     bin_dir = os.path.join(BUILD, "bin")
     spirv_val = os.path.join(ROOT, ".deps", "spirv", "bin", "spirv-val")
     cases = []
-    for name, causal in CASES:
+    for (name, causal), variant in itertools.product(CASES, variants or [""]):
         text = suite.attention_program(name, HEADS, SEQUENCE, SEQUENCE,
                                        HEAD_DIM, "f16", causal, "f16")
         gpu = subprocess.run(
             [os.path.join(bin_dir, "sm-opt"),
-             "--sm-linalg-to-gpu=target=nvidia-h100"], input=text,
+             "--sm-linalg-to-gpu=target=nvidia-h100 " + variant], input=text,
             check=True, capture_output=True, text=True).stdout
+        if variant:
+            name += " [%s]" % variant
         host = suite.parse_host(gpu)
         if [l["entry"] for l in host["launches"]] != ["attention_0"]:
             sys.exit("%s did not become one attention kernel: %s" % (
@@ -59,7 +66,7 @@ def prepare():
         lowered = subprocess.run(
             [os.path.join(bin_dir, "sm-opt"), "--sm-lower-to-vulkan"],
             input=gpu, check=True, capture_output=True, text=True).stdout
-        binary = os.path.join(STAGE, name + ".spv")
+        binary = os.path.join(STAGE, "kernel%d.spv" % len(cases))
         subprocess.run([os.path.join(bin_dir, "sm-translate"),
                         "--serialize-spirv", "-o", binary], input=lowered,
                        check=True, text=True)
@@ -78,7 +85,25 @@ def prepare():
     print("staged %d kernels in %s" % (len(cases), STAGE))
 
 
+def unpack_vulkan_loader():
+    """The GPU machine has NVIDIA's driver but no Vulkan loader: unpack
+    the Debian packages staged beside the binaries."""
+    if "libvulkan.so.1" in subprocess.run(["ldconfig", "-p"],
+                                          capture_output=True,
+                                          text=True).stdout:
+        return
+    debs = os.path.join(STAGE, "debs")
+    for deb in sorted(os.listdir(debs)):
+        subprocess.run(["dpkg", "-x", os.path.join(debs, deb), "/"],
+                       check=True)
+    subprocess.run(["ldconfig"], check=True)
+
+
 def device():
+    unpack_vulkan_loader()
+    os.environ.setdefault(
+        "VK_DRIVER_FILES",
+        "/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json")
     import torch
     import torch.nn.functional as F
     # The clock follows CUDA contexts: hold one while our kernels run.
@@ -110,7 +135,7 @@ def device():
         for path in paths:
             argv += ["--arg", "f16:%d:file:%s" % (count, path)]
         argv += ["--arg", "f16:%d:poison" % count, "--output",
-                 "3:%s" % result, "--repeat", "20"]
+                 "3:%s" % result, "--repeat", "20", "--pipeline-statistics"]
         log = subprocess.run(argv, capture_output=True, text=True)
         if log.returncode:
             sys.exit("runner failed: " + log.stdout + log.stderr)
@@ -154,9 +179,18 @@ def device():
                 float(error.max()), torch_median, flops / torch_median / 1e6,
                 torch_median / median))
         print(lines[-1], flush=True)
+        statistics = [line.strip() for line in log.stdout.splitlines()
+                      if re.search(r"register|shared|spill|local", line,
+                                   re.IGNORECASE)]
+        if statistics:
+            lines.append("  driver: " + "; ".join(statistics))
+            print(lines[-1], flush=True)
     with open(os.path.join(out, "attention.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
-    {"prepare": prepare, "device": device}[sys.argv[1]]()
+    if sys.argv[1] == "prepare":
+        prepare(sys.argv[2:])
+    else:
+        device()

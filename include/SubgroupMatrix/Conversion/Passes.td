@@ -302,6 +302,20 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",
            "Parts K is split into (0: enough to fill the device where the "
            "tiles of C cannot, 1: no split)">,
+    Option<"attentionSubgroups", "attention-subgroups", "int64_t",
+           /*default=*/"0",
+           "Subgroups per attention workgroup, each a matrix height of "
+           "queries (0: 4)">,
+    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
+           /*default=*/"0",
+           "Keys per step of the attention loop, a multiple of the matrix "
+           "width (0: 64, fewer where workgroup memory is short)">,
+    Option<"attentionSoftmax", "attention-softmax", "std::string",
+           /*default=*/"\"\"",
+           "Where attention's online softmax runs: 'registers' (map, reduce "
+           "and convert of result matrices) or 'workgroup-memory' (scalars, "
+           "one round trip per key block); empty: workgroup memory on "
+           "Vulkan devices, registers elsewhere">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

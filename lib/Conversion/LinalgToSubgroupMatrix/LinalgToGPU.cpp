@@ -325,6 +325,20 @@ struct LinalgToGPUPass
     requested.groupM = groupM;
     requested.splitK = splitK;
 
+    AttentionTiling attentionTiling;
+    attentionTiling.subgroups = attentionSubgroups;
+    attentionTiling.keyBlock = attentionKeyBlock;
+    if (attentionSoftmax == "registers")
+      attentionTiling.softmax = AttentionTiling::Softmax::Registers;
+    else if (attentionSoftmax == "workgroup-memory")
+      attentionTiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
+    else if (!attentionSoftmax.empty()) {
+      module.emitError("attention-softmax must be 'registers' or "
+                       "'workgroup-memory', not '")
+          << attentionSoftmax << "'";
+      return signalPassFailure();
+    }
+
     // All kernels of the program go into one gpu.module (one SPIR-V
     // module, one Metal library), before the first function.
     IRRewriter rewriter(&getContext());
@@ -358,9 +372,14 @@ struct LinalgToGPUPass
     });
     for (linalg::SoftmaxOp op : softmaxOps) {
       std::optional<Attention> attention = matchAttention(op);
-      if (attention && canEmitAttentionKernel(*attention, target)) {
+      // Tiling asked for explicitly is honoured or reported, never dropped
+      // for separate kernels.
+      if (attention && (!attentionTiling.isDefault() ||
+                        canEmitAttentionKernel(*attention, target,
+                                               attentionTiling))) {
         if (failed(emitAttentionKernel(rewriter, *attention, target,
-                                       getKernels(), nextName("attention"))))
+                                       attentionTiling, getKernels(),
+                                       nextName("attention"))))
           return signalPassFailure();
         continue;
       }

@@ -31,6 +31,11 @@ int64_t mlir::subgroup_matrix::getWorkgroupMemoryLimit(TargetAttr target) {
   return getDeviceFamily(target) == DeviceFamily::Apple ? 32 * 1024 : 48 * 1024;
 }
 
+bool mlir::subgroup_matrix::isVulkanDevice(TargetAttr target) {
+  DeviceFamily family = getDeviceFamily(target);
+  return family == DeviceFamily::Nvidia || family == DeviceFamily::Amd;
+}
+
 /// The target's largest configuration for the problem's types that is at
 /// most 16 x 16 (the first listed among equals): larger matrices take
 /// registers that a block of several matrices per subgroup uses better.

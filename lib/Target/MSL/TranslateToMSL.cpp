@@ -993,6 +993,24 @@ LogicalResult MSLEmitter::emitGPU(Operation &op) {
       .Case([&](gpu::LaneIdOp id) {
         return assign(id, "lane", usePosition("thread_index_in_simdgroup"));
       })
+      .Case([&](gpu::ShuffleOp shuffle) -> LogicalResult {
+        // XOR shuffles within a power-of-two width stay inside their
+        // segment of the simdgroup, so the whole-simdgroup shuffle is
+        // the same; other modes are not emitted yet.
+        if (shuffle.getMode() != gpu::ShuffleMode::XOR)
+          return shuffle.emitOpError(
+              "cannot be emitted as Metal Shading Language: only xor "
+              "shuffles are supported");
+        std::string offset = name(shuffle.getOffset());
+        std::string lane = usePosition("thread_index_in_simdgroup");
+        if (failed(assign(shuffle.getShuffleResult(), "",
+                          "simd_shuffle_xor(" + name(shuffle.getValue()) +
+                              ", ushort(" + offset + "))")))
+          return failure();
+        return assign(shuffle.getValid(), "",
+                      "(" + lane + " ^ " + offset + ") < " +
+                          name(shuffle.getWidth()));
+      })
       .Case([&](gpu::SubgroupSizeOp size) {
         return assign(size, "simd_width", usePosition("threads_per_simdgroup"));
       })

@@ -175,11 +175,43 @@ def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
     raise NotImplementedError
 
 
-def attention_program(name, batch, sq, sk, d, t, causal, out):
+def attention_program(name, batch, sq, sk, d, t, causal, out, heads=None,
+                      additive_mask=False):
     """softmax(Q K^T / sqrt(d) [causal mask]) V as front-ends write it on
     tensors: two batch_matmuls around linalg.softmax, the scale (and mask)
     an element-wise op on the scores, P cast to the input type (unless
-    f32), O cast to `out` (unless f32)."""
+    f32), O cast to `out` (unless f32). With `heads`, Q, K, V and the
+    result are batch/heads x heads x ... tensors, reshaped to and from the
+    folded form; with `additive_mask`, a sq x sk f32 mask (a fourth
+    argument, shared by the batch) is added to the scaled scores."""
+    text = attention_folded(name, batch, sq, sk, d, t, causal, out,
+                            additive_mask)
+    if not heads:
+        return text
+    folded = lambda rows: tensor((batch, rows, d), t)  # noqa
+    split = lambda rows, e=t: tensor((batch // heads, heads, rows, d), e)  # noqa
+    r_folded, r_split = tensor((batch, sq, d), out), split(sq, out)
+    header = text[:text.index("{\n") + 2]
+    new_header = header
+    for name_, rows in (("q", sq), ("k", sk), ("v", sk)):
+        new_header = new_header.replace(
+            "%%%s: %s" % (name_, folded(rows)),
+            "%%%s4: %s" % (name_, split(rows)), 1)
+    new_header = new_header.replace("-> %s {" % r_folded, "-> %s {" % r_split)
+    for name_, rows in (("q", sq), ("k", sk), ("v", sk)):
+        new_header += ("  %%%s = tensor.collapse_shape %%%s4 [[0, 1], [2], "
+                       "[3]] : %s into %s\n" % (name_, name_, split(rows),
+                                                folded(rows)))
+    result = text[text.rindex("  return ") + 9:text.rindex(" : ")]
+    tail = ("  %%split = tensor.expand_shape %s [[0, 1], [2], [3]] "
+            "output_shape [%d, %d, %d, %d] : %s into %s\n"
+            "  return %%split : %s\n}\n" % (
+                result, batch // heads, heads, sq, d, r_folded, r_split,
+                r_split))
+    return new_header + text[len(header):text.rindex("  return ")] + tail
+
+
+def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
     q, kv = tensor((batch, sq, d), t), tensor((batch, sk, d), t)
     s_ty, p_ty = tensor((batch, sq, sk), "f32"), tensor((batch, sq, sk), t)
     o_ty, r_ty = tensor((batch, sq, d), "f32"), tensor((batch, sq, d), out)
@@ -190,17 +222,23 @@ def attention_program(name, batch, sq, sk, d, t, causal, out):
     %%above = arith.cmpi ugt, %%j, %%i : index
     %%ninf = arith.constant 0xFF800000 : f32
     %%y = arith.select %%above, %%ninf, %%scaled : f32""" if causal else """
+    %%y = arith.addf %%scaled, %%bias : f32""" if additive_mask else """
     %%y = arith.addf %%scaled, %%zero : f32"""
-    text = """func.func @%(name)s(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s) -> %(r)s {
+    mask_ty = tensor((sq, sk), "f32")
+    mask_argument = ", %%mask: %s" % mask_ty if additive_mask else ""
+    mask_input = (", %%mask : %s, %s" % (s_ty, mask_ty) if additive_mask
+                  else " : %s" % s_ty)
+    mask_map = ", affine_map<(b, i, j) -> (i, j)>" if additive_mask else ""
+    text = """func.func @%(name)s(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s%(mask_argument)s) -> %(r)s {
   %%zero = arith.constant 0.0 : f32
   %%e = tensor.empty() : %(s)s
   %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(s)s) -> %(s)s
   %%s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%%q, %%k : %(q)s, %(kv)s) outs(%%f : %(s)s) -> %(s)s
   %%e1 = tensor.empty() : %(s)s
-  %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%%s : %(s)s) outs(%%e1 : %(s)s) {
-  ^bb0(%%x: f32, %%o: f32):
+  %%m = linalg.generic {indexing_maps = [%(id)s%(mask_map)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%s%(mask_input)s) outs(%%e1 : %(s)s) {
+  ^bb0(%%x: f32%(mask_block)s, %%o: f32):
     %%c = arith.constant %(scale)r : f32
     %%scaled = arith.mulf %%x, %%c : f32%(mask)s
     linalg.yield %%y : f32
@@ -208,7 +246,10 @@ def attention_program(name, batch, sq, sk, d, t, causal, out):
   %%e2 = tensor.empty() : %(s)s
   %%p = linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
 """ % dict(name=name, q=q, kv=kv, s=s_ty, r=r_ty, id=ident3,
-           scale=1.0 / math.sqrt(d), mask=mask % {})
+           scale=1.0 / math.sqrt(d), mask=mask % {},
+           mask_argument=mask_argument, mask_input=mask_input,
+           mask_map=mask_map,
+           mask_block=", %bias: f32" if additive_mask else "")
     p_name = "%p"
     if t != "f32":
         text += """  %%e3 = tensor.empty() : %(pt)s
@@ -240,8 +281,10 @@ def attention_program(name, batch, sq, sk, d, t, causal, out):
 
 
 def attention_reference(x, batch, sq, sk, d, causal):
-    """The naive three steps in double precision."""
-    q, k, v = x
+    """The naive three steps in double precision (a fourth input is an
+    additive sq x sk mask)."""
+    q, k, v = x[:3]
+    mask = x[3] if len(x) > 3 else None
     out = []
     scale = 1.0 / math.sqrt(d)
     for b in range(batch):
@@ -253,7 +296,8 @@ def attention_reference(x, batch, sq, sk, d, causal):
                     scores.append(-math.inf)
                     continue
                 kj = k[(b * sk + j) * d:(b * sk + j + 1) * d]
-                scores.append(scale * sum(a * c for a, c in zip(qi, kj)))
+                scores.append(scale * sum(a * c for a, c in zip(qi, kj)) +
+                              (mask[i * sk + j] if mask else 0.0))
             top = max(scores)
             e = [math.exp(s - top) for s in scores]
             total = sum(e)
@@ -777,11 +821,26 @@ def cases_for(target):
     # and probabilities never reach memory). Ragged lengths (queries !=
     # keys, neither a multiple of the blocks), a causal mask written with
     # linalg.index, head dimensions 64 and 128, an f16 output.
-    for an, (ab, asq, ask, ad, causal, out) in [
-            ("attention_ragged", (2, 37, 45, 64, False, "f32")),
-            ("attention_causal", (2, 70, 70, 64, True, "f32")),
+    # Both forms of the online softmax (result matrices; scalars through
+    # workgroup memory, the Vulkan default) run on every path, with other
+    # subgroup counts and key blocks.
+    for an, (ab, asq, ask, ad, causal, out), aoptions in [
+            ("attention_ragged", (2, 37, 45, 64, False, "f32"), ""),
+            ("attention_causal", (2, 70, 70, 64, True, "f32"), ""),
             ("attention_d128_f16_out", (1, 40, 100, 128, False,
-                                         t if t != "f32" else "f32"))]:
+                                         t if t != "f32" else "f32"), ""),
+            ("attention_registers_causal", (2, 70, 45, 64, True, "f32"),
+             "attention-softmax=registers attention-key-block=32"),
+            ("attention_workgroup_memory_2_subgroups",
+             (3, 50, 77, 64, True, "f32"),
+             "attention-softmax=workgroup-memory attention-subgroups=2"),
+            ("attention_workgroup_memory_causal",
+             (2, 70, 45, 64, True, "f32"),
+             "attention-softmax=workgroup-memory"),
+            ("attention_workgroup_memory_block_16",
+             (1, 33, 40, 64, False, "f32"),
+             "attention-softmax=workgroup-memory attention-key-block=16 "
+             "attention-subgroups=1")]:
         cases.append(Case(
             an, attention_program(an, ab, asq, ask, ad, t, causal, out),
             [("q", (ab, asq, ad), t, unit), ("k", (ab, ask, ad), t, unit),
@@ -789,7 +848,32 @@ def cases_for(target):
             ((ab, asq, ad), out),
             lambda x, ab=ab, asq=asq, ask=ask, ad=ad, causal=causal:
                 attention_reference(x, ab, asq, ask, ad, causal),
-            2e-3))
+            2e-3, options=aoptions))
+    # Heads as their own dimension (reshaped to and from the folded form,
+    # as front-ends write it) with an additive mask shared by the batch,
+    # which the kernel reads at (query, key); and bf16 inputs where the
+    # target multiplies them.
+    mb, mh, msq, msk, md = 4, 2, 37, 75, 64
+    cases.append(Case(
+        "attention_heads_additive_mask",
+        attention_program("attention_heads_additive_mask", mb, msq, msk, md,
+                          t, False, "f32", heads=mh, additive_mask=True),
+        [("q", (mb // mh, mh, msq, md), t, unit),
+         ("k", (mb // mh, mh, msk, md), t, unit),
+         ("v", (mb // mh, mh, msk, md), t, unit),
+         ("mask", (msq, msk), "f32", (-4.0, 0.0))],
+        ((mb // mh, mh, msq, md), "f32"),
+        lambda x: attention_reference(x, mb, msq, msk, md, False), 2e-3))
+    if target in ("nvidia-h100", "intel-xe-hpc"):
+        cases.append(Case(
+            "attention_bf16_causal_heads",
+            attention_program("attention_bf16_causal_heads", 2, 50, 50, 128,
+                              "bf16", True, "bf16", heads=2),
+            [("q", (1, 2, 50, 128), "bf16", unit),
+             ("k", (1, 2, 50, 128), "bf16", unit),
+             ("v", (1, 2, 50, 128), "bf16", unit)],
+            ((1, 2, 50, 128), "bf16"),
+            lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
 
     # Dynamic sizes: one program, compiled once, run at sizes that are and
     # are not tile multiples (M = 1 and 7 for decode steps).
@@ -914,7 +998,7 @@ def parse_host(text):
         r"(%[\w]+) = (memref\.dim|arith\.ceildivui|arith\.minui|"
         r"arith\.muli) (%[\w]+), (%[\w]+) :", host)]
     aliases = dict(re.findall(
-        r"(%[\w]+) = memref\.collapse_shape (%[\w]+)", host))
+        r"(%[\w]+) = memref\.(?:collapse|expand)_shape (%[\w]+)", host))
     copies = re.findall(r"memref\.copy (%[\w]+), (%[\w]+)", host)
     launches = []
     for match in re.finditer(

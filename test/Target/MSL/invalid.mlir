@@ -28,8 +28,8 @@ gpu.module @unsupported_op {
     %v = memref.load %a[%c0] : memref<512xf32>
     %c1 = arith.constant 1 : i32
     %c32 = arith.constant 32 : i32
-    // expected-error @+1 {{'gpu.shuffle' op cannot be emitted as Metal Shading Language}}
-    %r, %ok = gpu.shuffle xor %v, %c1, %c32 : f32
+    // expected-error @+1 {{'gpu.shuffle' op cannot be emitted as Metal Shading Language: only xor shuffles are supported}}
+    %r, %ok = gpu.shuffle down %v, %c1, %c32 : f32
     gpu.return
   }
 }

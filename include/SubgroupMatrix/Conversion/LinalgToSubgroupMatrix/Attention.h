@@ -34,12 +34,39 @@ struct Attention {
   /// The element-wise ops on the scores (a scale, a mask), applied in order;
   /// their bodies may read the position through linalg.index.
   SmallVector<linalg::GenericOp> scoreSteps;
+  /// For each step, which of its inputs is the scores; its other inputs
+  /// (an additive mask, a bias) are read at the position the step's
+  /// indexing map gives them from (batch, query, key).
+  SmallVector<unsigned> scoreInputs;
+  /// Those other inputs, once each: f32 or f16 buffers the kernel takes as
+  /// arguments after the output.
+  SmallVector<Value> scoreOperands;
   /// The last score step yields -inf where key > query: key blocks past a
   /// workgroup's last query are skipped (they would add nothing).
   bool causal = false;
   /// The component type of Q, K and V, and the storage type of the
   /// probabilities' product (P is cast to the input type first).
   Type inputType, outputType;
+};
+
+/// How the attention kernel is tiled; zeros and `Default` leave the choice
+/// to the target's defaults.
+struct AttentionTiling {
+  /// Subgroups per workgroup, each a matrix height of queries (default 4).
+  int64_t subgroups = 0;
+  /// Keys per step of the loop: a multiple of the matrix width (default 64,
+  /// halved while workgroup memory is short).
+  int64_t keyBlock = 0;
+  /// Where the online softmax of a key block is computed: on result
+  /// matrices (map, reduce, convert), or on per-invocation scalars through
+  /// workgroup memory (the default on Vulkan, where each map or reduction
+  /// would cost such a round trip of its own).
+  enum class Softmax { Default, Registers, WorkgroupMemory };
+  Softmax softmax = Softmax::Default;
+
+  bool isDefault() const {
+    return !subgroups && !keyBlock && softmax == Softmax::Default;
+  }
 };
 
 /// Reads the attention whose softmax is `softmax`, if the program around it
@@ -50,13 +77,15 @@ std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
 /// Whether the target has what the kernel needs (a matrix configuration for
 /// the products, workgroup memory for the key blocks); where it has not,
 /// the attention's ops become kernels of their own.
-bool canEmitAttentionKernel(const Attention &attention, TargetAttr target);
+bool canEmitAttentionKernel(const Attention &attention, TargetAttr target,
+                            const AttentionTiling &tiling);
 
 /// Writes the flash-attention kernel `name` into `kernels` and replaces the
-/// attention's ops by its launch. Reports on the softmax when the target
-/// cannot run it.
+/// attention's ops by its launch. Reports on the first op of the attention
+/// when the target cannot run it or `tiling` cannot be honoured.
 LogicalResult emitAttentionKernel(RewriterBase &rewriter,
                                   const Attention &attention, TargetAttr target,
+                                  const AttentionTiling &tiling,
                                   gpu::GPUModuleOp kernels, StringRef name);
 
 } // namespace subgroup_matrix
