@@ -64,8 +64,7 @@ static Operation *getOnlyReader(Value buffer, ArrayRef<Operation *> writers) {
 static std::optional<unsigned> getScoreInput(linalg::GenericOp op,
                                              MemRefType scoresType) {
   if (op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != op.getNumParallelLoops() ||
-      op.getNumLoops() != 3 ||
+      op.getNumLoops() != op.getNumParallelLoops() || op.getNumLoops() != 3 ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
     return std::nullopt;
   std::optional<unsigned> scoreInput;
@@ -93,7 +92,8 @@ static std::optional<unsigned> getScoreInput(linalg::GenericOp op,
     return std::nullopt;
   if (!llvm::all_of(body.without_terminator(), [&](Operation &inner) {
         return isa<linalg::IndexOp>(inner) ||
-               (isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
+               (isa<arith::ArithDialect, math::MathDialect>(
+                    inner.getDialect()) &&
                 isPure(&inner) && inner.getNumRegions() == 0);
       }))
     return std::nullopt;
@@ -155,8 +155,8 @@ static std::optional<Contraction> matchProduct(Operation *op,
   FailureOr<Contraction> product = matchContraction(linalgOp);
   if (failed(product) || product->batch < 1 || !product->a.batched ||
       !product->b.batched || product->a.transposed ||
-      product->b.transposed != transposedB || product->hasDynamicSizes() ||
-      product->reducesBatch || !product->fillValue ||
+      product->b.transposed != transposedB || product->reducesBatch ||
+      !product->fillValue ||
       !matchPattern(product->fillValue, m_AnyZeroFloat()) ||
       !product->resultComponent.isF32() ||
       !isa<Float16Type, BFloat16Type, Float32Type>(product->inputComponent))
@@ -168,9 +168,8 @@ std::optional<Attention>
 mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   Attention attention;
   auto scoresType = dyn_cast<MemRefType>(softmax.getInput().getType());
-  if (!scoresType || scoresType.getRank() != 3 ||
-      !scoresType.hasStaticShape() || !scoresType.getElementType().isF32() ||
-      softmax.getDimension() != 2)
+  if (!scoresType || scoresType.getRank() != 3 || scoresType.isDynamicDim(0) ||
+      !scoresType.getElementType().isF32() || softmax.getDimension() != 2)
     return std::nullopt;
 
   // Back from the softmax: element-wise steps, then the product Q K^T.
@@ -243,7 +242,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   // Shapes: Q batch x Sq x D, K batch x Sk x D, V batch x Sk x D.
   if (output->batch != scores->batch || output->m != scores->m ||
       output->k != scores->n || output->n != scores->k ||
-      output->inputComponent != inputType)
+      output->inputComponent != inputType || ShapedType::isDynamic(scores->k))
     return std::nullopt;
   attention.ops = before;
   attention.ops.push_back(softmax);
@@ -333,10 +332,10 @@ private:
   /// or past `count` read as zeros. A separate step from `storeRows` so
   /// that the reads can be issued before work that hides their latency.
   SmallVector<Value> loadRows(Value global, Value batchBase, Value first,
-                              int64_t count, int64_t rows);
+                              Value count, int64_t rows);
   /// Writes what `loadRows` read to workgroup memory, rows `stride` apart.
   void storeRows(ArrayRef<Value> values, Value shared, int64_t rows);
-  void stageRows(Value global, Value batchBase, Value first, int64_t count,
+  void stageRows(Value global, Value batchBase, Value first, Value count,
                  Value shared, int64_t rows) {
     storeRows(loadRows(global, batchBase, first, count, rows), shared, rows);
   }
@@ -386,8 +385,8 @@ private:
   /// type) of a key block: padded by 16 bytes against bank conflicts.
   int64_t getScoreStride(int64_t keyBlock) const { return keyBlock + 4; }
   int64_t getProbabilityStride(int64_t keyBlock) const {
-    return keyBlock + 16 * 8 / getStorageType(attention.inputType)
-                                   .getIntOrFloatBitWidth();
+    return keyBlock +
+           16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
   }
 
   const Attention &attention;
@@ -404,6 +403,9 @@ private:
   Value output, keyShared, valueShared;
   /// The kernel's arguments for the score steps' other inputs.
   SmallVector<Value> scoreOperandArguments;
+  /// The sequence lengths: constants, or the kernel's last arguments
+  /// (queries, then keys) where the program leaves them dynamic.
+  Value queryCount, keyCount;
   /// The workgroup buffers besides K and V: the output scratch, or the
   /// scores, probabilities and factors of the softmax in workgroup memory.
   SmallVector<Value, 3> scratch;
@@ -418,7 +420,7 @@ Value AttentionKernelEmitter::map(
 
 SmallVector<Value> AttentionKernelEmitter::loadRows(Value global,
                                                     Value batchBase,
-                                                    Value first, int64_t count,
+                                                    Value first, Value count,
                                                     int64_t rows) {
   int64_t headDim = attention.headDim;
   int64_t perRow = headDim / width;
@@ -440,7 +442,7 @@ SmallVector<Value> AttentionKernelEmitter::loadRows(Value global,
     // Rows past the end (and copies past the last, in a short last round)
     // read the batch's first element and become zeros.
     Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           globalRow, index(count));
+                                           globalRow, count);
     if (start + getThreads() > copies)
       inBounds = arith::AndIOp::create(
           b, loc, inBounds,
@@ -506,8 +508,7 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
   // Padding rows and keys read the operands' first element (and are
   // discarded or masked later).
   Value positionInside;
-  for (auto [stepIndex, scoreInput] :
-       llvm::enumerate(attention.scoreInputs)) {
+  for (auto [stepIndex, scoreInput] : llvm::enumerate(attention.scoreInputs)) {
     linalg::GenericOp step = attention.scoreSteps[stepIndex];
     Block &body = step.getRegion().front();
     IRMapping mapping;
@@ -521,33 +522,32 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
         positionInside = arith::AndIOp::create(
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, query,
-                                  index(attention.queryCount)),
+                                  queryCount),
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
-                                  index(attention.keyCount)));
+                                  keyCount));
       AffineMap map = step.getMatchingIndexingMap(input);
       ArrayRef<int64_t> shape =
           cast<MemRefType>(input->get().getType()).getShape();
       Value address = index(0);
       for (unsigned i = 0; i < map.getNumResults(); ++i)
-        address = add(mul(address, shape[i]),
-                      position[map.getDimPosition(i)]);
+        address = add(mul(address, shape[i]), position[map.getDimPosition(i)]);
       address =
           arith::SelectOp::create(b, loc, positionInside, address, index(0));
       Value operand = scoreOperandArguments[llvm::find(attention.scoreOperands,
                                                        input->get()) -
                                             attention.scoreOperands.begin()];
-      mapping.map(argument,
-                  memref::LoadOp::create(b, loc, operand, address));
+      mapping.map(argument, memref::LoadOp::create(b, loc, operand, address));
     }
     for (auto indexOp : body.getOps<linalg::IndexOp>())
       mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
     value = cloneScalarBody(b, body, mapping);
   }
-  if (attention.keyCount % keyBlock == 0)
+  if (!ShapedType::isDynamic(attention.keyCount) &&
+      attention.keyCount % keyBlock == 0)
     return value;
   // Keys past the end were staged as zeros: they weigh nothing.
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
-                                       index(attention.keyCount));
+  Value inside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, keyCount);
   Value minusInfinity = arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
   return arith::SelectOp::create(b, loc, inside, value, minusInfinity);
@@ -674,7 +674,9 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
 
   auto flat = [&](Value buffer) {
     auto type = cast<MemRefType>(buffer.getType());
-    return MemRefType::get({type.getNumElements()}, type.getElementType());
+    return MemRefType::get(
+        {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+        type.getElementType());
   };
   auto workgroup =
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
@@ -688,14 +690,16 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
                                  flat(attention.output)};
   for (Value operand : attention.scoreOperands)
     arguments.push_back(flat(operand));
+  for (int64_t count : {attention.queryCount, attention.keyCount})
+    if (ShapedType::isDynamic(count))
+      arguments.push_back(b.getIndexType());
   SmallVector<Type> attributions = {shared(stagedRows * stride, inputStorage)};
   if (!softmaxInWorkgroupMemory)
     attributions.push_back(shared(keyBlock * stride, inputStorage));
   if (softmaxInWorkgroupMemory)
     attributions.append(
         {shared(subgroups * fm * getScoreStride(keyBlock), f32),
-         shared(subgroups * fm * getProbabilityStride(keyBlock),
-                inputStorage),
+         shared(subgroups * fm * getProbabilityStride(keyBlock), inputStorage),
          shared(subgroups * fm * fn, f32)});
   else
     attributions.push_back(shared(subgroups * fm * fn, f32));
@@ -711,8 +715,16 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   Value q = entry->getArgument(0), k = entry->getArgument(1),
         v = entry->getArgument(2);
   output = entry->getArgument(3);
-  scoreOperandArguments.assign(entry->getArguments().begin() + 4,
-                               entry->getArguments().end());
+  auto nextArgument = entry->getArguments().begin() + 4;
+  scoreOperandArguments.assign(nextArgument,
+                               nextArgument + attention.scoreOperands.size());
+  nextArgument += attention.scoreOperands.size();
+  queryCount = ShapedType::isDynamic(attention.queryCount)
+                   ? Value(*nextArgument++)
+                   : index(attention.queryCount);
+  keyCount = ShapedType::isDynamic(attention.keyCount)
+                 ? Value(*nextArgument++)
+                 : index(attention.keyCount);
   ArrayRef<BlockArgument> buffers = kernel.getWorkgroupAttributions();
   keyShared = buffers[0];
   valueShared = softmaxInWorkgroupMemory ? keyShared : Value(buffers[1]);
@@ -727,14 +739,15 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   Value firstQuery = mul(queryTile, queryBlock);
   Value subgroupRow = mul(subgroupId, fm);
   rowOffset = add(firstQuery, subgroupRow);
-  queryBase = mul(batchIndex, attention.queryCount * headDim);
-  Value keyBase = mul(batchIndex, attention.keyCount * headDim);
+  queryBase =
+      arith::MulIOp::create(b, loc, batchIndex, mul(queryCount, headDim));
+  Value keyBase =
+      arith::MulIOp::create(b, loc, batchIndex, mul(keyCount, headDim));
 
   // Q, through the key buffer, into left matrices held for the whole loop.
   leftType = LeftMatrixType::get(context, fm, fk, attention.inputType);
   rightType = RightMatrixType::get(context, fk, fn, attention.inputType);
-  stageRows(q, queryBase, firstQuery, attention.queryCount, keyShared,
-            queryBlock);
+  stageRows(q, queryBase, firstQuery, queryCount, keyShared, queryBlock);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> queries;
   for (int64_t d = 0; d < headDim / fk; ++d)
@@ -754,8 +767,8 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
     carried = {splat(lowest), splat(0.0)};
   for (int64_t i = 0; i < headDim / fn; ++i)
     carried.push_back(splat(0.0));
-  int64_t keySteps = llvm::divideCeil(attention.keyCount, keyBlock);
-  Value stepCount = index(keySteps);
+  Value stepCount =
+      arith::CeilDivUIOp::create(b, loc, keyCount, index(keyBlock));
   if (attention.causal) {
     // Keys past this workgroup's last query are masked for all its rows.
     Value lastQuery = add(firstQuery, index(queryBlock - 1));
@@ -774,12 +787,10 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
     // then.
     SmallVector<Value> valueRows;
     if (softmaxInWorkgroupMemory)
-      valueRows =
-          loadRows(v, keyBase, firstKey, attention.keyCount, keyBlock);
-    stageRows(k, keyBase, firstKey, attention.keyCount, keyShared, keyBlock);
+      valueRows = loadRows(v, keyBase, firstKey, keyCount, keyBlock);
+    stageRows(k, keyBase, firstKey, keyCount, keyShared, keyBlock);
     if (!softmaxInWorkgroupMemory)
-      stageRows(v, keyBase, firstKey, attention.keyCount, valueShared,
-                keyBlock);
+      stageRows(v, keyBase, firstKey, keyCount, valueShared, keyBlock);
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T for each column of matrices of the block.
@@ -814,10 +825,8 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   return kernel;
 }
 
-SmallVector<Value>
-AttentionKernelEmitter::emitBlockInRegisters(Value firstKey,
-                                             ArrayRef<Value> rawScores,
-                                             ValueRange carried) {
+SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
+    Value firstKey, ArrayRef<Value> rawScores, ValueRange carried) {
   int64_t fn = config.getN();
   Type f32 = b.getF32Type();
   Value maximum = carried[0];
@@ -833,13 +842,13 @@ AttentionKernelEmitter::emitBlockInRegisters(Value firstKey,
   for (Value s : scores) {
     Value rowMaximum = ReduceOp::create(b, loc, s.getType(), ReductionKind::Max,
                                         ReductionDimensions::Rows, s);
-    blockMaximum = !blockMaximum
-                       ? rowMaximum
-                       : map(f32, {blockMaximum, rowMaximum},
-                             [&](Value, Value, ValueRange x) -> Value {
-                               return arith::MaximumFOp::create(b, loc, x[0],
-                                                                x[1]);
-                             });
+    blockMaximum =
+        !blockMaximum
+            ? rowMaximum
+            : map(f32, {blockMaximum, rowMaximum},
+                  [&](Value, Value, ValueRange x) -> Value {
+                    return arith::MaximumFOp::create(b, loc, x[0], x[1]);
+                  });
   }
   Value newMaximum =
       map(f32, {maximum, blockMaximum}, [&](Value, Value, ValueRange x) {
@@ -861,12 +870,12 @@ AttentionKernelEmitter::emitBlockInRegisters(Value firstKey,
     probabilities.push_back(p);
     Value rowSum = ReduceOp::create(b, loc, p.getType(), ReductionKind::Add,
                                     ReductionDimensions::Rows, p);
-    blockSum = !blockSum ? rowSum
-                         : map(f32, {blockSum, rowSum},
-                               [&](Value, Value, ValueRange x) -> Value {
-                                 return arith::AddFOp::create(b, loc, x[0],
-                                                              x[1]);
-                               });
+    blockSum = !blockSum
+                   ? rowSum
+                   : map(f32, {blockSum, rowSum},
+                         [&](Value, Value, ValueRange x) -> Value {
+                           return arith::AddFOp::create(b, loc, x[0], x[1]);
+                         });
   }
   Value newSum = map(f32, {sum, rescale, blockSum},
                      [&](Value, Value, ValueRange x) -> Value {
@@ -939,9 +948,9 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
   auto combineAcrossRow = [&](Value value, bool maximum) {
     for (int64_t offset = 1; offset < lanesPerRow; offset *= 2) {
       Value other =
-          gpu::ShuffleOp::create(
-              b, loc, value, static_cast<int32_t>(offset),
-              static_cast<int32_t>(subgroupSize), gpu::ShuffleMode::XOR)
+          gpu::ShuffleOp::create(b, loc, value, static_cast<int32_t>(offset),
+                                 static_cast<int32_t>(subgroupSize),
+                                 gpu::ShuffleMode::XOR)
               .getShuffleResult();
       value = maximum ? Value(arith::MaximumFOp::create(b, loc, value, other))
                       : Value(arith::AddFOp::create(b, loc, value, other));
@@ -953,7 +962,8 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
   for (int64_t first = 0; first < keyBlock; first += lanesPerRow) {
     Value column = add(part, index(first));
     Value value = memref::LoadOp::create(
-        b, loc, scoreShared, add(scoreBase, add(mul(row, scoreStride), column)));
+        b, loc, scoreShared,
+        add(scoreBase, add(mul(row, scoreStride), column)));
     value = scoreAt(value, query, add(firstKey, column));
     blockMaximum = arith::MaximumFOp::create(b, loc, blockMaximum, value);
     values.push_back(value);
@@ -987,17 +997,16 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
   gpu::BarrierOp::create(b, loc);
 
   SmallVector<Value> outputs(carried.drop_front(2));
-  rescaleOutputs(outputs,
-                 LoadOp::create(b, loc, resultType(f32), factorShared,
-                                ValueRange{factorBase}, index(fn),
-                                /*col_major=*/false));
+  rescaleOutputs(outputs, LoadOp::create(b, loc, resultType(f32), factorShared,
+                                         ValueRange{factorBase}, index(fn),
+                                         /*col_major=*/false));
   SmallVector<Value> lefts;
   for (int64_t j = 0; j < keyBlock / fk; ++j)
-    lefts.push_back(LoadOp::create(b, loc, leftType, probabilityShared,
-                                   ValueRange{add(probabilityBase,
-                                                  index(j * fk))},
-                                   index(probabilityStride),
-                                   /*col_major=*/false));
+    lefts.push_back(
+        LoadOp::create(b, loc, leftType, probabilityShared,
+                       ValueRange{add(probabilityBase, index(j * fk))},
+                       index(probabilityStride),
+                       /*col_major=*/false));
   accumulateValues(outputs, lefts);
   SmallVector<Value> yielded = {newMaximum, newSum};
   llvm::append_range(yielded, outputs);
@@ -1072,8 +1081,8 @@ void AttentionKernelEmitter::storeOutputColumns(
     Value r = arith::DivUIOp::create(b, loc, position, index(fn));
     Value c = arith::RemUIOp::create(b, loc, position, index(fn));
     Value row = add(rowOffset, r);
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         row, index(attention.queryCount));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                         queryCount);
     if (first + subgroupSize > fm * fn)
       inside = arith::AndIOp::create(
           b, loc, inside,
@@ -1082,9 +1091,8 @@ void AttentionKernelEmitter::storeOutputColumns(
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value address = add(
-        queryBase, add(mul(row, attention.headDim),
-                       add(index(columnBlock * fn), c)));
+    Value address = add(queryBase, add(mul(row, attention.headDim),
+                                       add(index(columnBlock * fn), c)));
     memref::StoreOp::create(b, loc, element(r, c), output, address);
   }
 }
@@ -1149,11 +1157,24 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
+  // Dynamic lengths are read off Q and K (dimension 1 of the batched
+  // buffers) and passed after the buffers.
+  Value queryTiles;
+  if (ShapedType::isDynamic(attention.queryCount)) {
+    Value queryCount =
+        memref::DimOp::create(rewriter, loc, attention.queries, 1);
+    operands.push_back(queryCount);
+    queryTiles = arith::CeilDivUIOp::create(rewriter, loc, queryCount,
+                                            constant(emitter.getQueryBlock()));
+  } else {
+    queryTiles = constant(
+        llvm::divideCeil(attention.queryCount, emitter.getQueryBlock()));
+  }
+  if (ShapedType::isDynamic(attention.keyCount))
+    operands.push_back(memref::DimOp::create(rewriter, loc, attention.keys, 1));
   gpu::LaunchFuncOp::create(
       rewriter, loc, *kernel,
-      gpu::KernelDim3{constant(llvm::divideCeil(attention.queryCount,
-                                                emitter.getQueryBlock())),
-                      constant(attention.batch), constant(1)},
+      gpu::KernelDim3{queryTiles, constant(attention.batch), constant(1)},
       gpu::KernelDim3{constant(emitter.getThreads()), constant(1), constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
   for (Operation *op : llvm::reverse(attention.ops))

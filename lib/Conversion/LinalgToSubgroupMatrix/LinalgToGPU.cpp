@@ -374,9 +374,9 @@ struct LinalgToGPUPass
       std::optional<Attention> attention = matchAttention(op);
       // Tiling asked for explicitly is honoured or reported, never dropped
       // for separate kernels.
-      if (attention && (!attentionTiling.isDefault() ||
-                        canEmitAttentionKernel(*attention, target,
-                                               attentionTiling))) {
+      if (attention &&
+          (!attentionTiling.isDefault() ||
+           canEmitAttentionKernel(*attention, target, attentionTiling))) {
         if (failed(emitAttentionKernel(rewriter, *attention, target,
                                        attentionTiling, getKernels(),
                                        nextName("attention"))))

@@ -15,6 +15,7 @@
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
@@ -308,10 +309,13 @@ void LowerToVulkanPass::runOnOperation() {
     // SPIR-V converts bf16 but has no bf16 arithmetic.
     promoteBFloat16MapBodies(copy);
     // Nor erf (the GLSL extended set lacks it): upstream's f32 polynomial.
-    RewritePatternSet erfExpansion(&getContext());
-    populatePolynomialApproximateErfPattern(erfExpansion);
-    populatePolynomialApproximateErfcPattern(erfExpansion);
-    walkAndApplyPatterns(copy, std::move(erfExpansion));
+    // Nor ceil/floor division (bounds of dynamic sizes): upstream's
+    // expansion into plain divisions.
+    RewritePatternSet expansions(&getContext());
+    populatePolynomialApproximateErfPattern(expansions);
+    populatePolynomialApproximateErfcPattern(expansions);
+    arith::populateCeilFloorDivExpandOpsPatterns(expansions);
+    walkAndApplyPatterns(copy, std::move(expansions));
     WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
       if (failed(
               expandThroughWorkgroupMemory(function, target.getSubgroupSize())))

@@ -541,6 +541,20 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
       .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
       .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
+      .Case([&](arith::CeilDivUIOp) -> LogicalResult {
+        // The quotient, plus one where a remainder is left (no overflow
+        // near the type's maximum, unlike (a + b - 1) / b).
+        Type type = op.getResult(0).getType();
+        std::string u = getUnsignedTypeName(type);
+        FailureOr<std::string> result = getTypeName(op.getLoc(), type);
+        if (failed(result))
+          return failure();
+        std::string lhs = u + "(" + name(op.getOperand(0)) + ")";
+        std::string rhs = u + "(" + name(op.getOperand(1)) + ")";
+        return assign(op.getResult(0), "",
+                      *result + "(" + lhs + " / " + rhs + " + (" + lhs + " % " +
+                          rhs + " != 0 ? 1 : 0))");
+      })
       .Case<arith::MinUIOp>([&](auto) { return unsignedCall("min"); })
       .Case<arith::MaxUIOp>([&](auto) { return unsignedCall("max"); })
       .Case<arith::MinSIOp, arith::MinimumFOp, arith::MinNumFOp>(

@@ -875,6 +875,62 @@ def cases_for(target):
             ((1, 2, 50, 128), "bf16"),
             lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
 
+    # Attention with dynamic sequence lengths (a decode step's one query
+    # against a growing cache included), compiled once, on memrefs.
+    ab_, ad_ = 2, 64
+    q_, kv_ = memref((ab_, "?", ad_), t), memref((ab_, "?", ad_), t)
+    s_, p_ = memref((ab_, "?", "?"), "f32"), memref((ab_, "?", "?"), t)
+    o_ = memref((ab_, "?", ad_), "f32")
+    cast_p = """  %%pn = memref.alloc(%%sq, %%sk) : %(p)s
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%p : %(s)s) outs(%%pn : %(p)s) {
+  ^bb0(%%x: f32, %%y: %(t)s):
+    %%n = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%n : %(t)s
+  }
+""" % dict(p=p_, s=s_, t=t) if t != "f32" else ""
+    text = """func.func @attention_dynamic_lengths(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s, %%o: %(o)s) {
+  %%zero = arith.constant 0.0 : f32
+  %%c1 = arith.constant 1 : index
+  %%sq = memref.dim %%q, %%c1 : %(q)s
+  %%sk = memref.dim %%k, %%c1 : %(kv)s
+  %%s = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.fill ins(%%zero : f32) outs(%%s : %(s)s)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%%q, %%k : %(q)s, %(kv)s) outs(%%s : %(s)s)
+  %%m = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%s : %(s)s) outs(%%m : %(s)s) {
+  ^bb0(%%x: f32, %%y: f32):
+    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32
+    %%i = linalg.index 1 : index
+    %%j = linalg.index 2 : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%r = arith.select %%above, %%ninf, %%scaled : f32
+    linalg.yield %%r : f32
+  }
+  %%p = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%p : %(s)s)
+%(cast_p)s  linalg.fill ins(%%zero : f32) outs(%%o : %(o)s)
+  linalg.batch_matmul ins(%(pv)s, %%v : %(p)s, %(kv)s) outs(%%o : %(o)s)
+  return
+}
+""" % dict(q=q_, kv=kv_, s=s_, p=p_ if t != "f32" else s_, o=o_,
+           scale=1.0 / math.sqrt(ad_), cast_p=cast_p,
+           pv="%pn" if t != "f32" else "%p")
+
+    def attention_variant(sq, sk):
+        return ([("q", (ab_, sq, ad_), t, unit), ("k", (ab_, sk, ad_), t, unit),
+                 ("v", (ab_, sk, ad_), t, unit),
+                 ("o", (ab_, sq, ad_), "f32", unit)],
+                lambda x: attention_reference(x[:3], ab_, sq, sk, ad_, True))
+    cases.append(Case("attention_dynamic_lengths", text, None, None, None,
+                      2e-3, variants=[attention_variant(*size) for size in
+                                      [(1, 77), (37, 45), (70, 70),
+                                       (130, 200)]]))
+
     # Dynamic sizes: one program, compiled once, run at sizes that are and
     # are not tile multiples (M = 1 and 7 for decode steps).
     dyn = lambda rank, storage: "memref<%s%s>" % ("?x" * rank, storage)  # noqa
