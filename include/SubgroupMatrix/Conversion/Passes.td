@@ -219,8 +219,12 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
        buffers; other convolutions are reported.
     3. Attention, softmax(f(Q K^T)) V (two `linalg.batch_matmul`s around
        `linalg.softmax`, element-wise scale and mask ops on the scores,
-       casts of P and O), becomes one flash-attention kernel where the
-       target has a configuration for it (see docs/Design.md).
+       including additive masks read from other tensors, casts of P and
+       O; heads folded into the batch by reshapes; sequence lengths
+       static or dynamic), becomes one flash-attention kernel where the
+       target has a configuration for it; `attention-subgroups`,
+       `attention-key-block` and `attention-softmax` choose its tiling
+       and where its online softmax runs (see docs/Design.md).
     4. Every matrix product (`linalg.matmul`, `linalg.batch_matmul`,
        `linalg.batch_reduce_matmul`, or a
        `linalg.generic` contraction; either operand transposed through its
