@@ -220,7 +220,9 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     3. Attention, softmax(f(Q K^T)) V (two `linalg.batch_matmul`s around
        `linalg.softmax`, element-wise scale and mask ops on the scores,
        including additive masks read from other tensors, casts of P and
-       O; heads folded into the batch by reshapes; sequence lengths
+       O; heads folded into the batch by reshapes, or as a second leading
+       dimension of `linalg.generic` products and a 4-D softmax, whose
+       two leading loops are folded into one first; sequence lengths
        static or dynamic), becomes one flash-attention kernel where the
        target has a configuration for it; `attention-subgroups`,
        `attention-key-block` and `attention-softmax` choose its tiling

@@ -22,7 +22,10 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -33,6 +36,75 @@ namespace subgroup_matrix {
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
+
+/// Folds two leading batch loops (batch and heads, as attention written on
+/// 4-D tensors has them) into one, on tensors: linalg.generics whose first
+/// two loops are parallel and appear together (or not at all) in every
+/// indexing map, and linalg.softmax over a later dimension, become their
+/// 3-D forms between reshapes, which then cancel between neighbours. The
+/// kernels take one batch dimension (the grid's z or y).
+static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+  SmallVector<Operation *> candidates;
+  module.walk([&](Operation *op) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4 &&
+          generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+          generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel &&
+          linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(),
+                                           ReassociationIndices{0, 1}))
+        candidates.push_back(op);
+      return;
+    }
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
+      if (auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType()))
+        if (type.getRank() == 4 && softmax.getDimension() >= 2)
+          candidates.push_back(op);
+  });
+  if (candidates.empty())
+    return success();
+  IRRewriter rewriter(module.getContext());
+  for (Operation *op : candidates) {
+    rewriter.setInsertionPoint(op);
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      SmallVector<ReassociationIndices> folded = {{0, 1}, {2}, {3}};
+      Location loc = softmax.getLoc();
+      Value input = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                    softmax.getInput(), folded);
+      Value init = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                   softmax.getOutput(), folded);
+      auto collapsed =
+          linalg::SoftmaxOp::create(rewriter, loc, init.getType(), input, init,
+                                    softmax.getDimension() - 1);
+      Value result = tensor::ExpandShapeOp::create(
+          rewriter, loc, softmax.getResult()[0].getType(),
+          collapsed.getResult()[0], folded);
+      rewriter.replaceOp(softmax, result);
+      continue;
+    }
+    auto generic = cast<linalg::GenericOp>(op);
+    SmallVector<ReassociationIndices> folded = {{0, 1}};
+    for (int64_t loop = 2; loop < generic.getNumLoops(); ++loop)
+      folded.push_back({loop});
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(generic, folded, rewriter);
+    if (failed(collapsed))
+      return generic.emitOpError(
+          "cannot fold its two leading batch loops into one");
+    rewriter.replaceOp(generic, collapsed->results);
+  }
+  // An expand_shape followed by the same collapse_shape is the original
+  // value.
+  RewritePatternSet patterns(module.getContext());
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                       module.getContext());
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                     module.getContext());
+  // A fill or an empty tensor followed by the collapse is the collapsed
+  // one (so that products see their zero-filled 3-D accumulators).
+  linalg::FillOp::getCanonicalizationPatterns(patterns, module.getContext());
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
 
 /// Bufferizes tensors, with every buffer at a function boundary dense and
 /// row-major (the layout kernels take).
@@ -310,7 +382,8 @@ struct LinalgToGPUPass
                        "or set subgroup_matrix.target on the module");
       return signalPassFailure();
     }
-    if (failed(bufferize(module)) || failed(rewriteUnitConvolutions(module)))
+    if (failed(foldLeadingBatchLoops(module)) || failed(bufferize(module)) ||
+        failed(rewriteUnitConvolutions(module)))
       return signalPassFailure();
 
     MatmulTiling requested;

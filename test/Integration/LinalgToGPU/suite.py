@@ -280,6 +280,82 @@ def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
     return text
 
 
+def generic_attention_program(b, h, sq, sk, d, t):
+    """Causal attention on b x h x s x d tensors as linalg.generics: the
+    products with (batch, heads, ...) loops, the scale and mask with
+    linalg.index 2 and 3, a 4-D softmax, P cast to `t` (unless f32), the
+    result in `t`."""
+    q, kv = tensor((b, h, sq, d), t), tensor((b, h, sk, d), t)
+    s_ty, p_ty = tensor((b, h, sq, sk), "f32"), tensor((b, h, sq, sk), t)
+    o_ty, r_ty = tensor((b, h, sq, d), "f32"), tensor((b, h, sq, d), t)
+    ident = "affine_map<(b, h, i, j) -> (b, h, i, j)>"
+    parallel4 = '["parallel", "parallel", "parallel", "parallel"]'
+
+    def product(name, a, a_ty, bb, b_ty, b_map, c, c_ty):
+        widen = "" if t == "f32" else (
+            "    %%a32 = arith.extf %%a : %(t)s to f32\n"
+            "    %%b32 = arith.extf %%b : %(t)s to f32\n" % dict(t=t))
+        x, y = ("%a", "%b") if t == "f32" else ("%a32", "%b32")
+        return """  %(name)s = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, %(b_map)s, affine_map<(b, h, m, n, k) -> (b, h, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%(a)s, %(bb)s : %(a_ty)s, %(b_ty)s) outs(%(c)s : %(c_ty)s) {
+  ^bb0(%%a: %(t)s, %%b: %(t)s, %%c: f32):
+%(widen)s    %%prod = arith.mulf %(x)s, %(y)s : f32
+    %%r = arith.addf %%c, %%prod : f32
+    linalg.yield %%r : f32
+  } -> %(c_ty)s
+""" % dict(name=name, a=a, a_ty=a_ty, bb=bb, b_ty=b_ty, b_map=b_map, c=c,
+           c_ty=c_ty, t=t, widen=widen, x=x, y=y)
+
+    def cast(name, source, source_ty, result_ty):
+        return """  %(name)s_e = tensor.empty() : %(r)s
+  %(name)s = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%(src)s : %(s)s) outs(%(name)s_e : %(r)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(r)s
+""" % dict(name=name, r=result_ty, id=ident, it=parallel4, src=source,
+           s=source_ty, t=t)
+
+    text = """func.func @attention_4d_generic(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s) -> %(r)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(s)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(s)s) -> %(s)s
+""" % dict(q=q, kv=kv, r=r_ty, s=s_ty)
+    text += product("%s", "%q", q, "%k", kv,
+                    "affine_map<(b, h, m, n, k) -> (b, h, n, k)>", "%f", s_ty)
+    text += """  %%e1 = tensor.empty() : %(s)s
+  %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%%s : %(s)s) outs(%%e1 : %(s)s) {
+  ^bb0(%%x: f32, %%o: f32):
+    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32
+    %%i = linalg.index 2 : index
+    %%j = linalg.index 3 : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%y = arith.select %%above, %%ninf, %%scaled : f32
+    linalg.yield %%y : f32
+  } -> %(s)s
+  %%e2 = tensor.empty() : %(s)s
+  %%p = linalg.softmax dimension(3) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
+""" % dict(s=s_ty, id=ident, it=parallel4, scale=1.0 / math.sqrt(d))
+    p_name = "%p"
+    if t != "f32":
+        text += cast("%pn", "%p", s_ty, p_ty)
+        p_name = "%pn"
+    text += """  %%e4 = tensor.empty() : %(o)s
+  %%f4 = linalg.fill ins(%%zero : f32) outs(%%e4 : %(o)s) -> %(o)s
+""" % dict(o=o_ty)
+    text += product("%out", p_name, p_ty, "%v", kv,
+                    "affine_map<(b, h, m, n, k) -> (b, h, k, n)>", "%f4", o_ty)
+    result = "%out"
+    if t != "f32":
+        text += cast("%outn", "%out", o_ty, r_ty)
+        result = "%outn"
+    return text + "  return %s : %s\n}\n" % (result, r_ty)
+
+
 def attention_reference(x, batch, sq, sk, d, causal):
     """The naive three steps in double precision (a fourth input is an
     additive sq x sk mask)."""
@@ -874,6 +950,19 @@ def cases_for(target):
              ("v", (1, 2, 50, 128), "bf16", unit)],
             ((1, 2, 50, 128), "bf16"),
             lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
+
+    # Attention on 4-D tensors written with linalg.generic contractions
+    # over (batch, heads, ...) and a 4-D softmax: the two leading loops are
+    # folded into one before the kernel is formed.
+    gb, gh, gsq, gsk, gd = 2, 3, 40, 50, 64
+    text = generic_attention_program(gb, gh, gsq, gsk, gd, t)
+    cases.append(Case(
+        "attention_4d_generic", text,
+        [("q", (gb, gh, gsq, gd), t, unit), ("k", (gb, gh, gsk, gd), t, unit),
+         ("v", (gb, gh, gsk, gd), t, unit)],
+        ((gb, gh, gsq, gd), t),
+        lambda x: attention_reference(x, gb * gh, gsq, gsk, gd, True),
+        1e-2 if t != "f32" else 2e-3))
 
     # Attention with dynamic sequence lengths (a decode step's one query
     # against a growing cache included), compiled once, on memrefs.
