@@ -75,9 +75,8 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
       getStorageType(problem.inputComponent).getIntOrFloatBitWidth() / 8;
   // The Vulkan devices (whose lowering turns 16-byte copies into 128-bit
   // accesses).
-  DeviceFamily family = getDeviceFamily(target);
-  bool amd = family == DeviceFamily::Amd;
-  bool vulkan = family == DeviceFamily::Nvidia || amd;
+  bool amd = getDeviceFamily(target) == DeviceFamily::Amd;
+  bool vulkan = isVulkanDevice(target);
   // Per subgroup, a block of result matrices. The H100 runs fastest with
   // 4 x 4 (64 x 64 of C with 16 x 16 matrices) in 2 x 2 subgroups. On RDNA3
   // that block needs more than the 256 VGPRs a lane has (RADV reports 138

@@ -470,8 +470,11 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
   // Unsigned arithmetic on signless integers: the operands as unsigned, the
   // result back in the value's type; `symbol` is an infix operator, or a
   // function when `isFunction`.
-  auto unsignedOperation = [&](StringRef symbol,
-                               bool isFunction) -> LogicalResult {
+  // Assigns `build(lhs, rhs)` of the operands read as unsigned, converted
+  // back to the result's type.
+  auto unsignedExpression =
+      [&](function_ref<std::string(const std::string &, const std::string &)>
+              build) -> LogicalResult {
     Type type = op.getResult(0).getType();
     std::string u = getUnsignedTypeName(type);
     FailureOr<std::string> result = getTypeName(op.getLoc(), type);
@@ -479,10 +482,15 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       return failure();
     std::string lhs = u + "(" + name(op.getOperand(0)) + ")";
     std::string rhs = u + "(" + name(op.getOperand(1)) + ")";
-    std::string expression = isFunction
-                                 ? symbol.str() + "(" + lhs + ", " + rhs + ")"
-                                 : lhs + " " + symbol.str() + " " + rhs;
-    return assign(op.getResult(0), "", *result + "(" + expression + ")");
+    return assign(op.getResult(0), "", *result + "(" + build(lhs, rhs) + ")");
+  };
+  auto unsignedOperation = [&](StringRef symbol,
+                               bool isFunction) -> LogicalResult {
+    return unsignedExpression(
+        [&](const std::string &lhs, const std::string &rhs) {
+          return isFunction ? symbol.str() + "(" + lhs + ", " + rhs + ")"
+                            : lhs + " " + symbol.str() + " " + rhs;
+        });
   };
   auto unsignedBinary = [&](StringRef symbol) {
     return unsignedOperation(symbol, /*isFunction=*/false);
@@ -541,19 +549,14 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
       .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
       .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
-      .Case([&](arith::CeilDivUIOp) -> LogicalResult {
+      .Case([&](arith::CeilDivUIOp) {
         // The quotient, plus one where a remainder is left (no overflow
         // near the type's maximum, unlike (a + b - 1) / b).
-        Type type = op.getResult(0).getType();
-        std::string u = getUnsignedTypeName(type);
-        FailureOr<std::string> result = getTypeName(op.getLoc(), type);
-        if (failed(result))
-          return failure();
-        std::string lhs = u + "(" + name(op.getOperand(0)) + ")";
-        std::string rhs = u + "(" + name(op.getOperand(1)) + ")";
-        return assign(op.getResult(0), "",
-                      *result + "(" + lhs + " / " + rhs + " + (" + lhs + " % " +
-                          rhs + " != 0 ? 1 : 0))");
+        return unsignedExpression(
+            [](const std::string &lhs, const std::string &rhs) {
+              return lhs + " / " + rhs + " + (" + lhs + " % " + rhs +
+                     " != 0 ? 1 : 0)";
+            });
       })
       .Case<arith::MinUIOp>([&](auto) { return unsignedCall("min"); })
       .Case<arith::MaxUIOp>([&](auto) { return unsignedCall("max"); })

@@ -280,6 +280,20 @@ def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
     return text
 
 
+def scaled_causal_body(scale, query_dim, key_dim):
+    """The body of an element-wise op on scores %x: scaled, and -inf where
+    the key (loop `key_dim`) is past the query (loop `query_dim`)."""
+    return """    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32
+    %%i = linalg.index %(query)d : index
+    %%j = linalg.index %(key)d : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%y = arith.select %%above, %%ninf, %%scaled : f32
+    linalg.yield %%y : f32
+""" % dict(scale=scale, query=query_dim, key=key_dim)
+
+
 def generic_attention_program(b, h, sq, sk, d, t):
     """Causal attention on b x h x s x d tensors as linalg.generics: the
     products with (batch, heads, ...) loops, the scale and mask with
@@ -328,18 +342,11 @@ def generic_attention_program(b, h, sq, sk, d, t):
   %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
       ins(%%s : %(s)s) outs(%%e1 : %(s)s) {
   ^bb0(%%x: f32, %%o: f32):
-    %%c = arith.constant %(scale)r : f32
-    %%scaled = arith.mulf %%x, %%c : f32
-    %%i = linalg.index 2 : index
-    %%j = linalg.index 3 : index
-    %%above = arith.cmpi ugt, %%j, %%i : index
-    %%ninf = arith.constant 0xFF800000 : f32
-    %%y = arith.select %%above, %%ninf, %%scaled : f32
-    linalg.yield %%y : f32
-  } -> %(s)s
+%(body)s  } -> %(s)s
   %%e2 = tensor.empty() : %(s)s
   %%p = linalg.softmax dimension(3) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
-""" % dict(s=s_ty, id=ident, it=parallel4, scale=1.0 / math.sqrt(d))
+""" % dict(s=s_ty, id=ident, it=parallel4,
+           body=scaled_causal_body(1.0 / math.sqrt(d), 2, 3))
     p_name = "%p"
     if t != "f32":
         text += cast("%pn", "%p", s_ty, p_ty)
@@ -990,16 +997,8 @@ def cases_for(target):
   %%m = memref.alloc(%%sq, %%sk) : %(s)s
   linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%%s : %(s)s) outs(%%m : %(s)s) {
-  ^bb0(%%x: f32, %%y: f32):
-    %%c = arith.constant %(scale)r : f32
-    %%scaled = arith.mulf %%x, %%c : f32
-    %%i = linalg.index 1 : index
-    %%j = linalg.index 2 : index
-    %%above = arith.cmpi ugt, %%j, %%i : index
-    %%ninf = arith.constant 0xFF800000 : f32
-    %%r = arith.select %%above, %%ninf, %%scaled : f32
-    linalg.yield %%r : f32
-  }
+  ^bb0(%%x: f32, %%unused: f32):
+%(body)s  }
   %%p = memref.alloc(%%sq, %%sk) : %(s)s
   linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%p : %(s)s)
 %(cast_p)s  linalg.fill ins(%%zero : f32) outs(%%o : %(o)s)
@@ -1007,7 +1006,7 @@ def cases_for(target):
   return
 }
 """ % dict(q=q_, kv=kv_, s=s_, p=p_ if t != "f32" else s_, o=o_,
-           scale=1.0 / math.sqrt(ad_), cast_p=cast_p,
+           body=scaled_causal_body(1.0 / math.sqrt(ad_), 1, 2), cast_p=cast_p,
            pv="%pn" if t != "f32" else "%p")
 
     def attention_variant(sq, sk):
