@@ -143,7 +143,7 @@ TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
 }
 
 TEST_F(TargetPresetsTest, EveryNameResolvesAndUnknownDoesNot) {
-  EXPECT_EQ(getTargetPresetNames().size(), 5u);
+  EXPECT_EQ(getTargetPresetNames().size(), 6u);
   for (StringRef name : getTargetPresetNames()) {
     TargetAttr target = lookupTargetPreset(&context, name);
     ASSERT_TRUE(target) << name.str();
@@ -191,6 +191,55 @@ TEST_F(TargetPresetsTest, SupportQueries) {
             "right<16x16xf16>, right<16x8xf16>, right<8x8xf16>, "
             "right<32x16xui8>, right<32x16xsi8>, right<32x8xui8>, "
             "right<32x8xsi8>, right<16x16xbf16>");
+}
+
+TEST_F(TargetPresetsTest, EmulatedTargetTakesMultiplesOfEight) {
+  TargetAttr target = lookupTargetPreset(&context, "cpu-lavapipe");
+  ASSERT_TRUE(target);
+  EXPECT_TRUE(target.getEmulated());
+  EXPECT_EQ(target.getSubgroupSize(), 8u);
+  EXPECT_FALSE(lookupTargetPreset(&context, "nvidia-h100").getEmulated());
+  Builder builder(&context);
+  Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
+  Type si8 = IntegerType::get(&context, 8, IntegerType::Signed);
+  Type si32 = IntegerType::get(&context, 32, IntegerType::Signed);
+  // Shapes no configuration lists, as long as every dimension is a multiple
+  // of 8 and the types are a configuration's.
+  auto left = LeftMatrixType::get(&context, 24, 40, f16);
+  auto right = RightMatrixType::get(&context, 40, 8, f16);
+  auto result = ResultMatrixType::get(&context, 24, 8, f32);
+  EXPECT_TRUE(target.supportsType(left));
+  EXPECT_TRUE(target.supportsMultiply(left, right, result));
+  EXPECT_FALSE(target.supportsType(LeftMatrixType::get(&context, 12, 16, f16)));
+  // Shapes that do not multiply, and types no configuration pairs.
+  EXPECT_FALSE(target.supportsMultiply(
+      left, RightMatrixType::get(&context, 32, 8, f16), result));
+  EXPECT_FALSE(
+      target.supportsMultiply(LeftMatrixType::get(&context, 16, 16, si8),
+                              RightMatrixType::get(&context, 16, 16, si8),
+                              ResultMatrixType::get(&context, 16, 16, f32)));
+  EXPECT_TRUE(
+      target.supportsMultiply(LeftMatrixType::get(&context, 16, 16, si8),
+                              RightMatrixType::get(&context, 16, 16, si8),
+                              ResultMatrixType::get(&context, 16, 16, si32)));
+  // A target with matrix units, emulated, takes the same type pairs at any
+  // multiple of 8.
+  TargetAttr h100 = lookupTargetPreset(&context, "nvidia-h100");
+  auto wide = LeftMatrixType::get(&context, 32, 16, f16);
+  EXPECT_FALSE(h100.supportsType(wide));
+  EXPECT_TRUE(h100.getEmulatedForm().supportsType(wide));
+}
+
+TEST_F(TargetPresetsTest, EmulatedCustomTargetPrintsAndParsesBack) {
+  const char *text = "#subgroup_matrix.target<\"cpu\", subgroup_size = 8, "
+                     "configs = [<8x8x8, f16 -> f32>], emulated>";
+  Attribute parsed = parseAttribute(text, &context);
+  ASSERT_TRUE(parsed);
+  EXPECT_TRUE(cast<TargetAttr>(parsed).getEmulated());
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  os << parsed;
+  EXPECT_EQ(printed, text);
 }
 
 } // namespace

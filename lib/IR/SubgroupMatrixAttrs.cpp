@@ -113,7 +113,8 @@ bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
 //===----------------------------------------------------------------------===//
 
 /// Parses `<"preset">`, `<"name", subgroup_size = N, configs = [...]>` or
-/// `<subgroup_size = N, configs = [...]>`.
+/// `<subgroup_size = N, configs = [...]>`, each optionally ending in
+/// `, emulated`.
 Attribute TargetAttr::parse(AsmParser &parser, Type) {
   MLIRContext *context = parser.getContext();
   if (parser.parseLess())
@@ -143,20 +144,26 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   if (parser.parseInteger(subgroupSize) || parser.parseComma() ||
       parser.parseKeyword("configs") || parser.parseEqual() ||
       parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square,
-          [&]() -> ParseResult {
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
             auto config = dyn_cast_or_null<MatrixConfigAttr>(
                 MatrixConfigAttr::parse(parser, Type()));
             if (!config)
               return failure();
             configs.push_back(config);
             return success();
-          }) ||
-      parser.parseGreater())
+          }))
+    return {};
+  bool emulated = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("emulated"))
+      return {};
+    emulated = true;
+  }
+  if (parser.parseGreater())
     return {};
   StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
-                    nameAttr, subgroupSize, configs);
+                    nameAttr, subgroupSize, configs, emulated);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -174,12 +181,16 @@ void TargetAttr::print(AsmPrinter &printer) const {
   llvm::interleaveComma(getConfigs(), printer, [&](MatrixConfigAttr config) {
     config.print(printer);
   });
-  printer << "]>";
+  printer << "]";
+  if (getEmulated())
+    printer << ", emulated";
+  printer << ">";
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringAttr name, unsigned subgroupSize,
-                                 ArrayRef<MatrixConfigAttr> configs) {
+                                 ArrayRef<MatrixConfigAttr> configs,
+                                 bool emulated) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
   if (!llvm::isPowerOf2_32(subgroupSize))
@@ -191,21 +202,63 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// Whether an emulated target takes `type`: dimensions that are multiples of
+/// kEmulatedDimensionMultiple and a component type of some configuration
+/// (for its kind).
+static bool isEmulatedShapeOf(SubgroupMatrixTypeInterface type,
+                              MatrixConfigAttr config) {
+  unsigned multiple = TargetAttr::kEmulatedDimensionMultiple;
+  if (type.getRows() % multiple || type.getColumns() % multiple)
+    return false;
+  Type expected = type.getKind() == MatrixKind::Result
+                      ? config.getResultType()
+                      : config.getComponentType();
+  return type.getElementType() == expected;
+}
+
 bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
   return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
-    return config.covers(type);
+    return getEmulated() ? isEmulatedShapeOf(type, config)
+                         : config.covers(type);
   });
 }
 
 bool TargetAttr::supportsMultiply(Type left, Type right, Type result) const {
   return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
-    return config.matchesMultiply(left, right, result);
+    if (!getEmulated())
+      return config.matchesMultiply(left, right, result);
+    // Any shapes that multiply, in a configuration's types.
+    auto leftType = dyn_cast<LeftMatrixType>(left);
+    auto rightType = dyn_cast<RightMatrixType>(right);
+    auto resultType = dyn_cast<ResultMatrixType>(result);
+    return leftType && rightType && resultType &&
+           isEmulatedShapeOf(leftType, config) &&
+           isEmulatedShapeOf(rightType, config) &&
+           isEmulatedShapeOf(resultType, config) &&
+           leftType.getRows() == resultType.getRows() &&
+           rightType.getColumns() == resultType.getColumns() &&
+           leftType.getColumns() == rightType.getRows();
   });
 }
 
 std::string TargetAttr::describeSupported(MatrixKind kind) const {
   llvm::SmallVector<std::string> spellings;
   llvm::StringSet<> seen;
+  if (getEmulated()) {
+    for (MatrixConfigAttr config : getConfigs()) {
+      std::string spelling;
+      llvm::raw_string_ostream os(spelling);
+      os << (kind == MatrixKind::Result ? config.getResultType()
+                                        : config.getComponentType());
+      if (seen.insert(spelling).second)
+        spellings.push_back(spelling);
+    }
+    return (Twine("emulated ") + stringifyMatrixKind(kind) +
+            " matrices whose dimensions are multiples of " +
+            Twine(kEmulatedDimensionMultiple) + ", with components " +
+            llvm::join(spellings, ", "))
+        .str();
+  }
   for (MatrixConfigAttr config : getConfigs()) {
     unsigned rows = 0, columns = 0;
     Type element = kind == MatrixKind::Result ? config.getResultType()
@@ -238,5 +291,9 @@ std::string TargetAttr::describeConfigs() const {
     os << config.getM() << "x" << config.getN() << "x" << config.getK() << " "
        << config.getComponentType() << " -> " << config.getResultType();
   });
+  if (getEmulated())
+    os << " (emulated: the same types with any M, N and K that are multiples "
+          "of "
+       << kEmulatedDimensionMultiple << ")";
   return text;
 }

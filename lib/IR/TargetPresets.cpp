@@ -32,6 +32,8 @@ struct PresetDescription {
   /// Builds the configurations of presets that are a product of shapes and
   /// types rather than a measured list.
   void (*generate)(llvm::SmallVectorImpl<ConfigRow> &rows);
+  /// Whether the device has no matrix units (every matrix is emulated).
+  bool emulated = false;
 };
 } // namespace
 
@@ -96,6 +98,23 @@ static void generateIntelRows(llvm::SmallVectorImpl<ConfigRow> &rows,
         rows.push_back({m, n, type.k, type.component, type.result});
 }
 
+/// Mesa's lavapipe (llvmpipe's Vulkan driver on the CPU) has no
+/// VK_KHR_cooperative_matrix and a fixed subgroup size of 8: every matrix is
+/// emulated, so the configurations are the type combinations the emulation
+/// computes, at the shapes the tiling should prefer (the target also takes
+/// any other multiple of 8).
+static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
+  struct TypePair {
+    Component component, result;
+  };
+  const TypePair types[] = {
+      {C::F16, C::F16}, {C::F16, C::F32}, {C::BF16, C::F32}, {C::BF16, C::BF16},
+      {C::F32, C::F32}, {C::S8, C::S32},  {C::U8, C::U32}};
+  for (TypePair type : types)
+    for (unsigned size : {16u, 8u})
+      rows.push_back({size, size, size, type.component, type.result});
+}
+
 static const PresetDescription presets[] = {
     {"nvidia-h100", 32, nvidiaH100Rows, nullptr},
     {"amd-rdna3", 32, amdRdna3Rows, nullptr},
@@ -112,6 +131,7 @@ static const PresetDescription presets[] = {
        generateIntelRows(rows, /*subgroupSize=*/8, /*isXeHPC=*/false);
      }},
     {"apple-m1", 32, appleM1Rows, nullptr},
+    {"cpu-lavapipe", 8, {}, generateEmulatedRows, /*emulated=*/true},
 };
 
 static Type getComponentType(MLIRContext *context, Component component) {
@@ -164,7 +184,7 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
         context, row.m, row.n, row.k, getComponentType(context, row.component),
         getComponentType(context, row.result)));
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
-                         preset->subgroupSize, configs);
+                         preset->subgroupSize, configs, preset->emulated);
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

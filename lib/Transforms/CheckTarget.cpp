@@ -86,8 +86,8 @@ private:
 /// Walks a module once and reports everything its targets lack.
 class TargetChecker {
 public:
-  explicit TargetChecker(TargetAttr overrideTarget)
-      : overrideTarget(overrideTarget) {}
+  TargetChecker(TargetAttr overrideTarget, bool allowEmulation)
+      : overrideTarget(overrideTarget), allowEmulation(allowEmulation) {}
 
   LogicalResult run(ModuleOp module);
 
@@ -103,6 +103,7 @@ private:
   void checkWorkgroupSizeIsPositive(FunctionOpInterface kernel);
 
   TargetAttr overrideTarget;
+  bool allowEmulation;
   /// Each unsupported type is reported once per target, where it first
   /// appears.
   llvm::DenseSet<std::pair<Attribute, Type>> reportedTypes;
@@ -114,6 +115,7 @@ void TargetChecker::checkTypes(Operation *op, TargetAttr target) {
   auto check = [&](Location loc, Type type) {
     auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
     if (!matrix || target.supportsType(matrix) ||
+        (allowEmulation && target.getEmulatedForm().supportsType(matrix)) ||
         !reportedTypes.insert({target, type}).second)
       return;
     failed = true;
@@ -139,7 +141,9 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
     result = multiply.getResult().getType();
   else
     return;
-  if (target.supportsMultiply(left, right, result))
+  if (target.supportsMultiply(left, right, result) ||
+      (allowEmulation &&
+       target.getEmulatedForm().supportsMultiply(left, right, result)))
     return;
   failed = true;
   op->emitError() << "the multiplication of " << left << " by " << right
@@ -228,8 +232,9 @@ LogicalResult TargetChecker::run(ModuleOp module) {
 }
 
 LogicalResult mlir::subgroup_matrix::checkTarget(ModuleOp module,
-                                                 TargetAttr overrideTarget) {
-  return TargetChecker(overrideTarget).run(module);
+                                                 TargetAttr overrideTarget,
+                                                 bool allowEmulation) {
+  return TargetChecker(overrideTarget, allowEmulation).run(module);
 }
 
 namespace {

@@ -35,6 +35,27 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     against the runtime length of its buffer: loads out of range give zeros
     and stores out of range are skipped.
 
+    **Emulation.** On a target marked `emulated` (`cpu-lavapipe`: devices
+    without cooperative matrices) every kernel's matrices are emulated with
+    ordinary SPIR-V: each matrix becomes the scalars each invocation holds
+    (the per-invocation layout of the Intel path, unpacked: invocation i
+    holds column i of each subgroup-wide tile), loads and stores become
+    scalar accesses, `mma` becomes multiply-adds in f32 or 32-bit integers
+    whose left-matrix elements come by subgroup shuffle, and
+    `convert`, `map` and `reduce` work in registers as on the Intel path.
+    No cooperative-matrix capability is declared. `emulation=unsupported`
+    does the same, on a target with matrix units, for every kernel that uses
+    a shape or type the target lacks (the whole kernel is emulated, so
+    expect it to run several times slower than its native form; see
+    docs/performance.md); `emulation=all` emulates every kernel.
+
+    ```mlir
+    // sm-opt --sm-lower-to-vulkan=target=cpu-lavapipe gemm.mlir
+    spirv.module @__spv__kernels Logical Vulkan requires
+        #spirv.vce<v1.6, [Shader, Float16, GroupNonUniformShuffle, ...],
+                   [...]> { ... }
+    ```
+
     ```mlir
     // sm-opt --sm-lower-to-vulkan=target=nvidia-h100 gemm.mlir
     spirv.module @__spv__kernels Logical Vulkan requires
@@ -50,8 +71,14 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     Option<"robustAccess", "robust-access", "bool", /*default=*/"false",
            "Bounds-check subgroup matrix loads and stores against the "
            "buffer length">,
+    Option<"emulation", "emulation", "std::string", /*default=*/"\"none\"",
+           "Which kernels emulate their matrices with ordinary SPIR-V: "
+           "'none' (only on targets without matrix units), 'unsupported' "
+           "(also kernels using shapes or types the target lacks) or 'all'">,
   ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::spirv::SPIRVDialect",

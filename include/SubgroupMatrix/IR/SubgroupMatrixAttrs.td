@@ -57,14 +57,25 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>
     ```
 
-    Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg` and
-    `apple-m1`; `docs/Targets.md` says where each one's configurations come
-    from.
+    A device without matrix units is marked `emulated`: its configurations
+    name the type combinations it computes, with any shape whose dimensions
+    are multiples of 8, and the lowerings build every matrix from ordinary
+    per-invocation values instead of the device's matrix instructions.
+
+    ```mlir
+    #subgroup_matrix.target<"my-cpu", subgroup_size = 8,
+        configs = [<8x8x8, f16 -> f32>], emulated>
+    ```
+
+    Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
+    `apple-m1` and `cpu-lavapipe` (emulated); `docs/Targets.md` says where
+    each one's configurations come from.
   }];
   let parameters = (ins
     OptionalParameter<"::mlir::StringAttr">:$name,
     "unsigned":$subgroupSize,
-    ArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">:$configs);
+    ArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">:$configs,
+    DefaultValuedParameter<"bool", "false">:$emulated);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -79,6 +90,15 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     std::string describeSupported(::mlir::subgroup_matrix::MatrixKind kind) const;
     /// Lists, for a diagnostic, every configuration of the target.
     std::string describeConfigs() const;
+    /// This target with its matrices emulated: the same type combinations,
+    /// any shape whose dimensions are multiples of
+    /// kEmulatedDimensionMultiple.
+    TargetAttr getEmulatedForm() const {
+      return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
+                 /*emulated=*/true);
+    }
+    /// The dimension every matrix of an emulated target is a multiple of.
+    static constexpr unsigned kEmulatedDimensionMultiple = 8;
   }];
 }
 

@@ -16,8 +16,11 @@ namespace subgroup_matrix {
 
 /// Reports every matrix type, multiplication and kernel workgroup size in
 /// `module` that its target cannot run. `overrideTarget`, if set, replaces
-/// the targets attached to the module. Fails if anything was reported.
-LogicalResult checkTarget(ModuleOp module, TargetAttr overrideTarget = {});
+/// the targets attached to the module. With `allowEmulation`, what the
+/// emulated form of the target takes (TargetAttr::getEmulatedForm) passes
+/// too. Fails if anything was reported.
+LogicalResult checkTarget(ModuleOp module, TargetAttr overrideTarget = {},
+                          bool allowEmulation = false);
 
 /// How `checkUniformity` reports what it finds.
 enum class UniformitySeverity { Error, Warning, Off };

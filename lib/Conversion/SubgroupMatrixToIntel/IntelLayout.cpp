@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -137,12 +138,54 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
   llvm_unreachable("unknown matrix kind");
 }
 
+FailureOr<IntelLayout>
+IntelLayout::getEmulated(SubgroupMatrixTypeInterface type,
+                         unsigned subgroupSize, std::string &error) {
+  IntelLayout layout;
+  layout.kind = type.getKind();
+  layout.rows = type.getRows();
+  layout.columns = type.getColumns();
+  layout.subgroupSize = subgroupSize;
+  layout.component = type.getElementType();
+  layout.packedElement = getStorageType(layout.component);
+  layout.elementsPerPacked = 1;
+  layout.chunks = 1;
+  layout.chunkRows = layout.rows;
+  layout.leftPerChunk = 0;
+  layout.emulated = true;
+  if (layout.columns % subgroupSize == 0) {
+    layout.tiles = layout.columns / subgroupSize;
+  } else if (subgroupSize % layout.columns == 0) {
+    layout.tiles = 1;
+    layout.spread = subgroupSize / layout.columns;
+  } else {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << Type(type) << ": " << layout.columns
+       << " columns are neither a multiple nor a divisor of the subgroup "
+          "size "
+       << subgroupSize << ", so they cannot be spread over its invocations";
+    error = text;
+    return failure();
+  }
+  layout.packedCount =
+      layout.tiles * llvm::divideCeil(layout.rows, layout.spread);
+  return layout;
+}
+
 VectorType IntelLayout::getVectorType() const {
   return VectorType::get({packedCount}, packedElement);
 }
 
 IntelLayout::Position IntelLayout::getPosition(unsigned lane, unsigned packed,
                                                unsigned sub) const {
+  if (emulated) {
+    unsigned width = std::min(columns, subgroupSize);
+    unsigned tile = packed / getSlotsPerTile(), j = packed % getSlotsPerTile();
+    unsigned row = lane / width + j * spread;
+    bool valid = row < rows;
+    return {valid ? row : 0, tile * subgroupSize + lane % width, valid};
+  }
   switch (kind) {
   case MatrixKind::Result:
     return {packed % rows, packed / rows * subgroupSize + lane, true};

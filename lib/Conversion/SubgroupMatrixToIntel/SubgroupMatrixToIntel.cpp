@@ -7,6 +7,12 @@
 // __spirv_SubgroupMatrixMultiplyAccumulateINTEL, one per 8-row chunk and
 // per subgroup-wide column tile.
 //
+// The same patterns build the emulated form for devices without matrix units
+// (IntelLayout::getEmulated): every matrix is a list of scalars per
+// invocation (a 1:N type conversion, since Vulkan shaders have no vectors
+// longer than four) and `mma` is a sequence of multiply-adds whose operands
+// come from other invocations by subgroup shuffles.
+//
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
@@ -23,6 +29,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -96,8 +104,9 @@ namespace {
 /// Builds the per-invocation code of one op.
 class InvocationBuilder {
 public:
-  InvocationBuilder(OpBuilder &builder, Location loc)
-      : builder(builder), loc(loc) {}
+  /// `scalarOnly`: build no vectors (the emulated form).
+  InvocationBuilder(OpBuilder &builder, Location loc, bool scalarOnly = false)
+      : builder(builder), loc(loc), scalarOnly(scalarOnly) {}
 
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(builder, loc, value);
@@ -120,6 +129,25 @@ public:
     auto add = [&](Value a, Value b) {
       return arith::AddIOp::create(builder, loc, a, b).getResult();
     };
+    if (layout.emulated) {
+      unsigned width = std::min(layout.columns, s);
+      unsigned perTile = layout.getSlotsPerTile();
+      unsigned tile = packed / perTile, j = packed % perTile;
+      if (width == s)
+        return {index(j), add(index(tile * s), lane()), Value()};
+      // Narrow matrices: invocation i holds column i % width, rows
+      // i / width + j * spread.
+      Value column = arith::RemUIOp::create(builder, loc, lane(), index(width));
+      Value row =
+          add(arith::DivUIOp::create(builder, loc, lane(), index(width)),
+              index(j * layout.spread));
+      if (layout.rows % layout.spread == 0)
+        return {row, column, Value()};
+      Value valid = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::ult, row, index(layout.rows));
+      return {arith::SelectOp::create(builder, loc, valid, row, index(0)),
+              column, valid};
+    }
     switch (layout.kind) {
     case MatrixKind::Result: {
       unsigned tile = packed / layout.rows, row = packed % layout.rows;
@@ -220,8 +248,65 @@ public:
     return fromBits(narrow, storage);
   }
 
+  /// A value per invocation of the subgroup: `values[lane]`, as `type`.
+  Value perLane(ArrayRef<int64_t> values, Type type) {
+    auto constant = [&](int64_t value) -> Value {
+      if (type.isIndex())
+        return index(value);
+      return arith::ConstantOp::create(builder, loc,
+                                       builder.getIntegerAttr(type, value));
+    };
+    if (llvm::all_equal(values))
+      return constant(values.front());
+    if (!scalarOnly) {
+      SmallVector<APInt> words;
+      for (int64_t value : values)
+        words.push_back(APInt(type.getIntOrFloatBitWidth(), value));
+      Value table = arith::ConstantOp::create(
+          builder, loc,
+          DenseIntElementsAttr::get(
+              VectorType::get({int64_t(values.size())}, type), words));
+      return vector::ExtractOp::create(builder, loc, table,
+                                       OpFoldResult(lane()));
+    }
+    // Without vectors: one select per invocation that differs from the
+    // first.
+    Value result = constant(values.front());
+    for (auto [i, value] : llvm::enumerate(values)) {
+      if (value == values.front())
+        continue;
+      Value isLane = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, lane(), index(i));
+      result = arith::SelectOp::create(builder, loc, isLane, constant(value),
+                                       result);
+    }
+    return result;
+  }
+
+  /// `values[position]` for a position known only at run time.
+  Value pick(ArrayRef<Value> values, Value position) {
+    if (values.size() == 1)
+      return values.front();
+    if (!scalarOnly) {
+      Value vector = vector::FromElementsOp::create(
+          builder, loc,
+          VectorType::get({int64_t(values.size())}, values.front().getType()),
+          values);
+      return vector::ExtractOp::create(builder, loc, vector,
+                                       OpFoldResult(position));
+    }
+    Value result = values.front();
+    for (auto [i, value] : llvm::enumerate(values.drop_front())) {
+      Value isPosition = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, position, index(i + 1));
+      result = arith::SelectOp::create(builder, loc, isPosition, value, result);
+    }
+    return result;
+  }
+
   OpBuilder &builder;
   Location loc;
+  bool scalarOnly;
   Value laneId;
 };
 
@@ -254,38 +339,80 @@ flatten(Operation *op, OpBuilder &builder, Value memref, ValueRange indices) {
 /// The layout of `type` for the subgroup size of the pattern set; reports
 /// at `op` what the extension cannot express.
 static FailureOr<IntelLayout> getLayout(Operation *op, Type type,
-                                        unsigned subgroupSize) {
+                                        unsigned subgroupSize, bool emulated) {
   std::string error;
   FailureOr<IntelLayout> layout = IntelLayout::get(
-      cast<SubgroupMatrixTypeInterface>(type), subgroupSize, error);
+      cast<SubgroupMatrixTypeInterface>(type), subgroupSize, emulated, error);
   if (failed(layout))
     return op->emitOpError(error);
   return layout;
 }
 
+/// The slots of a converted matrix: the elements of the Intel form's
+/// vector, or the emulated form's scalars themselves.
+static SmallVector<Value> getSlots(OpBuilder &builder, Location loc,
+                                   ValueRange converted) {
+  if (converted.size() == 1 && isa<VectorType>(converted.front().getType())) {
+    Value vector = converted.front();
+    SmallVector<Value> slots;
+    for (int64_t i = 0, e = cast<VectorType>(vector.getType()).getNumElements();
+         i < e; ++i)
+      slots.push_back(vector::ExtractOp::create(builder, loc, vector, i));
+    return slots;
+  }
+  return llvm::to_vector(converted);
+}
+
+/// Replaces `op` by a matrix made of `slots` in `layout`'s form.
+static void replaceWithSlots(ConversionPatternRewriter &rewriter, Operation *op,
+                             const IntelLayout &layout, ValueRange slots) {
+  if (layout.emulated) {
+    rewriter.replaceOpWithMultiple(op, {slots});
+    return;
+  }
+  rewriter.replaceOp(op, vector::FromElementsOp::create(rewriter, op->getLoc(),
+                                                        layout.getVectorType(),
+                                                        slots));
+}
+
+/// The one value each operand that is not a matrix converts to.
+static SmallVector<Value> getSingleValues(ArrayRef<ValueRange> operands) {
+  return llvm::map_to_vector(operands,
+                             [](ValueRange range) { return range.front(); });
+}
+
 template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   IntelPattern(const TypeConverter &converter, MLIRContext *context,
-               unsigned subgroupSize)
+               unsigned subgroupSize, bool emulated)
       : OpConversionPattern<OpTy>(converter, context),
-        subgroupSize(subgroupSize) {}
+        subgroupSize(subgroupSize), emulated(emulated) {}
+  using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
+
+  FailureOr<IntelLayout> getLayout(Operation *op, Type type) const {
+    return ::getLayout(op, type, subgroupSize, emulated);
+  }
+
   unsigned subgroupSize;
+  bool emulated;
 };
 
 struct LoadLowering : IntelPattern<LoadOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
     FailureOr<std::pair<Value, Value>> flat =
-        flatten(op, rewriter, adaptor.getSource(), adaptor.getIndices());
+        flatten(op, rewriter, adaptor.getSource().front(),
+                getSingleValues(adaptor.getIndices()));
     if (failed(flat))
       return failure();
     auto [memref, base] = *flat;
-    InvocationBuilder b(rewriter, op.getLoc());
+    Value stride = adaptor.getStride().front();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Type storage = getStorageType(layout->component);
     SmallVector<Value> packedElements;
     for (unsigned p = 0; p < layout->packedCount; ++p) {
@@ -296,11 +423,10 @@ struct LoadLowering : IntelPattern<LoadOp> {
         Value minor = op.getColMajor() ? row : column;
         Value address = arith::AddIOp::create(
             rewriter, op.getLoc(), base,
-            arith::AddIOp::create(rewriter, op.getLoc(),
-                                  arith::MulIOp::create(rewriter, op.getLoc(),
-                                                        major,
-                                                        adaptor.getStride()),
-                                  minor));
+            arith::AddIOp::create(
+                rewriter, op.getLoc(),
+                arith::MulIOp::create(rewriter, op.getLoc(), major, stride),
+                minor));
         Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
                                                ValueRange{address});
         if (valid) {
@@ -313,8 +439,7 @@ struct LoadLowering : IntelPattern<LoadOp> {
       }
       packedElements.push_back(b.pack(*layout, elements));
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, layout->getVectorType(), packedElements);
+    replaceWithSlots(rewriter, op, *layout, packedElements);
     return success();
   }
 };
@@ -323,32 +448,32 @@ struct StoreLowering : IntelPattern<StoreOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout =
-        getLayout(op, op.getValue().getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getValue().getType());
     if (failed(layout))
       return failure();
     FailureOr<std::pair<Value, Value>> flat =
-        flatten(op, rewriter, adaptor.getTarget(), adaptor.getIndices());
+        flatten(op, rewriter, adaptor.getTarget().front(),
+                getSingleValues(adaptor.getIndices()));
     if (failed(flat))
       return failure();
     auto [memref, base] = *flat;
-    InvocationBuilder b(rewriter, op.getLoc());
+    Value stride = adaptor.getStride().front();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Location loc = op.getLoc();
+    SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
     for (unsigned p = 0; p < layout->packedCount; ++p) {
-      Value packed =
-          vector::ExtractOp::create(rewriter, loc, adaptor.getValue(), p);
+      Value packed = slots[p];
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*layout, p, s);
         Value major = op.getColMajor() ? column : row;
         Value minor = op.getColMajor() ? row : column;
         Value address = arith::AddIOp::create(
             rewriter, loc, base,
-            arith::AddIOp::create(rewriter, loc,
-                                  arith::MulIOp::create(rewriter, loc, major,
-                                                        adaptor.getStride()),
-                                  minor));
+            arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, major, stride), minor));
         Value element = b.unpack(*layout, packed, s);
         if (!valid) {
           memref::StoreOp::create(rewriter, loc, element, memref,
@@ -399,16 +524,21 @@ struct SplatLowering : IntelPattern<SplatOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+  matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
-    InvocationBuilder b(rewriter, op.getLoc());
-    Value element = scalarToComponent(rewriter, op.getLoc(), adaptor.getValue(),
-                                      layout->component);
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
+    Value element = scalarToComponent(
+        rewriter, op.getLoc(), adaptor.getValue().front(), layout->component);
     SmallVector<Value> copies(layout->elementsPerPacked, element);
     Value packed = b.pack(*layout, copies);
+    if (emulated) {
+      replaceWithSlots(rewriter, op, *layout,
+                       SmallVector<Value>(layout->packedCount, packed));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
         op, layout->getVectorType(), packed);
     return success();
@@ -446,24 +576,21 @@ static Value insert(OpBuilder &builder, Location loc, Value part, Value vector,
 /// Lowers `mma` (with an accumulator) and `multiply` (with zeros).
 template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
   using IntelPattern<OpTy>::IntelPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
 
   LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    unsigned subgroupSize = this->subgroupSize;
-    FailureOr<IntelLayout> left =
-        getLayout(op, op.getLeft().getType(), subgroupSize);
-    FailureOr<IntelLayout> right =
-        getLayout(op, op.getRight().getType(), subgroupSize);
+    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
+    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
     FailureOr<IntelLayout> result =
-        getLayout(op, op.getResult().getType(), subgroupSize);
+        this->getLayout(op, op.getResult().getType());
     if (failed(left) || failed(right) || failed(result))
       return failure();
     Value accumulator;
     if constexpr (std::is_same_v<OpTy, MmaOp>)
-      accumulator = adaptor.getAcc();
+      accumulator = adaptor.getAcc().front();
     else
       accumulator = arith::ConstantOp::create(
           rewriter, loc, rewriter.getZeroAttr(result->getVectorType()));
@@ -480,10 +607,10 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
     unsigned rightPerTile = right->packedCount / right->tiles;
     Value output = accumulator;
     for (unsigned chunk = 0; chunk < left->chunks; ++chunk) {
-      Value a = slice(rewriter, loc, adaptor.getLeft(),
+      Value a = slice(rewriter, loc, adaptor.getLeft().front(),
                       chunk * left->leftPerChunk, left->leftPerChunk);
       for (unsigned tile = 0; tile < right->tiles; ++tile) {
-        Value bTile = slice(rewriter, loc, adaptor.getRight(),
+        Value bTile = slice(rewriter, loc, adaptor.getRight().front(),
                             tile * rightPerTile, rightPerTile);
         unsigned offset = tile * result->rows + chunk * result->chunkRows;
         Value c = slice(rewriter, loc, accumulator, offset, result->chunkRows);
@@ -522,20 +649,19 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
 /// apply the component-typed operation, pack again.
 template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
   using IntelPattern<OpTy>::IntelPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
 
   LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> layout =
-        getLayout(op, op.getType(), this->subgroupSize);
+    FailureOr<IntelLayout> layout = this->getLayout(op, op.getType());
     if (failed(layout))
       return failure();
-    InvocationBuilder b(rewriter, loc);
+    InvocationBuilder b(rewriter, loc, this->emulated);
     Type component = layout->component;
-    Value scalar =
-        scalarToComponent(rewriter, loc, adaptor.getScalar(), component);
+    Value scalar = scalarToComponent(rewriter, loc, adaptor.getScalar().front(),
+                                     component);
     bool isFloat = isa<FloatType>(component);
     // 16-bit floats compute in f32 and round once, which is exact for one
     // operation.
@@ -543,9 +669,9 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
     if (isFloat && !component.isF32())
       scalar = arith::ExtFOp::create(rewriter, loc, f32, scalar);
     SmallVector<Value> packedElements;
+    SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getMatrix());
     for (unsigned p = 0; p < layout->packedCount; ++p) {
-      Value packed =
-          vector::ExtractOp::create(rewriter, loc, adaptor.getMatrix(), p);
+      Value packed = slots[p];
       SmallVector<Value> elements;
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         Value element = b.unpack(*layout, packed, s);
@@ -559,8 +685,7 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
       }
       packedElements.push_back(b.pack(*layout, elements));
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, layout->getVectorType(), packedElements);
+    replaceWithSlots(rewriter, op, *layout, packedElements);
     return success();
   }
 
@@ -704,83 +829,198 @@ static FailureOr<MovePlan> planMoves(const IntelLayout &from,
   return plan;
 }
 
+/// The element that each invocation `lane` needs from `sources[lane]` of a
+/// matrix in layout `from` (slots `source`), in the component's storage
+/// type. An element another invocation holds comes by shuffle: one per
+/// distinct source slot, each invocation then picking its own.
+static Value gatherElement(InvocationBuilder &b, ArrayRef<Value> source,
+                           const IntelLayout &from,
+                           ArrayRef<ElementSource> sources) {
+  OpBuilder &builder = b.builder;
+  Location loc = b.loc;
+  // The distinct source slots, in order of first use.
+  SmallVector<std::pair<unsigned, unsigned>> slots;
+  for (const ElementSource &element : sources)
+    if (!llvm::is_contained(slots, std::make_pair(element.packed, element.sub)))
+      slots.push_back({element.packed, element.sub});
+  Value element;
+  for (auto [packedIndex, sub] : slots) {
+    Value value = b.unpack(from, source[packedIndex], sub);
+    // bf16 moves as bits (see bfloat16ToF32).
+    if (value.getType().isBF16())
+      value =
+          arith::BitcastOp::create(builder, loc, builder.getI16Type(), value);
+    SmallVector<int64_t> sourceLanes;
+    SmallVector<int64_t> wanted;
+    bool local = true;
+    for (auto [lane, candidate] : llvm::enumerate(sources)) {
+      bool uses = candidate.packed == packedIndex && candidate.sub == sub;
+      sourceLanes.push_back(uses ? candidate.lane : lane);
+      wanted.push_back(uses);
+      local &= !uses || candidate.lane == lane;
+    }
+    if (!local)
+      value = shuffleFrom(builder, loc, value,
+                          b.perLane(sourceLanes, builder.getI32Type()),
+                          from.subgroupSize);
+    element = element
+                  ? Value(arith::SelectOp::create(
+                        builder, loc, b.perLane(wanted, builder.getI1Type()),
+                        value, element))
+                  : value;
+  }
+  if (from.component.isBF16())
+    element =
+        arith::BitcastOp::create(builder, loc, builder.getBF16Type(), element);
+  return element;
+}
+
 /// Gathers the elements of `source` (in layout `from`) into the slots of
-/// layout `to`, converting each with `convert`; returns the packed vector.
-/// An element another invocation holds comes by shuffle: one per distinct
-/// source slot of a destination slot, each invocation then picking its own.
-static Value moveElements(OpBuilder &builder, Location loc, Value source,
-                          const IntelLayout &from, const IntelLayout &to,
-                          const MovePlan &plan,
-                          function_ref<Value(Value)> convert) {
-  InvocationBuilder b(builder, loc);
-  unsigned lanes = to.subgroupSize;
-  auto perLane = [&](ArrayRef<int32_t> values, Type element) -> Value {
-    SmallVector<APInt> words;
-    for (int32_t value : values)
-      words.push_back(APInt(element.getIntOrFloatBitWidth(), value));
-    Value table = arith::ConstantOp::create(
-        builder, loc,
-        DenseIntElementsAttr::get(VectorType::get({int64_t(lanes)}, element),
-                                  words));
-    return vector::ExtractOp::create(builder, loc, table,
-                                     OpFoldResult(b.lane()));
-  };
+/// layout `to`, converting each with `convert`; returns the slots.
+static SmallVector<Value>
+moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
+             const IntelLayout &from, const IntelLayout &to,
+             const MovePlan &plan, function_ref<Value(Value)> convert) {
+  InvocationBuilder b(builder, loc, to.emulated);
   SmallVector<Value> packedElements, elements;
   for (const SmallVector<ElementSource> &sources : plan) {
-    // The distinct source slots, in order of first use.
-    SmallVector<std::pair<unsigned, unsigned>> slots;
-    for (const ElementSource &source : sources)
-      if (!llvm::is_contained(slots, std::make_pair(source.packed, source.sub)))
-        slots.push_back({source.packed, source.sub});
-    Value element;
-    for (auto [packedIndex, sub] : slots) {
-      Value packed =
-          vector::ExtractOp::create(builder, loc, source, packedIndex);
-      Value value = b.unpack(from, packed, sub);
-      // bf16 moves as bits (see bfloat16ToF32).
-      if (value.getType().isBF16())
-        value =
-            arith::BitcastOp::create(builder, loc, builder.getI16Type(), value);
-      SmallVector<int32_t> sourceLanes;
-      SmallVector<int32_t> wanted;
-      bool local = true;
-      for (auto [lane, source] : llvm::enumerate(sources)) {
-        bool uses = source.packed == packedIndex && source.sub == sub;
-        sourceLanes.push_back(uses ? source.lane : lane);
-        wanted.push_back(uses);
-        local &= !uses || source.lane == lane;
-      }
-      if (!local)
-        value = shuffleFrom(builder, loc, value,
-                            perLane(sourceLanes, builder.getI32Type()), lanes);
-      element = element
-                    ? Value(arith::SelectOp::create(
-                          builder, loc, perLane(wanted, builder.getI1Type()),
-                          value, element))
-                    : value;
-    }
-    if (from.component.isBF16())
-      element = arith::BitcastOp::create(builder, loc, builder.getBF16Type(),
-                                         element);
-    elements.push_back(convert(element));
+    elements.push_back(convert(gatherElement(b, source, from, sources)));
     if (elements.size() == to.elementsPerPacked) {
       packedElements.push_back(b.pack(to, elements));
       elements.clear();
     }
   }
-  return vector::FromElementsOp::create(builder, loc, to.getVectorType(),
-                                        packedElements);
+  return packedElements;
 }
+
+/// Where each element of a layout lives: {row, column} -> {lane, slot}.
+static DenseMap<std::pair<unsigned, unsigned>, ElementSource>
+getHolders(const IntelLayout &layout) {
+  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holders;
+  for (unsigned lane = 0; lane < layout.subgroupSize; ++lane)
+    for (unsigned p = 0; p < layout.packedCount; ++p)
+      for (unsigned s = 0; s < layout.elementsPerPacked; ++s) {
+        IntelLayout::Position position = layout.getPosition(lane, p, s);
+        if (position.valid)
+          holders.try_emplace({position.row, position.column},
+                              ElementSource{lane, p, s});
+      }
+  return holders;
+}
+
+/// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
+/// for each of its result slots, the K products of its row of the left and
+/// its column of the right matrix, in f32 (floats) or 32-bit integers, and
+/// rounds once. Operand elements held by other invocations come by shuffle;
+/// each distinct fetch is made once per op (the emulated layout keeps the
+/// right matrix's column local and broadcasts each left element).
+template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
+  using IntelPattern<OpTy>::IntelPattern;
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
+    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
+    FailureOr<IntelLayout> result =
+        this->getLayout(op, op.getResult().getType());
+    if (failed(left) || failed(right) || failed(result))
+      return failure();
+    InvocationBuilder b(rewriter, loc, /*scalarOnly=*/true);
+    SmallVector<Value> leftSlots = getSlots(rewriter, loc, adaptor.getLeft());
+    SmallVector<Value> rightSlots = getSlots(rewriter, loc, adaptor.getRight());
+    SmallVector<Value> accumulators;
+    if constexpr (std::is_same_v<OpTy, MmaOp>)
+      accumulators = getSlots(rewriter, loc, adaptor.getAcc());
+    auto leftHolders = getHolders(*left), rightHolders = getHolders(*right);
+
+    Type resultComponent = result->component;
+    bool isFloat = isa<FloatType>(resultComponent);
+    Type computeType =
+        isFloat ? Type(rewriter.getF32Type()) : Type(rewriter.getI32Type());
+    auto widen = [&](Value value, Type component) -> Value {
+      if (component.isBF16())
+        return bfloat16ToF32(rewriter, loc, value);
+      if (value.getType() == computeType)
+        return value;
+      if (isFloat)
+        return arith::ExtFOp::create(rewriter, loc, computeType, value);
+      if (cast<IntegerType>(component).isSigned())
+        return arith::ExtSIOp::create(rewriter, loc, computeType, value);
+      return arith::ExtUIOp::create(rewriter, loc, computeType, value);
+    };
+    // One fetch per operand and per distinct set of sources.
+    std::map<std::pair<bool, std::vector<unsigned>>, Value> fetched;
+    auto fetch = [&](bool fromLeft, ArrayRef<ElementSource> sources) {
+      std::vector<unsigned> key;
+      for (const ElementSource &source : sources)
+        key.insert(key.end(), {source.lane, source.packed, source.sub});
+      Value &value = fetched[{fromLeft, key}];
+      if (!value) {
+        const IntelLayout &layout = fromLeft ? *left : *right;
+        value = widen(gatherElement(b, fromLeft ? leftSlots : rightSlots,
+                                    layout, sources),
+                      layout.component);
+      }
+      return value;
+    };
+
+    unsigned lanes = result->subgroupSize, depth = left->columns;
+    SmallVector<Value> outputs;
+    for (unsigned p = 0; p < result->packedCount; ++p) {
+      SmallVector<IntelLayout::Position> positions;
+      for (unsigned lane = 0; lane < lanes; ++lane)
+        positions.push_back(result->getPosition(lane, p, 0));
+      Value total = accumulators.empty()
+                        ? arith::ConstantOp::create(
+                              rewriter, loc, rewriter.getZeroAttr(computeType))
+                              .getResult()
+                        : widen(accumulators[p], resultComponent);
+      for (unsigned k = 0; k < depth; ++k) {
+        // Padding slots (rows past the matrix) compute anything; their
+        // lanes read their own first slot.
+        SmallVector<ElementSource> leftSources, rightSources;
+        for (auto [lane, position] : llvm::enumerate(positions)) {
+          if (!position.valid) {
+            leftSources.push_back({unsigned(lane), 0, 0});
+            rightSources.push_back({unsigned(lane), 0, 0});
+            continue;
+          }
+          leftSources.push_back(leftHolders.lookup({position.row, k}));
+          rightSources.push_back(rightHolders.lookup({k, position.column}));
+        }
+        Value product;
+        Value x = fetch(true, leftSources), y = fetch(false, rightSources);
+        if (isFloat)
+          product = arith::MulFOp::create(rewriter, loc, x, y);
+        else
+          product = arith::MulIOp::create(rewriter, loc, x, y);
+        total = isFloat ? arith::AddFOp::create(rewriter, loc, total, product)
+                              .getResult()
+                        : arith::AddIOp::create(rewriter, loc, total, product)
+                              .getResult();
+      }
+      if (resultComponent.isBF16())
+        total = f32ToBFloat16(rewriter, loc, total);
+      else if (isFloat && !resultComponent.isF32())
+        total = arith::TruncFOp::create(rewriter, loc, resultComponent, total);
+      outputs.push_back(total);
+    }
+    replaceWithSlots(rewriter, op, *result, outputs);
+    return success();
+  }
+};
 
 struct ConvertLowering : IntelPattern<ConvertOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(ConvertOp op, OpAdaptor adaptor,
+  matchAndRewrite(ConvertOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> from =
-        getLayout(op, op.getSource().getType(), subgroupSize);
-    FailureOr<IntelLayout> to = getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> from = getLayout(op, op.getSource().getType());
+    FailureOr<IntelLayout> to = getLayout(op, op.getType());
     if (failed(from) || failed(to))
       return failure();
     FailureOr<MovePlan> moves = planMoves(*from, *to);
@@ -789,12 +1029,13 @@ struct ConvertLowering : IntelPattern<ConvertOp> {
              << op.getType() << " in " << op.getSource().getType();
     Location loc = op.getLoc();
     Type fromComponent = from->component, toComponent = to->component;
-    rewriter.replaceOp(op, moveElements(rewriter, loc, adaptor.getSource(),
-                                        *from, *to, *moves, [&](Value element) {
-                                          return convertElement(
-                                              rewriter, loc, element,
-                                              fromComponent, toComponent);
-                                        }));
+    SmallVector<Value> moved = moveElements(
+        rewriter, loc, getSlots(rewriter, loc, adaptor.getSource()), *from, *to,
+        *moves, [&](Value element) {
+          return convertElement(rewriter, loc, element, fromComponent,
+                                toComponent);
+        });
+    replaceWithSlots(rewriter, op, *to, moved);
     return success();
   }
 };
@@ -805,39 +1046,37 @@ struct MapLowering : IntelPattern<MapOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(MapOp op, OpAdaptor adaptor,
+  matchAndRewrite(MapOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> result = getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> result = getLayout(op, op.getType());
     if (failed(result))
       return failure();
     SmallVector<IntelLayout> inputs;
     for (Value input : op.getInputs()) {
-      FailureOr<IntelLayout> layout =
-          getLayout(op, input.getType(), subgroupSize);
+      FailureOr<IntelLayout> layout = getLayout(op, input.getType());
       if (failed(layout))
         return failure();
       // Inputs of another layout (a component type of another width) move
       // into the result's slots first.
       inputs.push_back(*layout);
     }
-    SmallVector<Value> aligned;
+    SmallVector<SmallVector<Value>> aligned;
     for (auto [layout, input] : llvm::zip(inputs, adaptor.getInputs())) {
       if (layout.packedCount == result->packedCount &&
           layout.elementsPerPacked == result->elementsPerPacked) {
-        aligned.push_back(input);
+        aligned.push_back(getSlots(rewriter, loc, input));
         continue;
       }
       return op.emitOpError("cannot be done in registers on the Intel path: "
                             "an input's slots differ from the result's");
     }
-    InvocationBuilder b(rewriter, loc);
+    InvocationBuilder b(rewriter, loc, emulated);
     SmallVector<Value> packedElements;
     for (unsigned p = 0; p < result->packedCount; ++p) {
       SmallVector<Value> packedInputs;
-      for (Value input : aligned)
-        packedInputs.push_back(
-            vector::ExtractOp::create(rewriter, loc, input, p));
+      for (ArrayRef<Value> input : aligned)
+        packedInputs.push_back(input[p]);
       SmallVector<Value> elements;
       for (unsigned s = 0; s < result->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*result, p, s);
@@ -852,8 +1091,7 @@ struct MapLowering : IntelPattern<MapOp> {
       }
       packedElements.push_back(b.pack(*result, elements));
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, result->getVectorType(), packedElements);
+    replaceWithSlots(rewriter, op, *result, packedElements);
     return success();
   }
 };
@@ -904,10 +1142,11 @@ static Value buildIdentity(OpBuilder &builder, Location loc, ReductionKind kind,
 /// depends on the invocation, so elements off the line contribute the
 /// identity: lines x elements selects, lines x log2(subgroup) shuffles.
 /// bf16 is combined in f32 and rounded once.
-static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
-                           const IntelLayout &layout, Value matrix,
-                           unsigned subgroupSize) {
-  InvocationBuilder b(builder, loc);
+static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
+                                        ReduceOp op, const IntelLayout &layout,
+                                        ArrayRef<Value> matrix,
+                                        unsigned subgroupSize) {
+  InvocationBuilder b(builder, loc, layout.emulated);
   Type component = layout.component;
   Type computeType =
       component.isBF16() ? builder.getF32Type() : getStorageType(component);
@@ -921,7 +1160,7 @@ static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
   };
   SmallVector<Slot> slots;
   for (unsigned p = 0; p < layout.packedCount; ++p) {
-    Value packed = vector::ExtractOp::create(builder, loc, matrix, p);
+    Value packed = matrix[p];
     for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
       Value element = b.unpack(layout, packed, sub);
       if (component.isBF16())
@@ -979,8 +1218,7 @@ static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
     for (unsigned p = 0; p < layout.packedCount; ++p)
       packedElements.push_back(
           b.pack(layout, SmallVector<Value>(layout.elementsPerPacked, total)));
-    return vector::FromElementsOp::create(builder, loc, layout.getVectorType(),
-                                          packedElements);
+    return packedElements;
   }
   SmallVector<Value> totals;
   for (unsigned line = 0; line < lines; ++line) {
@@ -1012,15 +1250,11 @@ static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
     }
     totals.push_back(partial);
   }
-  Value totalsVector = vector::FromElementsOp::create(
-      builder, loc, VectorType::get({int64_t(lines)}, computeType), totals);
   SmallVector<Value> packedElements, elements;
   for (const Slot &slot : slots) {
     Value total = dimensions == ReductionDimensions::All
                       ? totals.front()
-                      : vector::ExtractOp::create(builder, loc, totalsVector,
-                                                  OpFoldResult(lineOf(slot)))
-                            .getResult();
+                      : b.pick(totals, lineOf(slot));
     if (component.isBF16())
       total = f32ToBFloat16(builder, loc, total);
     elements.push_back(total);
@@ -1029,31 +1263,40 @@ static Value reduceByLines(OpBuilder &builder, Location loc, ReduceOp op,
       elements.clear();
     }
   }
-  return vector::FromElementsOp::create(builder, loc, layout.getVectorType(),
-                                        packedElements);
+  return packedElements;
 }
 
 struct ReduceLowering : IntelPattern<ReduceOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
-  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+  matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType(), subgroupSize);
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
-    if (layout->kind != MatrixKind::Result) {
-      rewriter.replaceOp(op, reduceByLines(rewriter, loc, op, *layout,
-                                           adaptor.getMatrix(), subgroupSize));
+    SmallVector<Value> elements = getSlots(rewriter, loc, adaptor.getMatrix());
+    // Whole columns per invocation (result matrices, and the emulated form
+    // of every kind that is at least as wide as the subgroup) reduce with
+    // the fast paths below; other layouts line by line.
+    bool wholeColumns = layout->emulated ? layout->spread == 1
+                                         : layout->kind == MatrixKind::Result;
+    if (!wholeColumns) {
+      replaceWithSlots(
+          rewriter, op, *layout,
+          reduceByLines(rewriter, loc, op, *layout, elements, subgroupSize));
       return success();
     }
     Type component = layout->component;
     unsigned rows = layout->rows, tiles = layout->tiles;
-    SmallVector<Value> elements;
-    for (unsigned p = 0; p < layout->packedCount; ++p)
-      elements.push_back(
-          vector::ExtractOp::create(rewriter, loc, adaptor.getMatrix(), p));
+    // bf16 combines in f32 and rounds once (as reduceByLines does).
+    bool isBFloat16 = component.isBF16();
+    if (isBFloat16) {
+      for (Value &element : elements)
+        element = bfloat16ToF32(rewriter, loc, element);
+      component = rewriter.getF32Type();
+    }
     auto combine = [&](Value x, Value y) {
       return ReduceOp::buildCombine(rewriter, loc, op.getKind(), component, x,
                                     y);
@@ -1098,12 +1341,42 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       break;
     }
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, layout->getVectorType(), reduced);
+    if (isBFloat16)
+      for (Value &element : reduced)
+        element = f32ToBFloat16(rewriter, loc, element);
+    replaceWithSlots(rewriter, op, *layout, reduced);
     return success();
   }
 };
 } // namespace
+
+void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixTypeConversion(
+    TypeConverter &converter, unsigned subgroupSize) {
+  converter.addConversion([subgroupSize](SubgroupMatrixTypeInterface type,
+                                         SmallVectorImpl<Type> &results)
+                              -> std::optional<LogicalResult> {
+    std::string error;
+    FailureOr<IntelLayout> layout =
+        IntelLayout::getEmulated(type, subgroupSize, error);
+    if (failed(layout))
+      return std::nullopt;
+    results.append(layout->packedCount, layout->packedElement);
+    return success();
+  });
+}
+
+void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LoadLowering, StoreLowering, SplatLowering,
+               EmulatedMultiplyLowering<MmaOp>,
+               EmulatedMultiplyLowering<MultiplyOp>,
+               ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
+               ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>,
+               ConvertLowering, MapLowering, ReduceLowering>(
+      converter, context, subgroupSize, /*emulated=*/true);
+}
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToIntelTypeConversion(
     TypeConverter &converter, unsigned subgroupSize) {
@@ -1126,6 +1399,6 @@ void mlir::subgroup_matrix::populateSubgroupMatrixToIntelPatterns(
                MultiplyLowering<MmaOp>, MultiplyLowering<MultiplyOp>,
                ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
                ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>,
-               ConvertLowering, MapLowering, ReduceLowering>(converter, context,
-                                                             subgroupSize);
+               ConvertLowering, MapLowering, ReduceLowering>(
+      converter, context, subgroupSize, /*emulated=*/false);
 }

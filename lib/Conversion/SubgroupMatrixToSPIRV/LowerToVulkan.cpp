@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
@@ -15,7 +17,6 @@
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
@@ -25,14 +26,19 @@
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
@@ -185,6 +191,156 @@ static void mapMemorySpaces(Operation *gpuModule) {
   });
 }
 
+/// Whether `function` uses a matrix type or multiplication that `target`
+/// has no matrix-unit configuration for.
+static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
+  auto unsupported = [&](Type type) {
+    auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+    return matrix && !target.supportsType(matrix);
+  };
+  WalkResult walk = function->walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), unsupported) ||
+        llvm::any_of(op->getOperandTypes(), unsupported))
+      return WalkResult::interrupt();
+    Value left, right, result;
+    if (auto mma = dyn_cast<MmaOp>(op))
+      left = mma.getLeft(), right = mma.getRight(), result = mma.getResult();
+    else if (auto multiply = dyn_cast<MultiplyOp>(op))
+      left = multiply.getLeft(), right = multiply.getRight(),
+      result = multiply.getResult();
+    if (left && !target.supportsMultiply(left.getType(), right.getType(),
+                                         result.getType()))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// Rewrites the matrices of `function` into their emulated form (scalars per
+/// invocation, see populateEmulatedSubgroupMatrixPatterns); reports each op
+/// whose matrices have none.
+static LogicalResult emulateMatrices(Operation *function,
+                                     unsigned subgroupSize) {
+  bool expressible = true;
+  function->walk([&](Operation *op) {
+    if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+      return;
+    MemRefType memref;
+    if (auto load = dyn_cast<LoadOp>(op))
+      memref = load.getMemRefType();
+    else if (auto store = dyn_cast<StoreOp>(op))
+      memref = store.getMemRefType();
+    if (memref && isa<VectorType>(memref.getElementType())) {
+      op->emitOpError("cannot be emulated: ")
+          << memref
+          << " packs components into words; use a memref of the storage "
+             "type";
+      expressible = false;
+      return;
+    }
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Type type : types) {
+      auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+      std::string error;
+      if (matrix &&
+          failed(IntelLayout::getEmulated(matrix, subgroupSize, error))) {
+        op->emitOpError("cannot be emulated: ") << error;
+        expressible = false;
+        return;
+      }
+    }
+  });
+  if (!expressible)
+    return failure();
+
+  MLIRContext *context = function->getContext();
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return type; });
+  populateEmulatedSubgroupMatrixTypeConversion(converter, subgroupSize);
+  ConversionTarget target(*context);
+  target.addIllegalDialect<SubgroupMatrixDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  RewritePatternSet patterns(context);
+  populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  if (failed(applyPartialConversion(function, target, std::move(patterns))))
+    return failure();
+  // The emulation computes bf16 in f32; its conversions become integer
+  // arithmetic on the bits, since devices without matrix units have no bf16.
+  RewritePatternSet expansions(context);
+  arith::populateExpandBFloat16Patterns(expansions);
+  return applyPatternsGreedily(function, std::move(expansions));
+}
+
+/// Devices without bf16 (the emulated targets) hold bf16 values and buffers
+/// as 16-bit integers. By now every bf16 computation of an emulated kernel
+/// is integer arithmetic on the bits (upstream's bf16 expansion), so only
+/// types, constants and the bitcasts between bits and bf16 change; anything
+/// else that still computes in bf16 is reported.
+static LogicalResult holdBFloat16AsBits(Operation *root) {
+  MLIRContext *context = root->getContext();
+  Type bits = IntegerType::get(context, 16);
+  auto convert = [&](Type type) -> Type {
+    if (type.isBF16())
+      return bits;
+    if (auto memref = dyn_cast<MemRefType>(type))
+      if (memref.getElementType().isBF16())
+        return memref.clone(bits);
+    if (auto vector = dyn_cast<VectorType>(type))
+      if (vector.getElementType().isBF16())
+        return vector.clone(bits);
+    return type;
+  };
+  auto toBits = [&](Attribute value) -> Attribute {
+    if (auto floatValue = dyn_cast<FloatAttr>(value))
+      if (floatValue.getType().isBF16())
+        return IntegerAttr::get(bits, floatValue.getValue().bitcastToAPInt());
+    if (auto elements = dyn_cast<DenseFPElementsAttr>(value))
+      if (elements.getElementType().isBF16())
+        return elements.bitcast(bits);
+    return value;
+  };
+  SmallVector<arith::BitcastOp> bitcasts;
+  bool failed = false;
+  root->walk([&](Operation *op) {
+    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+      auto type = dyn_cast<FunctionType>(function.getFunctionType());
+      if (type)
+        function.setType(FunctionType::get(
+            context, llvm::map_to_vector(type.getInputs(), convert),
+            llvm::map_to_vector(type.getResults(), convert)));
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          argument.setType(convert(argument.getType()));
+    bool hadBFloat16 = false;
+    for (OpResult result : op->getResults()) {
+      Type converted = convert(result.getType());
+      hadBFloat16 |= converted != result.getType();
+      result.setType(converted);
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      constant.setValueAttr(cast<TypedAttr>(toBits(constant.getValue())));
+    else if (auto bitcast = dyn_cast<arith::BitcastOp>(op))
+      bitcasts.push_back(bitcast);
+    else if (hadBFloat16 &&
+             isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+             !isa<arith::SelectOp>(op)) {
+      op->emitOpError("computes in bf16, which the device lacks");
+      failed = true;
+    }
+  });
+  for (arith::BitcastOp bitcast : bitcasts)
+    if (bitcast.getIn().getType() == bitcast.getType()) {
+      bitcast.replaceAllUsesWith(bitcast.getIn());
+      bitcast.erase();
+    }
+  return failure(failed);
+}
+
 static LogicalResult convertToSPIRV(Operation *gpuModule,
                                     spirv::TargetEnvAttr targetEnv) {
   MLIRContext *context = gpuModule->getContext();
@@ -284,8 +440,16 @@ void LowerToVulkanPass::runOnOperation() {
   ModuleOp module = getOperation();
   FailureOr<TargetAttr> overrideTarget =
       resolveTargetOption(module.getLoc(), targetName);
+  if (failed(overrideTarget))
+    return signalPassFailure();
+  if (!llvm::is_contained({"none", "unsupported", "all"}, emulation)) {
+    emitError(module.getLoc()) << "unknown emulation '" << emulation
+                               << "'; expected 'none', 'unsupported' or 'all'";
+    return signalPassFailure();
+  }
   // Nothing is emitted for a program that the device would reject.
-  if (failed(overrideTarget) || failed(checkTarget(module, *overrideTarget)) ||
+  if (failed(checkTarget(module, *overrideTarget,
+                         /*allowEmulation=*/emulation != "none")) ||
       failed(checkUniformity(module)))
     return signalPassFailure();
 
@@ -316,6 +480,17 @@ void LowerToVulkanPass::runOnOperation() {
     populatePolynomialApproximateErfcPattern(expansions);
     arith::populateCeilFloorDivExpandOpsPatterns(expansions);
     walkAndApplyPatterns(copy, std::move(expansions));
+    WalkResult emulated = copy->walk([&](FunctionOpInterface function) {
+      bool emulate = target.getEmulated() || emulation == "all" ||
+                     (emulation == "unsupported" &&
+                      usesUnsupportedMatrices(function, target));
+      if (emulate &&
+          failed(emulateMatrices(function, target.getSubgroupSize())))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (emulated.wasInterrupted())
+      return signalPassFailure();
     WalkResult expanded = copy->walk([&](FunctionOpInterface function) {
       if (failed(
               expandThroughWorkgroupMemory(function, target.getSubgroupSize())))
@@ -340,6 +515,8 @@ void LowerToVulkanPass::runOnOperation() {
       if (guarded.wasInterrupted())
         return signalPassFailure();
     }
+    if (target.getEmulated() && failed(holdBFloat16AsBits(copy)))
+      return signalPassFailure();
     mapMemorySpaces(copy);
     if (failed(convertToSPIRV(copy, targetEnv)))
       return signalPassFailure();

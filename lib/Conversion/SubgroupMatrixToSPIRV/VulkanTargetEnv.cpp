@@ -19,10 +19,11 @@ mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target) {
   using spirv::Extension;
   // Everything a subgroup matrix kernel may use; spirv-update-vce keeps only
   // what the module needs. The cooperative-matrix ops require SPIR-V 1.6.
+  // A device without matrix units (an emulated target) has neither
+  // cooperative matrices nor bf16.
   SmallVector<Capability> capabilities = {
       Capability::Shader,
       Capability::VulkanMemoryModel,
-      Capability::CooperativeMatrixKHR,
       Capability::Float16,
       Capability::Int8,
       Capability::Int16,
@@ -32,23 +33,28 @@ mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target) {
       Capability::GroupNonUniformArithmetic,
       Capability::GroupNonUniformShuffle,
       Capability::GroupNonUniformBallot,
-      Capability::BFloat16TypeKHR,
-      Capability::BFloat16CooperativeMatrixKHR,
   };
   SmallVector<Extension> extensions = {
-      Extension::SPV_KHR_cooperative_matrix,
       Extension::SPV_KHR_vulkan_memory_model,
       Extension::SPV_KHR_8bit_storage,
       Extension::SPV_KHR_16bit_storage,
       Extension::SPV_KHR_storage_buffer_storage_class,
-      Extension::SPV_KHR_bfloat16,
   };
+  if (!target.getEmulated()) {
+    capabilities.append({Capability::CooperativeMatrixKHR,
+                         Capability::BFloat16TypeKHR,
+                         Capability::BFloat16CooperativeMatrixKHR});
+    extensions.append(
+        {Extension::SPV_KHR_cooperative_matrix, Extension::SPV_KHR_bfloat16});
+  }
   auto triple = spirv::VerCapExtAttr::get(spirv::Version::V_1_6, capabilities,
                                           extensions, context);
 
   auto subgroupScope = spirv::ScopeAttr::get(context, spirv::Scope::Subgroup);
   SmallVector<Attribute> properties;
-  for (MatrixConfigAttr config : target.getConfigs()) {
+  for (MatrixConfigAttr config : target.getEmulated()
+                                     ? ArrayRef<MatrixConfigAttr>()
+                                     : target.getConfigs()) {
     Type component = getStorageType(config.getComponentType());
     Type result = getStorageType(config.getResultType());
     properties.push_back(spirv::CooperativeMatrixPropertiesKHRAttr::get(

@@ -34,6 +34,13 @@ unsigned getIntelK(Type component);
 ///    each invocation holds K / subgroupSize consecutive columns packed into
 ///    one value per row; when K is smaller, the rows of one column are
 ///    spread over subgroupSize / K invocations.
+///
+/// The emulated form (devices without matrix units, see `getEmulated`) uses
+/// the result rule for every kind and no packing: invocation `lane` holds
+/// column `t * subgroupSize + lane` of each tile t, every row; a matrix
+/// narrower than the subgroup spreads its rows over `subgroupSize / columns`
+/// invocations instead (invocation i holds column i % columns, rows
+/// i / columns + j * spread).
 struct IntelLayout {
   MatrixKind kind;
   unsigned rows, columns, subgroupSize;
@@ -45,10 +52,27 @@ struct IntelLayout {
   unsigned chunks;            ///< Row chunks of at most 8 (left and result).
   unsigned chunkRows;         ///< Rows per chunk.
   unsigned leftPerChunk;      ///< Packed elements per chunk (left).
+  bool emulated = false;      ///< The emulated form (columns over lanes).
+  unsigned spread = 1; ///< Invocations per column (emulated, narrow matrices).
 
   /// Computes the layout, or fails with a message naming the rule.
   static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
                                     unsigned subgroupSize, std::string &error);
+  /// The emulated form of any matrix whose column count is a multiple or a
+  /// divisor of the subgroup size, with its storage type unpacked.
+  static FailureOr<IntelLayout> getEmulated(SubgroupMatrixTypeInterface type,
+                                            unsigned subgroupSize,
+                                            std::string &error);
+  /// `getEmulated` when `emulated`, `get` otherwise.
+  static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
+                                    unsigned subgroupSize, bool emulated,
+                                    std::string &error) {
+    return emulated ? getEmulated(type, subgroupSize, error)
+                    : get(type, subgroupSize, error);
+  }
+
+  /// The slots each invocation holds per column tile (emulated form).
+  unsigned getSlotsPerTile() const { return packedCount / tiles; }
 
   /// The vector type an invocation holds.
   VectorType getVectorType() const;

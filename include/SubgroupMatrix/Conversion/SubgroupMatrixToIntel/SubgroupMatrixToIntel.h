@@ -25,6 +25,19 @@ void populateSubgroupMatrixToIntelPatterns(const TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            unsigned subgroupSize);
 
+/// Teaches `converter` the emulated form of each matrix type (devices
+/// without matrix units): the scalars one invocation holds
+/// (IntelLayout::getEmulated), a 1:N conversion.
+void populateEmulatedSubgroupMatrixTypeConversion(TypeConverter &converter,
+                                                  unsigned subgroupSize);
+
+/// Adds the patterns lowering every subgroup_matrix op to the emulated form:
+/// the Intel form's patterns with unpacked slots, and `mma` as
+/// multiply-adds fed by subgroup shuffles.
+void populateEmulatedSubgroupMatrixPatterns(const TypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            unsigned subgroupSize);
+
 /// The Itanium-mangled name of __spirv_SubgroupMatrixMultiplyAccumulateINTEL
 /// for operands of types `a`, `b` and `c` (LLVM's SPIR-V backend recognises
 /// the builtin by it).
