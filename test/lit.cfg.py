@@ -52,6 +52,8 @@ if os.path.exists(runner):
     if os.path.exists(lavapipe_icd):
         config.available_features.add("lavapipe")
         config.substitutions.append(
+            ("%lavapipe_env", "env VK_DRIVER_FILES=%s" % lavapipe_icd))
+        config.substitutions.append(
             ("%lavapipe", "env VK_DRIVER_FILES=%s %s" % (lavapipe_icd, runner)))
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
     config.available_features.add("spirv-tools")

@@ -202,24 +202,33 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// Whether an emulated target takes `type`: dimensions that are multiples of
-/// kEmulatedDimensionMultiple and a component type of some configuration
-/// (for its kind).
+/// Whether `type`'s dimensions are multiples of kEmulatedDimensionMultiple.
+static bool hasEmulatedShape(SubgroupMatrixTypeInterface type) {
+  unsigned multiple = TargetAttr::kEmulatedDimensionMultiple;
+  return type.getRows() % multiple == 0 && type.getColumns() % multiple == 0;
+}
+
+/// Whether `type` is an operand of `config`'s kind and types in some
+/// emulated shape.
 static bool isEmulatedShapeOf(SubgroupMatrixTypeInterface type,
                               MatrixConfigAttr config) {
-  unsigned multiple = TargetAttr::kEmulatedDimensionMultiple;
-  if (type.getRows() % multiple || type.getColumns() % multiple)
-    return false;
   Type expected = type.getKind() == MatrixKind::Result
                       ? config.getResultType()
                       : config.getComponentType();
-  return type.getElementType() == expected;
+  return hasEmulatedShape(type) && type.getElementType() == expected;
 }
 
 bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
+  // Emulated matrices of any kind hold any component type the target
+  // computes with (a bf16 result matrix, say, to convert into a left one).
+  if (getEmulated())
+    return hasEmulatedShape(type) &&
+           llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
+             return type.getElementType() == config.getComponentType() ||
+                    type.getElementType() == config.getResultType();
+           });
   return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
-    return getEmulated() ? isEmulatedShapeOf(type, config)
-                         : config.covers(type);
+    return config.covers(type);
   });
 }
 
@@ -246,12 +255,13 @@ std::string TargetAttr::describeSupported(MatrixKind kind) const {
   llvm::StringSet<> seen;
   if (getEmulated()) {
     for (MatrixConfigAttr config : getConfigs()) {
-      std::string spelling;
-      llvm::raw_string_ostream os(spelling);
-      os << (kind == MatrixKind::Result ? config.getResultType()
-                                        : config.getComponentType());
-      if (seen.insert(spelling).second)
-        spellings.push_back(spelling);
+      for (Type element : {config.getComponentType(), config.getResultType()}) {
+        std::string spelling;
+        llvm::raw_string_ostream os(spelling);
+        os << element;
+        if (seen.insert(spelling).second)
+          spellings.push_back(spelling);
+      }
     }
     return (Twine("emulated ") + stringifyMatrixKind(kind) +
             " matrices whose dimensions are multiples of " +

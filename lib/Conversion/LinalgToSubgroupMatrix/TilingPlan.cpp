@@ -84,6 +84,13 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   // subgroups (144 VGPRs, none spilled; not measured on hardware). Elsewhere
   // 2 x 2 blocks in 2 x 2 subgroups.
   int64_t blockM = vulkan && !amd ? 4 : 2, blockN = blockM;
+  // Emulated matrices are unrolled into scalar code: one matrix per subgroup
+  // and one matrix deep per step keep a kernel small enough for a CPU
+  // driver to compile in seconds (lavapipe takes 35 s for the 2 x 2 blocks
+  // two matrices deep that it takes 4 s for here).
+  bool emulated = target.getEmulated();
+  if (emulated)
+    blockM = blockN = 1;
   if (!tiling.subgroupsM)
     tiling.subgroupsM = amd ? 4 : 2;
   if (!tiling.subgroupsN)
@@ -107,13 +114,15 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   if (!tiling.tileN)
     tiling.tileN = tiling.subgroupsN * blockN * config.getN();
   if (!tiling.tileK)
-    tiling.tileK = std::max<int64_t>(2 * config.getK(), 64 / elementBytes);
+    tiling.tileK =
+        emulated ? config.getK()
+                 : std::max<int64_t>(2 * config.getK(), 64 / elementBytes);
   if (tiling.padding < 0)
     tiling.padding = 16 / elementBytes;
   // On the H100, one buffer measured faster than two (268.7 against 165.1
   // TFLOP/s at 4096^3 f16 -> f32, both at 236 registers per invocation).
   if (!tiling.stages)
-    tiling.stages = vulkan ? 1 : 2;
+    tiling.stages = vulkan || emulated ? 1 : 2;
   if (!tiling.vectorWidth)
     tiling.vectorWidth = vulkan ? 16 / elementBytes : 1;
   // Groups of 8 tile rows: 273.7 against 268.7 TFLOP/s at 4096^3 and 292.9

@@ -161,7 +161,7 @@ IntelLayout::getEmulated(SubgroupMatrixTypeInterface type,
   } else {
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << Type(type) << ": " << layout.columns
+    os << "'" << Type(type) << "': " << layout.columns
        << " columns are neither a multiple nor a divisor of the subgroup "
           "size "
        << subgroupSize << ", so they cannot be spread over its invocations";

@@ -768,7 +768,8 @@ static Value convertElement(OpBuilder &builder, Location loc, Value element,
 /// (XOR).
 static Value shuffleFrom(OpBuilder &builder, Location loc, Value value,
                          Value lane, unsigned subgroupSize,
-                         gpu::ShuffleMode mode = gpu::ShuffleMode::IDX) {
+                         gpu::ShuffleMode mode = gpu::ShuffleMode::IDX,
+                         bool broadcast = false) {
   Type type = value.getType();
   Type i32 = builder.getI32Type();
   unsigned bits = type.getIntOrFloatBitWidth();
@@ -778,9 +779,17 @@ static Value shuffleFrom(OpBuilder &builder, Location loc, Value value,
                                     word);
   if (bits < 32)
     word = arith::ExtUIOp::create(builder, loc, i32, word);
-  Value width = arith::ConstantIntOp::create(builder, loc, i32, subgroupSize);
-  Value shuffled = gpu::ShuffleOp::create(builder, loc, word, lane, width, mode)
-                       .getShuffleResult();
+  Value shuffled;
+  if (broadcast) {
+    shuffled = gpu::SubgroupBroadcastOp::create(
+        builder, loc, word, lane,
+        gpu::BroadcastTypeAttr::get(builder.getContext(),
+                                    gpu::BroadcastType::specific_lane));
+  } else {
+    Value width = arith::ConstantIntOp::create(builder, loc, i32, subgroupSize);
+    shuffled = gpu::ShuffleOp::create(builder, loc, word, lane, width, mode)
+                   .getShuffleResult();
+  }
   if (bits < 32)
     shuffled = arith::TruncIOp::create(builder, loc,
                                        builder.getIntegerType(bits), shuffled);
@@ -859,10 +868,15 @@ static Value gatherElement(InvocationBuilder &b, ArrayRef<Value> source,
       wanted.push_back(uses);
       local &= !uses || candidate.lane == lane;
     }
+    // Every invocation reading one invocation's value is a broadcast, which
+    // the emulated form (Vulkan) expresses as such.
+    bool fromOneLane = llvm::all_equal(sourceLanes) &&
+                       llvm::all_of(wanted, [](int64_t use) { return use; });
     if (!local)
       value = shuffleFrom(builder, loc, value,
                           b.perLane(sourceLanes, builder.getI32Type()),
-                          from.subgroupSize);
+                          from.subgroupSize, gpu::ShuffleMode::IDX,
+                          /*broadcast=*/b.scalarOnly && fromOneLane);
     element = element
                   ? Value(arith::SelectOp::create(
                         builder, loc, b.perLane(wanted, builder.getI1Type()),

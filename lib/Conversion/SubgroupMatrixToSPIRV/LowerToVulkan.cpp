@@ -341,6 +341,30 @@ static LogicalResult holdBFloat16AsBits(Operation *root) {
   return failure(failed);
 }
 
+namespace {
+/// gpu.subgroup_broadcast from a given lane, which upstream's GPU-to-SPIR-V
+/// patterns do not lower (the emulated matrices broadcast every left-matrix
+/// element): OpGroupNonUniformBroadcast, which drivers compile to a single
+/// register read where a shuffle may become a gather.
+struct SubgroupBroadcastLowering
+    : OpConversionPattern<gpu::SubgroupBroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupBroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getBroadcastType() != gpu::BroadcastType::specific_lane)
+      return rewriter.notifyMatchFailure(op, "not from a given lane");
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<spirv::GroupNonUniformBroadcastOp>(
+        op, type, spirv::Scope::Subgroup, adaptor.getSrc(), adaptor.getLane());
+    return success();
+  }
+};
+} // namespace
+
 static LogicalResult convertToSPIRV(Operation *gpuModule,
                                     spirv::TargetEnvAttr targetEnv) {
   MLIRContext *context = gpuModule->getContext();
@@ -367,6 +391,7 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   // unpacking of staged words into elements).
   populateVectorToSPIRVPatterns(typeConverter, patterns);
   populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
+  patterns.add<SubgroupBroadcastLowering>(typeConverter, context);
 
   std::unique_ptr<ConversionTarget> target =
       SPIRVConversionTarget::get(targetEnv);
@@ -480,13 +505,22 @@ void LowerToVulkanPass::runOnOperation() {
     populatePolynomialApproximateErfcPattern(expansions);
     arith::populateCeilFloorDivExpandOpsPatterns(expansions);
     walkAndApplyPatterns(copy, std::move(expansions));
+    // Emulated kernels get their bounds checks first, on the matrix loads
+    // and stores that the emulation then takes apart.
+    llvm::SmallPtrSet<Operation *, 4> emulatedFunctions;
     WalkResult emulated = copy->walk([&](FunctionOpInterface function) {
       bool emulate = target.getEmulated() || emulation == "all" ||
                      (emulation == "unsupported" &&
                       usesUnsupportedMatrices(function, target));
-      if (emulate &&
-          failed(emulateMatrices(function, target.getSubgroupSize())))
+      if (!emulate)
+        return WalkResult::advance();
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+      if (robustAccess && kernel && kernel.isKernel() &&
+          failed(addRobustAccessGuards(kernel)))
         return WalkResult::interrupt();
+      if (failed(emulateMatrices(function, target.getSubgroupSize())))
+        return WalkResult::interrupt();
+      emulatedFunctions.insert(function);
       return WalkResult::advance();
     });
     if (emulated.wasInterrupted())
@@ -507,8 +541,9 @@ void LowerToVulkanPass::runOnOperation() {
     if (packed.wasInterrupted())
       return signalPassFailure();
     if (robustAccess) {
-      WalkResult guarded = copy->walk([](gpu::GPUFuncOp function) {
-        if (function.isKernel() && failed(addRobustAccessGuards(function)))
+      WalkResult guarded = copy->walk([&](gpu::GPUFuncOp function) {
+        if (function.isKernel() && !emulatedFunctions.contains(function) &&
+            failed(addRobustAccessGuards(function)))
           return WalkResult::interrupt();
         return WalkResult::advance();
       });

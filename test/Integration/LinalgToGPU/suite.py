@@ -44,6 +44,7 @@ TARGETS = {
     "amd-rdna3": dict(inputs="f16", acc="f32"),
     "intel-xe-hpc": dict(inputs="f16", acc="f32"),
     "apple-m1": dict(inputs="f32", acc="f32"),
+    "cpu-lavapipe": dict(inputs="f16", acc="f32"),
 }
 
 RUNNER_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "f32", "si8": "i8",
@@ -567,7 +568,7 @@ def cases_for(target):
             2e-3))
         # A bf16 output (the next layer's input), where the target has bf16
         # matrices. bf16 keeps 8 bits: the tolerance is a rounding step.
-        if target in ("nvidia-h100", "intel-xe-hpc"):
+        if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
             cases.append(Case(
                 "scale_to_bf16_" + tag,
                 epilogue_program("scale_to_bf16", em, en, ek, t, acc, [], """
@@ -849,7 +850,7 @@ def cases_for(target):
                               x[2])],
                           0.0))
     # bf16 inputs on tensors, where the target multiplies bf16.
-    if target in ("nvidia-h100", "intel-xe-hpc"):
+    if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
         fm_, fn_, fk_ = 40, 48, 64
         text = """func.func @bf16(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
   %%zero = arith.constant 0.0 : f32
@@ -947,7 +948,7 @@ def cases_for(target):
          ("mask", (msq, msk), "f32", (-4.0, 0.0))],
         ((mb // mh, mh, msq, md), "f32"),
         lambda x: attention_reference(x, mb, msq, msk, md, False), 2e-3))
-    if target in ("nvidia-h100", "intel-xe-hpc"):
+    if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
         cases.append(Case(
             "attention_bf16_causal_heads",
             attention_program("attention_bf16_causal_heads", 2, 50, 50, 128,
