@@ -37,6 +37,23 @@ for kernel in "$suite"/*.mlir; do
 done
 echo "[conformance] lowered $(ls "$suite"/*.spv | wc -l) kernels, $validated validated by spirv-val"
 
+# The same kernels with every matrix emulated (emulation=all): a second,
+# independent implementation of the same semantics on the same GPU.
+mkdir -p "$suite/emulated"
+for kernel in "$suite"/*.mlir; do
+  name="$(basename "$kernel" .mlir)"
+  options="emulation=all"
+  case "$name" in robust_*) options="$options robust-access=1" ;; esac
+  "$buildDir/bin/sm-opt" "$kernel" "--sm-lower-to-vulkan=$options" |
+    "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/emulated/$name.spv"
+  case "$name" in
+  *bf16*) ;;
+  *) "$spirvVal" --target-env vulkan1.3 "$suite/emulated/$name.spv" ;;
+  esac
+done
+cp "$suite/manifest.txt" "$suite/emulated/"
+echo "[conformance] lowered $(ls "$suite"/emulated/*.spv | wc -l) kernels with emulated matrices"
+
 # convert, map and reduce, with the reference in suite.py.
 python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" generate \
   nvidia-h100 "$suite/functions" >/dev/null

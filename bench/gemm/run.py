@@ -22,7 +22,8 @@ median is reported) and times cuBLAS on the same shapes through PyTorch.
 docs/performance.md between the GEMM markers.
 
 Options of prepare: --sizes 1024,2048 (square sizes), --types f16-f32,...,
---tiling "tile-m=128 ..." (extra sm-tile-matmul options).
+--tiling "tile-m=128 ..." (extra sm-tile-matmul options), --emulated (each
+kernel also lowered with sm-lower-to-vulkan=emulation=all, as its own row).
 """
 
 import argparse
@@ -115,16 +116,34 @@ def prepare(args):
         option = "target=%s %s" % (TARGET, args.tiling or "")
         run([os.path.join(BIN, "sm-opt"), "--sm-tile-matmul=" + option.strip(),
              source, "-o", tiled])
-        run([os.path.join(BIN, "sm-opt"), "--sm-lower-to-vulkan", tiled, "-o", lowered])
-        run([os.path.join(BIN, "sm-translate"), "--serialize-spirv", lowered, "-o", binary])
-        if input_type != "bf16":
-            run([SPIRV_VAL, "--target-env", "vulkan1.3", binary])
-        for path in (source, tiled, lowered):
+        # With --emulated, each kernel also in its emulated form: the same
+        # tiling but with element-wise workgroup copies (emulated matrices
+        # read workgroup memory element by element, which buffers packed
+        # into words for 16-byte copies cannot serve).
+        variants = [("", "--sm-lower-to-vulkan", label, tiled)]
+        if args.emulated:
+            tiled_scalar = source.replace(".mlir", ".tiled-scalar.mlir")
+            run([os.path.join(BIN, "sm-opt"),
+                 "--sm-tile-matmul=" + option.strip() + " vector-width=1",
+                 source, "-o", tiled_scalar])
+            variants.append(("_emulated", "--sm-lower-to-vulkan=emulation=all",
+                             label + ", emulated", tiled_scalar))
+        for suffix, lowering, variant_label, variant_input in variants:
+            variant = binary.replace(".spv", suffix + ".spv")
+            run([os.path.join(BIN, "sm-opt"), lowering, variant_input, "-o",
+                 lowered])
+            run([os.path.join(BIN, "sm-translate"), "--serialize-spirv", lowered,
+                 "-o", variant])
+            if input_type != "bf16":
+                run([SPIRV_VAL, "--target-env", "vulkan1.3", variant])
+            manifest.append({"kernel": os.path.basename(variant), "type": name,
+                             "label": variant_label, "m": m, "n": n, "k": k,
+                             "transposed_b": transposed})
+            print("prepared %s" % os.path.basename(variant), flush=True)
+        for _, _, _, path in variants:
             os.remove(path)
-        manifest.append({"kernel": os.path.basename(binary), "type": name,
-                         "label": label, "m": m, "n": n, "k": k,
-                         "transposed_b": transposed})
-        print("prepared %s" % os.path.basename(binary), flush=True)
+        for path in (source, lowered):
+            os.remove(path)
     with open(os.path.join(STAGE, "manifest.json"), "w") as f:
         json.dump({"commit": git_commit(), "tiling": args.tiling or "",
                    "configs": manifest}, f, indent=1)
@@ -245,6 +264,8 @@ def main():
     p.add_argument("--types")
     p.add_argument("--tiling")
     p.add_argument("--no-extra", action="store_true")
+    p.add_argument("--emulated", action="store_true",
+                   help="also stage every kernel with emulated matrices")
     r = sub.add_parser("report")
     r.add_argument("results", nargs="+")
     r.add_argument("--write", action="store_true")

@@ -249,38 +249,16 @@ public:
   }
 
   /// A value per invocation of the subgroup: `values[lane]`, as `type`.
+  /// Each table is built once per builder (an emulated mma reads many
+  /// elements through the same few).
   Value perLane(ArrayRef<int64_t> values, Type type) {
-    auto constant = [&](int64_t value) -> Value {
-      if (type.isIndex())
-        return index(value);
-      return arith::ConstantOp::create(builder, loc,
-                                       builder.getIntegerAttr(type, value));
-    };
     if (llvm::all_equal(values))
-      return constant(values.front());
-    if (!scalarOnly) {
-      SmallVector<APInt> words;
-      for (int64_t value : values)
-        words.push_back(APInt(type.getIntOrFloatBitWidth(), value));
-      Value table = arith::ConstantOp::create(
-          builder, loc,
-          DenseIntElementsAttr::get(
-              VectorType::get({int64_t(values.size())}, type), words));
-      return vector::ExtractOp::create(builder, loc, table,
-                                       OpFoldResult(lane()));
-    }
-    // Without vectors: one select per invocation that differs from the
-    // first.
-    Value result = constant(values.front());
-    for (auto [i, value] : llvm::enumerate(values)) {
-      if (value == values.front())
-        continue;
-      Value isLane = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq, lane(), index(i));
-      result = arith::SelectOp::create(builder, loc, isLane, constant(value),
-                                       result);
-    }
-    return result;
+      return constant(values.front(), type);
+    Value &table = tables[{type.getAsOpaquePointer(),
+                           std::vector<int64_t>(values.begin(), values.end())}];
+    if (!table)
+      table = buildPerLane(values, type);
+    return table;
   }
 
   /// `values[position]` for a position known only at run time.
@@ -308,6 +286,43 @@ public:
   Location loc;
   bool scalarOnly;
   Value laneId;
+
+private:
+  Value constant(int64_t value, Type type) {
+    if (type.isIndex())
+      return index(value);
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getIntegerAttr(type, value));
+  }
+
+  Value buildPerLane(ArrayRef<int64_t> values, Type type) {
+    auto constant = [&](int64_t value) { return this->constant(value, type); };
+    if (!scalarOnly) {
+      SmallVector<APInt> words;
+      for (int64_t value : values)
+        words.push_back(APInt(type.getIntOrFloatBitWidth(), value));
+      Value table = arith::ConstantOp::create(
+          builder, loc,
+          DenseIntElementsAttr::get(
+              VectorType::get({int64_t(values.size())}, type), words));
+      return vector::ExtractOp::create(builder, loc, table,
+                                       OpFoldResult(lane()));
+    }
+    // Without vectors: one select per invocation that differs from the
+    // first.
+    Value result = constant(values.front());
+    for (auto [i, value] : llvm::enumerate(values)) {
+      if (value == values.front())
+        continue;
+      Value isLane = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq, lane(), index(i));
+      result = arith::SelectOp::create(builder, loc, isLane, constant(value),
+                                       result);
+    }
+    return result;
+  }
+
+  std::map<std::pair<const void *, std::vector<int64_t>>, Value> tables;
 };
 
 /// A 1-D view of a memref and the linear index of an element of it.

@@ -1366,6 +1366,8 @@ def main():
         if name == "run":
             p.add_argument("--prebuilt", action="store_true")
             p.add_argument("--only", default="")
+            p.add_argument("--skip", default="",
+                           help="leave out the programs whose name has this")
             p.add_argument("--seed", type=int,
                            default=random.SystemRandom().randrange(1 << 30))
             p.add_argument("--runner-arg", dest="extra", action="append",
@@ -1408,7 +1410,12 @@ def main():
         print("built %d programs for %s, %d failed" % (len(cases), args.path,
                                                       failed))
         return 1 if failed else 0
-    selected = [c for c in cases if args.only in c.name]
+    # --only and --skip take comma-separated parts of names.
+    only = [part for part in args.only.split(",") if part]
+    skip = [part for part in args.skip.split(",") if part]
+    selected = [c for c in cases
+                if (not only or any(part in c.name for part in only)) and
+                not any(part in c.name for part in skip)]
     print("seed %d" % args.seed)
 
     def check(case):

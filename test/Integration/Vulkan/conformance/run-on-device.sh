@@ -26,26 +26,39 @@ runner="$suite/sm-vulkan-runner"
 } | tee "$out/device.txt"
 "$runner" --list-coopmat > "$out/coopmat.txt" 2>&1
 
-printf "case\tresult\tdetails\n" > "$out/results.tsv"
-passed=0 failed=0
-while IFS='|' read -r name entry args; do
-  [ -n "$name" ] || continue
-  log="$logs/$name.log"
-  args="${args//@SEED@/$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
-  # shellcheck disable=SC2086
-  "$runner" "$suite/$name.spv" --entry "$entry" --subgroup-size 32 $args \
-    > "$log" 2>&1
-  status=$?
-  line=$(grep -m1 "^check gemm" "$log" || tail -n1 "$log")
-  if [ $status -eq 0 ] && grep -q "PASSED" "$log"; then
-    passed=$((passed + 1)); result=PASS
-  else
-    failed=$((failed + 1)); result=FAIL
-  fi
-  printf "%s\t%s\t%s\n" "$name" "$result" "${line#*: }" >> "$out/results.tsv"
-  echo "$result $name: ${line#*: }"
-done < "$suite/manifest.txt"
-echo "conformance: $passed passed, $failed failed" | tee "$out/summary.txt"
+# Runs the cases of DIR/manifest.txt (binaries DIR/NAME.spv); writes
+# RESULTS (a TSV) and a summary line starting with LABEL.
+runCases() {
+  local dir="$1" results="$2" label="$3" passed=0 failed=0
+  printf "case\tresult\tdetails\n" > "$results"
+  while IFS='|' read -r name entry args; do
+    [ -n "$name" ] || continue
+    log="$logs/$label-$name.log"
+    args="${args//@SEED@/$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+    # shellcheck disable=SC2086
+    "$runner" "$dir/$name.spv" --entry "$entry" --subgroup-size 32 $args \
+      > "$log" 2>&1
+    status=$?
+    line=$(grep -m1 "^check gemm" "$log" || tail -n1 "$log")
+    if [ $status -eq 0 ] && grep -q "PASSED" "$log"; then
+      passed=$((passed + 1)); result=PASS
+    else
+      failed=$((failed + 1)); result=FAIL
+    fi
+    printf "%s\t%s\t%s\n" "$name" "$result" "${line#*: }" >> "$results"
+    echo "$result $label $name: ${line#*: }"
+  done < "$dir/manifest.txt"
+  echo "$label: $passed passed, $failed failed" | tee -a "$out/summary.txt"
+  [ $failed -eq 0 ]
+}
+
+: > "$out/summary.txt"
+failed=0
+runCases "$suite" "$out/results.tsv" conformance || failed=1
+if [ -d "$suite/emulated" ]; then
+  runCases "$suite/emulated" "$out/emulated-results.tsv" \
+    "emulated conformance" || failed=1
+fi
 tar -czf "$out/logs.tar.gz" -C "$(dirname "$logs")" logs
 
 # convert, map and reduce (test/Integration/MatrixFunctions), checked against
