@@ -107,9 +107,9 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
   struct TypePair {
     Component component, result;
   };
-  const TypePair types[] = {{C::F16, C::F16},  {C::F16, C::F32},
-                            {C::BF16, C::F32}, {C::F32, C::F32},
-                            {C::S8, C::S32},   {C::U8, C::U32}};
+  const TypePair types[] = {
+      {C::F16, C::F16}, {C::F16, C::F32}, {C::BF16, C::F32}, {C::F32, C::F32},
+      {C::S8, C::S32},  {C::U8, C::U32},  {C::S32, C::S32},  {C::U32, C::U32}};
   for (TypePair type : types)
     for (unsigned size : {16u, 8u})
       rows.push_back({size, size, size, type.component, type.result});
