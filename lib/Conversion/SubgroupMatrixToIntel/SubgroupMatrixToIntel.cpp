@@ -822,17 +822,25 @@ struct ElementSource {
 };
 using MovePlan = SmallVector<SmallVector<ElementSource>>; // [slot][lane]
 
+/// Where each element of a layout lives: {row, column} -> {lane, slot}.
+static DenseMap<std::pair<unsigned, unsigned>, ElementSource>
+getHolders(const IntelLayout &layout) {
+  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holders;
+  for (unsigned lane = 0; lane < layout.subgroupSize; ++lane)
+    for (unsigned p = 0; p < layout.packedCount; ++p)
+      for (unsigned s = 0; s < layout.elementsPerPacked; ++s) {
+        IntelLayout::Position position = layout.getPosition(lane, p, s);
+        if (position.valid)
+          holders.try_emplace({position.row, position.column},
+                              ElementSource{lane, p, s});
+      }
+  return holders;
+}
+
 static FailureOr<MovePlan> planMoves(const IntelLayout &from,
                                      const IntelLayout &to) {
-  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holder;
-  for (unsigned lane = 0; lane < from.subgroupSize; ++lane)
-    for (unsigned p = 0; p < from.packedCount; ++p)
-      for (unsigned s = 0; s < from.elementsPerPacked; ++s) {
-        IntelLayout::Position position = from.getPosition(lane, p, s);
-        if (position.valid)
-          holder.try_emplace({position.row, position.column},
-                             ElementSource{lane, p, s});
-      }
+  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holder =
+      getHolders(from);
   MovePlan plan;
   for (unsigned p = 0; p < to.packedCount; ++p)
     for (unsigned s = 0; s < to.elementsPerPacked; ++s) {
@@ -920,21 +928,6 @@ moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
     }
   }
   return packedElements;
-}
-
-/// Where each element of a layout lives: {row, column} -> {lane, slot}.
-static DenseMap<std::pair<unsigned, unsigned>, ElementSource>
-getHolders(const IntelLayout &layout) {
-  DenseMap<std::pair<unsigned, unsigned>, ElementSource> holders;
-  for (unsigned lane = 0; lane < layout.subgroupSize; ++lane)
-    for (unsigned p = 0; p < layout.packedCount; ++p)
-      for (unsigned s = 0; s < layout.elementsPerPacked; ++s) {
-        IntelLayout::Position position = layout.getPosition(lane, p, s);
-        if (position.valid)
-          holders.try_emplace({position.row, position.column},
-                              ElementSource{lane, p, s});
-      }
-  return holders;
 }
 
 /// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
