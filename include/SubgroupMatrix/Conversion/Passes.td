@@ -40,8 +40,11 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     ordinary SPIR-V: each matrix becomes the scalars each invocation holds
     (the per-invocation layout of the Intel path, unpacked: invocation i
     holds column i of each subgroup-wide tile), loads and stores become
-    scalar accesses, `mma` becomes multiply-adds in f32 or 32-bit integers
-    whose left-matrix elements come by subgroup shuffle, and
+    plain accesses (column-major memory, where an invocation's column is
+    contiguous, is read and written four elements at a time when the
+    buffer's accesses are provably aligned, else element by element),
+    `mma` becomes multiply-adds in f32 or 32-bit integers whose left-matrix
+    elements come by subgroup broadcast or shuffle, and
     `convert`, `map` and `reduce` work in registers as on the Intel path.
     No cooperative-matrix capability is declared. `emulation=unsupported`
     does the same, on a target with matrix units, for every kernel that uses
@@ -83,6 +86,7 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::spirv::SPIRVDialect",
     "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -20,22 +20,32 @@ unsigned mlir::subgroup_matrix::getIntelK(Type component) {
   return 0;
 }
 
-FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
-                                        unsigned subgroupSize,
-                                        std::string &error) {
-  MLIRContext *context = type.getContext();
-  Builder builder(context);
+/// The layout's fields as they are before any rule applies: one
+/// unpacked element per slot, one tile, one chunk of every row.
+static IntelLayout getUnpackedLayout(SubgroupMatrixTypeInterface type,
+                                     unsigned subgroupSize) {
   IntelLayout layout;
   layout.kind = type.getKind();
   layout.rows = type.getRows();
   layout.columns = type.getColumns();
   layout.subgroupSize = subgroupSize;
   layout.component = type.getElementType();
+  layout.packedElement = getStorageType(layout.component);
   layout.elementsPerPacked = 1;
+  layout.packedCount = 0;
   layout.tiles = 1;
   layout.chunks = 1;
   layout.chunkRows = layout.rows;
   layout.leftPerChunk = 0;
+  return layout;
+}
+
+FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
+                                        unsigned subgroupSize,
+                                        std::string &error) {
+  MLIRContext *context = type.getContext();
+  Builder builder(context);
+  IntelLayout layout = getUnpackedLayout(type, subgroupSize);
   unsigned bits = layout.component.getIntOrFloatBitWidth();
   auto describe = [&]() {
     std::string text;
@@ -141,17 +151,7 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
 FailureOr<IntelLayout>
 IntelLayout::getEmulated(SubgroupMatrixTypeInterface type,
                          unsigned subgroupSize, std::string &error) {
-  IntelLayout layout;
-  layout.kind = type.getKind();
-  layout.rows = type.getRows();
-  layout.columns = type.getColumns();
-  layout.subgroupSize = subgroupSize;
-  layout.component = type.getElementType();
-  layout.packedElement = getStorageType(layout.component);
-  layout.elementsPerPacked = 1;
-  layout.chunks = 1;
-  layout.chunkRows = layout.rows;
-  layout.leftPerChunk = 0;
+  IntelLayout layout = getUnpackedLayout(type, subgroupSize);
   layout.emulated = true;
   if (layout.columns % subgroupSize == 0) {
     layout.tiles = layout.columns / subgroupSize;

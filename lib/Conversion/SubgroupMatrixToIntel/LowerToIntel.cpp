@@ -1,7 +1,6 @@
 //===- LowerToIntel.cpp - the sm-lower-to-intel pass ----------------------===//
 
 #include "SubgroupMatrix/Conversion/Passes.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
@@ -76,40 +75,8 @@ struct LowerToIntelPass
       if (!target)
         return signalPassFailure();
       unsigned subgroupSize = target.getSubgroupSize();
-      // Every matrix must have a per-invocation form before anything is
-      // rewritten; report each op whose matrices the extension cannot hold.
-      bool expressible = true;
-      gpuModule.walk([&](Operation *op) {
-        if (!isa<SubgroupMatrixDialect>(op->getDialect()))
-          return;
-        // Packed memrefs (i32 words holding several components) are a
-        // Vulkan lowering detail; per-invocation accesses address components.
-        MemRefType memref;
-        if (auto load = dyn_cast<LoadOp>(op))
-          memref = load.getMemRefType();
-        else if (auto store = dyn_cast<StoreOp>(op))
-          memref = store.getMemRefType();
-        if (memref && isa<VectorType>(memref.getElementType())) {
-          op->emitOpError("cannot be lowered to the Intel form: ")
-              << memref
-              << " packs components into words; use a memref of the storage "
-                 "type";
-          expressible = false;
-          return;
-        }
-        SmallVector<Type> types(op->getOperandTypes());
-        llvm::append_range(types, op->getResultTypes());
-        for (Type type : types) {
-          auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
-          std::string error;
-          if (matrix && failed(IntelLayout::get(matrix, subgroupSize, error))) {
-            op->emitOpError(error);
-            expressible = false;
-            return;
-          }
-        }
-      });
-      if (!expressible)
+      if (failed(checkPerInvocationForm(gpuModule, subgroupSize,
+                                        /*emulated=*/false)))
         return signalPassFailure();
       turnWorkgroupAttributionsIntoGlobals(gpuModule);
       // Kernels run with the subgroup size the instructions assume.

@@ -411,8 +411,57 @@ template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   bool emulated;
 };
 
+/// Elements per vector access of an emulated matrix whose invocations each
+/// hold whole columns of column-major memory, which lie contiguously: four,
+/// so that every access is 32, 64 or 128 bits wide and its vector is one
+/// that SPIR-V holds without the Vector16 capability.
+static constexpr unsigned kEmulatedAccessWidth = 4;
+
+/// Whether each invocation's elements of `layout` are runs of contiguous
+/// memory when the matrix is `colMajor`: whole columns per invocation.
+static bool hasContiguousColumns(const IntelLayout &layout, bool colMajor) {
+  return layout.emulated && colMajor && layout.spread == 1 &&
+         layout.rows % kEmulatedAccessWidth == 0;
+}
+
+/// The address of the first element of the column `locate` gives for slot
+/// `packed`: `base + column * stride`.
+static Value getColumnStart(InvocationBuilder &b, OpBuilder &builder,
+                            Location loc, const IntelLayout &layout,
+                            unsigned packed, Value base, Value stride) {
+  Value column = std::get<1>(b.locate(layout, packed, 0));
+  return arith::AddIOp::create(
+      builder, loc, base, arith::MulIOp::create(builder, loc, column, stride));
+}
+
 struct LoadLowering : IntelPattern<LoadOp> {
   using IntelPattern::IntelPattern;
+
+  /// Emulated matrices whose invocations hold whole columns of column-major
+  /// memory: one vector load per `kEmulatedAccessWidth` rows. Whether the
+  /// buffer can be addressed with vectors is decided later, for the whole
+  /// kernel (packWideAccesses); where it cannot, they become scalars again.
+  static void loadColumns(LoadOp op, const IntelLayout &layout, Value memref,
+                          Value base, Value stride, OpBuilder &builder,
+                          SmallVectorImpl<Value> &slots) {
+    Location loc = op.getLoc();
+    InvocationBuilder b(builder, loc, /*scalarOnly=*/true);
+    auto vectorType =
+        VectorType::get({kEmulatedAccessWidth}, layout.packedElement);
+    unsigned perTile = layout.getSlotsPerTile();
+    for (unsigned tile = 0; tile < layout.tiles; ++tile) {
+      Value start =
+          getColumnStart(b, builder, loc, layout, tile * perTile, base, stride);
+      for (unsigned row = 0; row < layout.rows; row += kEmulatedAccessWidth) {
+        Value address =
+            arith::AddIOp::create(builder, loc, start, b.index(row));
+        Value run =
+            vector::LoadOp::create(builder, loc, vectorType, memref, address);
+        for (unsigned i = 0; i < kEmulatedAccessWidth; ++i)
+          slots.push_back(vector::ExtractOp::create(builder, loc, run, i));
+      }
+    }
+  }
 
   LogicalResult
   matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
@@ -427,9 +476,14 @@ struct LoadLowering : IntelPattern<LoadOp> {
       return failure();
     auto [memref, base] = *flat;
     Value stride = adaptor.getStride().front();
+    SmallVector<Value> packedElements;
+    if (hasContiguousColumns(*layout, op.getColMajor())) {
+      loadColumns(op, *layout, memref, base, stride, rewriter, packedElements);
+      replaceWithSlots(rewriter, op, *layout, packedElements);
+      return success();
+    }
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Type storage = getStorageType(layout->component);
-    SmallVector<Value> packedElements;
     for (unsigned p = 0; p < layout->packedCount; ++p) {
       SmallVector<Value> elements;
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
@@ -478,6 +532,28 @@ struct StoreLowering : IntelPattern<StoreOp> {
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Location loc = op.getLoc();
     SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
+    if (hasContiguousColumns(*layout, op.getColMajor())) {
+      // As LoadLowering::loadColumns: a vector store per run of rows.
+      auto vectorType =
+          VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
+      unsigned perTile = layout->getSlotsPerTile();
+      for (unsigned tile = 0; tile < layout->tiles; ++tile) {
+        Value start = getColumnStart(b, rewriter, loc, *layout, tile * perTile,
+                                     base, stride);
+        for (unsigned row = 0; row < layout->rows;
+             row += kEmulatedAccessWidth) {
+          Value run = vector::FromElementsOp::create(
+              rewriter, loc, vectorType,
+              ArrayRef(slots).slice(tile * perTile + row,
+                                    kEmulatedAccessWidth));
+          Value address =
+              arith::AddIOp::create(rewriter, loc, start, b.index(row));
+          vector::StoreOp::create(rewriter, loc, run, memref, address);
+        }
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (unsigned p = 0; p < layout->packedCount; ++p) {
       Value packed = slots[p];
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
@@ -1371,6 +1447,46 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
   }
 };
 } // namespace
+
+LogicalResult mlir::subgroup_matrix::checkPerInvocationForm(
+    Operation *root, unsigned subgroupSize, bool emulated) {
+  StringRef cannot = emulated ? "cannot be emulated: "
+                              : "cannot be lowered to the Intel form: ";
+  bool expressible = true;
+  root->walk([&](Operation *op) {
+    if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+      return;
+    // Packed memrefs (i32 words holding several components) are a Vulkan
+    // lowering detail; per-invocation accesses address components.
+    MemRefType memref;
+    if (auto load = dyn_cast<LoadOp>(op))
+      memref = load.getMemRefType();
+    else if (auto store = dyn_cast<StoreOp>(op))
+      memref = store.getMemRefType();
+    if (memref && isa<VectorType>(memref.getElementType())) {
+      op->emitOpError(cannot)
+          << memref
+          << " packs components into words; use a memref of the storage "
+             "type";
+      expressible = false;
+      return;
+    }
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Type type : types) {
+      auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+      std::string error;
+      if (matrix &&
+          failed(IntelLayout::get(matrix, subgroupSize, emulated, error))) {
+        // The Intel form's messages name the instruction's rule already.
+        op->emitOpError(emulated ? cannot : StringRef()) << error;
+        expressible = false;
+        return;
+      }
+    }
+  });
+  return success(expressible);
+}
 
 void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixTypeConversion(
     TypeConverter &converter, unsigned subgroupSize) {

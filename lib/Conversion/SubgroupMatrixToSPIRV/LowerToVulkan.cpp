@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/Passes.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
@@ -221,37 +220,8 @@ static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
 /// whose matrices have none.
 static LogicalResult emulateMatrices(Operation *function,
                                      unsigned subgroupSize) {
-  bool expressible = true;
-  function->walk([&](Operation *op) {
-    if (!isa<SubgroupMatrixDialect>(op->getDialect()))
-      return;
-    MemRefType memref;
-    if (auto load = dyn_cast<LoadOp>(op))
-      memref = load.getMemRefType();
-    else if (auto store = dyn_cast<StoreOp>(op))
-      memref = store.getMemRefType();
-    if (memref && isa<VectorType>(memref.getElementType())) {
-      op->emitOpError("cannot be emulated: ")
-          << memref
-          << " packs components into words; use a memref of the storage "
-             "type";
-      expressible = false;
-      return;
-    }
-    SmallVector<Type> types(op->getOperandTypes());
-    llvm::append_range(types, op->getResultTypes());
-    for (Type type : types) {
-      auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
-      std::string error;
-      if (matrix &&
-          failed(IntelLayout::getEmulated(matrix, subgroupSize, error))) {
-        op->emitOpError("cannot be emulated: ") << error;
-        expressible = false;
-        return;
-      }
-    }
-  });
-  if (!expressible)
+  if (failed(checkPerInvocationForm(function, subgroupSize,
+                                    /*emulated=*/true)))
     return failure();
 
   MLIRContext *context = function->getContext();
@@ -533,13 +503,22 @@ void LowerToVulkanPass::runOnOperation() {
     });
     if (expanded.wasInterrupted())
       return signalPassFailure();
-    WalkResult packed = copy->walk([](gpu::GPUFuncOp function) {
-      if (function.isKernel() && failed(packWideAccesses(function)))
+    // The emulation's vector accesses are worth having only where the
+    // buffer can be retyped; elsewhere they become scalars.
+    WalkResult packed = copy->walk([&](gpu::GPUFuncOp function) {
+      if (function.isKernel() &&
+          failed(
+              packWideAccesses(function, emulatedFunctions.contains(function))))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (packed.wasInterrupted())
       return signalPassFailure();
+    for (Operation *function : emulatedFunctions) {
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
+      if (!kernel || !kernel.isKernel())
+        scalarizeWideAccesses(function);
+    }
     if (robustAccess) {
       WalkResult guarded = copy->walk([&](gpu::GPUFuncOp function) {
         if (function.isKernel() && !emulatedFunctions.contains(function) &&

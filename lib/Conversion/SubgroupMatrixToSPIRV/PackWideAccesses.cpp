@@ -17,6 +17,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -57,17 +59,43 @@ static bool isMultipleOf(Value value, int64_t factor) {
 }
 
 namespace {
-/// How a buffer is packed: `width` elements per word vector of `wordType`.
+/// How a buffer is packed: `width` elements per word of `wordType` (i32 for
+/// 32-bit accesses, a vector of i32 for 64 and 128 bits).
 struct Packing {
   int64_t width = 0;
-  VectorType wordType;
+  Type wordType;
+};
+
+/// Reports why a buffer cannot be packed, or, when quiet, only fails.
+class PackingRejection {
+public:
+  explicit PackingRejection(bool quiet) : quiet(quiet) {}
+
+  /// Reports `parts` as an error of `op` and fails.
+  template <typename... Parts>
+  LogicalResult reject(Operation *op, const Parts &...parts) const {
+    if (!quiet)
+      (op->emitOpError() << ... << parts);
+    return failure();
+  }
+  /// Reports `parts` as an error at `loc` and fails.
+  template <typename... Parts>
+  LogicalResult reject(Location loc, const Parts &...parts) const {
+    if (!quiet)
+      (emitError(loc) << ... << parts);
+    return failure();
+  }
+
+private:
+  bool quiet;
 };
 } // namespace
 
-/// Decides whether `buffer` can be packed; reports on the first vector access
-/// that cannot and returns failure, returns std::nullopt when the buffer has
-/// no vector access at all.
-static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
+/// Decides whether `buffer` can be packed; fails (reporting on the first
+/// access that prevents it unless `rejection` is quiet) when it cannot and
+/// returns std::nullopt when the buffer has no vector access at all.
+static FailureOr<std::optional<Packing>>
+planPacking(Value buffer, const PackingRejection &rejection) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   // Runtime-sized kernel arguments pack too: the kernel's vector accesses
   // never straddle a word, so their length is whole words.
@@ -89,36 +117,34 @@ static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
     else
       continue;
     int64_t bits = vectorType.getNumElements() * elementBits;
-    if (vectorType.getRank() != 1 || (bits != 64 && bits != 128))
-      return user->emitOpError("cannot be lowered to SPIR-V: only 64- and "
-                               "128-bit vector accesses are supported, got ")
-                 << vectorType,
-             failure();
+    if (vectorType.getRank() != 1 || !llvm::is_contained({32, 64, 128}, bits))
+      return rejection.reject(user,
+                              "cannot be lowered to SPIR-V: only 32-, 64- and "
+                              "128-bit vector accesses are supported, got ",
+                              vectorType);
     if (packing && packing->width != vectorType.getNumElements())
-      return user->emitOpError("cannot be lowered to SPIR-V: the buffer is "
-                               "also accessed with vectors of ")
-                 << packing->width << " elements",
-             failure();
-    packing = Packing{
-        vectorType.getNumElements(),
-        VectorType::get({bits / 32}, IntegerType::get(type.getContext(), 32))};
+      return rejection.reject(user,
+                              "cannot be lowered to SPIR-V: the buffer is "
+                              "also accessed with vectors of ",
+                              packing->width, " elements");
+    Type word = IntegerType::get(type.getContext(), 32);
+    packing = Packing{vectorType.getNumElements(),
+                      bits == 32 ? word : VectorType::get({bits / 32}, word)};
   }
   if (!packing)
     return packing;
   if (!runtimeSized && type.getNumElements() % packing->width)
-    return emitError(buffer.getLoc())
-               << "a buffer of " << type.getNumElements()
-               << " elements cannot be packed into words of " << packing->width
-               << " elements",
-           failure();
+    return rejection.reject(buffer.getLoc(), "a buffer of ",
+                            type.getNumElements(),
+                            " elements cannot be packed into words of ",
+                            packing->width, " elements");
   // Then, that every access addresses whole, aligned words.
   for (Operation *user : buffer.getUsers()) {
     auto misaligned = [&](StringRef what) {
-      return user->emitOpError("cannot be lowered to SPIR-V with ")
-                 << packing->width
-                 << "-element accesses to its buffer: " << what
-                 << " is not provably a multiple of " << packing->width,
-             failure();
+      return rejection.reject(
+          user, "cannot be lowered to SPIR-V with ", packing->width,
+          "-element accesses to its buffer: ", what,
+          " is not provably a multiple of ", packing->width);
     };
     if (auto load = dyn_cast<vector::LoadOp>(user)) {
       if (!isMultipleOf(load.getIndices()[0], packing->width))
@@ -137,9 +163,9 @@ static FailureOr<std::optional<Packing>> planPacking(Value buffer) {
       if (!isMultipleOf(store.getStride(), packing->width))
         return misaligned("the stride");
     } else {
-      return user->emitOpError("cannot be lowered to SPIR-V: it accesses a "
-                               "buffer that vector accesses need as words"),
-             failure();
+      return rejection.reject(user,
+                              "cannot be lowered to SPIR-V: it accesses a "
+                              "buffer that vector accesses need as words");
     }
   }
   return packing;
@@ -154,18 +180,31 @@ static void rewriteAccesses(Value buffer, const Packing &packing,
         b, loc, index, arith::ConstantIndexOp::create(b, loc, packing.width));
   };
   auto elementVector = VectorType::get({packing.width}, elementType);
+  // vector.bitcast takes vectors only: a 32-bit word passes as vector<1xi32>.
+  auto singleWord = VectorType::get({1}, packing.wordType);
   for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
     OpBuilder b(user);
     Location loc = user->getLoc();
     if (auto load = dyn_cast<vector::LoadOp>(user)) {
       Value words = memref::LoadOp::create(
           b, loc, buffer, toWords(b, loc, load.getIndices()[0]));
+      if (!isa<VectorType>(packing.wordType))
+        words = vector::BroadcastOp::create(b, loc, singleWord, words);
       Value elements = vector::BitCastOp::create(b, loc, elementVector, words);
       load.replaceAllUsesWith(elements);
       load.erase();
     } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
-      Value words = vector::BitCastOp::create(b, loc, packing.wordType,
-                                              store.getValueToStore());
+      Value words;
+      if (isa<VectorType>(packing.wordType)) {
+        words = vector::BitCastOp::create(b, loc, packing.wordType,
+                                          store.getValueToStore());
+      } else {
+        words = vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(b, loc, singleWord,
+                                      store.getValueToStore()),
+            0);
+      }
       memref::StoreOp::create(b, loc, words, buffer,
                               toWords(b, loc, store.getIndices()[0]));
       store.erase();
@@ -175,6 +214,54 @@ static void rewriteAccesses(Value buffer, const Packing &packing,
     } else if (auto store = dyn_cast<StoreOp>(user)) {
       store.getIndicesMutable()[0].set(toWords(b, loc, store.getIndices()[0]));
       store.getStrideMutable().set(toWords(b, loc, store.getStride()));
+    }
+  }
+}
+
+/// Splits the vector accesses of `buffer` into scalar ones, for buffers that
+/// cannot be packed; extracts from a loaded vector take the scalars directly.
+static void scalarizeAccesses(Value buffer) {
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
+    OpBuilder b(user);
+    Location loc = user->getLoc();
+    auto elementAddress = [&](Value index, int64_t i) -> Value {
+      return arith::AddIOp::create(b, loc, index,
+                                   arith::ConstantIndexOp::create(b, loc, i));
+    };
+    if (auto load = dyn_cast<vector::LoadOp>(user)) {
+      SmallVector<Value> elements;
+      for (int64_t i = 0, e = load.getVectorType().getNumElements(); i < e; ++i)
+        elements.push_back(memref::LoadOp::create(
+            b, loc, buffer, elementAddress(load.getIndices()[0], i)));
+      for (Operation *extractUser :
+           llvm::make_early_inc_range(load->getUsers()))
+        if (auto extract = dyn_cast<vector::ExtractOp>(extractUser)) {
+          ArrayRef<int64_t> position = extract.getStaticPosition();
+          if (position.size() == 1 && !ShapedType::isDynamic(position[0])) {
+            extract.replaceAllUsesWith(elements[position[0]]);
+            extract.erase();
+          }
+        }
+      if (!load->use_empty())
+        load.replaceAllUsesWith(vector::FromElementsOp::create(
+                                    b, loc, load.getVectorType(), elements)
+                                    .getResult());
+      load.erase();
+    } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
+      Value value = store.getValueToStore();
+      auto fromElements = value.getDefiningOp<vector::FromElementsOp>();
+      for (int64_t i = 0, e = store.getVectorType().getNumElements(); i < e;
+           ++i) {
+        Value element =
+            fromElements
+                ? fromElements.getElements()[i]
+                : vector::ExtractOp::create(b, loc, value, i).getResult();
+        memref::StoreOp::create(b, loc, element, buffer,
+                                elementAddress(store.getIndices()[0], i));
+      }
+      store.erase();
+      if (fromElements && fromElements->use_empty())
+        fromElements.erase();
     }
   }
 }
@@ -195,14 +282,34 @@ static void foldBitCastPairs(gpu::GPUFuncOp kernel) {
       cast.erase();
 }
 
-LogicalResult mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel) {
+void mlir::subgroup_matrix::scalarizeWideAccesses(Operation *function) {
+  llvm::SetVector<Value> buffers;
+  function->walk([&](Operation *op) {
+    if (auto load = dyn_cast<vector::LoadOp>(op))
+      buffers.insert(load.getBase());
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      buffers.insert(store.getBase());
+  });
+  for (Value buffer : buffers)
+    if (cast<MemRefType>(buffer.getType()).getElementType().isIntOrFloat())
+      scalarizeAccesses(buffer);
+}
+
+LogicalResult
+mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel,
+                                        bool scalarizeUnpackable) {
   SmallVector<Value> buffers(kernel.getArguments());
   kernel.walk([&](memref::AllocOp alloc) { buffers.push_back(alloc); });
   bool changed = false;
+  PackingRejection rejection(/*quiet=*/scalarizeUnpackable);
   for (Value buffer : buffers) {
-    FailureOr<std::optional<Packing>> packing = planPacking(buffer);
-    if (failed(packing))
-      return failure();
+    FailureOr<std::optional<Packing>> packing = planPacking(buffer, rejection);
+    if (failed(packing)) {
+      if (!scalarizeUnpackable)
+        return failure();
+      scalarizeAccesses(buffer);
+      continue;
+    }
     if (!*packing)
       continue;
     auto type = cast<MemRefType>(buffer.getType());

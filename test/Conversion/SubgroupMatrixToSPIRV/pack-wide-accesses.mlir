@@ -55,7 +55,7 @@ gpu.module @kernels {
   gpu.func @odd_width(%a: memref<4096xf16>, %b: memref<4096xf16>)
       kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{cannot be lowered to SPIR-V: only 64- and 128-bit vector accesses are supported, got 'vector<3xf16>'}}
+    // expected-error @+1 {{cannot be lowered to SPIR-V: only 32-, 64- and 128-bit vector accesses are supported, got 'vector<3xf16>'}}
     %v = vector.load %a[%c0] : memref<4096xf16>, vector<3xf16>
     vector.store %v, %b[%c0] : memref<4096xf16>, vector<3xf16>
     gpu.return

@@ -31,9 +31,19 @@ void populateSubgroupMatrixToIntelPatterns(const TypeConverter &converter,
 void populateEmulatedSubgroupMatrixTypeConversion(TypeConverter &converter,
                                                   unsigned subgroupSize);
 
+/// Checks, before anything is rewritten, that every subgroup_matrix op in
+/// `root` can take the per-invocation form for subgroups of `subgroupSize`
+/// (the emulated form when `emulated`): each matrix has a layout and no
+/// access goes through a memref of packed words. Reports each op that
+/// cannot.
+LogicalResult checkPerInvocationForm(Operation *root, unsigned subgroupSize,
+                                     bool emulated);
+
 /// Adds the patterns lowering every subgroup_matrix op to the emulated form:
-/// the Intel form's patterns with unpacked slots, and `mma` as
-/// multiply-adds fed by subgroup shuffles.
+/// the Intel form's patterns with unpacked slots, column-major accesses as
+/// vector accesses of four elements (see packWideAccesses, which keeps them
+/// only where the buffer allows), and `mma` as multiply-adds fed by subgroup
+/// broadcasts and shuffles.
 void populateEmulatedSubgroupMatrixPatterns(const TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             unsigned subgroupSize);

@@ -41,12 +41,20 @@ spirv::TargetEnvAttr getVulkanTargetEnv(TargetAttr target);
 
 /// Retypes the 1-D buffers of `kernel` (arguments and workgroup
 /// `memref.alloc`s) that are accessed only `W` elements at a time, by
-/// `vector.load`/`vector.store` of 64 or 128 bits bit-cast to i32 words and
-/// by subgroup matrix loads and stores at multiples of `W`, into memrefs of
-/// those words; every access then becomes one wide access in SPIR-V, which
-/// has no pointer casts to do it otherwise. Reports on the access and fails
-/// when a vector access cannot be packed.
-LogicalResult packWideAccesses(gpu::GPUFuncOp kernel);
+/// `vector.load`/`vector.store` of 32, 64 or 128 bits bit-cast to i32 words
+/// and by subgroup matrix loads and stores at multiples of `W`, into memrefs
+/// of those words; every access then becomes one wide access in SPIR-V,
+/// which has no pointer casts to do it otherwise. When a buffer's vector
+/// accesses cannot be packed, reports on the access and fails, or, with
+/// `scalarizeUnpackable` (kernels whose vector accesses are an optimisation,
+/// as the emulated matrices'), splits them into scalar accesses.
+LogicalResult packWideAccesses(gpu::GPUFuncOp kernel,
+                               bool scalarizeUnpackable = false);
+
+/// Splits every `vector.load`/`vector.store` of a buffer of scalars in
+/// `function` into scalar accesses (for functions other than kernels, whose
+/// buffers are not retyped).
+void scalarizeWideAccesses(Operation *function);
 
 /// Whether `map` is component-wise arithmetic that cooperative matrices do
 /// directly: inputs of the result's type, a body of constants and
