@@ -117,17 +117,12 @@ def prepare(args):
         run([os.path.join(BIN, "sm-opt"), "--sm-tile-matmul=" + option.strip(),
              source, "-o", tiled])
         # With --emulated, each kernel also in its emulated form: the same
-        # tiling but with element-wise workgroup copies (emulated matrices
-        # read workgroup memory element by element, which buffers packed
-        # into words for 16-byte copies cannot serve).
+        # tiled kernel, its matrices emulated (its 16-byte copies stay where
+        # both buffers allow them).
         variants = [("", "--sm-lower-to-vulkan", label, tiled)]
         if args.emulated:
-            tiled_scalar = source.replace(".mlir", ".tiled-scalar.mlir")
-            run([os.path.join(BIN, "sm-opt"),
-                 "--sm-tile-matmul=" + option.strip() + " vector-width=1",
-                 source, "-o", tiled_scalar])
             variants.append(("_emulated", "--sm-lower-to-vulkan=emulation=all",
-                             label + ", emulated", tiled_scalar))
+                             label + ", emulated", tiled))
         for suffix, lowering, variant_label, variant_input in variants:
             variant = binary.replace(".spv", suffix + ".spv")
             run([os.path.join(BIN, "sm-opt"), lowering, variant_input, "-o",

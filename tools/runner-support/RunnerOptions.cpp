@@ -205,6 +205,12 @@ bool sm_runner::reportResults(const CommonOptions &options,
       differing += got[i] != expected[i];
     bool passed = got.size() == expected.size() && differing == 0;
     allPassed &= passed;
+    if (got.size() != expected.size()) {
+      std::printf("check same: argument %d after the run FAILED: it holds %zu "
+                  "bytes, argument %d held %zu\n",
+                  x, got.size(), y, expected.size());
+      continue;
+    }
     std::printf("check same: argument %d after the run %s argument %d before "
                 "it (%zu of %zu bytes differ)\n",
                 x, passed ? "PASSED: equals" : "FAILED: differs from", y,

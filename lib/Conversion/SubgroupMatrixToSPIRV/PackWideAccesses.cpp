@@ -282,6 +282,76 @@ static void foldBitCastPairs(gpu::GPUFuncOp kernel) {
       cast.erase();
 }
 
+/// The most elements a SPIR-V vector holds without the Vector16 capability.
+static constexpr int64_t kMaxSPIRVVectorElements = 4;
+
+/// Where one side of a copy was packed and the other split into scalars, a
+/// bit cast between words and more elements than a SPIR-V vector holds
+/// (vector<4xi32> and vector<8xf16>) remains; this casts word by word.
+static void splitLongBitCasts(gpu::GPUFuncOp kernel) {
+  SmallVector<vector::BitCastOp> casts;
+  kernel.walk([&](vector::BitCastOp cast) {
+    if (cast.getResultVectorType().getNumElements() > kMaxSPIRVVectorElements ||
+        cast.getSourceVectorType().getNumElements() > kMaxSPIRVVectorElements)
+      casts.push_back(cast);
+  });
+  for (vector::BitCastOp cast : casts) {
+    VectorType source = cast.getSourceVectorType();
+    VectorType result = cast.getResultVectorType();
+    OpBuilder b(cast);
+    Location loc = cast.getLoc();
+    bool fromWords = source.getNumElements() <= kMaxSPIRVVectorElements;
+    VectorType words = fromWords ? source : result;
+    VectorType elements = fromWords ? result : source;
+    int64_t perWord = elements.getNumElements() / words.getNumElements();
+    auto wordElements = VectorType::get({perWord}, elements.getElementType());
+    auto singleWord = VectorType::get({1}, words.getElementType());
+    if (fromWords) {
+      SmallVector<Value> parts;
+      for (int64_t w = 0; w < words.getNumElements(); ++w) {
+        Value word = vector::ExtractOp::create(b, loc, cast.getSource(), w);
+        Value part = vector::BitCastOp::create(
+            b, loc, wordElements,
+            vector::BroadcastOp::create(b, loc, singleWord, word));
+        for (int64_t i = 0; i < perWord; ++i)
+          parts.push_back(vector::ExtractOp::create(b, loc, part, i));
+      }
+      // The scalarized accesses only extract elements.
+      for (Operation *user : llvm::make_early_inc_range(cast->getUsers()))
+        if (auto extract = dyn_cast<vector::ExtractOp>(user)) {
+          ArrayRef<int64_t> position = extract.getStaticPosition();
+          if (position.size() == 1 && !ShapedType::isDynamic(position[0])) {
+            extract.replaceAllUsesWith(parts[position[0]]);
+            extract.erase();
+          }
+        }
+      if (cast->use_empty())
+        cast.erase();
+      continue;
+    }
+    auto fromElements =
+        cast.getSource().getDefiningOp<vector::FromElementsOp>();
+    SmallVector<Value> packedWords;
+    for (int64_t w = 0; w < words.getNumElements(); ++w) {
+      SmallVector<Value> part;
+      for (int64_t i = w * perWord; i < (w + 1) * perWord; ++i)
+        part.push_back(fromElements ? fromElements.getElements()[i]
+                                    : vector::ExtractOp::create(
+                                          b, loc, cast.getSource(), i)
+                                          .getResult());
+      Value bits = vector::BitCastOp::create(
+          b, loc, singleWord,
+          vector::FromElementsOp::create(b, loc, wordElements, part));
+      packedWords.push_back(vector::ExtractOp::create(b, loc, bits, 0));
+    }
+    cast.replaceAllUsesWith(
+        vector::FromElementsOp::create(b, loc, words, packedWords).getResult());
+    cast.erase();
+    if (fromElements && fromElements->use_empty())
+      fromElements.erase();
+  }
+}
+
 void mlir::subgroup_matrix::scalarizeWideAccesses(Operation *function) {
   llvm::SetVector<Value> buffers;
   function->walk([&](Operation *op) {
@@ -340,5 +410,7 @@ mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel,
   kernel.setFunctionType(
       FunctionType::get(kernel.getContext(), inputs, kernel.getResultTypes()));
   foldBitCastPairs(kernel);
+  if (scalarizeUnpackable)
+    splitLongBitCasts(kernel);
   return success();
 }
