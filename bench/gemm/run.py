@@ -135,9 +135,7 @@ def prepare(args):
                              "label": variant_label, "m": m, "n": n, "k": k,
                              "transposed_b": transposed})
             print("prepared %s" % os.path.basename(variant), flush=True)
-        for _, _, _, path in variants:
-            os.remove(path)
-        for path in (source, lowered):
+        for path in (source, tiled, lowered):
             os.remove(path)
     with open(os.path.join(STAGE, "manifest.json"), "w") as f:
         json.dump({"commit": git_commit(), "tiling": args.tiling or "",
