@@ -23,7 +23,9 @@ docs/performance.md between the GEMM markers.
 
 Options of prepare: --sizes 1024,2048 (square sizes), --types f16-f32,...,
 --tiling "tile-m=128 ..." (extra sm-tile-matmul options), --emulated (each
-kernel also lowered with sm-lower-to-vulkan=emulation=all, as its own row).
+kernel also lowered with sm-lower-to-vulkan=emulation=all, operands by
+subgroup broadcast and shuffle and, as a third row, through workgroup
+memory).
 """
 
 import argparse
@@ -123,6 +125,10 @@ def prepare(args):
         if args.emulated:
             variants.append(("_emulated", "--sm-lower-to-vulkan=emulation=all",
                              label + ", emulated", tiled))
+            variants.append(("_emulated_workgroup",
+                             "--sm-lower-to-vulkan=emulation=all "
+                             "emulated-exchange=workgroup",
+                             label + ", emulated, workgroup exchange", tiled))
         for suffix, lowering, variant_label, variant_input in variants:
             variant = binary.replace(".spv", suffix + ".spv")
             run([os.path.join(BIN, "sm-opt"), lowering, variant_input, "-o",

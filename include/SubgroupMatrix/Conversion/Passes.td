@@ -46,6 +46,11 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     `mma` becomes multiply-adds in f32 or 32-bit integers whose left-matrix
     elements come by subgroup broadcast or shuffle, and
     `convert`, `map` and `reduce` work in registers as on the Intel path.
+    Operands reach the invocations that need them by subgroup broadcast
+    and shuffle, or with `emulated-exchange=workgroup` through workgroup
+    memory (a scratch buffer of a few KB per subgroup, ordered by subgroup
+    barriers): broadcasts are faster on lavapipe (2.8x), workgroup memory
+    was 1.5-3.6x faster on the H100 (docs/performance.md).
     No cooperative-matrix capability is declared. `emulation=unsupported`
     does the same, on a target with matrix units, for every kernel that uses
     a shape or type the target lacks (the whole kernel is emulated, so
@@ -78,6 +83,12 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
            "Which kernels emulate their matrices with ordinary SPIR-V: "
            "'none' (only on targets without matrix units), 'unsupported' "
            "(also kernels using shapes or types the target lacks) or 'all'">,
+    Option<"emulatedExchange", "emulated-exchange", "std::string",
+           /*default=*/"\"subgroup\"",
+           "How emulated mma and multiply share operand elements between "
+           "invocations: 'subgroup' (broadcasts and shuffles) or "
+           "'workgroup' (through workgroup memory between subgroup "
+           "barriers)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

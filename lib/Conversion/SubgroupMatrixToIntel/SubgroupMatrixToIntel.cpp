@@ -1012,9 +1012,63 @@ moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
 /// rounds once. Operand elements held by other invocations come by shuffle;
 /// each distinct fetch is made once per op (the emulated layout keeps the
 /// right matrix's column local and broadcasts each left element).
+/// Whether an invocation of `layout` holds every element of the columns it
+/// multiplies with (no exchange needed for a right operand).
+static bool holdsWholeColumns(const IntelLayout &layout) {
+  return layout.spread == 1;
+}
+
+/// The scratch words one multiplication needs per subgroup: its left
+/// operand, and its right operand where invocations do not hold whole
+/// columns.
+static int64_t getExchangeWords(const IntelLayout &left,
+                                const IntelLayout &right) {
+  return int64_t(left.rows) * left.columns +
+         (holdsWholeColumns(right) ? 0 : int64_t(right.rows) * right.columns);
+}
+
 template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
-  using IntelPattern<OpTy>::IntelPattern;
+  EmulatedMultiplyLowering(const TypeConverter &converter, MLIRContext *context,
+                           unsigned subgroupSize,
+                           const EmulatedOperandExchange &exchange)
+      : IntelPattern<OpTy>(converter, context, subgroupSize,
+                           /*emulated=*/true),
+        exchange(exchange) {}
   using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
+
+  EmulatedOperandExchange exchange;
+
+  /// Writes `slots` (widened to `computeType`) into this subgroup's scratch
+  /// at `offset`, row-major, and returns the address of element (0, 0).
+  Value writeToScratch(InvocationBuilder &b, const IntelLayout &layout,
+                       ArrayRef<Value> slots, Value subgroupBase,
+                       int64_t offset,
+                       llvm::function_ref<Value(Value)> toWord) const {
+    OpBuilder &builder = b.builder;
+    Location loc = b.loc;
+    Value start =
+        arith::AddIOp::create(builder, loc, subgroupBase, b.index(offset));
+    for (unsigned p = 0; p < layout.packedCount; ++p) {
+      auto [row, column, valid] = b.locate(layout, p, 0);
+      Value address = arith::AddIOp::create(
+          builder, loc, start,
+          arith::AddIOp::create(
+              builder, loc,
+              arith::MulIOp::create(builder, loc, row, b.index(layout.columns)),
+              column));
+      Value word = toWord(slots[p]);
+      if (!valid) {
+        memref::StoreOp::create(builder, loc, word, exchange.scratch, address);
+        continue;
+      }
+      auto guard = scf::IfOp::create(builder, loc, valid,
+                                     /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(builder);
+      builder.setInsertionPoint(guard.thenBlock()->getTerminator());
+      memref::StoreOp::create(builder, loc, word, exchange.scratch, address);
+    }
+    return start;
+  }
 
   LogicalResult
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
@@ -1066,6 +1120,50 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
     };
 
     unsigned lanes = result->subgroupSize, depth = left->columns;
+    // Through workgroup memory: the operands go there as 32-bit words of the
+    // compute type, between barriers (the first keeps the previous
+    // multiplication's reads before these writes).
+    Value leftStart, rightStart;
+    auto toWord = [&](Value slot, Type component) -> Value {
+      Value wide = widen(slot, component);
+      return isFloat ? arith::BitcastOp::create(rewriter, loc,
+                                                rewriter.getI32Type(), wide)
+                           .getResult()
+                     : wide;
+    };
+    auto fromWord = [&](Value word) -> Value {
+      return isFloat
+                 ? arith::BitcastOp::create(rewriter, loc, computeType, word)
+                       .getResult()
+                 : word;
+    };
+    if (exchange.scratch) {
+      Value subgroupBase = arith::MulIOp::create(
+          rewriter, loc, gpu::SubgroupIdOp::create(rewriter, loc, nullptr),
+          b.index(exchange.wordsPerSubgroup));
+      exchange.buildSubgroupBarrier(rewriter, loc);
+      leftStart =
+          writeToScratch(b, *left, leftSlots, subgroupBase, 0, [&](Value slot) {
+            return toWord(slot, left->component);
+          });
+      if (!holdsWholeColumns(*right))
+        rightStart = writeToScratch(
+            b, *right, rightSlots, subgroupBase,
+            int64_t(left->rows) * left->columns,
+            [&](Value slot) { return toWord(slot, right->component); });
+      exchange.buildSubgroupBarrier(rewriter, loc);
+    }
+    auto readScratch = [&](Value start, Value row, unsigned rowLength,
+                           Value column) {
+      Value address = arith::AddIOp::create(
+          rewriter, loc, start,
+          arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, row, b.index(rowLength)),
+              column));
+      return fromWord(
+          memref::LoadOp::create(rewriter, loc, exchange.scratch, address));
+    };
     SmallVector<Value> outputs;
     for (unsigned p = 0; p < result->packedCount; ++p) {
       SmallVector<IntelLayout::Position> positions;
@@ -1089,8 +1187,17 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
           leftSources.push_back(leftHolders.lookup({position.row, k}));
           rightSources.push_back(rightHolders.lookup({k, position.column}));
         }
-        Value product;
-        Value x = fetch(true, leftSources), y = fetch(false, rightSources);
+        Value product, x, y;
+        if (leftStart) {
+          auto [row, column, valid] = b.locate(*result, p, 0);
+          x = readScratch(leftStart, row, depth, b.index(k));
+          y = rightStart
+                  ? readScratch(rightStart, b.index(k), right->columns, column)
+                  : fetch(false, rightSources);
+        } else {
+          x = fetch(true, leftSources);
+          y = fetch(false, rightSources);
+        }
         if (isFloat)
           product = arith::MulFOp::create(rewriter, loc, x, y);
         else
@@ -1503,17 +1610,41 @@ void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixTypeConversion(
   });
 }
 
+int64_t mlir::subgroup_matrix::getEmulatedExchangeWords(Operation *root,
+                                                        unsigned subgroupSize) {
+  int64_t words = 0;
+  root->walk([&](Operation *op) {
+    Value left, right;
+    if (auto mma = dyn_cast<MmaOp>(op))
+      left = mma.getLeft(), right = mma.getRight();
+    else if (auto multiply = dyn_cast<MultiplyOp>(op))
+      left = multiply.getLeft(), right = multiply.getRight();
+    else
+      return;
+    std::string error;
+    FailureOr<IntelLayout> leftLayout = IntelLayout::getEmulated(
+        cast<SubgroupMatrixTypeInterface>(left.getType()), subgroupSize, error);
+    FailureOr<IntelLayout> rightLayout = IntelLayout::getEmulated(
+        cast<SubgroupMatrixTypeInterface>(right.getType()), subgroupSize,
+        error);
+    if (succeeded(leftLayout) && succeeded(rightLayout))
+      words = std::max(words, getExchangeWords(*leftLayout, *rightLayout));
+  });
+  return words;
+}
+
 void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
-    unsigned subgroupSize) {
+    unsigned subgroupSize, const EmulatedOperandExchange &exchange) {
   MLIRContext *context = patterns.getContext();
   patterns.add<LoadLowering, StoreLowering, SplatLowering,
-               EmulatedMultiplyLowering<MmaOp>,
-               EmulatedMultiplyLowering<MultiplyOp>,
                ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
                ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>,
                ConvertLowering, MapLowering, ReduceLowering>(
       converter, context, subgroupSize, /*emulated=*/true);
+  patterns.add<EmulatedMultiplyLowering<MmaOp>,
+               EmulatedMultiplyLowering<MultiplyOp>>(converter, context,
+                                                     subgroupSize, exchange);
 }
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToIntelTypeConversion(

@@ -218,11 +218,64 @@ static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
 /// Rewrites the matrices of `function` into their emulated form (scalars per
 /// invocation, see populateEmulatedSubgroupMatrixPatterns); reports each op
 /// whose matrices have none.
-static LogicalResult emulateMatrices(Operation *function,
-                                     unsigned subgroupSize) {
+/// A subgroup-scope barrier ordering workgroup memory: what the emulated
+/// multiplications need around their exchange, since only one subgroup
+/// shares each scratch region (the gpu dialect's barrier is workgroup-wide).
+static void buildSubgroupBarrier(OpBuilder &builder, Location loc) {
+  spirv::ControlBarrierOp::create(builder, loc, spirv::Scope::Subgroup,
+                                  spirv::Scope::Subgroup,
+                                  spirv::MemorySemantics::AcquireRelease |
+                                      spirv::MemorySemantics::WorkgroupMemory);
+}
+
+/// Gives `function` the workgroup scratch its emulated multiplications
+/// exchange operands through: one region per subgroup of the workgroup
+/// (its size from `known_block_size`). Returns an empty exchange when the
+/// function multiplies nothing; fails when its workgroup size is unknown.
+static FailureOr<EmulatedOperandExchange>
+createWorkgroupExchange(Operation *function, unsigned subgroupSize) {
+  int64_t words = getEmulatedExchangeWords(function, subgroupSize);
+  if (!words)
+    return EmulatedOperandExchange();
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
+  std::optional<ArrayRef<int32_t>> blockSize =
+      kernel ? kernel.getKnownBlockSize() : std::nullopt;
+  if (!blockSize)
+    return function->emitOpError(
+               "cannot exchange emulated operands through workgroup memory "
+               "without a known_block_size, which sizes the scratch buffer; "
+               "use emulated-exchange=subgroup"),
+           failure();
+  int64_t invocations = 1;
+  for (int32_t size : *blockSize)
+    invocations *= size;
+  int64_t subgroups = llvm::divideCeil(invocations, subgroupSize);
+  OpBuilder builder = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  MLIRContext *context = function->getContext();
+  auto type = MemRefType::get(
+      {subgroups * words}, IntegerType::get(context, 32),
+      MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+  EmulatedOperandExchange exchange;
+  exchange.scratch = memref::AllocOp::create(builder, kernel.getLoc(), type);
+  exchange.wordsPerSubgroup = words;
+  exchange.buildSubgroupBarrier = buildSubgroupBarrier;
+  return exchange;
+}
+
+static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
+                                     bool exchangeThroughWorkgroup) {
   if (failed(checkPerInvocationForm(function, subgroupSize,
                                     /*emulated=*/true)))
     return failure();
+  EmulatedOperandExchange exchange;
+  if (exchangeThroughWorkgroup) {
+    FailureOr<EmulatedOperandExchange> created =
+        createWorkgroupExchange(function, subgroupSize);
+    if (failed(created))
+      return failure();
+    exchange = *created;
+  }
 
   MLIRContext *context = function->getContext();
   TypeConverter converter;
@@ -232,7 +285,8 @@ static LogicalResult emulateMatrices(Operation *function,
   target.addIllegalDialect<SubgroupMatrixDialect>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(context);
-  populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize);
+  populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize,
+                                         exchange);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(function, target, std::move(patterns))))
@@ -442,6 +496,12 @@ void LowerToVulkanPass::runOnOperation() {
                                << "'; expected 'none', 'unsupported' or 'all'";
     return signalPassFailure();
   }
+  if (!llvm::is_contained({"subgroup", "workgroup"}, emulatedExchange)) {
+    emitError(module.getLoc())
+        << "unknown emulated-exchange '" << emulatedExchange
+        << "'; expected 'subgroup' or 'workgroup'";
+    return signalPassFailure();
+  }
   // Nothing is emitted for a program that the device would reject.
   if (failed(checkTarget(module, *overrideTarget,
                          /*allowEmulation=*/emulation != "none")) ||
@@ -488,7 +548,9 @@ void LowerToVulkanPass::runOnOperation() {
       if (robustAccess && kernel && kernel.isKernel() &&
           failed(addRobustAccessGuards(kernel)))
         return WalkResult::interrupt();
-      if (failed(emulateMatrices(function, target.getSubgroupSize())))
+      if (failed(emulateMatrices(function, target.getSubgroupSize(),
+                                 /*exchangeThroughWorkgroup=*/
+                                 emulatedExchange == "workgroup")))
         return WalkResult::interrupt();
       emulatedFunctions.insert(function);
       return WalkResult::advance();

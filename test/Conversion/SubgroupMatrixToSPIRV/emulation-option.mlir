@@ -2,13 +2,16 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=emulation=unsupported | sm-translate --serialize-spirv -o %t.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan=emulation=all | FileCheck %s --check-prefix=ALL
+// RUN: sm-opt %s --sm-lower-to-vulkan="emulation=all emulated-exchange=workgroup" | FileCheck %s --check-prefix=WORKGROUP
 // Without the option the device rejects the 32x16 matrices, as a driver would.
 // RUN: not sm-opt %s --sm-lower-to-vulkan 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not sm-opt %s --sm-lower-to-vulkan=emulation=some 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // On a target with matrix units, emulation=unsupported emulates the whole
 // of each kernel that uses a shape the device lacks and leaves the others
-// on the cooperative-matrix path; emulation=all emulates every kernel.
+// on the cooperative-matrix path; emulation=all emulates every kernel, its
+// operands exchanged by shuffles or, with emulated-exchange=workgroup,
+// through workgroup memory.
 
 // NONE: error: '!subgroup_matrix.left<32x16xf16>' is not supported by target 'nvidia-h100'
 // NONE-NOT: spirv.module
@@ -33,6 +36,12 @@
 // ALL-LABEL: spirv.func @wide
 // ALL-NOT: spirv.KHR.CooperativeMatrix
 // ALL: spirv.GroupNonUniformShuffle <Subgroup>
+// WORKGROUP-LABEL: spirv.func @native
+// WORKGROUP-NOT: spirv.GroupNonUniformShuffle
+// WORKGROUP: spirv.Load "Workgroup"
+// WORKGROUP-LABEL: spirv.func @wide
+// WORKGROUP-NOT: spirv.GroupNonUniformShuffle
+// WORKGROUP: spirv.Load "Workgroup"
 gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
   gpu.func @native(%a: memref<1024xf16>, %c: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index

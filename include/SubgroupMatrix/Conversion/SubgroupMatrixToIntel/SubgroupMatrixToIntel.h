@@ -12,6 +12,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
+
 namespace mlir {
 namespace subgroup_matrix {
 
@@ -39,14 +41,31 @@ void populateEmulatedSubgroupMatrixTypeConversion(TypeConverter &converter,
 LogicalResult checkPerInvocationForm(Operation *root, unsigned subgroupSize,
                                      bool emulated);
 
+/// How emulated multiplications give each invocation the operand elements
+/// other invocations hold. By default by subgroup broadcast and shuffle;
+/// with `scratch` (a 1-D i32 buffer in workgroup memory holding
+/// `wordsPerSubgroup` words per subgroup), each operand an invocation does
+/// not hold whole is written there, between subgroup barriers, and read
+/// back element by element.
+struct EmulatedOperandExchange {
+  Value scratch;
+  int64_t wordsPerSubgroup = 0;
+  /// Builds a subgroup-scope control barrier that orders workgroup memory.
+  std::function<void(OpBuilder &, Location)> buildSubgroupBarrier;
+};
+
+/// The scratch words per subgroup that the multiplications in `root` need
+/// to exchange their operands through workgroup memory.
+int64_t getEmulatedExchangeWords(Operation *root, unsigned subgroupSize);
+
 /// Adds the patterns lowering every subgroup_matrix op to the emulated form:
 /// the Intel form's patterns with unpacked slots, column-major accesses as
 /// vector accesses of four elements (see packWideAccesses, which keeps them
 /// only where the buffer allows), and `mma` as multiply-adds fed by subgroup
 /// broadcasts and shuffles.
-void populateEmulatedSubgroupMatrixPatterns(const TypeConverter &converter,
-                                            RewritePatternSet &patterns,
-                                            unsigned subgroupSize);
+void populateEmulatedSubgroupMatrixPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, const EmulatedOperandExchange &exchange = {});
 
 /// The Itanium-mangled name of __spirv_SubgroupMatrixMultiplyAccumulateINTEL
 /// for operands of types `a`, `b` and `c` (LLVM's SPIR-V backend recognises
