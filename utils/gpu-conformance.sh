@@ -38,21 +38,27 @@ done
 echo "[conformance] lowered $(ls "$suite"/*.spv | wc -l) kernels, $validated validated by spirv-val"
 
 # The same kernels with every matrix emulated (emulation=all): a second,
-# independent implementation of the same semantics on the same GPU.
-mkdir -p "$suite/emulated"
-for kernel in "$suite"/*.mlir; do
-  name="$(basename "$kernel" .mlir)"
-  options="emulation=all"
-  case "$name" in robust_*) options="$options robust-access=1" ;; esac
-  "$buildDir/bin/sm-opt" "$kernel" "--sm-lower-to-vulkan=$options" |
-    "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/emulated/$name.spv"
-  case "$name" in
-  *bf16*) ;;
-  *) "$spirvVal" --target-env vulkan1.3 "$suite/emulated/$name.spv" ;;
-  esac
+# independent implementation of the same semantics on the same GPU; once
+# with operands exchanged by shuffles (the default), once through workgroup
+# memory.
+for variant in emulated emulated-workgroup; do
+  mkdir -p "$suite/$variant"
+  for kernel in "$suite"/*.mlir; do
+    name="$(basename "$kernel" .mlir)"
+    options="emulation=all"
+    [ "$variant" = emulated-workgroup ] &&
+      options="$options emulated-exchange=workgroup"
+    case "$name" in robust_*) options="$options robust-access=1" ;; esac
+    "$buildDir/bin/sm-opt" "$kernel" "--sm-lower-to-vulkan=$options" |
+      "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/$variant/$name.spv"
+    case "$name" in
+    *bf16*) ;;
+    *) "$spirvVal" --target-env vulkan1.3 "$suite/$variant/$name.spv" ;;
+    esac
+  done
+  cp "$suite/manifest.txt" "$suite/$variant/"
+  echo "[conformance] lowered $(ls "$suite/$variant"/*.spv | wc -l) kernels ($variant)"
 done
-cp "$suite/manifest.txt" "$suite/emulated/"
-echo "[conformance] lowered $(ls "$suite"/emulated/*.spv | wc -l) kernels with emulated matrices"
 
 # convert, map and reduce, with the reference in suite.py.
 python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" generate \

@@ -55,6 +55,10 @@ runCases() {
 : > "$out/summary.txt"
 failed=0
 runCases "$suite" "$out/results.tsv" conformance || failed=1
+if [ -d "$suite/emulated-workgroup" ]; then
+  runCases "$suite/emulated-workgroup" "$out/emulated-workgroup-results.tsv" \
+    "emulated conformance, workgroup exchange" || failed=1
+fi
 if [ -d "$suite/emulated" ]; then
   runCases "$suite/emulated" "$out/emulated-results.tsv" \
     "emulated conformance" || failed=1
