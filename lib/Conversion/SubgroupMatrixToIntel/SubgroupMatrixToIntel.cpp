@@ -1006,12 +1006,6 @@ moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
   return packedElements;
 }
 
-/// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
-/// for each of its result slots, the K products of its row of the left and
-/// its column of the right matrix, in f32 (floats) or 32-bit integers, and
-/// rounds once. Operand elements held by other invocations come by shuffle;
-/// each distinct fetch is made once per op (the emulated layout keeps the
-/// right matrix's column local and broadcasts each left element).
 /// Whether an invocation of `layout` holds every element of the columns it
 /// multiplies with (no exchange needed for a right operand).
 static bool holdsWholeColumns(const IntelLayout &layout) {
@@ -1027,6 +1021,13 @@ static int64_t getExchangeWords(const IntelLayout &left,
          (holdsWholeColumns(right) ? 0 : int64_t(right.rows) * right.columns);
 }
 
+/// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
+/// for each of its result slots, the K products of its row of the left and
+/// its column of the right matrix, in f32 (floats) or 32-bit integers, and
+/// rounds once. Operand elements held by other invocations come by shuffle
+/// (each distinct fetch once per op; the emulated layout keeps the right
+/// matrix's column local and broadcasts each left element) or, with an
+/// exchange scratch buffer, through workgroup memory.
 template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
   EmulatedMultiplyLowering(const TypeConverter &converter, MLIRContext *context,
                            unsigned subgroupSize,
