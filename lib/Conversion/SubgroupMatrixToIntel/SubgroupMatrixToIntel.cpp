@@ -424,44 +424,29 @@ static bool hasContiguousColumns(const IntelLayout &layout, bool colMajor) {
          layout.rows % kEmulatedAccessWidth == 0;
 }
 
-/// The address of the first element of the column `locate` gives for slot
-/// `packed`: `base + column * stride`.
-static Value getColumnStart(InvocationBuilder &b, OpBuilder &builder,
-                            Location loc, const IntelLayout &layout,
-                            unsigned packed, Value base, Value stride) {
-  Value column = std::get<1>(b.locate(layout, packed, 0));
-  return arith::AddIOp::create(
-      builder, loc, base, arith::MulIOp::create(builder, loc, column, stride));
+/// Calls `access(address, firstSlot)` for each run of
+/// `kEmulatedAccessWidth` rows of each column an invocation of `layout`
+/// holds (see hasContiguousColumns): `address` is the run's first element,
+/// `firstSlot` the slot holding it.
+static void forEachColumnRun(InvocationBuilder &b, const IntelLayout &layout,
+                             Value base, Value stride,
+                             llvm::function_ref<void(Value, unsigned)> access) {
+  OpBuilder &builder = b.builder;
+  Location loc = b.loc;
+  unsigned perTile = layout.getSlotsPerTile();
+  for (unsigned tile = 0; tile < layout.tiles; ++tile) {
+    Value column = std::get<1>(b.locate(layout, tile * perTile, 0));
+    Value start = arith::AddIOp::create(
+        builder, loc, base,
+        arith::MulIOp::create(builder, loc, column, stride));
+    for (unsigned row = 0; row < layout.rows; row += kEmulatedAccessWidth)
+      access(arith::AddIOp::create(builder, loc, start, b.index(row)),
+             tile * perTile + row);
+  }
 }
 
 struct LoadLowering : IntelPattern<LoadOp> {
   using IntelPattern::IntelPattern;
-
-  /// Emulated matrices whose invocations hold whole columns of column-major
-  /// memory: one vector load per `kEmulatedAccessWidth` rows. Whether the
-  /// buffer can be addressed with vectors is decided later, for the whole
-  /// kernel (packWideAccesses); where it cannot, they become scalars again.
-  static void loadColumns(LoadOp op, const IntelLayout &layout, Value memref,
-                          Value base, Value stride, OpBuilder &builder,
-                          SmallVectorImpl<Value> &slots) {
-    Location loc = op.getLoc();
-    InvocationBuilder b(builder, loc, /*scalarOnly=*/true);
-    auto vectorType =
-        VectorType::get({kEmulatedAccessWidth}, layout.packedElement);
-    unsigned perTile = layout.getSlotsPerTile();
-    for (unsigned tile = 0; tile < layout.tiles; ++tile) {
-      Value start =
-          getColumnStart(b, builder, loc, layout, tile * perTile, base, stride);
-      for (unsigned row = 0; row < layout.rows; row += kEmulatedAccessWidth) {
-        Value address =
-            arith::AddIOp::create(builder, loc, start, b.index(row));
-        Value run =
-            vector::LoadOp::create(builder, loc, vectorType, memref, address);
-        for (unsigned i = 0; i < kEmulatedAccessWidth; ++i)
-          slots.push_back(vector::ExtractOp::create(builder, loc, run, i));
-      }
-    }
-  }
 
   LogicalResult
   matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
@@ -476,13 +461,24 @@ struct LoadLowering : IntelPattern<LoadOp> {
       return failure();
     auto [memref, base] = *flat;
     Value stride = adaptor.getStride().front();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
     SmallVector<Value> packedElements;
     if (hasContiguousColumns(*layout, op.getColMajor())) {
-      loadColumns(op, *layout, memref, base, stride, rewriter, packedElements);
+      // One vector load per run of rows. Whether the buffer can be
+      // addressed with vectors is decided later, for the whole kernel
+      // (packWideAccesses); where it cannot, they become scalars again.
+      auto vectorType =
+          VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
+      forEachColumnRun(b, *layout, base, stride, [&](Value address, unsigned) {
+        Value run = vector::LoadOp::create(rewriter, op.getLoc(), vectorType,
+                                           memref, address);
+        for (unsigned i = 0; i < kEmulatedAccessWidth; ++i)
+          packedElements.push_back(
+              vector::ExtractOp::create(rewriter, op.getLoc(), run, i));
+      });
       replaceWithSlots(rewriter, op, *layout, packedElements);
       return success();
     }
-    InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Type storage = getStorageType(layout->component);
     for (unsigned p = 0; p < layout->packedCount; ++p) {
       SmallVector<Value> elements;
@@ -533,24 +529,16 @@ struct StoreLowering : IntelPattern<StoreOp> {
     Location loc = op.getLoc();
     SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
     if (hasContiguousColumns(*layout, op.getColMajor())) {
-      // As LoadLowering::loadColumns: a vector store per run of rows.
+      // As in LoadLowering: a vector store per run of rows.
       auto vectorType =
           VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
-      unsigned perTile = layout->getSlotsPerTile();
-      for (unsigned tile = 0; tile < layout->tiles; ++tile) {
-        Value start = getColumnStart(b, rewriter, loc, *layout, tile * perTile,
-                                     base, stride);
-        for (unsigned row = 0; row < layout->rows;
-             row += kEmulatedAccessWidth) {
-          Value run = vector::FromElementsOp::create(
-              rewriter, loc, vectorType,
-              ArrayRef(slots).slice(tile * perTile + row,
-                                    kEmulatedAccessWidth));
-          Value address =
-              arith::AddIOp::create(rewriter, loc, start, b.index(row));
-          vector::StoreOp::create(rewriter, loc, run, memref, address);
-        }
-      }
+      forEachColumnRun(
+          b, *layout, base, stride, [&](Value address, unsigned firstSlot) {
+            Value run = vector::FromElementsOp::create(
+                rewriter, loc, vectorType,
+                ArrayRef(slots).slice(firstSlot, kEmulatedAccessWidth));
+            vector::StoreOp::create(rewriter, loc, run, memref, address);
+          });
       rewriter.eraseOp(op);
       return success();
     }
@@ -1154,14 +1142,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
             [&](Value slot) { return toWord(slot, right->component); });
       exchange.buildSubgroupBarrier(rewriter, loc);
     }
-    auto readScratch = [&](Value start, Value row, unsigned rowLength,
-                           Value column) {
-      Value address = arith::AddIOp::create(
-          rewriter, loc, start,
-          arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, row, b.index(rowLength)),
-              column));
+    auto readScratch = [&](Value address) {
       return fromWord(
           memref::LoadOp::create(rewriter, loc, exchange.scratch, address));
     };
@@ -1170,6 +1151,18 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
       SmallVector<IntelLayout::Position> positions;
       for (unsigned lane = 0; lane < lanes; ++lane)
         positions.push_back(result->getPosition(lane, p, 0));
+      // Through workgroup memory: where this slot's row of the left operand
+      // starts, and its column of the right one.
+      Value leftRow, rightColumn;
+      if (leftStart) {
+        auto [row, column, valid] = b.locate(*result, p, 0);
+        leftRow = arith::AddIOp::create(
+            rewriter, loc, leftStart,
+            arith::MulIOp::create(rewriter, loc, row, b.index(depth)));
+        if (rightStart)
+          rightColumn =
+              arith::AddIOp::create(rewriter, loc, rightStart, column);
+      }
       Value total = accumulators.empty()
                         ? arith::ConstantOp::create(
                               rewriter, loc, rewriter.getZeroAttr(computeType))
@@ -1189,12 +1182,13 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
           rightSources.push_back(rightHolders.lookup({k, position.column}));
         }
         Value product, x, y;
-        if (leftStart) {
-          auto [row, column, valid] = b.locate(*result, p, 0);
-          x = readScratch(leftStart, row, depth, b.index(k));
-          y = rightStart
-                  ? readScratch(rightStart, b.index(k), right->columns, column)
-                  : fetch(false, rightSources);
+        if (leftRow) {
+          x = readScratch(
+              arith::AddIOp::create(rewriter, loc, leftRow, b.index(k)));
+          y = rightColumn ? readScratch(arith::AddIOp::create(
+                                rewriter, loc, rightColumn,
+                                b.index(k * right->columns)))
+                          : fetch(false, rightSources);
         } else {
           x = fetch(true, leftSources);
           y = fetch(false, rightSources);

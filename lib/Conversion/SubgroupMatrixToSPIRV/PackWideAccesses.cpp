@@ -152,6 +152,15 @@ planPacking(Value buffer, const PackingRejection &rejection) {
     } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
       if (!isMultipleOf(store.getIndices()[0], packing->width))
         return misaligned("the index");
+    } else if (isa<LoadOp, StoreOp>(user) &&
+               !isa<VectorType>(packing->wordType)) {
+      // Matrices address packed buffers through vectors of words only.
+      return rejection.reject(
+          user, "cannot be lowered to SPIR-V: its buffer is accessed with ",
+          packing->width,
+          "-element vectors, which would make it a buffer of single i32 "
+          "words; subgroup matrices address packed buffers as vectors of "
+          "words (64- or 128-bit accesses)");
     } else if (auto load = dyn_cast<LoadOp>(user)) {
       if (!isMultipleOf(load.getIndices()[0], packing->width))
         return misaligned("the index");
@@ -218,6 +227,34 @@ static void rewriteAccesses(Value buffer, const Packing &packing,
   }
 }
 
+/// Replaces every extract of a constant position from `vector` by the
+/// matching scalar of `elements`; returns whether `vector` is now unused.
+static bool forwardExtracts(Value vector, ArrayRef<Value> elements) {
+  for (Operation *user : llvm::make_early_inc_range(vector.getUsers()))
+    if (auto extract = dyn_cast<vector::ExtractOp>(user)) {
+      ArrayRef<int64_t> position = extract.getStaticPosition();
+      if (position.size() == 1 && !ShapedType::isDynamic(position[0])) {
+        extract.replaceAllUsesWith(elements[position[0]]);
+        extract.erase();
+      }
+    }
+  return vector.use_empty();
+}
+
+/// Element `i` of the 1-D `vector`: the operand that built it, where a
+/// vector.from_elements did, else an extract.
+static Value getElement(OpBuilder &b, Location loc, Value vector, int64_t i) {
+  if (auto fromElements = vector.getDefiningOp<vector::FromElementsOp>())
+    return fromElements.getElements()[i];
+  return vector::ExtractOp::create(b, loc, vector, i);
+}
+
+/// Erases `op` when nothing uses it any more.
+static void eraseIfUnused(Operation *op) {
+  if (op && op->use_empty())
+    op->erase();
+}
+
 /// Splits the vector accesses of `buffer` into scalar ones, for buffers that
 /// cannot be packed; extracts from a loaded vector take the scalars directly.
 static void scalarizeAccesses(Value buffer) {
@@ -233,35 +270,19 @@ static void scalarizeAccesses(Value buffer) {
       for (int64_t i = 0, e = load.getVectorType().getNumElements(); i < e; ++i)
         elements.push_back(memref::LoadOp::create(
             b, loc, buffer, elementAddress(load.getIndices()[0], i)));
-      for (Operation *extractUser :
-           llvm::make_early_inc_range(load->getUsers()))
-        if (auto extract = dyn_cast<vector::ExtractOp>(extractUser)) {
-          ArrayRef<int64_t> position = extract.getStaticPosition();
-          if (position.size() == 1 && !ShapedType::isDynamic(position[0])) {
-            extract.replaceAllUsesWith(elements[position[0]]);
-            extract.erase();
-          }
-        }
-      if (!load->use_empty())
+      if (!forwardExtracts(load, elements))
         load.replaceAllUsesWith(vector::FromElementsOp::create(
                                     b, loc, load.getVectorType(), elements)
                                     .getResult());
       load.erase();
     } else if (auto store = dyn_cast<vector::StoreOp>(user)) {
       Value value = store.getValueToStore();
-      auto fromElements = value.getDefiningOp<vector::FromElementsOp>();
       for (int64_t i = 0, e = store.getVectorType().getNumElements(); i < e;
-           ++i) {
-        Value element =
-            fromElements
-                ? fromElements.getElements()[i]
-                : vector::ExtractOp::create(b, loc, value, i).getResult();
-        memref::StoreOp::create(b, loc, element, buffer,
+           ++i)
+        memref::StoreOp::create(b, loc, getElement(b, loc, value, i), buffer,
                                 elementAddress(store.getIndices()[0], i));
-      }
       store.erase();
-      if (fromElements && fromElements->use_empty())
-        fromElements.erase();
+      eraseIfUnused(value.getDefiningOp<vector::FromElementsOp>());
     }
   }
 }
@@ -317,28 +338,16 @@ static void splitLongBitCasts(gpu::GPUFuncOp kernel) {
           parts.push_back(vector::ExtractOp::create(b, loc, part, i));
       }
       // The scalarized accesses only extract elements.
-      for (Operation *user : llvm::make_early_inc_range(cast->getUsers()))
-        if (auto extract = dyn_cast<vector::ExtractOp>(user)) {
-          ArrayRef<int64_t> position = extract.getStaticPosition();
-          if (position.size() == 1 && !ShapedType::isDynamic(position[0])) {
-            extract.replaceAllUsesWith(parts[position[0]]);
-            extract.erase();
-          }
-        }
-      if (cast->use_empty())
+      if (forwardExtracts(cast, parts))
         cast.erase();
       continue;
     }
-    auto fromElements =
-        cast.getSource().getDefiningOp<vector::FromElementsOp>();
+    Value elementSource = cast.getSource();
     SmallVector<Value> packedWords;
     for (int64_t w = 0; w < words.getNumElements(); ++w) {
       SmallVector<Value> part;
       for (int64_t i = w * perWord; i < (w + 1) * perWord; ++i)
-        part.push_back(fromElements ? fromElements.getElements()[i]
-                                    : vector::ExtractOp::create(
-                                          b, loc, cast.getSource(), i)
-                                          .getResult());
+        part.push_back(getElement(b, loc, elementSource, i));
       Value bits = vector::BitCastOp::create(
           b, loc, singleWord,
           vector::FromElementsOp::create(b, loc, wordElements, part));
@@ -347,8 +356,7 @@ static void splitLongBitCasts(gpu::GPUFuncOp kernel) {
     cast.replaceAllUsesWith(
         vector::FromElementsOp::create(b, loc, words, packedWords).getResult());
     cast.erase();
-    if (fromElements && fromElements->use_empty())
-      fromElements.erase();
+    eraseIfUnused(elementSource.getDefiningOp<vector::FromElementsOp>());
   }
 }
 

@@ -1,5 +1,7 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=emulated-exchange=workgroup | FileCheck %s
 // RUN: sm-opt %s --sm-lower-to-vulkan="target=nvidia-h100 emulation=all emulated-exchange=workgroup" | FileCheck %s --check-prefix=GPU
+// RUN: sm-opt %s --sm-lower-to-vulkan="target=nvidia-h100 emulation=all emulated-exchange=workgroup" | sm-translate --serialize-spirv -o %t.gpu.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.gpu.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan=emulated-exchange=workgroup | sm-translate --serialize-spirv -o %t.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.spv
 // RUN: %if lavapipe %{ %lavapipe %t.spv --arg f16:256:random --arg f16:256:random --arg f32:256:random \

@@ -3,6 +3,8 @@
 // RUN: spirv-val --target-env vulkan1.3 %t.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan=emulation=all | FileCheck %s --check-prefix=ALL
 // RUN: sm-opt %s --sm-lower-to-vulkan="emulation=all emulated-exchange=workgroup" | FileCheck %s --check-prefix=WORKGROUP
+// RUN: sm-opt %s --sm-lower-to-vulkan="emulation=all emulated-exchange=workgroup" | sm-translate --serialize-spirv -o %t.workgroup.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.workgroup.spv
 // Without the option the device rejects the 32x16 matrices, as a driver would.
 // RUN: not sm-opt %s --sm-lower-to-vulkan 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not sm-opt %s --sm-lower-to-vulkan=emulation=some 2>&1 | FileCheck %s --check-prefix=UNKNOWN

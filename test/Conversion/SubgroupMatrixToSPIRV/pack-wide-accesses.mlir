@@ -106,3 +106,20 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// 32-bit vector accesses would make the buffer one of single i32 words,
+// which a subgroup matrix cannot address.
+gpu.module @kernels {
+  gpu.func @single_words(%a: memref<4096xi8>, %b: memref<4096xi8>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %v = vector.load %a[%c0] : memref<4096xi8>, vector<4xi8>
+    vector.store %v, %b[%c0] : memref<4096xi8>, vector<4xi8>
+    // expected-error @+1 {{cannot be lowered to SPIR-V: its buffer is accessed with 4-element vectors, which would make it a buffer of single i32 words; subgroup matrices address packed buffers as vectors of words (64- or 128-bit accesses)}}
+    %m = subgroup_matrix.load %a[%c0] stride %c32 : memref<4096xi8> -> !subgroup_matrix.right<32x16xsi8>
+    gpu.return
+  }
+}
