@@ -21,7 +21,10 @@
 // EXPLICIT-NOT: launch: from the kernel
 // EXPLICIT: check gemm 12x16x8 (C = argument 2, f32): PASSED
 // SHORT: launch: from the kernel: --grid 1,12,1
-// SHORT: FAILED: 192 elements, 96 mismatches
+// Half the grid leaves the 96 elements of columns 8..15 unwritten; one of
+// them may still match when its random product sum is within the check's
+// tolerance of zero (seen once in CI: 95).
+// SHORT: FAILED: 192 elements, {{9[0-6]}} mismatches
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
