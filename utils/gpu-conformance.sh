@@ -39,15 +39,15 @@ echo "[conformance] lowered $(ls "$suite"/*.spv | wc -l) kernels, $validated val
 
 # The same kernels with every matrix emulated (emulation=all): a second,
 # independent implementation of the same semantics on the same GPU; once
-# with operands exchanged by shuffles (the default), once through workgroup
-# memory.
+# with operands exchanged by shuffles, once through workgroup memory (the
+# default on a GPU with matrix units).
 for variant in emulated emulated-workgroup; do
   mkdir -p "$suite/$variant"
   for kernel in "$suite"/*.mlir; do
     name="$(basename "$kernel" .mlir)"
-    options="emulation=all"
+    options="emulation=all emulated-exchange=subgroup"
     [ "$variant" = emulated-workgroup ] &&
-      options="$options emulated-exchange=workgroup"
+      options="emulation=all emulated-exchange=workgroup"
     case "$name" in robust_*) options="$options robust-access=1" ;; esac
     "$buildDir/bin/sm-opt" "$kernel" "--sm-lower-to-vulkan=$options" |
       "$buildDir/bin/sm-translate" --serialize-spirv -o "$suite/$variant/$name.spv"

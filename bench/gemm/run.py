@@ -123,7 +123,9 @@ def prepare(args):
         # both buffers allow them).
         variants = [("", "--sm-lower-to-vulkan", label, tiled)]
         if args.emulated:
-            variants.append(("_emulated", "--sm-lower-to-vulkan=emulation=all",
+            variants.append(("_emulated",
+                             "--sm-lower-to-vulkan=emulation=all "
+                             "emulated-exchange=subgroup",
                              label + ", emulated", tiled))
             variants.append(("_emulated_workgroup",
                              "--sm-lower-to-vulkan=emulation=all "

@@ -47,10 +47,14 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     elements come by subgroup broadcast or shuffle, and
     `convert`, `map` and `reduce` work in registers as on the Intel path.
     Operands reach the invocations that need them by subgroup broadcast
-    and shuffle, or with `emulated-exchange=workgroup` through workgroup
-    memory (a scratch buffer of a few KB per subgroup, ordered by subgroup
-    barriers): broadcasts are faster on lavapipe (2.8x), workgroup memory
-    was 1.5-3.6x faster on the H100 (docs/performance.md).
+    and shuffle (`emulated-exchange=subgroup`) or through workgroup memory
+    (`emulated-exchange=workgroup`: a scratch buffer of a few KB per
+    subgroup, ordered by subgroup barriers, sized from `known_block_size`).
+    Broadcasts are 2.8x faster on lavapipe, workgroup memory 1.7-4x faster
+    on the H100 (docs/performance.md), so the default, `auto`, uses
+    workgroup memory on targets with matrix units (kernels that fall back
+    to emulation) whose workgroup size is known, and broadcasts on targets
+    marked `emulated`.
     No cooperative-matrix capability is declared. `emulation=unsupported`
     does the same, on a target with matrix units, for every kernel that uses
     a shape or type the target lacks (the whole kernel is emulated, so
@@ -84,11 +88,12 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
            "'none' (only on targets without matrix units), 'unsupported' "
            "(also kernels using shapes or types the target lacks) or 'all'">,
     Option<"emulatedExchange", "emulated-exchange", "std::string",
-           /*default=*/"\"subgroup\"",
+           /*default=*/"\"auto\"",
            "How emulated mma and multiply share operand elements between "
-           "invocations: 'subgroup' (broadcasts and shuffles) or "
-           "'workgroup' (through workgroup memory between subgroup "
-           "barriers)">,
+           "invocations: 'subgroup' (broadcasts and shuffles), 'workgroup' "
+           "(through workgroup memory between subgroup barriers) or 'auto' "
+           "(workgroup on targets with matrix units when the workgroup size "
+           "is known, else subgroup)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -32,7 +32,7 @@
 // GPU-NOT: spirv.KHR.CooperativeMatrix
 // GPU: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
 // EXECUTED: check gemm 16x16x16 (C = argument 2, f32): PASSED: 256 elements, 0 mismatches
-// UNKNOWN: error: unknown emulated-exchange 'shared'; expected 'subgroup' or 'workgroup'
+// UNKNOWN: error: unknown emulated-exchange 'shared'; expected 'auto', 'subgroup' or 'workgroup'
 gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
   gpu.func @mma(%a: memref<256xf16>, %b: memref<256xf16>, %c: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index

@@ -8,6 +8,7 @@ import collections
 import os
 import re
 import sys
+import textwrap
 
 
 def main():
@@ -55,9 +56,12 @@ def main():
                 errors.append(float(match.group(1)))
         out.append("| %s | %d | %d | %s |" % (key, len(cases), sum(1 for c in cases if c[1] == "PASS"),
                                             "%.3g" % max(errors) if errors else "-"))
-    emulated = os.path.join(results, "emulated-results.tsv")
-    if os.path.exists(emulated):
-        out.extend(emulated_section(emulated))
+    for exchange in ("subgroup", "workgroup"):
+        emulated = os.path.join(results, "emulated-results.tsv"
+                                if exchange == "subgroup"
+                                else "emulated-workgroup-results.tsv")
+        if os.path.exists(emulated):
+            out.extend(emulated_section(emulated, exchange))
     functions = os.path.join(results, "functions.txt")
     if os.path.exists(functions):
         out.extend(functions_section(open(functions).read().splitlines()))
@@ -102,22 +106,28 @@ def main():
     print("\n".join(out))
 
 
-def emulated_section(path):
-    """The same cases lowered with sm-lower-to-vulkan=emulation=all."""
+def emulated_section(path, exchange):
+    """The same cases lowered with sm-lower-to-vulkan=emulation=all and the
+    given emulated-exchange."""
     rows = [line.rstrip("\n").split("\t") for line in open(path)][1:]
     passed = sum(1 for row in rows if row[1] == "PASS")
     errors = [float(m.group(1)) for _, _, d in rows
               for m in [re.search(r"max abs error ([0-9.e+-]+)", d)] if m]
-    out = ["\n## The same cases with emulated matrices\n",
-           "Every kernel above lowered again with",
-           "`sm-lower-to-vulkan=emulation=all`: no cooperative matrices, each",
-           "matrix held as per-invocation scalars (the layouts narrower than",
-           "the H100's subgroups of 32 spread their rows over invocations) and",
-           "`mma` as multiply-adds fed by subgroup shuffles; a second,",
-           "independent implementation of the same semantics on the same GPU,",
-           "against the same reference.\n",
-           "**%d of %d cases passed** (largest abs error %s).\n" % (
-               passed, len(rows), "%.3g" % max(errors) if errors else "-")]
+    how = {"subgroup": "multiply-adds fed by subgroup shuffles",
+           "workgroup": "multiply-adds whose operands pass through workgroup "
+                        "memory between subgroup barriers (the default when a "
+                        "GPU with matrix units emulates)"}[exchange]
+    text = ("Every kernel above lowered again with "
+            "`sm-lower-to-vulkan=emulation=all emulated-exchange=%s`: no "
+            "cooperative matrices, each matrix held as per-invocation scalars "
+            "(the layouts narrower than the H100's subgroups of 32 spread their "
+            "rows over invocations) and `mma` as %s; a second, independent "
+            "implementation of the same semantics on the same GPU, against the "
+            "same reference.\n" % (exchange, how))
+    out = ["\n## The same cases with emulated matrices, %s exchange\n" % exchange]
+    out.extend(textwrap.wrap(text, 72, break_on_hyphens=False))
+    out.append("\n**%d of %d cases passed** (largest abs error %s).\n" % (
+        passed, len(rows), "%.3g" % max(errors) if errors else "-"))
     failures = [row for row in rows if row[1] != "PASS"]
     if failures:
         out.append("| case | result | details |")
