@@ -320,7 +320,7 @@ static void fuseExtensions(Contraction &contraction) {
   }
 }
 
-static bool hasScalarBody(linalg::GenericOp op);
+static bool hasScalarBody(linalg::GenericOp op, bool allowIndices = false);
 
 /// Takes over the element-wise producer of A or B that keeps its element
 /// type (a scale, an offset, a clamp): one input read through the identity,
@@ -343,6 +343,82 @@ static void fusePrologue(Contraction &contraction, ContractionInput &input) {
   contraction.deadAllocations.push_back(buffer.getDefiningOp());
   contraction.fusedProducers.push_back(producer);
   input.buffer = source;
+}
+
+/// Whether the kernel can compute `expr` from loop indices: dimensions and
+/// constants under +, and *, floordiv and mod by positive constants (how
+/// front-ends index a packed weight or a group's scale).
+static bool isComputableIndex(AffineExpr expr) {
+  if (isa<AffineDimExpr, AffineConstantExpr>(expr))
+    return true;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return false;
+  if (binary.getKind() == AffineExprKind::Add)
+    return isComputableIndex(binary.getLHS()) &&
+           isComputableIndex(binary.getRHS());
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  return constant && constant.getValue() > 0 &&
+         isComputableIndex(binary.getLHS());
+}
+
+/// Takes over the producer of A or B that the kernel can run per element
+/// as it stages the tile, reading the producer's inputs itself through
+/// their indexing maps: a dequantization (an 8-bit weight, or 4-bit values
+/// packed two to a byte, times a scale per column or per group of K, maybe
+/// minus a zero point) or a cast of the activations. Loads stay in the
+/// stored types, so the kernel moves the weight's bytes, not f16.
+static void fuseGatheringPrologue(Contraction &contraction,
+                                  ContractionInput &input) {
+  if (input.batched)
+    return;
+  Value buffer = input.buffer;
+  linalg::GenericOp producer;
+  for (Operation *user : buffer.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (generic && generic.getNumDpsInits() == 1 &&
+        generic.getDpsInits()[0] == buffer)
+      producer = generic;
+  }
+  if (!producer || producer.getNumDpsInputs() == 0 ||
+      producer.getNumLoops() != 2 || producer.getNumParallelLoops() != 2 ||
+      !producer.getIndexingMapsArray().back().isIdentity() ||
+      producer->getBlock() != contraction.op->getBlock() ||
+      !producer->isBeforeInBlock(contraction.op) ||
+      !isPrivateTemporary(buffer, {producer, contraction.op}) ||
+      !hasScalarBody(producer, /*allowIndices=*/true))
+    return;
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  for (auto [operand, map] :
+       llvm::zip(producer.getDpsInputs(), producer.getIndexingMapsArray())) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.getLayout().isIdentity() || map.getNumSymbols() ||
+        type.getRank() != map.getNumResults() ||
+        (type.getMemorySpace() &&
+         !isa<gpu::AddressSpaceAttr>(type.getMemorySpace())) ||
+        !llvm::all_of(map.getResults(), isComputableIndex))
+      return;
+    // The kernel flattens every input with its static strides; an input
+    // indexed like the tile may have the contraction's dynamic sizes.
+    bool likeTile =
+        map.isIdentity() && type.getShape() == bufferType.getShape();
+    if (!type.hasStaticShape() && !likeTile)
+      return;
+  }
+  // The host reads dynamic sizes off the first input, which must then
+  // have the tile's shape.
+  Value first = producer.getDpsInputs()[0];
+  if (!bufferType.hasStaticShape() &&
+      (!producer.getIndexingMapsArray()[0].isIdentity() ||
+       cast<MemRefType>(first.getType()).getShape() != bufferType.getShape()))
+    return;
+  input.prologue = producer;
+  input.gathers = true;
+  input.buffer = first;
+  input.prologueOperands =
+      llvm::to_vector(llvm::drop_begin(producer.getDpsInputs()));
+  contraction.deadAllocations.push_back(buffer.getDefiningOp());
+  contraction.fusedProducers.push_back(producer);
 }
 
 /// How an epilogue input indexed by `map` reads, for a result of `rank`
@@ -374,8 +450,9 @@ static std::optional<EpilogueOperand> classifyEpilogueInput(AffineMap map,
   return operand;
 }
 
-/// Whether a body computes with scalars only (what a map body may hold).
-static bool hasScalarBody(linalg::GenericOp op) {
+/// Whether a body computes with scalars only (what a map body may hold),
+/// and with `allowIndices` the loop indices.
+static bool hasScalarBody(linalg::GenericOp op, bool allowIndices) {
   Block &body = op.getRegion().front();
   BlockArgument out = body.getArguments().back();
   if (!out.use_empty())
@@ -387,6 +464,8 @@ static bool hasScalarBody(linalg::GenericOp op) {
           return operand.getParentBlock() == &body ||
                  matchPattern(operand, m_Constant());
         });
+    if (allowIndices && isa<linalg::IndexOp>(inner))
+      return true;
     return isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
            inner.getNumRegions() == 0 && isPure(&inner) &&
            capturesOnlyConstants;
@@ -461,8 +540,11 @@ void mlir::subgroup_matrix::fuseElementwiseNeighbours(
     Contraction &contraction) {
   fuseExtensions(contraction);
   if (contraction.fusedProducers.empty()) {
-    fusePrologue(contraction, contraction.a);
-    fusePrologue(contraction, contraction.b);
+    for (ContractionInput *input : {&contraction.a, &contraction.b}) {
+      fusePrologue(contraction, *input);
+      if (!input->prologue)
+        fuseGatheringPrologue(contraction, *input);
+    }
   }
   Operation *writer = contraction.op;
   while (fuseNextConsumer(contraction, writer))

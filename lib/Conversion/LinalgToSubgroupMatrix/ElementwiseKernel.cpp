@@ -42,9 +42,8 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
     if (type.getRank() == 0)
       return fail(llvm::formatv("'{0}' has no dimensions", type));
     if (!type.getLayout().isIdentity())
-      return fail(
-          llvm::formatv("'{0}' is not a contiguous row-major memref{1}", type,
-                        describeUnknownLayout(value)));
+      return fail(llvm::formatv("'{0}' is not a contiguous row-major memref{1}",
+                                type, describeUnknownLayout(value)));
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
       if (!isa<AffineDimExpr, AffineConstantExpr>(expr))
@@ -162,8 +161,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
-      totalValue = totalValue ? arith::MulIOp::create(b, loc, totalValue, size)
-                              : size;
+      totalValue =
+          totalValue ? arith::MulIOp::create(b, loc, totalValue, size) : size;
   Value gridXValue;
   if (ShapedType::isDynamic(total)) {
     Value workgroupsValue = arith::DivUIOp::create(

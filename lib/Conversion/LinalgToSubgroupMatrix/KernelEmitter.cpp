@@ -46,6 +46,11 @@ struct TileCopy {
   /// An element-wise body applied to every element on its way in (op
   /// handles do not propagate const).
   mutable linalg::GenericOp prologue;
+  /// With a gathering prologue, the kernel's buffers of the prologue's
+  /// inputs (`global` first): each staged element is computed from the
+  /// elements its indexing maps select.
+  bool gathers = false;
+  SmallVector<Value> gatheredBuffers;
   /// Per copied vector, loop invariant: its row and column in the tile and
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
@@ -120,6 +125,14 @@ private:
   /// Applies the copy's prologue to a loaded value (an element, or words of
   /// several elements each).
   Value applyPrologue(const TileCopy &copy, Value value);
+  /// Computes the staged elements at (`row`, `column` + i) for i below the
+  /// copy's width from the gathering prologue's inputs, packed as
+  /// `getCopyType`; `inBounds` (when set) says whether they lie inside
+  /// the matrix.
+  Value gatherElements(const TileCopy &copy, Value row, Value column,
+                       Value inBounds);
+  /// The value of an index expression of a prologue's indexing map.
+  Value computeIndex(AffineExpr expr, ArrayRef<Value> dims);
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, ArrayRef<Value> values,
                  Value stageOffset);
@@ -293,6 +306,10 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     // Vectors never straddle the end of a row (the width divides it).
     if (copy.checkColumns())
       inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
+    if (copy.gathers) {
+      values.push_back(gatherElements(copy, globalRow, globalColumn, inBounds));
+      continue;
+    }
     Value address = add(mul(globalRow, copy.colsValue), globalColumn);
     // Out of bounds, read the first element of the slice (always there) and
     // replace it by zero, rather than branch.
@@ -353,6 +370,90 @@ Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
     words.push_back(vector::ExtractOp::create(b, loc, repacked, 0));
   }
   return vector::FromElementsOp::create(b, loc, wordsType, words);
+}
+
+Value ContractionKernelEmitter::computeIndex(AffineExpr expr,
+                                             ArrayRef<Value> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return index(constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = computeIndex(binary.getLHS(), dims);
+  Value rhs = computeIndex(binary.getRHS(), dims);
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return add(lhs, rhs);
+  case AffineExprKind::Mul:
+    return mul(lhs, rhs);
+  // Indices are never negative: unsigned division is floor division.
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(b, loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return arith::RemUIOp::create(b, loc, lhs, rhs);
+  default:
+    llvm_unreachable("the fusion admits no other index expression");
+  }
+}
+
+Value ContractionKernelEmitter::gatherElements(const TileCopy &copy, Value row,
+                                               Value column, Value inBounds) {
+  linalg::GenericOp prologue = copy.prologue;
+  Block &body = prologue.getRegion().front();
+  SmallVector<AffineMap> maps = prologue.getIndexingMapsArray();
+  // Outside the matrix, compute the first element instead (always there)
+  // and replace it by zero.
+  if (inBounds) {
+    row = arith::SelectOp::create(b, loc, inBounds, row, index(0));
+    column = arith::SelectOp::create(b, loc, inBounds, column, index(0));
+  }
+  Type staged = copy.storage.isBF16() ? b.getI16Type() : copy.storage;
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < copy.width; ++i) {
+    Value dims[] = {row, add(column, i)};
+    IRMapping mapping;
+    for (auto [position, buffer] : llvm::enumerate(copy.gatheredBuffers)) {
+      AffineMap map = maps[position];
+      auto type = cast<MemRefType>(prologue.getDpsInputs()[position].getType());
+      // Row-major offset of the selected element; an input of the tile's
+      // own shape has the tile's (maybe dynamic) row length.
+      Value offset = index(0);
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        Value length = type.isDynamicDim(dim) || !type.hasStaticShape()
+                           ? (dim == 0 ? copy.rowsValue : copy.colsValue)
+                           : index(type.getDimSize(dim));
+        offset = add(mul(offset, length), computeIndex(expr, dims));
+      }
+      mapping.map(body.getArgument(position),
+                  memref::LoadOp::create(b, loc, buffer, offset));
+    }
+    body.walk([&](linalg::IndexOp indexOp) {
+      mapping.map(indexOp.getResult(), dims[indexOp.getDim()]);
+    });
+    Value element = cloneScalarBody(b, body, mapping);
+    if (element.getType() != staged)
+      element = arith::BitcastOp::create(b, loc, staged, element);
+    if (inBounds)
+      element =
+          arith::SelectOp::create(b, loc, inBounds, element, zeroOf(staged));
+    elements.push_back(element);
+  }
+  if (copy.width == 1)
+    return elements.front();
+  // Packed into 32-bit words two or four elements at a time (short
+  // vectors, which every path has).
+  int64_t perWord = 32 / staged.getIntOrFloatBitWidth();
+  auto elementsType = VectorType::get({perWord}, staged);
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  SmallVector<Value> words;
+  for (int64_t first = 0; first < copy.width; first += perWord) {
+    Value packed = vector::FromElementsOp::create(
+        b, loc, elementsType, ArrayRef<Value>(elements).slice(first, perWord));
+    Value word = vector::BitCastOp::create(b, loc, wordType, packed);
+    words.push_back(vector::ExtractOp::create(b, loc, word, 0));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, cast<VectorType>(getCopyType(copy)), words);
 }
 
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
@@ -687,6 +788,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyA.storage = copyB.storage = inputStorage;
   copyA.prologue = problem.a.prologue;
   copyB.prologue = problem.b.prologue;
+  copyA.gathers = problem.a.gathers;
+  copyB.gathers = problem.b.gathers;
   bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
   copyA.globalRows = transposedA ? problem.k : problem.m;
   copyA.globalCols = transposedA ? problem.m : problem.k;
@@ -725,6 +828,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     result.arguments.push_back(problem.c);
   for (const EpilogueOperand &operand : problem.epilogueOperands)
     result.arguments.push_back(operand.buffer);
+  llvm::append_range(result.arguments, problem.a.prologueOperands);
+  llvm::append_range(result.arguments, problem.b.prologueOperands);
   bool separateOutput = problem.output != problem.c || !problem.accumulates();
   if (separateOutput)
     result.arguments.push_back(problem.output);
@@ -768,6 +873,14 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     c = entry->getArgument(argument++);
   for (size_t i = 0; i < problem.epilogueOperands.size(); ++i)
     epilogueBuffers.push_back(entry->getArgument(argument++));
+  for (auto [copy, input] : {std::make_pair(&copyA, &problem.a),
+                             std::make_pair(&copyB, &problem.b)}) {
+    if (!copy->gathers)
+      continue;
+    copy->gatheredBuffers.push_back(copy->global);
+    for (size_t i = 0; i < input->prologueOperands.size(); ++i)
+      copy->gatheredBuffers.push_back(entry->getArgument(argument++));
+  }
   output = separateOutput ? entry->getArgument(argument++) : c;
   auto sizeValue = [&](int64_t size) {
     return ShapedType::isDynamic(size) ? Value(entry->getArgument(argument++))

@@ -64,7 +64,9 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   // mismatch; with a fill, C starts poisoned and the check uses the fill.
   // The runner's reference is a plain GEMM: a batch or an epilogue has
   // none (their checks are the tests' own references).
-  bool checkable = problem.batch == 1 && problem.epilogue.empty();
+  // Nor does a prologue that computes A or B from other buffers.
+  bool checkable = problem.batch == 1 && problem.epilogue.empty() &&
+                   !problem.a.gathers && !problem.b.gathers;
   auto size = [](int64_t value, StringRef name) {
     return formatLaunchSize({value}, {name});
   };
@@ -91,9 +93,20 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   // operands, the output when it is not C.
   int64_t m = problem.m, n = problem.n, k = problem.k;
   auto batchOf = [&](bool batched) { return batched ? problem.batch : 1; };
+  // Buffers of static shape (a gathering prologue's inputs) count their
+  // own elements.
+  auto countOf = [](Value buffer, std::string count) {
+    auto type = cast<MemRefType>(buffer.getType());
+    return type.hasStaticShape() ? std::to_string(type.getNumElements())
+                                 : count;
+  };
   SmallVector<std::string> counts = {
-      formatLaunchSize({batchOf(problem.a.batched), m, k}, {"", "M", "K"}),
-      formatLaunchSize({batchOf(problem.b.batched), k, n}, {"", "K", "N"})};
+      countOf(
+          problem.a.buffer,
+          formatLaunchSize({batchOf(problem.a.batched), m, k}, {"", "M", "K"})),
+      countOf(problem.b.buffer,
+              formatLaunchSize({batchOf(problem.b.batched), k, n},
+                               {"", "K", "N"}))};
   std::string resultCount = formatLaunchSize(
       {problem.reducesBatch ? 1 : problem.batch, m, n}, {"", "M", "N"});
   if (problem.accumulates())
@@ -112,15 +125,20 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
       break;
     }
   }
+  for (const ContractionInput *input : {&problem.a, &problem.b})
+    for (Value operand : input->prologueOperands)
+      counts.push_back(countOf(operand, ""));
   if (counts.size() < kernel.arguments.size())
     counts.push_back(resultCount);
   SmallVector<Attribute> arguments;
   for (auto [index, buffer] : llvm::enumerate(kernel.arguments)) {
     auto type = cast<MemRefType>(buffer.getType());
     bool isOutput = index + 1 == kernel.arguments.size();
-    Type component = index < 2  ? problem.inputComponent
-                     : isOutput ? problem.getOutputComponent()
-                                : type.getElementType();
+    bool gathered =
+        (index == 0 && problem.a.gathers) || (index == 1 && problem.b.gathers);
+    Type component = index < 2 && !gathered ? problem.inputComponent
+                     : isOutput             ? problem.getOutputComponent()
+                                            : type.getElementType();
     bool isUnsignedBuffer = component.isUnsignedInteger();
     StringRef name =
         getRunnerElementName(type.getElementType(), isUnsignedBuffer);

@@ -532,8 +532,7 @@ void LowerToVulkanPass::runOnOperation() {
     return signalPassFailure();
   }
   std::optional<EmulatedExchangeKind> exchangeKind =
-      llvm::StringSwitch<std::optional<EmulatedExchangeKind>>(
-          emulatedExchange)
+      llvm::StringSwitch<std::optional<EmulatedExchangeKind>>(emulatedExchange)
           .Case("auto", EmulatedExchangeKind::Auto)
           .Case("subgroup", EmulatedExchangeKind::Subgroup)
           .Case("workgroup", EmulatedExchangeKind::Workgroup)

@@ -391,6 +391,188 @@ def attention_reference(x, batch, sq, sk, d, causal):
     return out
 
 
+def dequantization_program(name, a_ty, a_body, w_inputs, w_maps, w_body,
+                           w_shape, t, acc, m, n, k, transposed_b):
+    """A matmul whose A is `a_ty` cast to `t` by `a_body` (None: A is
+    already `t`) and whose B (`w_shape`, K x N or N x K) a producer
+    computes from `w_inputs` [(name, type)] through `w_maps` with `w_body`
+    (yielding %w): a dequantization as front-ends write it."""
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    args = ["%%a: %s" % a_ty] + ["%%%s: %s" % (nm, ty) for nm, ty in w_inputs]
+    c_ty, w_ty = tensor((m, n), acc), tensor(w_shape, t)
+    text = "func.func @%s(%s) -> %s {\n" % (name, ", ".join(args), c_ty)
+    a_name = "%a"
+    if a_body:
+        a_cast = tensor((m, k), t)
+        text += """  %%ea = tensor.empty() : %(ac)s
+  %%a16 = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
+      ins(%%a : %(at)s) outs(%%ea : %(ac)s) {
+  ^bb0(%%x: %(ae)s, %%o: %(t)s):
+%(body)s
+    linalg.yield %%y : %(t)s
+  } -> %(ac)s
+""" % dict(ac=a_cast, id=ident, at=a_ty, ae=a_ty.split("x")[-1][:-1], t=t,
+           body=a_body)
+        a_name = "%a16"
+    block = ", ".join("%%%s_v: %s" % (nm, ty.split("x")[-1][:-1])
+                      for nm, ty in w_inputs)
+    text += """  %%ew = tensor.empty() : %(wt)s
+  %%w = linalg.generic {indexing_maps = [%(maps)s, %(id)s], iterator_types = ["parallel", "parallel"]}
+      ins(%(ins)s : %(tys)s) outs(%%ew : %(wt)s) {
+  ^bb0(%(block)s, %%o: %(t)s):
+%(body)s
+    linalg.yield %%w : %(t)s
+  } -> %(wt)s
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(ct)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(ct)s) -> %(ct)s
+  %%r = linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, %(bmap)s, affine_map<(m, n, k) -> (m, n)>]
+    ins(%(a)s, %%w : %(a16)s, %(wt)s) outs(%%f : %(ct)s) -> %(ct)s
+  return %%r : %(ct)s
+}
+""" % dict(wt=w_ty, maps=", ".join(w_maps), id=ident,
+           ins=", ".join("%%%s" % nm for nm, _ in w_inputs),
+           tys=", ".join(ty for _, ty in w_inputs), block=block, t=t,
+           body=w_body, acc=acc, ct=c_ty, a=a_name, a16=tensor((m, k), t),
+           bmap="affine_map<(m, n, k) -> (n, k)>" if transposed_b
+           else "affine_map<(m, n, k) -> (k, n)>")
+    return text
+
+
+def dequantization_cases(target, t, acc, unit):
+    """Quantized weights dequantized by a producer of B, which
+    sm-linalg-to-gpu runs as the kernel stages B: one launch, the weight
+    read in its stored form. The reference dequantizes in double precision
+    (rounded to the program's element type where the program rounds) and
+    multiplies. Ragged sizes; group sizes that divide K and that do not.
+    bf16 scales where the target has bf16 (as bf16_tensors: the RADV of
+    Debian 12 does not know SPV_KHR_bfloat16)."""
+    cases = []
+    scales = (0.002, 0.01)
+    # 8-bit, one scale per output column, B stored K x N.
+    m, n, k = 70, 90, 100
+    body = """    %%qf = arith.sitofp %%q_v : i8 to %(t)s
+    %%w = arith.mulf %%qf, %%s_v : %(t)s""" % dict(t=t)
+    cases.append(Case(
+        "dequant_int8_per_column",
+        dequantization_program(
+            "dequant_int8_per_column", tensor((m, k), t), None,
+            [("q", tensor((k, n), "i8")), ("s", tensor((n,), t))],
+            ["affine_map<(d0, d1) -> (d0, d1)>",
+             "affine_map<(d0, d1) -> (d1)>"], body, (k, n), t, acc, m, n, k,
+            False),
+        [("a", (m, k), t, unit), ("q", (k, n), "si8", (-128, 127)),
+         ("s", (n,), t, scales)],
+        ((m, n), acc),
+        lambda x, m=m, n=n, k=k: matmul_reference(
+            x[0], [round_to(x[1][i] * x[2][i % n], t) for i in range(k * n)],
+            m, n, k),
+        1e-3))
+    # Unsigned 8-bit with a zero point per column, B stored N x K (as
+    # PyTorch stores a linear layer's weight).
+    m, n, k = 33, 80, 120
+    body = """    %%qf = arith.uitofp %%q_v : i8 to %(t)s
+    %%zf = arith.uitofp %%z_v : i8 to %(t)s
+    %%d = arith.subf %%qf, %%zf : %(t)s
+    %%w = arith.mulf %%d, %%s_v : %(t)s""" % dict(t=t)
+    cases.append(Case(
+        "dequant_uint8_zero_point",
+        dequantization_program(
+            "dequant_uint8_zero_point", tensor((m, k), t), None,
+            [("q", tensor((n, k), "i8")), ("s", tensor((n,), t)),
+             ("z", tensor((n,), "i8"))],
+            ["affine_map<(d0, d1) -> (d0, d1)>",
+             "affine_map<(d0, d1) -> (d0)>",
+             "affine_map<(d0, d1) -> (d0)>"], body, (n, k), t, acc, m, n, k,
+            True),
+        [("a", (m, k), t, unit), ("q", (n, k), "ui8", (0, 255)),
+         ("s", (n,), t, scales), ("z", (n,), "ui8", (100, 150))],
+        ((m, n), acc),
+        lambda x, m=m, n=n, k=k: matmul_reference(
+            x[0], [round_to(round_to(x[1][i] - x[3][i // k], t) *
+                            x[2][i // k], t) for i in range(n * k)],
+            m, n, k, transposed_b=True),
+        1e-3))
+
+    # 4-bit values packed two to a byte along K (even k in the low
+    # nibble), offset by 8, one scale per group of `group` along K; B
+    # stored N x K.
+    def int4_body(scale_type, compute):
+        """%w from byte %q_v, loop index 1 (k) and scale %s_v."""
+        widen = "" if scale_type == compute else (
+            "\n    %%scale = arith.extf %%s_v : %s to %s" % (scale_type, compute))
+        narrow = "" if compute == t else (
+            "\n    %%w = arith.truncf %%ws : %s to %s" % (compute, t))
+        return """    %%k = linalg.index 1 : index
+    %%odd = arith.andi %%k, %%c1 : index
+    %%shift_i = arith.muli %%odd, %%c4 : index
+    %%shift = arith.index_cast %%shift_i : index to i8
+    %%byte = arith.shrui %%q_v, %%shift : i8
+    %%nibble = arith.andi %%byte, %%c15 : i8
+    %%centred = arith.subi %%nibble, %%c8 : i8
+    %%value = arith.sitofp %%centred : i8 to %(compute)s%(widen)s
+    %%%(ws)s = arith.mulf %%value, %%%(s)s : %(compute)s%(narrow)s""" % dict(
+            compute=compute, widen=widen, narrow=narrow,
+            ws="ws" if narrow else "w", s="scale" if widen else "s_v")
+
+    constants = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+"""
+
+    def int4_weights(packed, scale, n, k, group, scale_t):
+        out = []
+        for j in range(n):
+            for q in range(k):
+                byte = packed[j * (k // 2) + q // 2]
+                nibble = (byte >> 4) if q % 2 else (byte & 15)
+                s_ = scale[j * ((k + group - 1) // group) + q // group]
+                out.append(round_to((nibble - 8) * s_, t))
+        return out
+
+    # The last three options: the element type of A, of the scales, and
+    # sm-linalg-to-gpu options (16-byte copies: the staged elements are
+    # stored several at a time, packed into words; not on the Metal path,
+    # whose emitter has no vector loads).
+    for name, m, n, k, group, a_type, scale_t, options in (
+            ("dequant_int4_group32", 20, 64, 96, 32, t, t, ""),
+            ("dequant_int4_group32_wide_copies", 20, 64, 96, 32, t, t,
+             "vector-width=8"),
+            ("dequant_int4_group64_ragged", 17, 48, 200, 64, t, t, ""),
+            ("dequant_int4_bf16_scales_f32_activations", 16, 64, 128, 64,
+             "f32", "bf16", "")):
+        if scale_t == "bf16" and target not in ("nvidia-h100", "intel-xe-hpc",
+                                                "cpu-lavapipe"):
+            continue
+        if t != "f16" and (a_type != t or scale_t != t or options):
+            continue
+        groups = (k + group - 1) // group
+        compute = "f32" if scale_t != t else t
+        a_body = None if a_type == t else (
+            "    %%y = arith.truncf %%x : %s to %s" % (a_type, t))
+        cases.append(Case(
+            name,
+            dequantization_program(
+                name, tensor((m, k), a_type), a_body,
+                [("q", tensor((n, k // 2), "i8")),
+                 ("s", tensor((n, groups), scale_t))],
+                ["affine_map<(d0, d1) -> (d0, d1 floordiv 2)>",
+                 "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % group],
+                constants + int4_body(scale_t, compute), (n, k), t, acc, m,
+                n, k, True),
+            [("a", (m, k), a_type, unit), ("q", (n, k // 2), "ui8", (0, 255)),
+             ("s", (n, groups), scale_t, scales)],
+            ((m, n), acc),
+            (lambda m, n, k, group, scale_t: lambda x: matmul_reference(
+                [round_to(v, t) for v in x[0]],
+                int4_weights(x[1], x[2], n, k, group, scale_t), m, n, k,
+                transposed_b=True))(m, n, k, group, scale_t),
+            1e-3, options=options))
+    return cases
+
+
 def cases_for(target):
     t, acc = TARGETS[target]["inputs"], TARGETS[target]["acc"]
     unit = (-1.0, 1.0)
@@ -695,6 +877,8 @@ def cases_for(target):
                           [round_to(v + 0.25, t) for v in x[1]], pm, pn,
                           pk),
                       1e-3))
+
+    cases.extend(dequantization_cases(target, t, acc, unit))
 
     # Split K with an epilogue (a residual add and ReLU): the epilogue
     # applies to the sum of the parts, so it runs after the reduction as

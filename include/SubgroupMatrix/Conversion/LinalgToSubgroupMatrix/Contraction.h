@@ -29,6 +29,12 @@ struct ContractionInput {
   /// An element-wise producer (a scale, say) whose body the kernel applies
   /// to each element as it stages it; `buffer` is then what it reads.
   mutable linalg::GenericOp prologue;
+  /// Whether the prologue reads its inputs itself, element by element
+  /// through their indexing maps (a dequantization: a narrower stored
+  /// weight, maybe packed, with scales per column or per group of K):
+  /// `buffer` is then its first input and `prologueOperands` the others.
+  bool gathers = false;
+  SmallVector<Value> prologueOperands;
 };
 
 /// How an epilogue operand other than the running result is indexed.

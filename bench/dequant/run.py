@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Quantized-weight GEMM benchmark: C = A W^T with W dequantized as the
+kernel stages it (sm-linalg-to-gpu fuses the dequantizing producer), against
+our own f16 kernel on the already dequantized weight and PyTorch on the
+same GPU, in one run at one clock.
+
+  bench/dequant/run.py prepare [--sizes 1,16,256,4096] [--nk 4096]
+                               [--options "..."]   # here: build, validate
+  <device> bash bench/dequant/device.sh            # there: run and check
+  bench/dequant/run.py report DIR                  # here: the table
+
+Forms (W stored N x K, as PyTorch stores a linear layer's weight):
+  f16   W itself (our f16 kernel, the baseline)
+  int8  signed 8-bit W, one f16 scale per output column
+  int4  4-bit W packed two to a byte along K, offset by 8, one f16 scale
+        per group of 128 along K
+
+`prepare` writes one linalg program per form and M, compiles it with
+`sm-opt --sm-linalg-to-gpu="target=nvidia-h100 split-k=1 OPTIONS"` (one
+kernel, no split of K, so that every form runs the same tiling), lowers,
+serializes and validates it with spirv-val, and stages the binaries, the
+runner and the Vulkan loader in build/bench-dequant. On the GPU machine
+`device` makes fresh random inputs with PyTorch, runs each kernel through
+sm-vulkan-runner (its output poisoned, the median of --repeat dispatches
+timed with GPU timestamps), checks every element of its output against a
+float64 reference computed by PyTorch from the stored weight (dequantized in
+double precision, rounded to f16 as the program rounds, then multiplied),
+and times PyTorch's f16 matmul on the dequantized weight and, where it
+applies (M > 16), its int8 `_int_mm` on 8-bit activations and weights.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+STAGE = os.path.join(BUILD, "bench-dequant")
+SPIRV_VAL = os.path.join(ROOT, ".deps", "spirv", "bin", "spirv-val")
+FORMS = ("f16", "int8", "int4")
+GROUP = 128
+# |error| <= TOLERANCE * max(1, |reference|) for every element.
+TOLERANCE = 2e-3
+
+
+def program(form, m, n, k):
+    """The linalg program of `form`: arguments A (m x k f16) and the stored
+    weight (and scales); result m x n f32."""
+    a = "tensor<%dx%dxf16>" % (m, k)
+    w = "tensor<%dx%dxf16>" % (n, k)
+    c = "tensor<%dx%dxf32>" % (m, n)
+    product = """  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%w : %(a)s, %(w)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=a, w=w, c=c)
+    if form == "f16":
+        return "func.func @linear(%%a: %s, %%w: %s) -> %s {\n" % (a, w, c) + product
+    if form == "int8":
+        q, s = "tensor<%dx%dxi8>" % (n, k), "tensor<%dxf16>" % n
+        maps = "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>"
+        body = """    %value = arith.sitofp %q_v : i8 to f16
+    %weight = arith.mulf %value, %s_v : f16"""
+    else:
+        q = "tensor<%dx%dxi8>" % (n, k // 2)
+        s = "tensor<%dx%dxf16>" % (n, k // GROUP)
+        maps = ("affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, "
+                "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % GROUP)
+        body = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %k = linalg.index 1 : index
+    %odd = arith.andi %k, %c1 : index
+    %shift_index = arith.muli %odd, %c4 : index
+    %shift = arith.index_cast %shift_index : index to i8
+    %shifted = arith.shrui %q_v, %shift : i8
+    %nibble = arith.andi %shifted, %c15 : i8
+    %centred = arith.subi %nibble, %c8 : i8
+    %value = arith.sitofp %centred : i8 to f16
+    %weight = arith.mulf %value, %s_v : f16"""
+    return """func.func @linear(%%a: %(a)s, %%q: %(q)s, %%s: %(s)s) -> %(c)s {
+  %%ew = tensor.empty() : %(w)s
+  %%w = linalg.generic {indexing_maps = [%(maps)s, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%q, %%s : %(q)s, %(s)s) outs(%%ew : %(w)s) {
+  ^bb0(%%q_v: i8, %%s_v: f16, %%o: f16):
+%(body)s
+    linalg.yield %%weight : f16
+  } -> %(w)s
+""" % dict(a=a, q=q, s=s, c=c, w=w, maps=maps, body=body) + product
+
+
+def run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(command), result.stderr))
+    return result.stdout
+
+
+def prepare(args):
+    if os.path.isdir(STAGE):
+        shutil.rmtree(STAGE)
+    kernels = os.path.join(STAGE, "kernels")
+    os.makedirs(kernels)
+    gemm_stage = os.path.join(BUILD, "bench-gemm")
+    debs = os.path.join(STAGE, "debs")
+    if os.path.isdir(os.path.join(gemm_stage, "debs")):
+        shutil.copytree(os.path.join(gemm_stage, "debs"), debs)
+    else:
+        os.makedirs(debs)
+        run(["apt-get", "download", "libvulkan1"], cwd=debs)
+    shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
+    manifest = []
+    n = k = args.nk
+    for m in [int(v) for v in args.sizes.split(",")]:
+        for form in FORMS:
+            stem = "%s_m%d_n%d_k%d" % (form, m, n, k)
+            source = os.path.join(kernels, stem + ".mlir")
+            gpu = os.path.join(kernels, stem + ".gpu.mlir")
+            lowered = os.path.join(kernels, stem + ".spirv.mlir")
+            binary = os.path.join(kernels, stem + ".spv")
+            open(source, "w").write(program(form, m, n, k))
+            options = ("target=nvidia-h100 split-k=1 " + args.options).strip()
+            run([os.path.join(BIN, "sm-opt"), source,
+                 "--sm-linalg-to-gpu=" + options, "-o", gpu])
+            text = open(gpu).read()
+            launches = re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)
+            if len(launches) != 1:
+                sys.exit("%s: %d launches, expected one kernel" %
+                         (stem, len(launches)))
+            grid = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
+            arguments = re.search(r"arguments = \[([^\]]*)\]", text)
+            run([os.path.join(BIN, "sm-opt"), gpu, "--sm-lower-to-vulkan",
+                 "-o", lowered])
+            run([os.path.join(BIN, "sm-translate"), "--serialize-spirv",
+                 lowered, "-o", binary])
+            run([SPIRV_VAL, "--target-env", "vulkan1.3", binary])
+            for path in (source, gpu, lowered):
+                os.remove(path)
+            manifest.append(dict(
+                kernel=stem + ".spv", entry=launches[0], form=form, m=m, n=n,
+                k=k, grid=",".join(grid.groups()),
+                arguments=[a.strip().strip('"') for a in
+                           arguments.group(1).split(",")]))
+            print("staged %s (grid %s)" % (stem, ",".join(grid.groups())))
+    json.dump(dict(configs=manifest, group=GROUP, tolerance=TOLERANCE),
+              open(os.path.join(STAGE, "manifest.json"), "w"), indent=1)
+
+
+def time_torch(call, repeat):
+    import torch
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1e3)
+    return statistics.median(times)
+
+
+def device(args):
+    """On the GPU machine: inputs, runs, checks and PyTorch timings. The
+    CUDA context this process holds keeps the GPU at its full clock while
+    the Vulkan kernels run."""
+    import torch
+    stage, out = args.stage, args.out
+    manifest = json.load(open(os.path.join(stage, "manifest.json")))
+    runner = os.path.join(stage, "sm-vulkan-runner")
+    data = os.path.join(out, "data")
+    os.makedirs(data, exist_ok=True)
+    results = []
+    generator = torch.Generator(device="cuda")
+    generator.manual_seed(int.from_bytes(os.urandom(4), "little"))
+    for config in manifest["configs"]:
+        form, m, n, k = config["form"], config["m"], config["n"], config["k"]
+        a = (torch.rand(m, k, device="cuda", generator=generator) * 2 - 1).half()
+        if form == "f16":
+            w = ((torch.rand(n, k, device="cuda", generator=generator) * 2 - 1)
+                 .half())
+            stored = [a, w]
+            reference_w = w.double()
+        elif form == "int8":
+            q = torch.randint(-128, 128, (n, k), dtype=torch.int8,
+                              device="cuda", generator=generator)
+            s = (torch.rand(n, device="cuda", generator=generator) * 0.008 +
+                 0.002).half()
+            stored = [a, q, s]
+            reference_w = (q.double() * s.double()[:, None]).half().double()
+        else:
+            group = manifest["group"]
+            q = torch.randint(-128, 128, (n, k // 2), dtype=torch.int8,
+                              device="cuda", generator=generator)
+            s = (torch.rand(n, k // group, device="cuda", generator=generator)
+                 * 0.008 + 0.002).half()
+            stored = [a, q, s]
+            byte = q.to(torch.int32) & 0xFF
+            nibbles = torch.stack([byte & 15, byte >> 4], dim=2).reshape(n, k)
+            scales = s.double().repeat_interleave(group, dim=1)
+            reference_w = ((nibbles - 8).double() * scales).half().double()
+        reference = a.double() @ reference_w.t()
+        command = [runner, os.path.join(stage, "kernels", config["kernel"]),
+                   "--entry", config["entry"], "--grid", config["grid"],
+                   "--repeat", str(args.repeat)]
+        for index, tensor in enumerate(stored):
+            path = os.path.join(data, "arg%d.bin" % index)
+            host = tensor.cpu().contiguous()
+            with open(path, "wb") as file:
+                # The raw bytes, without a copy through Python objects.
+                file.write(ctypes.string_at(host.data_ptr(),
+                                            host.numel() * host.element_size()))
+            spec = config["arguments"][index].rsplit(":", 1)[0]
+            command += ["--arg", "%s:file:%s" % (spec, path)]
+        output = os.path.join(data, "out.bin")
+        command += ["--arg", config["arguments"][-1].rsplit(":", 1)[0] +
+                    ":poison", "--output", "%d:%s" % (len(stored), output)]
+        log = subprocess.run(command, capture_output=True, text=True)
+        median = re.search(r"time: median ([0-9.]+) us", log.stdout)
+        result = dict(config)
+        result["runner"] = (log.stdout + log.stderr)[-2000:]
+        if log.returncode != 0 or not median or not os.path.exists(output):
+            result.update(checked=False, error="runner failed (%d)" %
+                          log.returncode)
+            results.append(result)
+            print("FAIL %s: runner failed" % config["kernel"], flush=True)
+            continue
+        got = torch.frombuffer(bytearray(open(output, "rb").read()),
+                               dtype=torch.float32).reshape(m, n).double()
+        error = (got.cuda() - reference).abs()
+        bound = manifest["tolerance"] * reference.abs().clamp(min=1.0)
+        mismatches = int((error > bound).sum()) + int(torch.isnan(got).sum())
+        result.update(checked=mismatches == 0, mismatches=mismatches,
+                      max_error=float(error.max()),
+                      microseconds=float(median.group(1)))
+        # PyTorch on the same problem: f16 matmul of the dequantized
+        # weight, and int8 _int_mm where it takes the shape.
+        w16 = reference_w.half()
+        result["torch_f16_us"] = time_torch(lambda: a @ w16.t(), args.repeat)
+        if form == "int8" and m > 16:
+            a8 = torch.randint(-128, 128, (m, k), dtype=torch.int8,
+                               device="cuda", generator=generator)
+            q_t = q.t()
+            result["torch_int_mm_us"] = time_torch(
+                lambda: torch._int_mm(a8, q_t), args.repeat)
+        results.append(result)
+        print("%s %s: %d mismatches, max error %.3g, %.2f us (PyTorch f16 "
+              "%.2f us)" % ("PASS" if mismatches == 0 else "FAIL",
+                            config["kernel"], mismatches, result["max_error"],
+                            result["microseconds"], result["torch_f16_us"]),
+              flush=True)
+    json.dump(results, open(os.path.join(out, "results.json"), "w"), indent=1)
+
+
+def report(args):
+    results = json.load(open(os.path.join(args.dir, "results.json")))
+    by_shape = {}
+    for r in results:
+        by_shape.setdefault((r["m"], r["n"], r["k"]), {})[r["form"]] = r
+    print("| M x N x K | f16 (ours) | int8 (ours) | int4 (ours) | int8 / f16 "
+          "| int4 / f16 | PyTorch f16 | PyTorch _int_mm |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (m, n, k), forms in sorted(by_shape.items()):
+        def cell(form):
+            r = forms.get(form)
+            if not r:
+                return "-"
+            if not r.get("checked"):
+                return "FAILED"
+            return "%.1f us" % r["microseconds"]
+
+        def speedup(form):
+            base, r = forms.get("f16"), forms.get(form)
+            if not (base and r and base.get("checked") and r.get("checked")):
+                return "-"
+            return "%.2fx" % (base["microseconds"] / r["microseconds"])
+        torch_f16 = forms.get("f16", {}).get("torch_f16_us")
+        int_mm = forms.get("int8", {}).get("torch_int_mm_us")
+        print("| %dx%dx%d | %s | %s | %s | %s | %s | %s | %s |" % (
+            m, n, k, cell("f16"), cell("int8"), cell("int4"), speedup("int8"),
+            speedup("int4"), "%.1f us" % torch_f16 if torch_f16 else "-",
+            "%.1f us" % int_mm if int_mm else "-"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--sizes", default="1,16,256,4096")
+    p.add_argument("--nk", type=int, default=4096)
+    p.add_argument("--options", default="",
+                   help="more sm-linalg-to-gpu options (tiling)")
+    d = sub.add_parser("device")
+    d.add_argument("stage")
+    d.add_argument("out")
+    d.add_argument("--repeat", type=int, default=50)
+    r = sub.add_parser("report")
+    r.add_argument("dir")
+    args = parser.parse_args()
+    {"prepare": prepare, "device": device, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
