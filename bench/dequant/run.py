@@ -109,23 +109,30 @@ def run(command, **kwargs):
 
 
 def prepare(args):
-    if os.path.isdir(STAGE):
-        shutil.rmtree(STAGE)
     kernels = os.path.join(STAGE, "kernels")
-    os.makedirs(kernels)
+    previous = []
+    if args.append:
+        previous = json.load(open(os.path.join(STAGE, "manifest.json")))[
+            "configs"]
+    elif os.path.isdir(STAGE):
+        shutil.rmtree(STAGE)
+    os.makedirs(kernels, exist_ok=True)
     gemm_stage = os.path.join(BUILD, "bench-gemm")
     debs = os.path.join(STAGE, "debs")
-    if os.path.isdir(os.path.join(gemm_stage, "debs")):
+    if os.path.isdir(debs):
+        pass
+    elif os.path.isdir(os.path.join(gemm_stage, "debs")):
         shutil.copytree(os.path.join(gemm_stage, "debs"), debs)
     else:
         os.makedirs(debs)
         run(["apt-get", "download", "libvulkan1"], cwd=debs)
     shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
-    manifest = []
+    manifest = previous
     n = k = args.nk
     for m in [int(v) for v in args.sizes.split(",")]:
         for form in FORMS:
-            stem = "%s_m%d_n%d_k%d" % (form, m, n, k)
+            stem = "%s_m%d_n%d_k%d%s" % (form, m, n, k,
+                                         "_" + args.tag if args.tag else "")
             source = os.path.join(kernels, stem + ".mlir")
             gpu = os.path.join(kernels, stem + ".gpu.mlir")
             lowered = os.path.join(kernels, stem + ".spirv.mlir")
@@ -149,7 +156,8 @@ def prepare(args):
             for path in (source, gpu, lowered):
                 os.remove(path)
             manifest.append(dict(
-                kernel=stem + ".spv", entry=launches[0], form=form, m=m, n=n,
+                kernel=stem + ".spv", entry=launches[0], form=form,
+                tiling=args.options or "default", m=m, n=n,
                 k=k, grid=",".join(grid.groups()),
                 arguments=[a.strip().strip('"') for a in
                            arguments.group(1).split(",")]))
@@ -158,20 +166,32 @@ def prepare(args):
               open(os.path.join(STAGE, "manifest.json"), "w"), indent=1)
 
 
-def time_torch(call, repeat):
+def time_torch(call, repeat, calls=20):
+    """Median over `repeat` replays of a CUDA graph of `calls` calls, per
+    call: the GPU time of the calls alone (timing single calls from Python
+    would count the launch overhead of small problems)."""
     import torch
-    for _ in range(3):
-        call()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            call()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            call()
+    graph.replay()
     torch.cuda.synchronize()
     times = []
     for _ in range(repeat):
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
         start.record()
-        call()
+        graph.replay()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
+        times.append(start.elapsed_time(stop) * 1e3 / calls)
     return statistics.median(times)
 
 
@@ -271,11 +291,12 @@ def report(args):
     results = json.load(open(os.path.join(args.dir, "results.json")))
     by_shape = {}
     for r in results:
-        by_shape.setdefault((r["m"], r["n"], r["k"]), {})[r["form"]] = r
-    print("| M x N x K | f16 (ours) | int8 (ours) | int4 (ours) | int8 / f16 "
-          "| int4 / f16 | PyTorch f16 | PyTorch _int_mm |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for (m, n, k), forms in sorted(by_shape.items()):
+        key = (r["m"], r["n"], r["k"], r.get("tiling", "default"))
+        by_shape.setdefault(key, {})[r["form"]] = r
+    print("| M x N x K | tiling | f16 (ours) | int8 (ours) | int4 (ours) "
+          "| f16 / int8 | f16 / int4 | PyTorch f16 | PyTorch _int_mm |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (m, n, k, tiling), forms in sorted(by_shape.items()):
         def cell(form):
             r = forms.get(form)
             if not r:
@@ -291,8 +312,9 @@ def report(args):
             return "%.2fx" % (base["microseconds"] / r["microseconds"])
         torch_f16 = forms.get("f16", {}).get("torch_f16_us")
         int_mm = forms.get("int8", {}).get("torch_int_mm_us")
-        print("| %dx%dx%d | %s | %s | %s | %s | %s | %s | %s |" % (
-            m, n, k, cell("f16"), cell("int8"), cell("int4"), speedup("int8"),
+        print("| %dx%dx%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            m, n, k, tiling, cell("f16"), cell("int8"), cell("int4"),
+            speedup("int8"),
             speedup("int4"), "%.1f us" % torch_f16 if torch_f16 else "-",
             "%.1f us" % int_mm if int_mm else "-"))
 
@@ -305,6 +327,10 @@ def main():
     p.add_argument("--nk", type=int, default=4096)
     p.add_argument("--options", default="",
                    help="more sm-linalg-to-gpu options (tiling)")
+    p.add_argument("--append", action="store_true",
+                   help="add to the staged kernels (another tiling)")
+    p.add_argument("--tag", default="",
+                   help="suffix of the kernels' names (with --append)")
     d = sub.add_parser("device")
     d.add_argument("stage")
     d.add_argument("out")

@@ -285,6 +285,13 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
          8-bit integers, `arith.extf` of f16) that write temporaries: the
          kernel reads the narrow data; other element-wise producers that
          keep the element type (a scale) are applied as tiles are staged;
+       - a producer of A or B that computes it from other buffers through
+         maps of dimensions and constants (`+`, and `*`, `floordiv`, `mod`
+         by constants): a dequantization of 8-bit weights with per-column
+         scales and zero points, or of 4-bit values packed two to a byte
+         with a scale per group of K, or a cast of f32 activations. The
+         kernel reads the stored buffers and runs the producer's body as it
+         stages the tile, so the weight moves in its stored form;
        - a chain of element-wise consumers of its result (bias along rows or
          columns, scale, ReLU, GELU, SiLU, clamp, residual add, casts) whose
          intermediate buffers nothing else reads: they run on the

@@ -22,10 +22,21 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <deque>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 namespace {
+
+/// The elements a gathering prologue reads for one copied vector, and
+/// where the vector lies.
+struct GatheredVector {
+  /// Per input of the prologue, its element for each element of the vector.
+  SmallVector<SmallVector<Value>> inputs;
+  Value row, column, inBounds;
+};
 
 /// One operand's copy from global to workgroup memory: a tile of
 /// `tileRows` x `tileCols` elements out of a row-major global matrix of
@@ -51,6 +62,10 @@ struct TileCopy {
   /// elements its indexing maps select.
   bool gathers = false;
   SmallVector<Value> gatheredBuffers;
+  /// What the gathering loads of each K step issued, until the step's
+  /// store runs the prologue on it (after the multiplication of the
+  /// previous step, which hides the loads' latency).
+  mutable std::deque<SmallVector<GatheredVector>> pendingGathers;
   /// Per copied vector, loop invariant: its row and column in the tile and
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
@@ -61,6 +76,16 @@ struct TileCopy {
   bool checkColumns() const {
     return ShapedType::isDynamic(globalCols) || globalCols % tileCols != 0;
   }
+};
+
+/// An index into a gathering prologue's input, for element i of a copied
+/// vector: `base + offset`, where `base` (null: zero) is the same for every
+/// element and a multiple of `alignment` (0: of everything), and `offset`
+/// is a constant that depends on i.
+struct SplitIndex {
+  Value base;
+  int64_t offset = 0;
+  int64_t alignment = 1;
 };
 
 /// Emits the kernel of one contraction.
@@ -125,14 +150,34 @@ private:
   /// Applies the copy's prologue to a loaded value (an element, or words of
   /// several elements each).
   Value applyPrologue(const TileCopy &copy, Value value);
-  /// Computes the staged elements at (`row`, `column` + i) for i below the
-  /// copy's width from the gathering prologue's inputs, packed as
-  /// `getCopyType`; `inBounds` (when set) says whether they lie inside
-  /// the matrix.
-  Value gatherElements(const TileCopy &copy, Value row, Value column,
-                       Value inBounds);
-  /// The value of an index expression of a prologue's indexing map.
-  Value computeIndex(AffineExpr expr, ArrayRef<Value> dims);
+  /// Loads what the gathering prologue reads for the staged elements at
+  /// (`row`, `column` + i), i below the copy's width; `inBounds` (when
+  /// set) says whether they lie inside the matrix.
+  GatheredVector loadGatheredVector(const TileCopy &copy, Value row,
+                                    Value column, Value inBounds);
+  /// Runs the prologue on what `loadGatheredVector` loaded: the staged
+  /// elements, packed as `getCopyType`.
+  Value computeGatheredVector(const TileCopy &copy,
+                              const GatheredVector &loaded);
+  /// An index expression of a prologue's indexing map, for element i of a
+  /// copied vector.
+  SplitIndex computeIndex(AffineExpr expr, ArrayRef<SplitIndex> dims);
+  SplitIndex addIndices(SplitIndex x, SplitIndex y);
+  SplitIndex scaleIndex(SplitIndex index, int64_t factor);
+  Value materialize(SplitIndex index);
+  /// Loads `buffer`'s elements at `offsets` (one per element of a copied
+  /// vector), each distinct one once.
+  SmallVector<Value> loadGathered(Value buffer, Type element,
+                                  ArrayRef<SplitIndex> offsets);
+  /// `kind` (an arith op on indices) of x and y, built once per copied
+  /// vector: the elements of a vector share their bases.
+  template <typename OpTy> Value gatherIndexOp(Value x, Value y) {
+    Value &result = gatherIndexOps[{OpTy::getOperationName(), x, y}];
+    if (!result)
+      result = OpTy::create(b, loc, x, y);
+    return result;
+  }
+  DenseMap<std::tuple<StringRef, Value, Value>, Value> gatherIndexOps;
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, ArrayRef<Value> values,
                  Value stageOffset);
@@ -307,7 +352,12 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     if (copy.checkColumns())
       inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
     if (copy.gathers) {
-      values.push_back(gatherElements(copy, globalRow, globalColumn, inBounds));
+      if (values.empty())
+        copy.pendingGathers.emplace_back();
+      copy.pendingGathers.back().push_back(
+          loadGatheredVector(copy, globalRow, globalColumn, inBounds));
+      // The staged value is computed when the step is stored.
+      values.push_back(Value());
       continue;
     }
     Value address = add(mul(globalRow, copy.colsValue), globalColumn);
@@ -372,61 +422,183 @@ Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
   return vector::FromElementsOp::create(b, loc, wordsType, words);
 }
 
-Value ContractionKernelEmitter::computeIndex(AffineExpr expr,
-                                             ArrayRef<Value> dims) {
+SplitIndex ContractionKernelEmitter::addIndices(SplitIndex x, SplitIndex y) {
+  Value base = !x.base   ? y.base
+               : !y.base ? x.base
+                         : gatherIndexOp<arith::AddIOp>(x.base, y.base);
+  return {base, x.offset + y.offset, std::gcd(x.alignment, y.alignment)};
+}
+
+Value ContractionKernelEmitter::materialize(SplitIndex index) {
+  if (!index.base)
+    return this->index(index.offset);
+  if (!index.offset)
+    return index.base;
+  return gatherIndexOp<arith::AddIOp>(index.base, this->index(index.offset));
+}
+
+SplitIndex ContractionKernelEmitter::scaleIndex(SplitIndex index,
+                                                int64_t factor) {
+  return {index.base
+              ? gatherIndexOp<arith::MulIOp>(index.base, this->index(factor))
+              : Value(),
+          index.offset * factor, index.alignment * factor};
+}
+
+/// Whether `base + offset` lies in the same block of `c` as `base`: c is a
+/// multiple of base's alignment and the offset stays below it.
+static bool staysWithinAlignment(SplitIndex index, int64_t c) {
+  return index.base && index.alignment > 0 && c % index.alignment == 0 &&
+         index.offset >= 0 && index.offset < index.alignment;
+}
+
+SplitIndex ContractionKernelEmitter::computeIndex(AffineExpr expr,
+                                                  ArrayRef<SplitIndex> dims) {
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
     return dims[dim.getPosition()];
   if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return index(constant.getValue());
+    return {Value(), constant.getValue(), 0};
   auto binary = cast<AffineBinaryOpExpr>(expr);
-  Value lhs = computeIndex(binary.getLHS(), dims);
-  Value rhs = computeIndex(binary.getRHS(), dims);
+  SplitIndex lhs = computeIndex(binary.getLHS(), dims);
+  if (binary.getKind() == AffineExprKind::Add)
+    return addIndices(lhs, computeIndex(binary.getRHS(), dims));
+  // The fusion admits only positive constants on the right of *, floordiv
+  // and mod; indices are never negative.
+  int64_t c = cast<AffineConstantExpr>(binary.getRHS()).getValue();
   switch (binary.getKind()) {
-  case AffineExprKind::Add:
-    return add(lhs, rhs);
   case AffineExprKind::Mul:
-    return mul(lhs, rhs);
-  // Indices are never negative: unsigned division is floor division.
+    return scaleIndex(lhs, c);
   case AffineExprKind::FloorDiv:
-    return arith::DivUIOp::create(b, loc, lhs, rhs);
+    // (base + offset) floordiv c = base / c + offset floordiv c when c
+    // divides base: the offset stays a constant.
+    if (lhs.alignment % c == 0)
+      return {lhs.base ? gatherIndexOp<arith::DivUIOp>(lhs.base, index(c))
+                       : Value(),
+              lhs.offset / c, lhs.alignment / c};
+    // Nor does it when base steps in multiples of c's divisor alignment
+    // and the offset stays below it (a group of 128 along a vector of 8).
+    if (staysWithinAlignment(lhs, c))
+      return {gatherIndexOp<arith::DivUIOp>(lhs.base, index(c)), 0, 1};
+    return {gatherIndexOp<arith::DivUIOp>(materialize(lhs), index(c)), 0, 1};
   case AffineExprKind::Mod:
-    return arith::RemUIOp::create(b, loc, lhs, rhs);
+    if (lhs.alignment % c == 0)
+      return {Value(), lhs.offset % c, 0};
+    if (staysWithinAlignment(lhs, c))
+      return {gatherIndexOp<arith::RemUIOp>(lhs.base, index(c)), lhs.offset,
+              lhs.alignment};
+    return {gatherIndexOp<arith::RemUIOp>(materialize(lhs), index(c)), 0, 1};
   default:
     llvm_unreachable("the fusion admits no other index expression");
   }
 }
 
-Value ContractionKernelEmitter::gatherElements(const TileCopy &copy, Value row,
-                                               Value column, Value inBounds) {
+SmallVector<Value>
+ContractionKernelEmitter::loadGathered(Value buffer, Type element,
+                                       ArrayRef<SplitIndex> offsets) {
+  // Offsets share their base; the elements they select are loaded once
+  // each, as one vector of words where they are contiguous and aligned.
+  int64_t first = offsets.front().offset, last = first;
+  bool sharedBase = true;
+  for (const SplitIndex &offset : offsets) {
+    sharedBase &= offset.base == offsets.front().base;
+    first = std::min(first, offset.offset);
+    last = std::max(last, offset.offset);
+  }
+  int64_t length = last - first + 1;
+  int64_t bits = element.getIntOrFloatBitWidth();
+  int64_t alignment = offsets.front().alignment;
+  bool contiguous =
+      llvm::all_of(llvm::seq<int64_t>(first, last + 1), [&](int64_t o) {
+        return llvm::any_of(offsets, [&](auto x) { return x.offset == o; });
+      });
+  SmallVector<Value> values;
+  if (sharedBase && contiguous && length > 1 && length * bits % 32 == 0 &&
+      length * bits <= 128 && first % length == 0 &&
+      (alignment == 0 || alignment % length == 0)) {
+    Value start = materialize({offsets.front().base, first, 0});
+    Value vector = vector::LoadOp::create(
+        b, loc, VectorType::get({length}, element), buffer, start);
+    int64_t perWord = 32 / bits;
+    Value words = vector::BitCastOp::create(
+        b, loc, VectorType::get({length / perWord}, b.getI32Type()), vector);
+    auto wordType = VectorType::get({1}, b.getI32Type());
+    auto elementsType = VectorType::get({perWord}, element);
+    for (const SplitIndex &offset : offsets) {
+      int64_t position = offset.offset - first;
+      Value word = vector::ExtractOp::create(b, loc, words, position / perWord);
+      Value elements = vector::BitCastOp::create(
+          b, loc, elementsType,
+          vector::FromElementsOp::create(b, loc, wordType, word));
+      values.push_back(
+          vector::ExtractOp::create(b, loc, elements, position % perWord));
+    }
+    return values;
+  }
+  DenseMap<std::pair<Value, int64_t>, Value> loaded;
+  for (const SplitIndex &offset : offsets) {
+    Value &value = loaded[{offset.base, offset.offset}];
+    if (!value)
+      value = memref::LoadOp::create(b, loc, buffer, materialize(offset));
+    values.push_back(value);
+  }
+  return values;
+}
+
+GatheredVector
+ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
+                                             Value column, Value inBounds) {
   linalg::GenericOp prologue = copy.prologue;
-  Block &body = prologue.getRegion().front();
   SmallVector<AffineMap> maps = prologue.getIndexingMapsArray();
+  gatherIndexOps.clear();
   // Outside the matrix, compute the first element instead (always there)
   // and replace it by zero.
   if (inBounds) {
     row = arith::SelectOp::create(b, loc, inBounds, row, index(0));
     column = arith::SelectOp::create(b, loc, inBounds, column, index(0));
   }
+  // Element i of the vector is at column `column + i`, and `column` is a
+  // multiple of the width: index arithmetic keeps i a constant, so what
+  // does not vary along the vector (a column's scale, a group's) is
+  // computed and loaded once.
+  SmallVector<SmallVector<Value>> inputs;
+  for (auto [position, buffer] : llvm::enumerate(copy.gatheredBuffers)) {
+    AffineMap map = maps[position];
+    Value operand = prologue.getDpsInputs()[position];
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<SplitIndex> offsets;
+    for (int64_t i = 0; i < copy.width; ++i) {
+      SplitIndex dims[] = {{row, 0, 1}, {column, i, copy.width}};
+      // Row-major offset of the selected element; an input of the tile's
+      // own shape has the tile's (maybe dynamic) row length.
+      SplitIndex offset = {Value(), 0, 0};
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        if (type.hasStaticShape()) {
+          offset = scaleIndex(offset, type.getDimSize(dim));
+        } else {
+          Value length = dim == 0 ? copy.rowsValue : copy.colsValue;
+          offset = {gatherIndexOp<arith::MulIOp>(materialize(offset), length),
+                    0, 1};
+        }
+        offset = addIndices(offset, computeIndex(expr, dims));
+      }
+      offsets.push_back(offset);
+    }
+    inputs.push_back(loadGathered(buffer, type.getElementType(), offsets));
+  }
+  return {std::move(inputs), row, column, inBounds};
+}
+
+Value ContractionKernelEmitter::computeGatheredVector(
+    const TileCopy &copy, const GatheredVector &loaded) {
+  Block &body = copy.prologue.getRegion().front();
+  Value row = loaded.row, column = loaded.column, inBounds = loaded.inBounds;
   Type staged = copy.storage.isBF16() ? b.getI16Type() : copy.storage;
   SmallVector<Value> elements;
   for (int64_t i = 0; i < copy.width; ++i) {
-    Value dims[] = {row, add(column, i)};
     IRMapping mapping;
-    for (auto [position, buffer] : llvm::enumerate(copy.gatheredBuffers)) {
-      AffineMap map = maps[position];
-      auto type = cast<MemRefType>(prologue.getDpsInputs()[position].getType());
-      // Row-major offset of the selected element; an input of the tile's
-      // own shape has the tile's (maybe dynamic) row length.
-      Value offset = index(0);
-      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
-        Value length = type.isDynamicDim(dim) || !type.hasStaticShape()
-                           ? (dim == 0 ? copy.rowsValue : copy.colsValue)
-                           : index(type.getDimSize(dim));
-        offset = add(mul(offset, length), computeIndex(expr, dims));
-      }
-      mapping.map(body.getArgument(position),
-                  memref::LoadOp::create(b, loc, buffer, offset));
-    }
+    for (auto [position, values] : llvm::enumerate(loaded.inputs))
+      mapping.map(body.getArgument(position), values[i]);
+    Value dims[] = {row, add(column, i)};
     body.walk([&](linalg::IndexOp indexOp) {
       mapping.map(indexOp.getResult(), dims[indexOp.getDim()]);
     });
@@ -459,8 +631,15 @@ Value ContractionKernelEmitter::gatherElements(const TileCopy &copy, Value row,
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
                                          ArrayRef<Value> values,
                                          Value stageOffset) {
-  for (auto [copied, offset] : llvm::zip(values, copy.sharedOffsets)) {
-    Value value = copied;
+  SmallVector<GatheredVector> gathered;
+  if (copy.gathers) {
+    gathered = copy.pendingGathers.front();
+    copy.pendingGathers.pop_front();
+  }
+  for (auto [index, copied, offset] :
+       llvm::enumerate(values, copy.sharedOffsets)) {
+    Value value =
+        copy.gathers ? computeGatheredVector(copy, gathered[index]) : copied;
     Value address = add(stageOffset, offset);
     if (copy.width == 1) {
       if (value.getType() != copy.storage)

@@ -50,6 +50,15 @@ static int64_t getKnownDivisor(Value value, unsigned depth = 0) {
   }
   if (isa<arith::RemUIOp>(op))
     return std::gcd(divisorOf(op->getOperand(0)), divisorOf(op->getOperand(1)));
+  // A division by a constant that divides a known divisor (a packed
+  // weight's byte index, k / 2).
+  if (isa<arith::DivUIOp>(op)) {
+    APInt denominator;
+    int64_t x = divisorOf(op->getOperand(0));
+    if (matchPattern(op->getOperand(1), m_ConstantInt(&denominator)) &&
+        denominator.getSExtValue() > 0 && x % denominator.getSExtValue() == 0)
+      return x / denominator.getSExtValue();
+  }
   return 1;
 }
 

@@ -4,10 +4,12 @@
 
 // 4-bit weights packed two to a byte along K, one f16 scale per group of
 // 64 along K, B stored N x K: the dequantizing producer runs as the kernel
-// stages B. The kernel reads the packed bytes and the scales (their
-// indices through the producer's maps: k floordiv 2, k floordiv 64), the
-// nibble is selected by linalg.index, and no f16 copy of the weight
-// exists on the host. Eight staged elements are stored at once.
+// stages B. The kernel reads the packed bytes and the scales itself, their
+// indices through the producer's maps (k floordiv 2, k floordiv 64), and
+// the nibble is selected by linalg.index; no f16 copy of the weight exists
+// on the host. A copied vector of eight elements along K reads its four
+// bytes as one word and its group's scale once, and stores the eight
+// staged elements at once.
 
 // CHECK-LABEL: gpu.func @matmul_0
 // CHECK-SAME: (%[[X:.*]]: memref<131072xf16>, %[[Q:.*]]: memref<262144xi8>, %[[S:.*]]: memref<8192xf16>, %[[OUT:.*]]: memref<65536xf32>)
@@ -15,12 +17,14 @@
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: scf.for
 // CHECK: %[[HALF:.*]] = arith.divui %[[K:.*]], %[[C2]] : index
-// CHECK: %[[BYTE:.*]] = memref.load %[[Q]][%{{.*}}] : memref<262144xi8>
+// CHECK: %[[BYTES:.*]] = vector.load %[[Q]][%{{.*}}] : memref<262144xi8>, vector<4xi8>
+// CHECK: %[[WORD:.*]] = vector.bitcast %[[BYTES]] : vector<4xi8> to vector<1xi32>
 // CHECK: %[[GROUP:.*]] = arith.divui %[[K]], %[[C64]] : index
 // CHECK: %[[SCALE:.*]] = memref.load %[[S]][%{{.*}}] : memref<8192xf16>
-// CHECK: arith.shrui %[[BYTE]], %{{.*}} : i8
+// CHECK: arith.shrui %{{.*}}, %{{.*}} : i8
 // CHECK: %[[VALUE:.*]] = arith.sitofp %{{.*}} : i8 to f16
 // CHECK: arith.mulf %[[VALUE]], %[[SCALE]] : f16
+// CHECK-COUNT-7: arith.mulf %{{.*}}, %[[SCALE]] : f16
 // CHECK: vector.store %{{.*}} : memref<5120xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: subgroup_matrix.mma
 // CHECK-LABEL: func.func @int4_linear
