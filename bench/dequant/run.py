@@ -35,7 +35,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 
@@ -167,10 +166,16 @@ def prepare(args):
 
 
 def time_torch(call, repeat, calls=20):
-    """Median over `repeat` replays of a CUDA graph of `calls` calls, per
-    call: the GPU time of the calls alone (timing single calls from Python
-    would count the launch overhead of small problems)."""
+    """Per call, the median time of a CUDA graph of `calls` calls, timed as
+    bench/gemm/cublas.py times cuBLAS: the GPU time of the calls alone
+    (timing single calls from Python would count the launch overhead of
+    small problems)."""
+    import importlib.util
     import torch
+    spec = importlib.util.spec_from_file_location(
+        "cublas", os.path.join(ROOT, "bench", "gemm", "cublas.py"))
+    cublas = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cublas)
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -181,18 +186,8 @@ def time_torch(call, repeat, calls=20):
     with torch.cuda.graph(graph):
         for _ in range(calls):
             call()
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3 / calls)
-    return statistics.median(times)
+    # time_call gives seconds per replay.
+    return cublas.time_call(graph.replay, repeat) * 1e6 / calls
 
 
 def device(args):

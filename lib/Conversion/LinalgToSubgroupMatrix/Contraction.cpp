@@ -256,10 +256,10 @@ bool mlir::subgroup_matrix::isPrivateTemporary(Value buffer,
   });
 }
 
-/// The element-wise op with one input that writes `buffer`, a temporary
-/// only it and `contraction` (later in the same block) use: a producer the
-/// kernel can take over.
-static linalg::GenericOp getFusableProducer(Value buffer,
+/// The linalg.generic that writes `buffer`, a temporary only it and
+/// `contraction` (later in the same block) use: a producer the kernel
+/// could take over.
+static linalg::GenericOp getPrivateProducer(Value buffer,
                                             linalg::LinalgOp contraction) {
   linalg::GenericOp producer;
   for (Operation *user : buffer.getUsers()) {
@@ -268,10 +268,19 @@ static linalg::GenericOp getFusableProducer(Value buffer,
         generic.getDpsInits()[0] == buffer)
       producer = generic;
   }
-  if (!producer || !isUnaryElementwise(producer) ||
-      producer->getBlock() != contraction->getBlock() ||
+  if (!producer || producer->getBlock() != contraction->getBlock() ||
       !producer->isBeforeInBlock(contraction) ||
       !isPrivateTemporary(buffer, {producer, contraction}))
+    return {};
+  return producer;
+}
+
+/// The private producer of `buffer` when it is element-wise with one
+/// input.
+static linalg::GenericOp getFusableProducer(Value buffer,
+                                            linalg::LinalgOp contraction) {
+  linalg::GenericOp producer = getPrivateProducer(buffer, contraction);
+  if (!producer || !isUnaryElementwise(producer))
     return {};
   return producer;
 }
@@ -373,19 +382,10 @@ static void fuseGatheringPrologue(Contraction &contraction,
   if (input.batched)
     return;
   Value buffer = input.buffer;
-  linalg::GenericOp producer;
-  for (Operation *user : buffer.getUsers()) {
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (generic && generic.getNumDpsInits() == 1 &&
-        generic.getDpsInits()[0] == buffer)
-      producer = generic;
-  }
+  linalg::GenericOp producer = getPrivateProducer(buffer, contraction.op);
   if (!producer || producer.getNumDpsInputs() == 0 ||
       producer.getNumLoops() != 2 || producer.getNumParallelLoops() != 2 ||
       !producer.getIndexingMapsArray().back().isIdentity() ||
-      producer->getBlock() != contraction.op->getBlock() ||
-      !producer->isBeforeInBlock(contraction.op) ||
-      !isPrivateTemporary(buffer, {producer, contraction.op}) ||
       !hasScalarBody(producer, /*allowIndices=*/true))
     return;
   auto bufferType = cast<MemRefType>(buffer.getType());

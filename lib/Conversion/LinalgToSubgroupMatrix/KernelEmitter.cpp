@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <deque>
 #include <numeric>
 
 using namespace mlir;
@@ -36,6 +35,15 @@ struct GatheredVector {
   /// Per input of the prologue, its element for each element of the vector.
   SmallVector<SmallVector<Value>> inputs;
   Value row, column, inBounds;
+};
+
+/// What one invocation loaded of a tile: per copied vector, its value (in
+/// the copy type), or with a gathering prologue what the prologue reads,
+/// which the store turns into the value (after the multiplication of the
+/// previous step, so that the loads' latency hides behind it).
+struct LoadedTile {
+  SmallVector<Value> values;
+  SmallVector<GatheredVector> gathered;
 };
 
 /// One operand's copy from global to workgroup memory: a tile of
@@ -62,10 +70,6 @@ struct TileCopy {
   /// elements its indexing maps select.
   bool gathers = false;
   SmallVector<Value> gatheredBuffers;
-  /// What the gathering loads of each K step issued, until the step's
-  /// store runs the prologue on it (after the multiplication of the
-  /// previous step, which hides the loads' latency).
-  mutable std::deque<SmallVector<GatheredVector>> pendingGathers;
   /// Per copied vector, loop invariant: its row and column in the tile and
   /// its offset in one stage of the workgroup buffer.
   SmallVector<Value> rows, columns, sharedOffsets;
@@ -145,8 +149,11 @@ private:
   void computeCopyPositions(TileCopy &copy);
   /// Loads this invocation's share of the tile whose first element is at
   /// (`rowBase`, `columnBase`) of the global matrix.
-  SmallVector<Value> loadTile(const TileCopy &copy, Value rowBase,
-                              Value columnBase);
+  LoadedTile loadTile(const TileCopy &copy, Value rowBase, Value columnBase);
+  /// The `element`s that the 32-bit `word` packs, and the word that packs
+  /// `elements` (vectors of at most four, which every path has).
+  SmallVector<Value> unpackWord(Value word, Type element);
+  Value packWord(ArrayRef<Value> elements);
   /// Applies the copy's prologue to a loaded value (an element, or words of
   /// several elements each).
   Value applyPrologue(const TileCopy &copy, Value value);
@@ -179,7 +186,7 @@ private:
   }
   DenseMap<std::tuple<StringRef, Value, Value>, Value> gatherIndexOps;
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
-  void storeTile(const TileCopy &copy, ArrayRef<Value> values,
+  void storeTile(const TileCopy &copy, const LoadedTile &loaded,
                  Value stageOffset);
   Value stageOffset(const TileCopy &copy, Value step);
   /// The tile of C that workgroup (`blockX`, `blockY`) computes: with
@@ -337,10 +344,9 @@ void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
   }
 }
 
-SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
-                                                      Value rowBase,
-                                                      Value columnBase) {
-  SmallVector<Value> values;
+LoadedTile ContractionKernelEmitter::loadTile(const TileCopy &copy,
+                                              Value rowBase, Value columnBase) {
+  LoadedTile loaded;
   Type copyType = getCopyType(copy);
   for (auto [row, column] : llvm::zip(copy.rows, copy.columns)) {
     Value globalRow = add(rowBase, row);
@@ -352,12 +358,8 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     if (copy.checkColumns())
       inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
     if (copy.gathers) {
-      if (values.empty())
-        copy.pendingGathers.emplace_back();
-      copy.pendingGathers.back().push_back(
+      loaded.gathered.push_back(
           loadGatheredVector(copy, globalRow, globalColumn, inBounds));
-      // The staged value is computed when the step is stored.
-      values.push_back(Value());
       continue;
     }
     Value address = add(mul(globalRow, copy.colsValue), globalColumn);
@@ -385,9 +387,9 @@ SmallVector<Value> ContractionKernelEmitter::loadTile(const TileCopy &copy,
     if (inBounds)
       value =
           arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
-    values.push_back(value);
+    loaded.values.push_back(value);
   }
-  return values;
+  return loaded;
 }
 
 Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
@@ -400,26 +402,39 @@ Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
   };
   if (copy.width == 1)
     return apply(value);
-  // Words of 32 bits, each seen as the elements it packs (vectors of at
-  // most two, which every path has).
+  // Words of 32 bits, each seen as the elements it packs.
   auto wordsType = cast<VectorType>(value.getType());
-  int64_t perWord = 32 / copy.storage.getIntOrFloatBitWidth();
-  auto wordType = VectorType::get({1}, b.getI32Type());
-  auto elementsType = VectorType::get({perWord}, copy.storage);
   SmallVector<Value> words;
   for (int64_t w = 0; w < wordsType.getNumElements(); ++w) {
-    Value word = vector::ExtractOp::create(b, loc, value, w);
-    Value packed = vector::FromElementsOp::create(b, loc, wordType, word);
-    Value elements = vector::BitCastOp::create(b, loc, elementsType, packed);
     SmallVector<Value> results;
-    for (int64_t e = 0; e < perWord; ++e)
-      results.push_back(apply(vector::ExtractOp::create(b, loc, elements, e)));
-    Value repacked = vector::BitCastOp::create(
-        b, loc, wordType,
-        vector::FromElementsOp::create(b, loc, elementsType, results));
-    words.push_back(vector::ExtractOp::create(b, loc, repacked, 0));
+    for (Value element :
+         unpackWord(vector::ExtractOp::create(b, loc, value, w), copy.storage))
+      results.push_back(apply(element));
+    words.push_back(packWord(results));
   }
   return vector::FromElementsOp::create(b, loc, wordsType, words);
+}
+
+SmallVector<Value> ContractionKernelEmitter::unpackWord(Value word,
+                                                        Type element) {
+  int64_t perWord = 32 / element.getIntOrFloatBitWidth();
+  Value packed = vector::FromElementsOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), word);
+  Value elements = vector::BitCastOp::create(
+      b, loc, VectorType::get({perWord}, element), packed);
+  SmallVector<Value> result;
+  for (int64_t e = 0; e < perWord; ++e)
+    result.push_back(vector::ExtractOp::create(b, loc, elements, e));
+  return result;
+}
+
+Value ContractionKernelEmitter::packWord(ArrayRef<Value> elements) {
+  auto elementsType =
+      VectorType::get({int64_t(elements.size())}, elements.front().getType());
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()),
+      vector::FromElementsOp::create(b, loc, elementsType, elements));
+  return vector::ExtractOp::create(b, loc, word, 0);
 }
 
 SplitIndex ContractionKernelEmitter::addIndices(SplitIndex x, SplitIndex y) {
@@ -518,20 +533,16 @@ ContractionKernelEmitter::loadGathered(Value buffer, Type element,
     Value start = materialize({offsets.front().base, first, 0});
     Value vector = vector::LoadOp::create(
         b, loc, VectorType::get({length}, element), buffer, start);
-    int64_t perWord = 32 / bits;
-    Value words = vector::BitCastOp::create(
-        b, loc, VectorType::get({length / perWord}, b.getI32Type()), vector);
-    auto wordType = VectorType::get({1}, b.getI32Type());
-    auto elementsType = VectorType::get({perWord}, element);
-    for (const SplitIndex &offset : offsets) {
-      int64_t position = offset.offset - first;
-      Value word = vector::ExtractOp::create(b, loc, words, position / perWord);
-      Value elements = vector::BitCastOp::create(
-          b, loc, elementsType,
-          vector::FromElementsOp::create(b, loc, wordType, word));
-      values.push_back(
-          vector::ExtractOp::create(b, loc, elements, position % perWord));
-    }
+    int64_t words = length * bits / 32;
+    Value packed = vector::BitCastOp::create(
+        b, loc, VectorType::get({words}, b.getI32Type()), vector);
+    SmallVector<Value> unpacked;
+    for (int64_t w = 0; w < words; ++w)
+      llvm::append_range(
+          unpacked,
+          unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
+    for (const SplitIndex &offset : offsets)
+      values.push_back(unpacked[offset.offset - first]);
     return values;
   }
   DenseMap<std::pair<Value, int64_t>, Value> loaded;
@@ -612,34 +623,21 @@ Value ContractionKernelEmitter::computeGatheredVector(
   }
   if (copy.width == 1)
     return elements.front();
-  // Packed into 32-bit words two or four elements at a time (short
-  // vectors, which every path has).
   int64_t perWord = 32 / staged.getIntOrFloatBitWidth();
-  auto elementsType = VectorType::get({perWord}, staged);
-  auto wordType = VectorType::get({1}, b.getI32Type());
   SmallVector<Value> words;
-  for (int64_t first = 0; first < copy.width; first += perWord) {
-    Value packed = vector::FromElementsOp::create(
-        b, loc, elementsType, ArrayRef<Value>(elements).slice(first, perWord));
-    Value word = vector::BitCastOp::create(b, loc, wordType, packed);
-    words.push_back(vector::ExtractOp::create(b, loc, word, 0));
-  }
+  for (int64_t first = 0; first < copy.width; first += perWord)
+    words.push_back(packWord(ArrayRef<Value>(elements).slice(first, perWord)));
   return vector::FromElementsOp::create(
       b, loc, cast<VectorType>(getCopyType(copy)), words);
 }
 
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
-                                         ArrayRef<Value> values,
+                                         const LoadedTile &loaded,
                                          Value stageOffset) {
-  SmallVector<GatheredVector> gathered;
-  if (copy.gathers) {
-    gathered = copy.pendingGathers.front();
-    copy.pendingGathers.pop_front();
-  }
-  for (auto [index, copied, offset] :
-       llvm::enumerate(values, copy.sharedOffsets)) {
-    Value value =
-        copy.gathers ? computeGatheredVector(copy, gathered[index]) : copied;
+  for (auto [index, offset] : llvm::enumerate(copy.sharedOffsets)) {
+    Value value = copy.gathers
+                      ? computeGatheredVector(copy, loaded.gathered[index])
+                      : loaded.values[index];
     Value address = add(stageOffset, offset);
     if (copy.width == 1) {
       if (value.getType() != copy.storage)
@@ -1144,18 +1142,17 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       copyB.batchBase = mul(batch, mul(kValue, nValue));
     }
     Value k = mul(globalStep, tiling.tileK);
-    SmallVector<Value> a =
+    LoadedTile a =
         transposedA ? loadTile(copyA, k, rowBase) : loadTile(copyA, rowBase, k);
-    SmallVector<Value> bValues = transposedB ? loadTile(copyB, columnBase, k)
-                                             : loadTile(copyB, k, columnBase);
+    LoadedTile bValues = transposedB ? loadTile(copyB, columnBase, k)
+                                     : loadTile(copyB, k, columnBase);
     return std::make_pair(a, bValues);
   };
-  auto storeStep =
-      [&](const std::pair<SmallVector<Value>, SmallVector<Value>> &values,
-          Value step) {
-        storeTile(copyA, values.first, stageOffset(copyA, step));
-        storeTile(copyB, values.second, stageOffset(copyB, step));
-      };
+  auto storeStep = [&](const std::pair<LoadedTile, LoadedTile> &values,
+                       Value step) {
+    storeTile(copyA, values.first, stageOffset(copyA, step));
+    storeTile(copyB, values.second, stageOffset(copyB, step));
+  };
 
   SmallVector<Value> accumulators = initAccumulators();
   if (tiling.stages == 2)
@@ -1172,7 +1169,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     if (tiling.stages == 2) {
       // Load the next step while this one multiplies; the last iteration
       // reloads its own step rather than branch.
-      std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> next;
+      std::optional<std::pair<LoadedTile, LoadedTile>> next;
       Value nextStep;
       if (problem.hasDynamicK() || steps > 1) {
         Value lastStep = arith::SubIOp::create(b, loc, stepCount, index(1));
