@@ -13,8 +13,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 chmod +x "$STAGE/sm-vulkan-runner"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt"
 # run.py device holds a CUDA context (PyTorch) for the whole run, so the
-# Vulkan kernels run at the clock PyTorch's do; gpu.txt records it.
-(sleep 20; echo "SM clock during the run: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)" >>"$OUT/gpu.txt") &
+# Vulkan kernels run at the clock PyTorch's do; it prints the SM clock it
+# sees before the first kernel and after the last (console.txt).
 python3 bench/dequant/run.py device "$STAGE" "$OUT" --repeat "${1:-50}" 2>&1 |
   tee "$OUT/console.txt"
-wait

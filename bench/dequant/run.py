@@ -37,6 +37,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -202,6 +203,17 @@ def device(args):
     os.makedirs(data, exist_ok=True)
     results = []
     generator = torch.Generator(device="cuda")
+
+    def sm_clock():
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"],
+            capture_output=True, text=True).stdout.strip()
+    # The clock rises from idle (345 MHz) a few seconds after a CUDA context
+    # exists (bench/gemm/device.sh waits as long); it is sampled while this
+    # process holds its context, before the first kernel and after the last.
+    torch.zeros(1, device="cuda")
+    time.sleep(8)
+    clocks = [sm_clock()]
     generator.manual_seed(int.from_bytes(os.urandom(4), "little"))
     for config in manifest["configs"]:
         form, m, n, k = config["form"], config["m"], config["n"], config["k"]
@@ -279,6 +291,9 @@ def device(args):
                             config["kernel"], mismatches, result["max_error"],
                             result["microseconds"], result["torch_f16_us"]),
               flush=True)
+    clocks.append(sm_clock())
+    print("SM clock before the first kernel and after the last: %s, %s" %
+          tuple(clocks), flush=True)
     json.dump(results, open(os.path.join(out, "results.json"), "w"), indent=1)
 
 
