@@ -16,21 +16,25 @@ Forms (W stored N x K, as PyTorch stores a linear layer's weight):
         per group of 128 along K
 
 `prepare` writes one linalg program per form and M, compiles it with
-`sm-opt --sm-linalg-to-gpu="target=nvidia-h100 split-k=1 OPTIONS"` (one
-kernel, no split of K, so that every form runs the same tiling), lowers,
-serializes and validates it with spirv-val, and stages the binaries, the
-runner and the Vulkan loader in build/bench-dequant. On the GPU machine
-`device` makes fresh random inputs with PyTorch, runs each kernel through
-sm-vulkan-runner (its output poisoned, the median of --repeat dispatches
-timed with GPU timestamps), checks every element of its output against a
-float64 reference computed by PyTorch from the stored weight (dequantized in
-double precision, rounded to f16 as the program rounds, then multiplied),
-and times PyTorch's f16 matmul on the dequantized weight and, where it
-applies (M > 16), its int8 `_int_mm` on 8-bit activations and weights.
+`sm-opt --sm-linalg-to-gpu="target=nvidia-h100 OPTIONS"` (the default
+tiling unless OPTIONS say otherwise: small M splits K, so a program is the
+split product, the fill of C and the reduction that adds the parts into it),
+lowers, serializes and validates it with spirv-val, and stages the binaries,
+the host program's launches, the runner and the Vulkan loader in
+build/bench-dequant. On the GPU machine `device` makes fresh random inputs
+with PyTorch, runs the launches in order through sm-vulkan-runner, passing
+buffers between them (allocations poisoned), checks every element of the
+output against a float64 reference computed by PyTorch from the stored
+weight (dequantized in double precision, rounded to f16 as the program
+rounds, then multiplied), then times every launch (the median of --repeat
+dispatches, GPU timestamps) and reports their sum; and it times PyTorch's
+f16 matmul on the dequantized weight and, where it applies (M > 16), its
+int8 `_int_mm` on 8-bit activations and weights.
 """
 
 import argparse
 import ctypes
+import importlib.util
 import json
 import os
 import re
@@ -48,6 +52,18 @@ FORMS = ("f16", "int8", "int4")
 GROUP = 128
 # |error| <= TOLERANCE * max(1, |reference|) for every element.
 TOLERANCE = 2e-3
+# The runner's spelling and the size of the programs' element types.
+RUNNER_TYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "i8": "i8",
+                "i32": "i32"}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4}
+
+# The linalg suite's reading of a host program after sm-linalg-to-gpu.
+_suite_spec = importlib.util.spec_from_file_location(
+    "linalg_suite", os.path.join(ROOT, "test", "Integration", "LinalgToGPU",
+                                 "suite.py"))
+_suite = importlib.util.module_from_spec(_suite_spec)
+_suite_spec.loader.exec_module(_suite)
+parse_host, memref_info = _suite.parse_host, _suite.memref_info
 
 
 def program(form, m, n, k):
@@ -138,16 +154,10 @@ def prepare(args):
             lowered = os.path.join(kernels, stem + ".spirv.mlir")
             binary = os.path.join(kernels, stem + ".spv")
             open(source, "w").write(program(form, m, n, k))
-            options = ("target=nvidia-h100 split-k=1 " + args.options).strip()
+            options = ("target=nvidia-h100 " + args.options).strip()
             run([os.path.join(BIN, "sm-opt"), source,
                  "--sm-linalg-to-gpu=" + options, "-o", gpu])
-            text = open(gpu).read()
-            launches = re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)
-            if len(launches) != 1:
-                sys.exit("%s: %d launches, expected one kernel" %
-                         (stem, len(launches)))
-            grid = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
-            arguments = re.search(r"arguments = \[([^\]]*)\]", text)
+            host = parse_host(open(gpu).read())
             run([os.path.join(BIN, "sm-opt"), gpu, "--sm-lower-to-vulkan",
                  "-o", lowered])
             run([os.path.join(BIN, "sm-translate"), "--serialize-spirv",
@@ -156,14 +166,70 @@ def prepare(args):
             for path in (source, gpu, lowered):
                 os.remove(path)
             manifest.append(dict(
-                kernel=stem + ".spv", entry=launches[0], form=form,
-                tiling=args.options or "default", m=m, n=n,
-                k=k, grid=",".join(grid.groups()),
-                arguments=[a.strip().strip('"') for a in
-                           arguments.group(1).split(",")]))
-            print("staged %s (grid %s)" % (stem, ",".join(grid.groups())))
+                kernel=stem + ".spv", form=form,
+                tiling=args.options or "default", m=m, n=n, k=k, host=host))
+            print("staged %s (%s)" % (stem, ", ".join(
+                "%s on %s" % (launch["entry"], "x".join(
+                    host["constants"].get(g, g) for g in launch["grid"]))
+                for launch in host["launches"])))
     json.dump(dict(configs=manifest, group=GROUP, tolerance=TOLERANCE),
               open(os.path.join(STAGE, "manifest.json"), "w"), indent=1)
+
+
+def run_program(runner, kernel, host, inputs, work, repeat):
+    """Runs the launches of `host` (parse_host's description of the program
+    after sm-linalg-to-gpu) in order on the tensors `inputs` (its arguments
+    but the result), its allocations poisoned (all bytes 0xFF); returns the
+    returned buffer as a flat f32 tensor and each launch's entry and median
+    time. The timing dispatches run after the checked one, on the buffers as
+    that left them."""
+    import torch
+    buffers, kinds = {}, {}
+    for (name, spec), tensor in zip(host["arguments"], inputs):
+        host_tensor = tensor.cpu().contiguous()
+        # The raw bytes, without a copy through Python objects.
+        buffers[name] = ctypes.string_at(
+            host_tensor.data_ptr(),
+            host_tensor.numel() * host_tensor.element_size())
+        kinds[name] = (RUNNER_TYPES[spec.split("x")[-1]], host_tensor.numel())
+    for name, (spec, _) in host["allocations"].items():
+        shape, count, storage = memref_info(spec)
+        kinds[name] = (RUNNER_TYPES[spec.split("x")[-1]], count)
+        buffers[name] = b"\xff" * (count * ELEMENT_BYTES[spec.split("x")[-1]])
+
+    def base(name):
+        while name in host["aliases"]:
+            name = host["aliases"][name]
+        return name
+
+    timings = []
+    for number, launch in enumerate(host["launches"]):
+        command = [runner, kernel, "--entry", launch["entry"], "--grid",
+                   ",".join(host["constants"][g] for g in launch["grid"])]
+        outputs = []
+        for index, name in enumerate(launch["args"]):
+            name = base(name)
+            kind, count = kinds[name]
+            path = os.path.join(work, "%d.%d" % (number, index))
+            with open(path, "wb") as file:
+                file.write(buffers[name])
+            command += ["--arg", "%s:%d:file:%s" % (kind, count, path),
+                        "--output", "%d:%s.out" % (index, path)]
+            outputs.append((name, path + ".out"))
+        log = subprocess.run(command + ["--repeat", str(repeat)],
+                             capture_output=True, text=True)
+        median = re.search(r"time: median ([0-9.]+) us", log.stdout)
+        if log.returncode != 0 or not median:
+            raise RuntimeError("launch %d (%s) failed (%d): %s" % (
+                number, launch["entry"], log.returncode,
+                log.stdout + log.stderr))
+        # The outputs are those of the first dispatch, before the timed ones.
+        for name, path in outputs:
+            buffers[name] = open(path, "rb").read()
+        timings.append((launch["entry"], float(median.group(1))))
+    result = buffers[base(host["returned"])]
+    return (torch.frombuffer(bytearray(result), dtype=torch.float32),
+            timings)
 
 
 def time_torch(call, repeat, calls=20):
@@ -171,7 +237,6 @@ def time_torch(call, repeat, calls=20):
     bench/gemm/cublas.py times cuBLAS: the GPU time of the calls alone
     (timing single calls from Python would count the launch overhead of
     small problems)."""
-    import importlib.util
     import torch
     spec = importlib.util.spec_from_file_location(
         "cublas", os.path.join(ROOT, "bench", "gemm", "cublas.py"))
@@ -242,39 +307,25 @@ def device(args):
             scales = s.double().repeat_interleave(group, dim=1)
             reference_w = ((nibbles - 8).double() * scales).half().double()
         reference = a.double() @ reference_w.t()
-        command = [runner, os.path.join(stage, "kernels", config["kernel"]),
-                   "--entry", config["entry"], "--grid", config["grid"],
-                   "--repeat", str(args.repeat)]
-        for index, tensor in enumerate(stored):
-            path = os.path.join(data, "arg%d.bin" % index)
-            host = tensor.cpu().contiguous()
-            with open(path, "wb") as file:
-                # The raw bytes, without a copy through Python objects.
-                file.write(ctypes.string_at(host.data_ptr(),
-                                            host.numel() * host.element_size()))
-            spec = config["arguments"][index].rsplit(":", 1)[0]
-            command += ["--arg", "%s:file:%s" % (spec, path)]
-        output = os.path.join(data, "out.bin")
-        command += ["--arg", config["arguments"][-1].rsplit(":", 1)[0] +
-                    ":poison", "--output", "%d:%s" % (len(stored), output)]
-        log = subprocess.run(command, capture_output=True, text=True)
-        median = re.search(r"time: median ([0-9.]+) us", log.stdout)
         result = dict(config)
-        result["runner"] = (log.stdout + log.stderr)[-2000:]
-        if log.returncode != 0 or not median or not os.path.exists(output):
-            result.update(checked=False, error="runner failed (%d)" %
-                          log.returncode)
+        del result["host"]
+        try:
+            got, timings = run_program(runner, os.path.join(
+                stage, "kernels", config["kernel"]), config["host"], stored,
+                data, args.repeat)
+        except RuntimeError as error:
+            result.update(checked=False, error=str(error)[-2000:])
             results.append(result)
-            print("FAIL %s: runner failed" % config["kernel"], flush=True)
+            print("FAIL %s: %s" % (config["kernel"], error), flush=True)
             continue
-        got = torch.frombuffer(bytearray(open(output, "rb").read()),
-                               dtype=torch.float32).reshape(m, n).double()
+        got = got.reshape(m, n).double()
         error = (got.cuda() - reference).abs()
         bound = manifest["tolerance"] * reference.abs().clamp(min=1.0)
         mismatches = int((error > bound).sum()) + int(torch.isnan(got).sum())
         result.update(checked=mismatches == 0, mismatches=mismatches,
                       max_error=float(error.max()),
-                      microseconds=float(median.group(1)))
+                      microseconds=sum(t for _, t in timings),
+                      launches=["%s %.2f us" % timing for timing in timings])
         # PyTorch on the same problem: f16 matmul of the dequantized
         # weight, and int8 _int_mm where it takes the shape.
         w16 = reference_w.half()
@@ -286,11 +337,12 @@ def device(args):
             result["torch_int_mm_us"] = time_torch(
                 lambda: torch._int_mm(a8, q_t), args.repeat)
         results.append(result)
-        print("%s %s: %d mismatches, max error %.3g, %.2f us (PyTorch f16 "
-              "%.2f us)" % ("PASS" if mismatches == 0 else "FAIL",
-                            config["kernel"], mismatches, result["max_error"],
-                            result["microseconds"], result["torch_f16_us"]),
-              flush=True)
+        print("%s %s: %d mismatches, max error %.3g, %.2f us (%s; PyTorch "
+              "f16 %.2f us)" % ("PASS" if mismatches == 0 else "FAIL",
+                                config["kernel"], mismatches,
+                                result["max_error"], result["microseconds"],
+                                ", ".join(result["launches"]),
+                                result["torch_f16_us"]), flush=True)
     clocks.append(sm_clock())
     print("SM clock before the first kernel and after the last: %s, %s" %
           tuple(clocks), flush=True)
