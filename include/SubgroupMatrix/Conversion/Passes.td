@@ -315,7 +315,9 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     presets: fewer tiles than compute units), K is split in 2, 4 or 8 parts
     that run as separate workgroups along the grid's z and write partial
     products into a workspace, which a reduction kernel then adds into C
-    (`split-k=N` forces N parts, `split-k=1` turns it off). A fused epilogue
+    (`split-k=N` forces N parts, `split-k=1` turns it off). Where C was
+    filled with a constant, the reduction writes the constant plus the parts
+    and the fill needs no kernel of its own. A fused epilogue
     then runs after the reduction, as a kernel of its own; contractions
     with a batch or dynamic sizes are not split.
     Small M (up to the matrix height, static) gets its own tiling: one

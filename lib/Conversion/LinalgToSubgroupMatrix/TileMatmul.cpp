@@ -173,6 +173,59 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
   return builder.getDictionaryAttr(entries);
 }
 
+/// Adds the `parts` partial products in `workspace` into C after a split
+/// of K. Where C was filled with a constant, the sum starts from that
+/// constant and C is only written: the fill needs no kernel of its own (on
+/// the H100 that kernel alone took 2.7 us for a 1x4096 C, 5 us for
+/// 256x4096). Otherwise C (+)= the sum, reading C. Returns whether the fill
+/// was folded.
+static bool emitSplitReduction(RewriterBase &rewriter, Location loc,
+                               const Contraction &original, Value workspace,
+                               int64_t parts) {
+  MLIRContext *context = rewriter.getContext();
+  auto add = [](OpBuilder &builder, Location loc, Value x, Value y) -> Value {
+    if (isa<FloatType>(x.getType()))
+      return arith::AddFOp::create(builder, loc, x, y);
+    return arith::AddIOp::create(builder, loc, x, y);
+  };
+  AffineExpr d0, d1, d2;
+  bindDims(context, d0, d1, d2);
+  Type element = cast<MemRefType>(original.c.getType()).getElementType();
+  TypedAttr fillValue = original.fillValue;
+  if (!fillValue || fillValue.getType() != element) {
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, context),
+                                   AffineMap::get(3, 0, {d1, d2}, context)};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::reduction, utils::IteratorType::parallel,
+        utils::IteratorType::parallel};
+    linalg::GenericOp::create(
+        rewriter, loc, ValueRange{workspace}, ValueRange{original.c}, maps,
+        iterators, [&](OpBuilder &nested, Location loc, ValueRange args) {
+          linalg::YieldOp::create(nested, loc,
+                                  add(nested, loc, args[1], args[0]));
+        });
+    return false;
+  }
+  // One input per part, all views of the workspace, in the order in which
+  // the parts would have been added into the filled C.
+  SmallVector<Value> inputs(parts, workspace);
+  SmallVector<AffineMap> maps;
+  for (int64_t part = 0; part < parts; ++part)
+    maps.push_back(AffineMap::get(
+        2, 0, {getAffineConstantExpr(part, context), d0, d1}, context));
+  maps.push_back(AffineMap::get(2, 0, {d0, d1}, context));
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  linalg::GenericOp::create(
+      rewriter, loc, inputs, ValueRange{original.c}, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value sum = arith::ConstantOp::create(nested, loc, fillValue);
+        for (Value part : args.drop_back())
+          sum = add(nested, loc, sum, part);
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+  return true;
+}
+
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     RewriterBase &rewriter, const Contraction &original, TargetAttr target,
     const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name) {
@@ -296,30 +349,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // The fused ops, then the temporaries only they used.
   for (const EpilogueStep &step : llvm::reverse(contraction.epilogue))
     rewriter.eraseOp(step.op);
+  bool fillFolded = false;
   if (workspace) {
-    // C (+)= the sum of the parts.
-    MLIRContext *ctx = rewriter.getContext();
-    AffineExpr d0, d1, d2;
-    bindDims(ctx, d0, d1, d2);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, ctx),
-                                   AffineMap::get(3, 0, {d1, d2}, ctx)};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::reduction, utils::IteratorType::parallel,
-        utils::IteratorType::parallel};
-    linalg::GenericOp::create(
-        rewriter, loc, ValueRange{workspace}, ValueRange{original.c}, maps,
-        iterators, [](OpBuilder &nested, Location loc, ValueRange args) {
-          Value sum =
-              isa<FloatType>(args[0].getType())
-                  ? Value(arith::AddFOp::create(nested, loc, args[1], args[0]))
-                  : Value(arith::AddIOp::create(nested, loc, args[1], args[0]));
-          linalg::YieldOp::create(nested, loc, sum);
-        });
+    fillFolded = emitSplitReduction(rewriter, loc, original, workspace, parts);
     memref::DeallocOp::create(rewriter, loc, workspace);
   }
   rewriter.eraseOp(op);
-  if (contraction.fill)
-    rewriter.eraseOp(contraction.fill);
+  // A fill of C became the kernel's initial accumulator or, with split K,
+  // the reduction's first term.
+  if (contraction.fill || fillFolded)
+    rewriter.eraseOp(original.fill);
   for (Operation *producer : contraction.fusedProducers)
     rewriter.eraseOp(producer);
   for (Operation *allocation : contraction.deadAllocations) {

@@ -4,28 +4,34 @@
 
 // 512x512 of C is 16 workgroup tiles of 128x128 on 132 SMs: K (256 steps)
 // is split in 8 parts, the fewest that give every SM a workgroup. The
-// parts write a workspace, a reduction kernel adds them into the
-// accumulator (which the fill's kernel zeroed first), and the residual +
-// ReLU epilogue, which applies to the sum, runs after it as a kernel of its
-// own.
+// parts write a workspace, and a reduction kernel writes the accumulator:
+// the fill's value plus the parts, in order (so the fill needs no kernel of
+// its own and the accumulator is not read). The residual + ReLU epilogue,
+// which applies to the sum, runs after it as a kernel of its own.
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @matmul_0
 // CHECK: gpu.block_id  z
-// CHECK: gpu.func @elementwise_1(%{{.*}}: memref<262144xf32>)
-// CHECK: gpu.func @elementwise_2(%{{.*}}: memref<2097152xf32>, %{{.*}}: memref<262144xf32>)
-// CHECK: scf.for
-// CHECK: arith.addf
-// CHECK: gpu.func @elementwise_3(%{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>)
+// CHECK: gpu.func @elementwise_1(%[[PARTS:.*]]: memref<2097152xf32>, %[[C:.*]]: memref<262144xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[P0:.*]] = memref.load %[[PARTS]]
+// CHECK: %[[P1:.*]] = memref.load %[[PARTS]]
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[S0:.*]] = arith.addf %[[ZERO]], %[[P0]]
+// CHECK: %[[S1:.*]] = arith.addf %[[S0]], %[[P1]]
+// CHECK-COUNT-6: arith.addf
+// CHECK-NOT: memref.load %[[C]]
+// CHECK: memref.store %{{.*}}, %[[C]]
+// CHECK: gpu.func @elementwise_2(%{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>, %{{.*}}: memref<262144xf32>)
 // CHECK: arith.maximumf
 // CHECK-LABEL: func.func @down_projection
-// CHECK: gpu.launch_func @kernels::@elementwise_1
+// CHECK-NOT: linalg.fill
 // CHECK: %[[WORKSPACE:.*]] = memref.alloc() : memref<8x512x512xf32>
 // CHECK: %[[C8:.*]] = arith.constant 8 : index
 // CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[C8]])
-// CHECK: gpu.launch_func @kernels::@elementwise_2
+// CHECK: gpu.launch_func @kernels::@elementwise_1
 // CHECK: memref.dealloc %[[WORKSPACE]]
-// CHECK: gpu.launch_func @kernels::@elementwise_3
+// CHECK: gpu.launch_func @kernels::@elementwise_2
 // CHECK-NOT: linalg.
 func.func @down_projection(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %residual: memref<512x512xf32>, %out: memref<512x512xf32>) {
   %zero = arith.constant 0.0 : f32
