@@ -20,6 +20,20 @@ using namespace mlir::subgroup_matrix;
 /// Vulkan guarantees 65535 workgroups per grid dimension.
 static constexpr int64_t kMaxGridDimension = 65535;
 
+/// The loop and the constant of an index `d + c` (a part of a split-K
+/// workspace, whose parts are stacked along its rows), or nothing.
+static std::optional<std::pair<AffineDimExpr, int64_t>>
+getLoopPlusConstant(AffineExpr expr) {
+  auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!sum || sum.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(sum.getLHS());
+  auto constant = dyn_cast<AffineConstantExpr>(sum.getRHS());
+  if (!dim || !constant)
+    return std::nullopt;
+  return std::make_pair(dim, constant.getValue());
+}
+
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report) {
   auto fail = [&](const Twine &message) {
@@ -46,14 +60,18 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                 type, describeUnknownLayout(value)));
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-      if (!isa<AffineDimExpr, AffineConstantExpr>(expr))
+      if (!isa<AffineDimExpr, AffineConstantExpr>(expr) &&
+          !getLoopPlusConstant(expr))
         return fail("an operand is indexed by an expression other than a "
-                    "loop or a constant");
+                    "loop, a constant or a loop plus a constant");
       // The kernel knows a dynamic size only as the size of a loop.
-      if (isa<AffineConstantExpr>(expr) && type.isDynamicDim(position))
-        return fail(llvm::formatv("'{0}' is indexed by a constant along a "
-                                  "dynamic dimension",
-                                  type));
+      if (!isa<AffineDimExpr>(expr) && type.isDynamicDim(position))
+        return fail(llvm::formatv("'{0}' is indexed by {1} along a dynamic "
+                                  "dimension",
+                                  type,
+                                  isa<AffineConstantExpr>(expr)
+                                      ? "a constant"
+                                      : "a loop plus a constant"));
     }
   }
   Block &body = op.getRegion().front();
@@ -204,8 +222,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     Value offset = index(0);
     for (auto [dimension, expr] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
-      Value position = dim ? loops[dim.getPosition()]
-                           : index(cast<AffineConstantExpr>(expr).getValue());
+      Value position;
+      if (dim)
+        position = loops[dim.getPosition()];
+      else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+        position = index(constant.getValue());
+      else if (auto loopPlusConstant = getLoopPlusConstant(expr))
+        position = arith::AddIOp::create(
+            b, loc, loops[loopPlusConstant->first.getPosition()],
+            index(loopPlusConstant->second));
       // A dynamic dimension is indexed by a loop, whose size it has.
       Value size = type.isDynamicDim(dimension)
                        ? loopSizes[dim.getPosition()]

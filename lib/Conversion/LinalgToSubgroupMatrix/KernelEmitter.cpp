@@ -206,10 +206,12 @@ private:
   Value resultColumn(int64_t j) {
     return add(subgroupColumn, j * config.getN());
   }
-  /// Whether C needs bounds checks (some workgroup tile crosses its edge).
+  /// Whether C needs bounds checks (some workgroup tile crosses its edge;
+  /// a split-K workspace has whole tiles of rows).
   bool hasRaggedResult() const {
-    return problem.hasDynamicM() || problem.hasDynamicN() ||
-           problem.m % tiling.tileM || problem.n % tiling.tileN;
+    bool raggedRows = problem.outputRowsPerPart == 0 &&
+                      (problem.hasDynamicM() || problem.m % tiling.tileM);
+    return raggedRows || problem.hasDynamicN() || problem.n % tiling.tileN;
   }
   /// Whether the epilogue runs as subgroup_matrix.map on whole result
   /// matrices: every tile lies inside C, every operand is a full matrix and
@@ -1117,7 +1119,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   }
   Value firstStep = index(0);
   if (splitIndex) {
-    outputBatchBase = mul(splitIndex, problem.m * problem.n);
+    outputBatchBase = mul(splitIndex, problem.outputRowsPerPart * problem.n);
     firstStep = mul(splitIndex, steps);
   }
   auto [tileRow, tileColumn] = getTilePosition(blockX, blockY);

@@ -70,3 +70,31 @@ func.func @winograd(%f: tensor<8x3x3x4xf32>, %t: tensor<6x6x4x8xf32>) -> tensor<
   %r = linalg.winograd_filter_transform fmr(F_4_3) ins(%f : tensor<8x3x3x4xf32>) outs(%t : tensor<6x6x4x8xf32>) -> tensor<6x6x4x8xf32>
   return %r : tensor<6x6x4x8xf32>
 }
+
+// -----
+
+// An element-wise kernel indexes operands by loops, constants and loops
+// plus constants (the parts of a split-K workspace); a strided read is
+// none of those.
+func.func @strided_read(%x: memref<64xf32>, %y: memref<32xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: an operand is indexed by an expression other than a loop, a constant or a loop plus a constant}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%y : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// A loop plus a constant along a dynamic dimension is unknown in size.
+func.func @shifted_dynamic(%x: memref<?xf32>, %y: memref<32xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' is indexed by a loop plus a constant along a dynamic dimension}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 + 4)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}

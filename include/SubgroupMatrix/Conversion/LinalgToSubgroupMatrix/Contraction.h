@@ -94,6 +94,10 @@ struct Contraction {
   SmallVector<EpilogueOperand> epilogueOperands;
   /// Where the kernel stores: `c`, or the last epilogue op's output.
   Value output;
+  /// With split K, the rows of each part's slice of the workspace `output`:
+  /// M rounded up to whole workgroup tiles, so that the kernel stores whole
+  /// result matrices (0: the output has M rows).
+  int64_t outputRowsPerPart = 0;
   /// Buffers that only the fused ops used, erased with them.
   SmallVector<Operation *> deadAllocations;
 
