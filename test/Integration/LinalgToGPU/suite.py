@@ -454,21 +454,30 @@ def dequantization_cases(target, t, acc, unit):
     m, n, k = 70, 90, 100
     body = """    %%qf = arith.sitofp %%q_v : i8 to %(t)s
     %%w = arith.mulf %%qf, %%s_v : %(t)s""" % dict(t=t)
-    cases.append(Case(
-        "dequant_int8_per_column",
-        dequantization_program(
-            "dequant_int8_per_column", tensor((m, k), t), None,
-            [("q", tensor((k, n), "i8")), ("s", tensor((n,), t))],
-            ["affine_map<(d0, d1) -> (d0, d1)>",
-             "affine_map<(d0, d1) -> (d1)>"], body, (k, n), t, acc, m, n, k,
-            False),
-        [("a", (m, k), t, unit), ("q", (k, n), "si8", (-128, 127)),
-         ("s", (n,), t, scales)],
-        ((m, n), acc),
-        lambda x, m=m, n=n, k=k: matmul_reference(
-            x[0], [round_to(x[1][i] * x[2][i % n], t) for i in range(k * n)],
-            m, n, k),
-        1e-3))
+    # And with 16-byte copies (not on the Metal path, whose emitter has no
+    # vector loads): the bytes of a staged vector are read as words and the
+    # staged elements packed into words (N a multiple of the copies' width,
+    # so that B's rows are copied in vectors).
+    wide = [("", "")] + ([("_wide_copies", "vector-width=8")]
+                         if t == "f16" else [])
+    for suffix, options in wide:
+        n = 96 if options else 90
+        cases.append(Case(
+            "dequant_int8_per_column" + suffix,
+            dequantization_program(
+                "dequant_int8_per_column" + suffix, tensor((m, k), t), None,
+                [("q", tensor((k, n), "i8")), ("s", tensor((n,), t))],
+                ["affine_map<(d0, d1) -> (d0, d1)>",
+                 "affine_map<(d0, d1) -> (d1)>"], body, (k, n), t, acc, m, n,
+                k, False),
+            [("a", (m, k), t, unit), ("q", (k, n), "si8", (-128, 127)),
+             ("s", (n,), t, scales)],
+            ((m, n), acc),
+            lambda x, m=m, n=n, k=k: matmul_reference(
+                x[0], [round_to(x[1][i] * x[2][i % n], t)
+                       for i in range(k * n)],
+                m, n, k),
+            1e-3, options=options))
     # Unsigned 8-bit with a zero point per column, B stored N x K (as
     # PyTorch stores a linear layer's weight).
     m, n, k = 33, 80, 120
@@ -476,24 +485,25 @@ def dequantization_cases(target, t, acc, unit):
     %%zf = arith.uitofp %%z_v : i8 to %(t)s
     %%d = arith.subf %%qf, %%zf : %(t)s
     %%w = arith.mulf %%d, %%s_v : %(t)s""" % dict(t=t)
-    cases.append(Case(
-        "dequant_uint8_zero_point",
-        dequantization_program(
-            "dequant_uint8_zero_point", tensor((m, k), t), None,
-            [("q", tensor((n, k), "i8")), ("s", tensor((n,), t)),
-             ("z", tensor((n,), "i8"))],
-            ["affine_map<(d0, d1) -> (d0, d1)>",
-             "affine_map<(d0, d1) -> (d0)>",
-             "affine_map<(d0, d1) -> (d0)>"], body, (n, k), t, acc, m, n, k,
-            True),
-        [("a", (m, k), t, unit), ("q", (n, k), "ui8", (0, 255)),
-         ("s", (n,), t, scales), ("z", (n,), "ui8", (100, 150))],
-        ((m, n), acc),
-        lambda x, m=m, n=n, k=k: matmul_reference(
-            x[0], [round_to(round_to(x[1][i] - x[3][i // k], t) *
-                            x[2][i // k], t) for i in range(n * k)],
-            m, n, k, transposed_b=True),
-        1e-3))
+    for suffix, options in wide:
+        cases.append(Case(
+            "dequant_uint8_zero_point" + suffix,
+            dequantization_program(
+                "dequant_uint8_zero_point" + suffix, tensor((m, k), t), None,
+                [("q", tensor((n, k), "i8")), ("s", tensor((n,), t)),
+                 ("z", tensor((n,), "i8"))],
+                ["affine_map<(d0, d1) -> (d0, d1)>",
+                 "affine_map<(d0, d1) -> (d0)>",
+                 "affine_map<(d0, d1) -> (d0)>"], body, (n, k), t, acc, m, n,
+                k, True),
+            [("a", (m, k), t, unit), ("q", (n, k), "ui8", (0, 255)),
+             ("s", (n,), t, scales), ("z", (n,), "ui8", (100, 150))],
+            ((m, n), acc),
+            lambda x, m=m, n=n, k=k: matmul_reference(
+                x[0], [round_to(round_to(x[1][i] - x[3][i // k], t) *
+                                x[2][i // k], t) for i in range(n * k)],
+                m, n, k, transposed_b=True),
+            1e-3, options=options))
 
     # 4-bit values packed two to a byte along K (even k in the low
     # nibble), offset by 8, one scale per group of `group` along K; B
