@@ -319,9 +319,9 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     filled with a constant, the reduction writes the constant plus the parts
     and the fill needs no kernel of its own. Each part's slice of the
     workspace has M rounded up to whole workgroup tiles of rows, so a
-    decode step's few rows are stored as whole result matrices. A fused epilogue
-    then runs after the reduction, as a kernel of its own; contractions
-    with a batch or dynamic sizes are not split.
+    decode step's few rows are stored as whole result matrices. A fused
+    epilogue then runs after the reduction, as a kernel of its own;
+    contractions with a batch or dynamic sizes are not split.
     Small M (up to the matrix height, static) gets its own tiling: one
     result matrix per subgroup, four subgroups along N, deep K steps.
 
