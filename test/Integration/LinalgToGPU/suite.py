@@ -914,33 +914,28 @@ def cases_for(target):
 
     # Split K (forced in 4 parts where the target would not split): the
     # product writes partial sums, a reduction kernel writes C as the fill's
-    # value plus them (the fill needs no kernel); and an element-wise consumer of a buffer
-    # the caller sees, which cannot fuse and gets a kernel of its own.
-    km, kn, kk = 48, 40, 1024
-    text = """func.func @split_k(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+    # value plus them (the fill needs no kernel). With a decode step's few
+    # rows, each part's slice of the workspace is padded to whole tiles of
+    # rows, which the reduction skips.
+    kn, kk = 40, 1024
+    for name, km in (("split_k_4", 48), ("split_k_small_m", 3)):
+        text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
   %%zero = arith.constant 0.0 : %(acc)s
   %%e = tensor.empty() : %(c)s
   %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
   %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
   return %%r : %(c)s
 }
-""" % dict(a=tensor((km, kk), t), b=tensor((kk, kn), t), c=tensor((km, kn), acc),
-           acc=acc)
-    cases.append(Case("split_k_4", text,
-                      [("a", (km, kk), t, unit), ("b", (kk, kn), t, unit)],
-                      ((km, kn), acc),
-                      lambda x: matmul_reference(x[0], x[1], km, kn, kk),
-                      1e-3, launches=2, options="split-k=4"))
-    # ... and with a decode step's few rows: each part's slice of the
-    # workspace is padded to whole tiles of rows, which the reduction skips.
-    dm = 3
-    cases.append(Case("split_k_small_m", text.replace("split_k", "split_k_small_m")
-                      .replace(tensor((km, kk), t), tensor((dm, kk), t))
-                      .replace(tensor((km, kn), acc), tensor((dm, kn), acc)),
-                      [("a", (dm, kk), t, unit), ("b", (kk, kn), t, unit)],
-                      ((dm, kn), acc),
-                      lambda x: matmul_reference(x[0], x[1], dm, kn, kk),
-                      1e-3, launches=2, options="split-k=4"))
+""" % dict(name=name, a=tensor((km, kk), t), b=tensor((kk, kn), t),
+           c=tensor((km, kn), acc), acc=acc)
+        cases.append(Case(name, text,
+                          [("a", (km, kk), t, unit), ("b", (kk, kn), t, unit)],
+                          ((km, kn), acc),
+                          lambda x, km=km: matmul_reference(x[0], x[1], km, kn,
+                                                            kk),
+                          1e-3, launches=2, options="split-k=4"))
+    # An element-wise consumer of a buffer the caller sees, which cannot
+    # fuse and gets a kernel of its own.
     um, un, uk = 40, 56, 32
     text = """func.func @unfused(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s, %%d: %(c)s) {
   linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
