@@ -323,7 +323,8 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     epilogue then runs after the reduction, as a kernel of its own;
     contractions with a batch or dynamic sizes are not split.
     Small M (up to the matrix height, static) gets its own tiling: one
-    result matrix per subgroup, four subgroups along N, deep K steps.
+    result matrix per subgroup, four subgroups along N, K steps of 128
+    bytes of A's row, and with split K two workgroups per compute unit.
 
     ```mlir
     // sm-opt --sm-linalg-to-gpu=target=nvidia-h100

@@ -51,18 +51,19 @@ func.func @down_projection(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %
 
 // -----
 
-// A decode step (M = 1, a matrix height of 16 per tile): K is split in 4.
-// Each part's slice of the workspace has 16 rows, so every workgroup
-// stores whole result matrices (no bounds checks, no scratch), and the
-// reduction reads row 0 of each slice: rows 0, 16, 32 and 48.
+// A decode step (M = 1, a matrix height of 16 per tile): K is split in 8,
+// two workgroups per SM (64 tiles of 16x64). Each part's slice of the
+// workspace has 16 rows, so every workgroup stores whole result matrices
+// (no bounds checks, no scratch), and the reduction reads row 0 of each
+// slice: rows 0, 16, 32, ..., 112.
 
 // CHECK-LABEL: gpu.module @kernels
-// CHECK: gpu.func @matmul_0(%{{.*}}: memref<4096xf16>, %{{.*}}: memref<16777216xf16>, %[[PARTS:.*]]: memref<262144xf32>) workgroup(%{{.*}}: memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, %{{.*}}: memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.func @matmul_0(%{{.*}}: memref<4096xf16>, %{{.*}}: memref<16777216xf16>, %[[PARTS:.*]]: memref<524288xf32>) workgroup(%{{.*}}: memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, %{{.*}}: memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>) kernel
 // CHECK-NOT: scf.if
 // CHECK: subgroup_matrix.store %{{.*}}, %[[PARTS]]
 // CHECK-NOT: scf.if
 // CHECK: gpu.return
-// CHECK: gpu.func @elementwise_1(%[[WORKSPACE:.*]]: memref<262144xf32>, %[[C:.*]]: memref<4096xf32>)
+// CHECK: gpu.func @elementwise_1(%[[WORKSPACE:.*]]: memref<524288xf32>, %[[C:.*]]: memref<4096xf32>)
 // CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c1
 // CHECK: memref.load %[[WORKSPACE]]
 // CHECK: %[[C16:.*]] = arith.constant 16 : index
@@ -70,13 +71,16 @@ func.func @down_projection(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %
 // CHECK: memref.load %[[WORKSPACE]]
 // CHECK: %[[C32:.*]] = arith.constant 32 : index
 // CHECK: arith.addi %[[ROW]], %[[C32]]
+// CHECK-COUNT-5: memref.load %[[WORKSPACE]]
+// CHECK: %[[C112:.*]] = arith.constant 112 : index
+// CHECK: arith.addi %[[ROW]], %[[C112]]
 // CHECK: memref.load %[[WORKSPACE]]
-// CHECK: %[[C48:.*]] = arith.constant 48 : index
-// CHECK: arith.addi %[[ROW]], %[[C48]]
-// CHECK: memref.load %[[WORKSPACE]]
+// CHECK-NOT: memref.load %[[WORKSPACE]]
+// CHECK: gpu.return
 // CHECK-LABEL: func.func @decode
-// CHECK: memref.alloc() : memref<64x4096xf32>
-// CHECK: gpu.launch_func @kernels::@matmul_0
+// CHECK: memref.alloc() : memref<128x4096xf32>
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: gpu.launch_func @kernels::@matmul_0 blocks in (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[C8]])
 // CHECK: gpu.launch_func @kernels::@elementwise_1
 func.func @decode(%a: memref<1x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<1x4096xf32>) {
   %zero = arith.constant 0.0 : f32
