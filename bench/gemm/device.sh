@@ -4,6 +4,9 @@
 # sm-vulkan-runner, then cuBLAS through PyTorch on the same shapes. Results
 # go to $OUT (runner.log, cublas.json, gpu.txt, manifest.json).
 #   bash bench/gemm/device.sh [KERNEL-GLOB] [REPEAT]
+# With build/peer-sample carried too, NVIDIA's sample runs in the same run
+# (SAMPLE_ARGS: its options, default --shmem, the KHR subgroup-scope
+# kernels; SAMPLE_ARGS= runs its NV workgroup-scope kernels as well).
 set -u
 STAGE=build/bench-gemm
 GLOB=${1:-*}
@@ -33,6 +36,19 @@ for kernel in "$STAGE"/kernels/$GLOB.spv; do
   echo "exit status $?" >>"$OUT/runner.log"
   tail -4 "$OUT/runner.log" | head -3
 done
+# NVIDIA's Vulkan sample (vk_cooperative_matrix_perf), where it was built
+# and carried to build/peer-sample (docs/performance.md says how; its code
+# stays out of this repository): timed in the same run at the same clock,
+# then its own correctness mode (256^3, exact comparison).
+PEER=build/peer-sample
+if [ -x "$PEER/vk_cooperative_matrix_perf" ]; then
+  (cd "$PEER" &&
+    timeout "${SAMPLE_TIMEOUT:-240}" ./vk_cooperative_matrix_perf \
+      ${SAMPLE_ARGS:---shmem} >"$OUT/sample.log" 2>&1
+    timeout 200 ./vk_cooperative_matrix_perf --correctness \
+      ${SAMPLE_ARGS:---shmem} >"$OUT/sample-correctness.log" 2>&1)
+  echo "NVIDIA sample: $(grep -c TFlops "$OUT/sample.log") timings"
+fi
 kill $HOLD
 python3 bench/gemm/cublas.py "$STAGE/manifest.json" "$GLOB" "$REPEAT" \
   >"$OUT/cublas.json" 2>"$OUT/cublas.err"

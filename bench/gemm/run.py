@@ -177,6 +177,48 @@ def parse_runner_log(text):
         }
     return results
 
+# The sample's names for the element types, and our type names.
+SAMPLE_TYPES = {("float16_t", "float32_t"): "f16-f32",
+                ("float16_t", "float16_t"): "f16-f16",
+                ("bfloat16_t", "float32_t"): "bf16-f32",
+                ("int8_t", "int32_t"): "s8-s32"}
+
+
+def parse_sample_log(text):
+    """NVIDIA's sample: per (type, B column-major, scope), its best TFLOP/s
+    and the tile that reached it."""
+    best, current = {}, None
+    for line in text.splitlines():
+        props = re.search(r"A = (\S+) B = \S+ C = (\S+) D = \S+ scope = (\S+)",
+                          line)
+        if props:
+            current = (SAMPLE_TYPES.get((props.group(1), props.group(2))),
+                       props.group(3))
+            continue
+        timing = re.search(r"TILE_M=(\d+) TILE_N=(\d+), TILE_K=(\d+) "
+                           r"BColMajor=(\d).*?([0-9.]+) TFlops", line)
+        if timing and current and current[0]:
+            key = (current[0], timing.group(4) == "1", current[1])
+            rate = float(timing.group(5))
+            if key not in best or rate > best[key][0]:
+                best[key] = (rate, "%sx%sx%s" % timing.groups()[:3])
+    return best
+
+
+def parse_sample_correctness(text):
+    """Per (type, scope): whether every test of the sample's correctness
+    mode passed."""
+    passed, current = {}, None
+    for line in text.splitlines():
+        props = re.search(r"A = (\S+) B = \S+ C = (\S+) D = \S+ scope = (\S+)",
+                          line)
+        if props:
+            current = (SAMPLE_TYPES.get((props.group(1), props.group(2))),
+                       props.group(3))
+        elif current and current[0] and re.search(r"\b(pass|fail)$", line):
+            passed[current] = passed.get(current, True) and line.endswith("pass")
+    return passed
+
 
 def report(args):
     # Several result folders (one per device run) make one table; a kernel
@@ -228,6 +270,41 @@ def report(args):
             fmt(r["cublas"]) if r["cublas"] is not None else "- (%s)" % r["cublas_error"] if r["cublas_error"] else "-",
             (" (%s)" % r["cublas_note"]) if r["cublas_note"] else "",
             "%.2f" % r["ratio"] if r["ratio"] else "-", r["commit"]))
+    # NVIDIA's sample, where it ran in one of these runs: its best tile per
+    # type at 4096^3 beside ours.
+    sample, sample_checked = {}, {}
+    for results in args.results:
+        log = os.path.join(results, "sample.log")
+        if os.path.exists(log):
+            sample.update(parse_sample_log(open(log).read()))
+            correctness = os.path.join(results, "sample-correctness.log")
+            if os.path.exists(correctness):
+                sample_checked.update(
+                    parse_sample_correctness(open(correctness).read()))
+    if sample:
+        lines += ["", "Beside NVIDIA's sample (vk_cooperative_matrix_perf, "
+                  "its best tile per type and scope, same run):", "",
+                  "| type | B layout | ours | sample, KHR subgroup scope | "
+                  "sample, NV workgroup scope | ours / sample's best |",
+                  "| --- | --- | ---: | ---: | ---: | ---: |"]
+        for r in rows:
+            if r["shape"] != "4096x4096x4096" or r["ours"] is None:
+                continue
+            column_major = r["label"] == "transposed-b"
+            cells = []
+            for scope in ("subgroup", "workgroup"):
+                entry = sample.get((r["type"], column_major, scope))
+                checked = sample_checked.get((r["type"], scope))
+                cells.append("%.1f (%s%s)" % (
+                    entry[0], entry[1],
+                    "" if checked else ", its check did not run" if checked is None
+                    else ", FAILED its check") if entry else "-")
+            rates = [sample[k][0] for k in sample
+                     if k[0] == r["type"] and k[1] == column_major]
+            lines.append("| %s | %s | %.1f | %s | %s | %s |" % (
+                r["type"], "N x K" if column_major else "K x N", r["ours"],
+                cells[0], cells[1],
+                "%.2f" % (r["ours"] / max(rates)) if rates else "-"))
     table = "\n".join(lines)
     header = ("Measured %s on %s; the commit of each kernel is in the last column; "
               "tiling options: %s.\n"

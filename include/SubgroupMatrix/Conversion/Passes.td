@@ -196,7 +196,12 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
     of 2x2 matrices, which RDNA3 holds without spilling registers; elsewhere
     2x2 subgroups of 2x2 matrices, scalar copies, two stages and row-major
     launch order. A preceding `linalg.fill` of C with a constant becomes
-    the initial value of the accumulators. The kernel carries a
+    the initial value of the accumulators. Where no tiling option is
+    given, a tuning table may choose the tiling: the one shipped for the
+    preset (`data/tuning/nvidia-h100.tuning`, which `bench/tune` measures
+    and writes), or the file `tuning-table=` names; a line applies to
+    contractions of its element types and B layout whose M and N are from
+    its own to twice them and K from half to twice. The kernel carries a
     `subgroup_matrix.launch` attribute (grid, arguments and the GEMM check)
     that the Vulkan lowering and `sm-vulkan-runner` use to run it with no
     hand-written command line.
@@ -236,6 +241,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",
            "Tile rows consecutive workgroups walk down before moving to the "
            "next tile column (1: row-major order)">,
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Tuning table the tiling of a problem comes from where no tiling "
+           "option is given: a file (data/tuning/*.tuning format), 'none', "
+           "or empty for the target's shipped table">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -367,6 +376,10 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",
            "Parts K is split into (0: enough to fill the device where the "
            "tiles of C cannot, 1: no split)">,
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Tuning table the tiling of a problem comes from where no tiling "
+           "option is given: a file (data/tuning/*.tuning format), 'none', "
+           "or empty for the target's shipped table">,
     Option<"attentionSubgroups", "attention-subgroups", "int64_t",
            /*default=*/"0",
            "Subgroups per attention workgroup, each a matrix height of "

@@ -397,6 +397,11 @@ struct LinalgToGPUPass
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     requested.splitK = splitK;
+    std::optional<TuningTable> tuningFile;
+    if (failed(readTuningTableOption(module.getLoc(), tuningTable, tuningFile)))
+      return signalPassFailure();
+    const TuningTable *tuning = selectTuningTable(
+        tuningTable, target, tuningFile ? &*tuningFile : nullptr);
 
     AttentionTiling attentionTiling;
     attentionTiling.subgroups = attentionSubgroups;
@@ -473,7 +478,8 @@ struct LinalgToGPUPass
         continue;
       }
       fuseElementwiseNeighbours(*contraction);
-      if (failed(tileContraction(rewriter, *contraction, target, requested,
+      if (failed(tileContraction(rewriter, *contraction, target,
+                                 applyTuning(*contraction, requested, tuning),
                                  getKernels(), nextName("matmul"))))
         failedAny = true;
     }

@@ -364,14 +364,17 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   return launch;
 }
 
-FailureOr<gpu::LaunchFuncOp>
-mlir::subgroup_matrix::tileMatmul(RewriterBase &rewriter,
-                                  linalg::MatmulOp matmul, TargetAttr target,
-                                  const MatmulTiling &tiling) {
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileMatmul(
+    RewriterBase &rewriter, linalg::MatmulOp matmul, TargetAttr target,
+    const MatmulTiling &tiling, const TuningTable *tuning) {
   FailureOr<Contraction> contraction = matchContraction(matmul);
   if (failed(contraction))
     return failure();
-  return tileContraction(rewriter, *contraction, target, tiling);
+  // This pass leaves no reduction kernel behind: a table's split of K is
+  // for sm-linalg-to-gpu.
+  MatmulTiling tuned = applyTuning(*contraction, tiling, tuning);
+  tuned.splitK = tiling.splitK;
+  return tileContraction(rewriter, *contraction, target, tuned);
 }
 
 namespace {
@@ -395,6 +398,9 @@ struct TileMatmulPass
     requested.stages = stages;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
+    std::optional<TuningTable> tuningFile;
+    if (failed(readTuningTableOption(module.getLoc(), tuningTable, tuningFile)))
+      return signalPassFailure();
 
     SmallVector<linalg::MatmulOp> matmuls;
     module.walk([&](linalg::MatmulOp matmul) {
@@ -413,7 +419,9 @@ struct TileMatmulPass
         failedAny = true;
         continue;
       }
-      if (failed(tileMatmul(rewriter, matmul, target, requested)))
+      const TuningTable *tuning = selectTuningTable(
+          tuningTable, target, tuningFile ? &*tuningFile : nullptr);
+      if (failed(tileMatmul(rewriter, matmul, target, requested, tuning)))
         failedAny = true;
     }
     if (failedAny)

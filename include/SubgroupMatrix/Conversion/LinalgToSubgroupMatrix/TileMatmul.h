@@ -11,6 +11,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TuningTable.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -34,11 +35,11 @@ tileContraction(RewriterBase &rewriter, const Contraction &contraction,
 /// a `gpu.module`, inserted before the enclosing top-level function, holding
 /// a kernel tiled by `tiling` for `target`, and a `gpu.launch_func` of it
 /// that replaces `matmul`. Reports a diagnostic on `matmul` and returns
-/// failure for matmuls it cannot tile (and then changes nothing).
-FailureOr<gpu::LaunchFuncOp> tileMatmul(RewriterBase &rewriter,
-                                        linalg::MatmulOp matmul,
-                                        TargetAttr target,
-                                        const MatmulTiling &tiling);
+/// failure for matmuls it cannot tile (and then changes nothing). Where
+/// `tiling` asks for nothing, `tuning`'s tiling for the problem applies.
+FailureOr<gpu::LaunchFuncOp>
+tileMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul, TargetAttr target,
+           const MatmulTiling &tiling, const TuningTable *tuning = nullptr);
 
 } // namespace subgroup_matrix
 } // namespace mlir

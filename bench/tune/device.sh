@@ -1,0 +1,16 @@
+#!/bin/bash
+# Runs on the GPU machine, in the repository root, with build/tune carried
+# there (bench/tune/run.py prepare stages it; SM_TUNE_STAGE names another
+# stage, as it did for prepare). Results go to $OUT
+# (results.json, console.txt).
+#   bash bench/tune/device.sh [REPEAT]
+set -u
+STAGE=${SM_TUNE_STAGE:-build/tune}
+OUT=${OUT:-/tmp/tune-out}
+mkdir -p "$OUT"
+for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+chmod +x "$STAGE/sm-vulkan-runner"
+python3 bench/tune/run.py device "$STAGE" "$OUT" --repeat "${1:-30}" 2>&1 |
+  tee "$OUT/console.txt"

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Tiling tuner for the GEMMs sm-tile-matmul generates: for a target and a
+set of problems, generate candidate tilings, run every one on the GPU
+machine with its result checked, and write the winners into a tuning
+table that sm-tile-matmul and sm-linalg-to-gpu read.
+
+  bench/tune/run.py prepare [--problems P,...] [--target nvidia-h100]
+                            [--candidates "OPTIONS;OPTIONS..."]
+  <device> bash bench/tune/device.sh [REPEAT]
+  bench/tune/run.py report OUT... [--write]
+
+A problem is TYPES:MxNxK, with :bt for B stored transposed (N x K), e.g.
+f16-f16:4096x4096x4096 or s8-s32:4096x4096x4096:bt; TYPES as in
+bench/gemm (f16-f32, f16-f16, bf16-f32, s8-s32).
+
+`prepare` enumerates candidates per problem (workgroup tiles, subgroup
+grids, K depths; see candidates()), runs `sm-opt --sm-tile-matmul` with
+each (a candidate the pass rejects, e.g. for workgroup memory, is pruned
+there with the pass's message), lowers, serializes and validates them with
+spirv-val, and stages them with the runner in build/tune. `device` (on the
+GPU machine, carrying build/tune) holds a CUDA context so that the clock is
+the one cuBLAS runs at, has the driver compile each candidate and prunes
+those at the register limit (255 per invocation, where the NVIDIA driver
+spills), then runs the others: the first dispatch is checked element by
+element against a double-precision reference by sm-vulkan-runner, then
+--repeat dispatches are timed (GPU timestamps, median). `report` prints
+every candidate and, with --write, writes the checked winners into
+data/tuning/<target>.tuning with the figures that made them win.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+STAGE = os.environ.get("SM_TUNE_STAGE", os.path.join(BUILD, "tune"))
+SPIRV_VAL = os.path.join(ROOT, ".deps", "spirv", "bin", "spirv-val")
+REGISTER_LIMIT = 255
+# The dialect's names of the element types a table line matches (8-bit
+# integer matrices are signed or unsigned).
+COMPONENT_NAMES = {"i8": "si8", "i32": "si32"}
+
+_gemm_spec = importlib.util.spec_from_file_location(
+    "gemm_bench", os.path.join(ROOT, "bench", "gemm", "run.py"))
+_gemm = importlib.util.module_from_spec(_gemm_spec)
+_gemm_spec.loader.exec_module(_gemm)
+TYPES, matmul_module = _gemm.TYPES, _gemm.matmul_module
+
+DEFAULT_PROBLEMS = [
+    "f16-f32:4096x4096x4096", "f16-f16:4096x4096x4096",
+    "bf16-f32:4096x4096x4096", "s8-s32:4096x4096x4096",
+    "s8-s32:4096x4096x4096:bt", "f16-f32:1000x1000x1000",
+]
+
+
+def parse_problem(text):
+    parts = text.split(":")
+    m, n, k = (int(v) for v in parts[1].split("x"))
+    return {"types": parts[0], "m": m, "n": n, "k": k,
+            "bt": len(parts) > 2 and parts[2] == "bt"}
+
+
+def problem_name(p):
+    return "%s_%dx%dx%d%s" % (p["types"], p["m"], p["n"], p["k"],
+                              "_bt" if p["bt"] else "")
+
+
+def candidates(problem):
+    """Tilings to try: the target's default first, then workgroup tiles
+    with subgroup grids whose blocks of 16x16 result matrices fit the
+    registers (at most 16 accumulators of 32-bit elements per subgroup, 32
+    of 16-bit ones, a register each per 2 or 4 elements per invocation),
+    at the default K depth, and with 2x2 subgroups one step deeper. Tiles
+    under 128x128 only where 128x128 tiles would leave SMs idle."""
+    input_type, acc_type = TYPES[problem["types"]]
+    acc_bits = 16 if acc_type in ("f16", "bf16") else 32
+    narrow = input_type == "i8"
+    depths = [64, 128] if narrow else [32, 64]
+    big = (problem["m"] // 128) * (problem["n"] // 128) >= 132
+    tiles = [(128, 128), (128, 256), (256, 128), (256, 256)]
+    if not big:
+        tiles = [(64, 64), (64, 128), (128, 64)] + tiles[:2]
+    grids = [(2, 2), (2, 4), (4, 2), (4, 4)]
+    result = [""]
+    for tm, tn in tiles:
+        for sm, sn in grids:
+            if tm % (16 * sm) or tn % (16 * sn):
+                continue
+            block = (tm // sm // 16) * (tn // sn // 16)
+            if block > (32 if acc_bits == 16 else 16) or block < 2:
+                continue
+            for depth in depths if (sm, sn) == (2, 2) else depths[:1]:
+                result.append("tile-m=%d tile-n=%d tile-k=%d subgroups-m=%d "
+                              "subgroups-n=%d" % (tm, tn, depth, sm, sn))
+    return result
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, **kwargs)
+
+
+def prepare(args):
+    subprocess.run(["ninja", "-C", BUILD, "sm-opt", "sm-translate",
+                    "sm-vulkan-runner"], check=True)
+    if os.path.isdir(STAGE):
+        shutil.rmtree(STAGE)
+    kernels = os.path.join(STAGE, "kernels")
+    os.makedirs(kernels)
+    problems = [parse_problem(p) for p in
+                (args.problems.split(",") if args.problems else DEFAULT_PROBLEMS)]
+    manifest = {"target": args.target, "commit": _gemm.git_commit(),
+                "problems": []}
+    for problem in problems:
+        name = problem_name(problem)
+        input_type, acc_type = TYPES[problem["types"]]
+        source = os.path.join(kernels, name + ".mlir")
+        with open(source, "w") as f:
+            f.write(matmul_module(problem["m"], problem["n"], problem["k"],
+                                  input_type, acc_type, problem["bt"]))
+        entry = dict(problem, name=name, candidates=[])
+        tried = ([""] + [c.strip() for c in args.candidates.split(";")
+                         if c.strip() and c.strip() != "default"]
+                 if args.candidates else candidates(problem))
+        for index, options in enumerate(tried):
+            stem = "%s_c%d" % (name, index)
+            tiled = os.path.join(kernels, stem + ".tiled.mlir")
+            lowered = os.path.join(kernels, stem + ".spirv.mlir")
+            binary = os.path.join(kernels, stem + ".spv")
+            candidate = {"options": options or "default", "kernel": stem + ".spv"}
+            # Candidates start from the target's defaults, not from the
+            # shipped table (which an earlier run of this tuner wrote).
+            pipeline = ("target=%s tuning-table=none %s" % (
+                args.target, options)).strip()
+            tile = run([os.path.join(BIN, "sm-opt"), source,
+                        "--sm-tile-matmul=" + pipeline, "-o", tiled],
+                       capture_output=True, text=True)
+            if tile.returncode != 0:
+                message = re.search(r"error: (.*)", tile.stderr)
+                candidate["pruned"] = "sm-tile-matmul: " + (
+                    message.group(1) if message else tile.stderr.strip()[:200])
+                del candidate["kernel"]
+                entry["candidates"].append(candidate)
+                continue
+            for command in ([os.path.join(BIN, "sm-opt"), "--sm-lower-to-vulkan",
+                             tiled, "-o", lowered],
+                            [os.path.join(BIN, "sm-translate"),
+                             "--serialize-spirv", lowered, "-o", binary]):
+                subprocess.run(command, check=True)
+            if input_type != "bf16":
+                subprocess.run([SPIRV_VAL, "--target-env", "vulkan1.3", binary],
+                               check=True)
+            for path in (tiled, lowered):
+                os.remove(path)
+            entry["candidates"].append(candidate)
+        os.remove(source)
+        manifest["problems"].append(entry)
+        print("%s: %d candidates, %d pruned by sm-tile-matmul" % (
+            name, len(entry["candidates"]),
+            sum("pruned" in c for c in entry["candidates"])), flush=True)
+    with open(os.path.join(STAGE, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
+    debs = os.path.join(STAGE, "debs")
+    os.makedirs(debs)
+    subprocess.run(["apt-get", "download"] + _gemm.LOADER_PACKAGES, cwd=debs,
+                   check=True, capture_output=True)
+
+
+def device(args):
+    import torch
+    torch.zeros(1, device="cuda")  # hold a context: the clock cuBLAS gets
+    clock = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm",
+                            "--format=csv,noheader"], capture_output=True,
+                           text=True).stdout.strip()
+    runner = os.path.join(args.stage, "sm-vulkan-runner")
+    manifest = json.load(open(os.path.join(args.stage, "manifest.json")))
+    os.makedirs(args.out, exist_ok=True)
+    for problem in manifest["problems"]:
+        for candidate in problem["candidates"]:
+            if "pruned" in candidate:
+                continue
+            kernel = os.path.join(args.stage, "kernels", candidate["kernel"])
+            stats = run([runner, kernel, "--compile-only",
+                         "--pipeline-statistics"], capture_output=True,
+                        text=True, timeout=120)
+            registers = re.search(r"Register Count: (\d+)", stats.stdout)
+            shared = re.search(r"Shared Memory Size: (\d+)", stats.stdout)
+            if stats.returncode != 0 or not registers:
+                candidate["pruned"] = "the driver did not compile it: " + (
+                    stats.stdout + stats.stderr).strip()[-200:]
+                continue
+            candidate["registers"] = int(registers.group(1))
+            candidate["shared_bytes"] = int(shared.group(1)) if shared else None
+            if candidate["registers"] >= REGISTER_LIMIT:
+                candidate["pruned"] = ("%d registers per invocation, the "
+                                       "limit: spills" % candidate["registers"])
+                continue
+            timed = run([runner, kernel, "--repeat", str(args.repeat)],
+                        capture_output=True, text=True, timeout=300)
+            median = re.search(r"time: median ([0-9.]+) us", timed.stdout)
+            candidate["checked"] = (timed.returncode == 0 and
+                                    "PASSED" in timed.stdout)
+            candidate["median_us"] = float(median.group(1)) if median else None
+            if not candidate["checked"]:
+                candidate["log"] = (timed.stdout + timed.stderr)[-400:]
+            # Written after every candidate: a run cut short keeps its
+            # figures.
+            with open(os.path.join(args.out, "results.json"), "w") as f:
+                json.dump(dict(manifest, gpu=clock), f, indent=1)
+            print("%s %-60s %s regs %s us %s" % (
+                problem["name"], candidate["options"], candidate["registers"],
+                candidate["median_us"],
+                "checked" if candidate["checked"] else "FAILED"), flush=True)
+    manifest["gpu"] = clock
+    manifest["clock_after"] = subprocess.run(
+        ["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader"],
+        capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+def rate(problem, candidate):
+    return (2.0 * problem["m"] * problem["n"] * problem["k"] /
+            (candidate["median_us"] * 1e-6) / 1e12)
+
+
+def report(args):
+    # Later result folders replace the figures of the same problem.
+    problems, header = {}, None
+    for folder in args.results:
+        results = json.load(open(os.path.join(folder, "results.json")))
+        header = results
+        for problem in results["problems"]:
+            problems[problem["name"]] = problem
+    lines = []
+    winners = []
+    for name, problem in problems.items():
+        print("\n%s" % name)
+        measured = [c for c in problem["candidates"]
+                    if c.get("checked") and c.get("median_us")]
+        for candidate in sorted(measured, key=lambda c: c["median_us"]):
+            print("  %7.1f  %3d regs  %s" % (rate(problem, candidate),
+                                             candidate["registers"],
+                                             candidate["options"]))
+        for candidate in problem["candidates"]:
+            if "pruned" in candidate:
+                print("  pruned   %s: %s" % (candidate["options"],
+                                            candidate["pruned"]))
+            elif not candidate.get("checked"):
+                print("  FAILED   %s" % candidate["options"])
+        default = next(c for c in problem["candidates"]
+                       if c["options"] == "default")
+        if not measured:
+            continue
+        best = min(measured, key=lambda c: c["median_us"])
+        if best is default:
+            continue
+        winners.append((problem, best, default))
+    if not args.write:
+        return 0
+    path = os.path.join(ROOT, "data", "tuning", header["target"] + ".tuning")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(
+            "# Tuned tilings for sm-tile-matmul and sm-linalg-to-gpu on "
+            "target=%s\n# (bench/tune/run.py measures them and `report "
+            "--write` writes this file).\n"
+            "# A line: INPUT ACCUMULATOR MxNxK LAYOUT OPTIONS... # why it "
+            "won\n# LAYOUT is b (B stored K x N) or bt (N x K). A line "
+            "applies to contractions\n# of its element types and layout "
+            "whose M and N are from its own to twice\n# them and K from half "
+            "to twice (the nearest line wins); explicit tiling\n# options "
+            "and tuning-table=none turn it off.\n"
+            "# Measured on %s at %s, every candidate's result checked element "
+            "by\n# element; the winners were measured with the default "
+            "tiling in the same run\n# (commit %s).\n" % (
+                header["target"], header["gpu"].split(",")[0],
+                header.get("clock_after", "?"), header["commit"][:7]))
+        for problem, best, default in winners:
+            input_type, acc_type = (COMPONENT_NAMES.get(t, t) for t in
+                                    TYPES[problem["types"]])
+            unit = "T%s/s" % ("OP" if input_type == "si8" else "FLOP")
+            if default.get("checked") and default.get("median_us"):
+                against = "against %.1f with the default tiling" % rate(
+                    problem, default)
+            else:
+                against = "the default tiling %s" % (
+                    "was pruned (%s)" % default["pruned"] if "pruned" in default
+                    else "failed its check")
+            f.write("%s %s %dx%dx%d %s %s # %.1f %s, %s; %d registers, "
+                    "checked\n" % (
+                        input_type, acc_type, problem["m"], problem["n"],
+                        problem["k"], "bt" if problem["bt"] else "b",
+                        best["options"], rate(problem, best), unit, against,
+                        best["registers"]))
+    print("wrote %s (%d lines)" % (path, len(winners)))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--problems")
+    p.add_argument("--target", default="nvidia-h100")
+    p.add_argument("--candidates",
+                   help="';'-separated tilings to try instead of the "
+                   "enumeration ('default' is always tried)")
+    d = sub.add_parser("device")
+    d.add_argument("stage")
+    d.add_argument("out")
+    d.add_argument("--repeat", type=int, default=30)
+    r = sub.add_parser("report")
+    r.add_argument("results", nargs="+")
+    r.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    if args.step == "prepare":
+        prepare(args)
+    elif args.step == "device":
+        device(args)
+    else:
+        return report(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

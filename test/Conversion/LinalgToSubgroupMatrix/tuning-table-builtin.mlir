@@ -1,0 +1,18 @@
+// The table shipped for nvidia-h100 (data/tuning/nvidia-h100.tuning) is
+// compiled in and used by default: f16 -> f16 at 4096^3 runs in 256x256
+// tiles of 16 subgroups.
+// RUN: sm-opt %s --sm-tile-matmul=target=nvidia-h100 | FileCheck %s
+// RUN: sm-opt %s --sm-tile-matmul="target=nvidia-h100 tuning-table=none" | FileCheck %s --check-prefix=NONE
+// Other presets ship no table.
+// RUN: sm-opt %s --sm-tile-matmul=target=amd-rdna3 | FileCheck %s --check-prefix=AMD
+
+// CHECK-LABEL: func.func @f16_accumulators
+// CHECK: blocks in (%c16{{(_[0-9]+)?}}, %c16{{(_[0-9]+)?}}, %{{[a-z0-9_]+}}) threads in (%c512{{(_[0-9]+)?}},
+// NONE-LABEL: func.func @f16_accumulators
+// NONE: blocks in (%c32{{(_[0-9]+)?}}, %c32{{(_[0-9]+)?}}, %{{[a-z0-9_]+}}) threads in (%c128{{(_[0-9]+)?}},
+// AMD-LABEL: func.func @f16_accumulators
+// AMD: blocks in (%c32{{(_[0-9]+)?}}, %c32{{(_[0-9]+)?}},
+func.func @f16_accumulators(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<4096x4096xf16>) {
+  linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>) outs(%c : memref<4096x4096xf16>)
+  return
+}
