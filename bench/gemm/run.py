@@ -184,21 +184,30 @@ SAMPLE_TYPES = {("float16_t", "float32_t"): "f16-f32",
                 ("int8_t", "int32_t"): "s8-s32"}
 
 
-def parse_sample_log(text):
-    """NVIDIA's sample: per (type, B column-major, scope), its best TFLOP/s
-    and the tile that reached it."""
-    best, current = {}, None
+def sample_sections(text):
+    """The lines of the sample's output, each with the (type, scope) of the
+    cooperative-matrix configuration whose header precedes it (type None
+    for types we do not run); headers are not yielded."""
+    current = (None, None)
     for line in text.splitlines():
         props = re.search(r"A = (\S+) B = \S+ C = (\S+) D = \S+ scope = (\S+)",
                           line)
         if props:
             current = (SAMPLE_TYPES.get((props.group(1), props.group(2))),
                        props.group(3))
-            continue
+        else:
+            yield current, line
+
+
+def parse_sample_log(text):
+    """NVIDIA's sample: per (type, B column-major, scope), its best TFLOP/s
+    and the tile that reached it."""
+    best = {}
+    for (kind, scope), line in sample_sections(text):
         timing = re.search(r"TILE_M=(\d+) TILE_N=(\d+), TILE_K=(\d+) "
                            r"BColMajor=(\d).*?([0-9.]+) TFlops", line)
-        if timing and current and current[0]:
-            key = (current[0], timing.group(4) == "1", current[1])
+        if timing and kind:
+            key = (kind, timing.group(4) == "1", scope)
             rate = float(timing.group(5))
             if key not in best or rate > best[key][0]:
                 best[key] = (rate, "%sx%sx%s" % timing.groups()[:3])
@@ -208,15 +217,10 @@ def parse_sample_log(text):
 def parse_sample_correctness(text):
     """Per (type, scope): whether every test of the sample's correctness
     mode passed."""
-    passed, current = {}, None
-    for line in text.splitlines():
-        props = re.search(r"A = (\S+) B = \S+ C = (\S+) D = \S+ scope = (\S+)",
-                          line)
-        if props:
-            current = (SAMPLE_TYPES.get((props.group(1), props.group(2))),
-                       props.group(3))
-        elif current and current[0] and re.search(r"\b(pass|fail)$", line):
-            passed[current] = passed.get(current, True) and line.endswith("pass")
+    passed = {}
+    for key, line in sample_sections(text):
+        if key[0] and re.search(r"\b(pass|fail)$", line):
+            passed[key] = passed.get(key, True) and line.endswith("pass")
     return passed
 
 

@@ -102,10 +102,6 @@ def candidates(problem):
     return result
 
 
-def run(command, **kwargs):
-    return subprocess.run(command, **kwargs)
-
-
 def prepare(args):
     subprocess.run(["ninja", "-C", BUILD, "sm-opt", "sm-translate",
                     "sm-vulkan-runner"], check=True)
@@ -138,7 +134,7 @@ def prepare(args):
             # shipped table (which an earlier run of this tuner wrote).
             pipeline = ("target=%s tuning-table=none %s" % (
                 args.target, options)).strip()
-            tile = run([os.path.join(BIN, "sm-opt"), source,
+            tile = subprocess.run([os.path.join(BIN, "sm-opt"), source,
                         "--sm-tile-matmul=" + pipeline, "-o", tiled],
                        capture_output=True, text=True)
             if tile.returncode != 0:
@@ -187,7 +183,7 @@ def device(args):
             if "pruned" in candidate:
                 continue
             kernel = os.path.join(args.stage, "kernels", candidate["kernel"])
-            stats = run([runner, kernel, "--compile-only",
+            stats = subprocess.run([runner, kernel, "--compile-only",
                          "--pipeline-statistics"], capture_output=True,
                         text=True, timeout=120)
             registers = re.search(r"Register Count: (\d+)", stats.stdout)
@@ -202,7 +198,7 @@ def device(args):
                 candidate["pruned"] = ("%d registers per invocation, the "
                                        "limit: spills" % candidate["registers"])
                 continue
-            timed = run([runner, kernel, "--repeat", str(args.repeat)],
+            timed = subprocess.run([runner, kernel, "--repeat", str(args.repeat)],
                         capture_output=True, text=True, timeout=300)
             median = re.search(r"time: median ([0-9.]+) us", timed.stdout)
             candidate["checked"] = (timed.returncode == 0 and

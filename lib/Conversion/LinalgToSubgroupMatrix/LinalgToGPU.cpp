@@ -397,11 +397,10 @@ struct LinalgToGPUPass
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     requested.splitK = splitK;
-    std::optional<TuningTable> tuningFile;
-    if (failed(readTuningTableOption(module.getLoc(), tuningTable, tuningFile)))
+    TuningTableOption tuningOption;
+    if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
       return signalPassFailure();
-    const TuningTable *tuning = selectTuningTable(
-        tuningTable, target, tuningFile ? &*tuningFile : nullptr);
+    const TuningTable *tuning = tuningOption.getFor(target);
 
     AttentionTiling attentionTiling;
     attentionTiling.subgroups = attentionSubgroups;

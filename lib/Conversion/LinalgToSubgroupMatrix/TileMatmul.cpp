@@ -398,8 +398,8 @@ struct TileMatmulPass
     requested.stages = stages;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
-    std::optional<TuningTable> tuningFile;
-    if (failed(readTuningTableOption(module.getLoc(), tuningTable, tuningFile)))
+    TuningTableOption tuningOption;
+    if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
       return signalPassFailure();
 
     SmallVector<linalg::MatmulOp> matmuls;
@@ -419,9 +419,8 @@ struct TileMatmulPass
         failedAny = true;
         continue;
       }
-      const TuningTable *tuning = selectTuningTable(
-          tuningTable, target, tuningFile ? &*tuningFile : nullptr);
-      if (failed(tileMatmul(rewriter, matmul, target, requested, tuning)))
+      if (failed(tileMatmul(rewriter, matmul, target, requested,
+                            tuningOption.getFor(target))))
         failedAny = true;
     }
     if (failedAny)

@@ -47,7 +47,6 @@ FailureOr<TuningTable> TuningTable::parse(StringRef text, StringRef name,
     if (fields.size() < 4)
       return fail("expected 'INPUT ACCUMULATOR MxNxK b|bt OPTION=VALUE...'");
     TuningEntry entry;
-    entry.line = lineNumber;
     // Unset: the caller's split stays (see applyTuning).
     entry.tiling.splitK = -1;
     entry.input = fields[0].str();
@@ -94,8 +93,8 @@ const TuningTable &TuningTable::getBuiltin(StringRef targetName) {
     std::string error;
     FailureOr<TuningTable> table =
         parse(nvidiaH100Tuning, "data/tuning/nvidia-h100.tuning", error);
-    // The shipped table is checked by test/Conversion/LinalgToSubgroupMatrix
-    // (tuning-table.mlir); a malformed one is a build defect.
+    // test/Conversion/LinalgToSubgroupMatrix/tuning-table-builtin.mlir
+    // reads the shipped table; a malformed one is a build defect.
     if (failed(table))
       llvm::report_fatal_error(llvm::StringRef(error));
     return *table;
@@ -167,25 +166,23 @@ MatmulTiling mlir::subgroup_matrix::applyTuning(const Contraction &contraction,
   return result;
 }
 
-const TuningTable *
-mlir::subgroup_matrix::selectTuningTable(StringRef option, TargetAttr target,
-                                         const TuningTable *fromFile) {
-  if (option == "none")
-    return nullptr;
-  if (!option.empty())
-    return fromFile;
-  return &TuningTable::getBuiltin(target.getName() ? target.getName().getValue()
-                                                   : "");
-}
-
-LogicalResult mlir::subgroup_matrix::readTuningTableOption(
-    Location loc, StringRef option, std::optional<TuningTable> &table) {
-  if (option.empty() || option == "none")
+LogicalResult TuningTableOption::parse(Location loc, StringRef option) {
+  disabled = option == "none";
+  if (option.empty() || disabled)
     return success();
   std::string error;
   FailureOr<TuningTable> read = TuningTable::read(option, error);
   if (failed(read))
     return emitError(loc) << error, failure();
-  table = std::move(*read);
+  fromFile = std::move(*read);
   return success();
+}
+
+const TuningTable *TuningTableOption::getFor(TargetAttr target) const {
+  if (disabled)
+    return nullptr;
+  if (fromFile)
+    return &*fromFile;
+  return &TuningTable::getBuiltin(target.getName() ? target.getName().getValue()
+                                                   : "");
 }

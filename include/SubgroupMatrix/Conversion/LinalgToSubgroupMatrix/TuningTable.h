@@ -31,8 +31,6 @@ struct TuningEntry {
   int64_t m = 0, n = 0, k = 0;
   bool transposedB = false;
   MatmulTiling tiling;
-  /// The line it came from, for messages.
-  unsigned line = 0;
 };
 
 /// The tilings of one table.
@@ -53,26 +51,28 @@ public:
   /// The tiling of the entry for `contraction`: same element types and B
   /// layout, static M and N from the entry's to twice it, K from half to
   /// twice; the nearest such entry (in the sum of |log2| of the size
-  /// ratios). Its
-  /// `splitK` is -1 where the line does not set it.
+  /// ratios). Its `splitK` is -1 where the line does not set it.
   std::optional<MatmulTiling> lookup(const Contraction &contraction) const;
-
-  llvm::ArrayRef<TuningEntry> getEntries() const { return entries; }
 
 private:
   llvm::SmallVector<TuningEntry> entries;
 };
 
-/// Reads the file the passes' `tuning-table` option names into `table`
-/// (nothing for "" and "none"); reports at `loc` what is wrong with it.
-LogicalResult readTuningTableOption(Location loc, llvm::StringRef option,
-                                    std::optional<TuningTable> &table);
+/// What the passes' `tuning-table` option selects: "" the target's shipped
+/// table, "none" no table, anything else the file it names (read once).
+class TuningTableOption {
+public:
+  /// Reads the file `option` names, if any; reports at `loc` what is wrong
+  /// with it.
+  LogicalResult parse(Location loc, llvm::StringRef option);
 
-/// The table the passes' `tuning-table` option selects for `target`: for
-/// "" the target's built-in table, for "none" none, else `fromFile` (what
-/// the file the option names held, read once by the pass).
-const TuningTable *selectTuningTable(llvm::StringRef option, TargetAttr target,
-                                     const TuningTable *fromFile);
+  /// The table for kernels of `target` (null: none).
+  const TuningTable *getFor(TargetAttr target) const;
+
+private:
+  bool disabled = false;
+  std::optional<TuningTable> fromFile;
+};
 
 /// Where no tiling option was given, the tiling `table` holds for
 /// `contraction`, else `requested` as it is.
