@@ -77,7 +77,8 @@ def candidates(problem):
     with subgroup grids whose blocks of 16x16 result matrices fit the
     registers (at most 16 accumulators of 32-bit elements per subgroup, 32
     of 16-bit ones, a register each per 2 or 4 elements per invocation),
-    at the default K depth, and with 2x2 subgroups one step deeper. Tiles
+    at the default K depth (with and without the next step prefetched into
+    registers), and with 2x2 subgroups one step deeper. Tiles
     under 128x128 only where 128x128 tiles would leave SMs idle."""
     input_type, acc_type = TYPES[problem["types"]]
     acc_bits = 16 if acc_type in ("f16", "bf16") else 32
@@ -97,8 +98,14 @@ def candidates(problem):
             if block > (32 if acc_bits == 16 else 16) or block < 2:
                 continue
             for depth in depths if (sm, sn) == (2, 2) else depths[:1]:
-                result.append("tile-m=%d tile-n=%d tile-k=%d subgroups-m=%d "
-                              "subgroups-n=%d" % (tm, tn, depth, sm, sn))
+                options = ("tile-m=%d tile-n=%d tile-k=%d subgroups-m=%d "
+                           "subgroups-n=%d" % (tm, tn, depth, sm, sn))
+                result.append(options)
+                # The next step's copy in registers while this one
+                # multiplies: it hides the global loads' latency where the
+                # registers allow.
+                if depth == depths[0]:
+                    result.append(options + " prefetch=1")
     return result
 
 
@@ -227,6 +234,12 @@ def rate(problem, candidate):
             (candidate["median_us"] * 1e-6) / 1e12)
 
 
+def short_commit(commit):
+    """The abbreviated commit, keeping git_commit's mark of a tree with
+    changes not yet committed."""
+    return commit[:7] + commit[40:]
+
+
 def report(args):
     # Later result folders replace the figures of the same problem.
     problems, header = {}, None
@@ -278,7 +291,8 @@ def report(args):
             "by\n# element; the winners were measured with the default "
             "tiling in the same run\n# (commit %s).\n" % (
                 header["target"], header["gpu"].split(",")[0],
-                header.get("clock_after", "?"), header["commit"][:7]))
+                header.get("clock_after", "?"),
+                short_commit(header["commit"])))
         for problem, best, default in winners:
             input_type, acc_type = (COMPONENT_NAMES.get(t, t) for t in
                                     TYPES[problem["types"]])

@@ -176,7 +176,9 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       buffering) the copy of the next step is loaded into registers while
       the current one is multiplied and two workgroup buffers alternate, so
       one barrier per step suffices; `stages=1` loads, stores and multiplies
-      one step at a time, between two barriers;
+      one step at a time, between two barriers, and with `prefetch=1` it
+      loads the next step into registers before multiplying this one, as
+      two stages do, but stores it into the same buffer after a barrier;
     - with `vector-width=W`, each invocation copies W consecutive elements
       at once (`vector.load`/`vector.store` of 64 or 128 bits, which the
       Vulkan lowering turns into single wide accesses); where rows are no
@@ -236,6 +238,9 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
            "default)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Workgroup buffers per operand: 1, or 2 for double buffering">,
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
+           "With one stage, load the next K step into registers before "
+           "multiplying this one (1) or after (0); -1: target default">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",
@@ -368,6 +373,9 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
            "default)">,
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Workgroup buffers per operand: 1, or 2 for double buffering">,
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
+           "With one stage, load the next K step into registers before "
+           "multiplying this one (1) or after (0); -1: target default">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",

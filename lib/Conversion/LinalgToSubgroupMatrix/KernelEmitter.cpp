@@ -697,29 +697,51 @@ void ContractionKernelEmitter::multiplyStep(
                     ? add(bStage, mul(subgroupColumn, copyB.sharedStride))
                     : add(bStage, subgroupColumn);
   for (int64_t step = 0; step < tiling.tileK / fk; ++step) {
-    SmallVector<Value> lefts, rights;
-    for (int64_t i = 0; i < blockM; ++i) {
+    auto loadLeft = [&](int64_t i) -> Value {
       // A^T columns are A's rows: the left matrix is read column-major.
       Value offset = transposedA
                          ? add(aBase, step * fk * copyA.sharedStride + i * fm)
                          : add(aBase, i * fm * copyA.sharedStride + step * fk);
-      lefts.push_back(LoadOp::create(b, loc, leftType, copyA.shared,
-                                     ValueRange{offset}, strideA, transposedA));
-    }
-    for (int64_t j = 0; j < blockN; ++j) {
+      return LoadOp::create(b, loc, leftType, copyA.shared, ValueRange{offset},
+                            strideA, transposedA);
+    };
+    auto loadRight = [&](int64_t j) -> Value {
       // B^T rows are B's columns: the right matrix is read column-major.
       Value offset = transposedB
                          ? add(bBase, j * fn * copyB.sharedStride + step * fk)
                          : add(bBase, step * fk * copyB.sharedStride + j * fn);
-      rights.push_back(LoadOp::create(b, loc, rightType, copyB.shared,
-                                      ValueRange{offset}, strideB,
-                                      transposedB));
+      return LoadOp::create(b, loc, rightType, copyB.shared, ValueRange{offset},
+                            strideB, transposedB);
+    };
+    // The shorter side's matrices are loaded first and kept; the other
+    // side's are loaded one at a time, each used at once by a row (or a
+    // column) of multiply-accumulates. Fewer matrices are live at a time,
+    // which lets larger blocks of accumulators fit the registers (on the
+    // H100, 8x4 blocks of f16 results spilled with every matrix of a step
+    // loaded up front).
+    if (blockM <= blockN) {
+      SmallVector<Value> lefts;
+      for (int64_t i = 0; i < blockM; ++i)
+        lefts.push_back(loadLeft(i));
+      for (int64_t j = 0; j < blockN; ++j) {
+        Value right = loadRight(j);
+        for (int64_t i = 0; i < blockM; ++i) {
+          Value &acc = accumulators[i * blockN + j];
+          acc = MmaOp::create(b, loc, acc.getType(), lefts[i], right, acc);
+        }
+      }
+      continue;
     }
-    for (int64_t i = 0; i < blockM; ++i)
+    SmallVector<Value> rights;
+    for (int64_t j = 0; j < blockN; ++j)
+      rights.push_back(loadRight(j));
+    for (int64_t i = 0; i < blockM; ++i) {
+      Value left = loadLeft(i);
       for (int64_t j = 0; j < blockN; ++j) {
         Value &acc = accumulators[i * blockN + j];
-        acc = MmaOp::create(b, loc, acc.getType(), lefts[i], rights[j], acc);
+        acc = MmaOp::create(b, loc, acc.getType(), left, rights[j], acc);
       }
+    }
   }
 }
 
@@ -1157,10 +1179,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   };
 
   SmallVector<Value> accumulators = initAccumulators();
-  if (tiling.stages == 2)
+  if (tiling.prefetch) {
     storeStep(loadStep(index(0)), index(0));
-  if (tiling.stages == 2)
     gpu::BarrierOp::create(b, loc);
+  }
   auto loop =
       scf::ForOp::create(b, loc, index(0), stepCount, index(1), accumulators);
   {
@@ -1168,9 +1190,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     b.setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     SmallVector<Value> carried(loop.getRegionIterArgs());
-    if (tiling.stages == 2) {
+    if (tiling.prefetch) {
       // Load the next step while this one multiplies; the last iteration
-      // reloads its own step rather than branch.
+      // reloads its own step rather than branch. With one buffer, every
+      // subgroup must be done reading it before it is overwritten.
       std::optional<std::pair<LoadedTile, LoadedTile>> next;
       Value nextStep;
       if (problem.hasDynamicK() || steps > 1) {
@@ -1180,6 +1203,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       }
       multiplyStep(stageOffset(copyA, step), stageOffset(copyB, step), carried);
       if (next) {
+        if (tiling.stages == 1)
+          gpu::BarrierOp::create(b, loc);
         storeStep(*next, add(step, 1));
         gpu::BarrierOp::create(b, loc);
       }

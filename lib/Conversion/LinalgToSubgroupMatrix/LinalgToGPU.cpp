@@ -394,6 +394,7 @@ struct LinalgToGPUPass
     requested.subgroupsN = subgroupsN;
     requested.padding = padding;
     requested.stages = stages;
+    requested.prefetch = prefetch;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     requested.splitK = splitK;

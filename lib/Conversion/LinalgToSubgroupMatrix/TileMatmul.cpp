@@ -396,6 +396,7 @@ struct TileMatmulPass
     requested.subgroupsN = subgroupsN;
     requested.padding = padding;
     requested.stages = stages;
+    requested.prefetch = prefetch;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     TuningTableOption tuningOption;

@@ -123,6 +123,8 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   // TFLOP/s at 4096^3 f16 -> f32, both at 236 registers per invocation).
   if (!tiling.stages)
     tiling.stages = vulkan || emulated ? 1 : 2;
+  if (tiling.prefetch < 0)
+    tiling.prefetch = tiling.stages == 2 ? 1 : 0;
   if (!tiling.vectorWidth)
     tiling.vectorWidth = vulkan ? 16 / elementBytes : 1;
   // Groups of 8 tile rows: 273.7 against 268.7 TFLOP/s at 4096^3 and 292.9
@@ -172,6 +174,12 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   if (tiling.stages != 1 && tiling.stages != 2)
     return fail(llvm::formatv("stages = {0}; only 1 and 2 are supported",
                               tiling.stages));
+  if (tiling.prefetch != 0 && tiling.prefetch != 1)
+    return fail(llvm::formatv("prefetch = {0}; only 0 and 1 are supported",
+                              tiling.prefetch));
+  if (tiling.stages == 2 && !tiling.prefetch)
+    return fail("two stages always load the next step before multiplying "
+                "this one; prefetch = 0 needs stages = 1");
   int64_t widthBits = tiling.vectorWidth * elementBytes * 8;
   if (tiling.vectorWidth != 1 && widthBits != 64 && widthBits != 128)
     return fail(llvm::formatv("vector-width = {0} copies {1} bits at once; "

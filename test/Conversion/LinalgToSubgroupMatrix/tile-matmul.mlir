@@ -1,5 +1,6 @@
 // RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 stages=2" --split-input-file %s | FileCheck %s
 // RUN: sm-opt --sm-tile-matmul=target=nvidia-h100 %s --split-input-file | FileCheck %s --check-prefix=ONE-STAGE
+// RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 prefetch=1" %s --split-input-file | FileCheck %s --check-prefix=PREFETCH
 
 // A 256x256x128 f16 -> f32 matmul with the H100 defaults: 128x128 workgroup
 // tiles of 2x2 subgroups, each owning 4x4 result matrices of 16x16; K steps
@@ -20,6 +21,26 @@
 // ONE-STAGE-NOT: gpu.barrier
 // ONE-STAGE: scf.yield
 
+// One stage with prefetch: the first step is stored before the loop; in
+// it, the next step is loaded, this one multiplied, and after a barrier
+// (every subgroup is done reading the one buffer) the next one stored.
+// PREFETCH-LABEL: gpu.func @matmul
+// PREFETCH-SAME: workgroup(%[[SA:.*]] : memref<5120xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<4352xf16, #gpu.address_space<workgroup>>)
+// PREFETCH: vector.store %{{.*}}, %[[SA]]
+// PREFETCH: gpu.barrier
+// PREFETCH: scf.for
+// PREFETCH: arith.minui
+// PREFETCH: vector.load
+// PREFETCH-NOT: gpu.barrier
+// PREFETCH: subgroup_matrix.mma
+// PREFETCH-NOT: vector.store
+// PREFETCH: gpu.barrier
+// PREFETCH-NEXT: vector.bitcast
+// PREFETCH-NEXT: vector.store %{{.*}}, %[[SA]]
+// PREFETCH: vector.store %{{.*}}, %[[SB]]
+// PREFETCH: gpu.barrier
+// PREFETCH-NEXT: scf.yield
+
 // CHECK-LABEL: gpu.module @matmul_kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">}
 // CHECK: gpu.func @matmul(%[[GA:.*]]: memref<32768xf16>, %[[GB:.*]]: memref<32768xf16>, %[[GC:.*]]: memref<65536xf32>)
 // CHECK-SAME: workgroup(%[[SA:.*]] : memref<10240xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8704xf16, #gpu.address_space<workgroup>>)
@@ -37,12 +58,51 @@
 // CHECK: %[[NEXT:.*]] = arith.minui
 // CHECK: vector.load %[[GA]]
 // CHECK: vector.load %[[GB]]
+// Per 16-deep step: the 4 left matrices, then each right matrix followed by
+// the 4 multiply-accumulates that use it.
 // CHECK-COUNT-4: subgroup_matrix.load %[[SA]][%{{.*}}] stride %{{.*}} : memref<10240xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.left<16x16xf16>
-// CHECK-COUNT-4: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
-// CHECK-COUNT-16: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// The second step does the same.
 // CHECK-COUNT-4: subgroup_matrix.load %[[SA]]
-// CHECK-COUNT-4: subgroup_matrix.load %[[SB]]
-// CHECK-COUNT-16: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK: subgroup_matrix.load %[[SB]][%{{.*}}] stride %{{.*}} : memref<8704xf16, #gpu.address_space<workgroup>> -> !subgroup_matrix.right<16x16xf16>
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
+// CHECK-NEXT: subgroup_matrix.mma
 // CHECK: vector.store %{{.*}}, %[[SA]]
 // CHECK: vector.store %{{.*}}, %[[SB]]
 // CHECK: gpu.barrier

@@ -2,6 +2,8 @@
 // compiled in and used by default: f16 -> f16 at 4096^3 runs in 256x256
 // tiles of 16 subgroups.
 // RUN: sm-opt %s --sm-tile-matmul=target=nvidia-h100 | FileCheck %s
+// RUN: sm-opt %s --split-input-file --sm-tile-matmul=target=nvidia-h100 | FileCheck %s --check-prefix=PREFETCH
+// RUN: sm-opt %s --split-input-file --sm-tile-matmul="target=nvidia-h100 tuning-table=none" | FileCheck %s --check-prefix=NO-PREFETCH
 // RUN: sm-opt %s --sm-tile-matmul="target=nvidia-h100 tuning-table=none" | FileCheck %s --check-prefix=NONE
 // Other presets ship no table.
 // RUN: sm-opt %s --sm-tile-matmul=target=amd-rdna3 | FileCheck %s --check-prefix=AMD
@@ -14,5 +16,21 @@
 // AMD: blocks in (%c32{{(_[0-9]+)?}}, %c32{{(_[0-9]+)?}},
 func.func @f16_accumulators(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<4096x4096xf16>) {
   linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>) outs(%c : memref<4096x4096xf16>)
+  return
+}
+
+// -----
+
+// f16 -> f32 at 4096^3: the default tiles, with the next K step loaded
+// into registers while this one multiplies (the first step is stored and a
+// barrier passed before the loop); without the table, one step at a time.
+// PREFETCH-LABEL: gpu.func @matmul({{.*}}memref<16777216xf32>)
+// PREFETCH: gpu.barrier
+// PREFETCH-NEXT: scf.for
+// NO-PREFETCH-LABEL: gpu.func @matmul({{.*}}memref<16777216xf32>)
+// NO-PREFETCH-NOT: gpu.barrier
+// NO-PREFETCH: scf.for
+func.func @f32_accumulators(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<4096x4096xf32>) {
+  linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>) outs(%c : memref<4096x4096xf32>)
   return
 }

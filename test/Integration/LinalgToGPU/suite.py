@@ -934,6 +934,27 @@ def cases_for(target):
                           lambda x, km=km: matmul_reference(x[0], x[1], km, kn,
                                                             kk),
                           1e-3, launches=2, options="split-k=4"))
+    # The K-loop schedules: the next step loaded into registers while this
+    # one multiplies, into the same workgroup buffer (after a barrier) or
+    # into a second one. Ragged sizes, several K steps and a partial last
+    # one, so that a step stored into the wrong buffer or too early shows.
+    pm, pn, pk = 70, 90, 200
+    for name, options in (("prefetch_one_buffer", "stages=1 prefetch=1"),
+                          ("prefetch_two_buffers", "stages=2")):
+        text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(name=name, a=tensor((pm, pk), t), b=tensor((pk, pn), t),
+           c=tensor((pm, pn), acc), acc=acc)
+        cases.append(Case(name, text,
+                          [("a", (pm, pk), t, unit), ("b", (pk, pn), t, unit)],
+                          ((pm, pn), acc),
+                          lambda x: matmul_reference(x[0], x[1], pm, pn, pk),
+                          1e-3, options=options))
     # An element-wise consumer of a buffer the caller sees, which cannot
     # fuse and gets a kernel of its own.
     um, un, uk = 40, 56, 32

@@ -16,8 +16,8 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// How a matmul is tiled. Zero (and -1 for `padding`) means "the target's
-/// default"; `planTiling` fills those in.
+/// How a matmul is tiled. Zero (and -1 for `padding` and `prefetch`) means "the
+/// target's default"; `planTiling` fills those in.
 struct MatmulTiling {
   /// The workgroup tile of C and the depth of one K step.
   int64_t tileM = 0, tileN = 0, tileK = 0;
@@ -27,6 +27,10 @@ struct MatmulTiling {
   int64_t padding = -1;
   /// Workgroup buffers per operand: 1, or 2 for double buffering.
   int64_t stages = 0;
+  /// With one stage, whether the next K step's copy is loaded into
+  /// registers before this step is multiplied (1) or after (0); two stages
+  /// always do.
+  int64_t prefetch = -1;
   /// Elements one invocation copies at once from global to workgroup memory.
   int64_t vectorWidth = 0;
   /// Tile rows that consecutive workgroups walk down before the next tile
