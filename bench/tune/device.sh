@@ -2,7 +2,8 @@
 # Runs on the GPU machine, in the repository root, with build/tune carried
 # there (bench/tune/run.py prepare stages it; SM_TUNE_STAGE names another
 # stage, as it did for prepare). Results go to $OUT
-# (results.json, console.txt).
+# (results.json, console.txt); SM_TUNE_DEVICE_ARGS adds options of
+# `run.py device` (--measure-spilling).
 #   bash bench/tune/device.sh [REPEAT]
 set -u
 STAGE=${SM_TUNE_STAGE:-build/tune}
@@ -12,5 +13,6 @@ for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 chmod +x "$STAGE/sm-vulkan-runner"
-python3 bench/tune/run.py device "$STAGE" "$OUT" --repeat "${1:-30}" 2>&1 |
+python3 bench/tune/run.py device "$STAGE" "$OUT" --repeat "${1:-30}" \
+  ${SM_TUNE_DEVICE_ARGS:-} 2>&1 |
   tee "$OUT/console.txt"

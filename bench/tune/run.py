@@ -201,7 +201,8 @@ def device(args):
                 continue
             candidate["registers"] = int(registers.group(1))
             candidate["shared_bytes"] = int(shared.group(1)) if shared else None
-            if candidate["registers"] >= REGISTER_LIMIT:
+            if (candidate["registers"] >= REGISTER_LIMIT and
+                    not args.measure_spilling):
                 candidate["pruned"] = ("%d registers per invocation, the "
                                        "limit: spills" % candidate["registers"])
                 continue
@@ -328,6 +329,9 @@ def main():
     d.add_argument("stage")
     d.add_argument("out")
     d.add_argument("--repeat", type=int, default=30)
+    d.add_argument("--measure-spilling", action="store_true",
+                   help="time candidates at the register limit too (the "
+                   "driver may spill into unused workgroup memory)")
     r = sub.add_parser("report")
     r.add_argument("results", nargs="+")
     r.add_argument("--write", action="store_true")

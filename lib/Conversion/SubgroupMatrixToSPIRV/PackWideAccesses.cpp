@@ -15,8 +15,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <numeric>
@@ -189,13 +191,52 @@ planPacking(Value buffer, const PackingRejection &rejection) {
   return packing;
 }
 
+/// `index / divisor` for an index that is a multiple of `divisor`,
+/// divided term by term where the terms are multiples too: the copies'
+/// addresses stay a base plus constants, which the driver folds into the
+/// accesses' immediate offsets instead of keeping a register per address
+/// (a division of a sum must be computed whole).
+static Value divideExactly(OpBuilder &b, Location loc, Value index,
+                           int64_t divisor, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(index, m_ConstantInt(&constant)) &&
+      constant.getSExtValue() % divisor == 0)
+    return arith::ConstantIndexOp::create(b, loc,
+                                          constant.getSExtValue() / divisor);
+  Operation *op = index.getDefiningOp();
+  if (op && depth < 8) {
+    if (auto addOp = dyn_cast<arith::AddIOp>(op)) {
+      if (isMultipleOf(addOp.getLhs(), divisor) &&
+          isMultipleOf(addOp.getRhs(), divisor))
+        return arith::AddIOp::create(
+            b, loc, divideExactly(b, loc, addOp.getLhs(), divisor, depth + 1),
+            divideExactly(b, loc, addOp.getRhs(), divisor, depth + 1));
+    }
+    if (auto mulOp = dyn_cast<arith::MulIOp>(op)) {
+      for (auto [factor, other] : {std::pair(mulOp.getRhs(), mulOp.getLhs()),
+                                   std::pair(mulOp.getLhs(), mulOp.getRhs())}) {
+        if (!matchPattern(factor, m_ConstantInt(&constant)) ||
+            constant.getSExtValue() % divisor)
+          continue;
+        if (constant.getSExtValue() == divisor)
+          return other;
+        return arith::MulIOp::create(
+            b, loc, other,
+            arith::ConstantIndexOp::create(b, loc,
+                                           constant.getSExtValue() / divisor));
+      }
+    }
+  }
+  return arith::DivUIOp::create(
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, divisor));
+}
+
 /// Rewrites every access of `buffer` (already retyped to words) per
 /// `packing`.
 static void rewriteAccesses(Value buffer, const Packing &packing,
                             Type elementType) {
   auto toWords = [&](OpBuilder &b, Location loc, Value index) -> Value {
-    return arith::DivUIOp::create(
-        b, loc, index, arith::ConstantIndexOp::create(b, loc, packing.width));
+    return divideExactly(b, loc, index, packing.width);
   };
   auto elementVector = VectorType::get({packing.width}, elementType);
   // vector.bitcast takes vectors only: a 32-bit word passes as vector<1xi32>.
@@ -427,6 +468,12 @@ mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel,
   kernel.setFunctionType(
       FunctionType::get(kernel.getContext(), inputs, kernel.getResultTypes()));
   foldBitCastPairs(kernel);
+  // The element indices the word indices were divided from, where nothing
+  // else uses them (last uses first, so that whole chains go).
+  kernel.walk<WalkOrder::PostOrder, mlir::ReverseIterator>([](Operation *op) {
+    if (isa<arith::ArithDialect>(op->getDialect()) && isOpTriviallyDead(op))
+      op->erase();
+  });
   if (scalarizeUnpackable)
     splitLongBitCasts(kernel);
   return success();

@@ -36,6 +36,34 @@ gpu.module @kernels {
 
 // -----
 
+// Word indices are divided term by term where every term is a multiple of
+// the width, so that a copy's address stays a base plus a constant
+// (thread * 16 + 64 elements is thread * 2 + 8 words), with no division.
+// CHECK-LABEL: spirv.module
+// CHECK-NOT: spirv.UDiv
+// CHECK-DAG: %[[TWO:.*]] = spirv.Constant 2 : i32
+// CHECK-DAG: %[[EIGHT:.*]] = spirv.Constant 8 : i32
+// CHECK: %[[SCALED:.*]] = spirv.IMul %{{.*}}, %[[TWO]] : i32
+// CHECK: %[[WORD:.*]] = spirv.IAdd %[[SCALED]], %[[EIGHT]] : i32
+// CHECK: spirv.AccessChain %{{.*}}[%{{.*}}, %[[WORD]]]
+// CHECK-NOT: spirv.UDiv
+// CHECK: spirv.Return
+gpu.module @kernels {
+  gpu.func @offsets(%a: memref<4096xf16>, %b: memref<4096xf16>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %tid = gpu.thread_id x
+    %scaled = arith.muli %tid, %c16 : index
+    %offset = arith.addi %scaled, %c64 : index
+    %v = vector.load %a[%offset] : memref<4096xf16>, vector<8xf16>
+    vector.store %v, %b[%offset] : memref<4096xf16>, vector<8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
 // An index that is not provably a multiple of 8 cannot address words.
 gpu.module @kernels {
   gpu.func @misaligned(%a: memref<4096xf16>, %b: memref<4096xf16>)

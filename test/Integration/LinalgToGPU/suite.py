@@ -938,9 +938,11 @@ def cases_for(target):
     # one multiplies, into the same workgroup buffer (after a barrier) or
     # into a second one. Ragged sizes, several K steps and a partial last
     # one, so that a step stored into the wrong buffer or too early shows.
-    pm, pn, pk = 70, 90, 200
+    fm, fn, fk = 70, 90, 200
     for name, options in (("prefetch_one_buffer", "stages=1 prefetch=1"),
-                          ("prefetch_two_buffers", "stages=2")):
+                          ("prefetch_two_buffers",
+                           "stages=2 tile-m=64 tile-n=64 subgroups-m=2 "
+                           "subgroups-n=2")):
         text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
   %%zero = arith.constant 0.0 : %(acc)s
   %%e = tensor.empty() : %(c)s
@@ -948,12 +950,13 @@ def cases_for(target):
   %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
   return %%r : %(c)s
 }
-""" % dict(name=name, a=tensor((pm, pk), t), b=tensor((pk, pn), t),
-           c=tensor((pm, pn), acc), acc=acc)
+""" % dict(name=name, a=tensor((fm, fk), t), b=tensor((fk, fn), t),
+           c=tensor((fm, fn), acc), acc=acc)
         cases.append(Case(name, text,
-                          [("a", (pm, pk), t, unit), ("b", (pk, pn), t, unit)],
-                          ((pm, pn), acc),
-                          lambda x: matmul_reference(x[0], x[1], pm, pn, pk),
+                          [("a", (fm, fk), t, unit), ("b", (fk, fn), t, unit)],
+                          ((fm, fn), acc),
+                          lambda x, fm=fm, fn=fn, fk=fk: matmul_reference(
+                              x[0], x[1], fm, fn, fk),
                           1e-3, options=options))
     # An element-wise consumer of a buffer the caller sees, which cannot
     # fuse and gets a kernel of its own.
