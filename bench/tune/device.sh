@@ -3,7 +3,7 @@
 # there (bench/tune/run.py prepare stages it; SM_TUNE_STAGE names another
 # stage, as it did for prepare). Results go to $OUT
 # (results.json, console.txt); SM_TUNE_DEVICE_ARGS adds options of
-# `run.py device` (--measure-spilling).
+# `run.py device` (--prune-at-limit).
 #   bash bench/tune/device.sh [REPEAT]
 set -u
 STAGE=${SM_TUNE_STAGE:-build/tune}

@@ -19,9 +19,12 @@ each (a candidate the pass rejects, e.g. for workgroup memory, is pruned
 there with the pass's message), lowers, serializes and validates them with
 spirv-val, and stages them with the runner in build/tune. `device` (on the
 GPU machine, carrying build/tune) holds a CUDA context so that the clock is
-the one cuBLAS runs at, has the driver compile each candidate and prunes
-those at the register limit (255 per invocation, where the NVIDIA driver
-spills), then runs the others: the first dispatch is checked element by
+the one cuBLAS runs at, has the driver compile each candidate (recording
+its registers and workgroup memory; with --prune-at-limit it skips those
+at 255 registers per invocation, the limit, which may or may not spill:
+the NVIDIA driver reports 255 both for kernels that run well and for
+kernels it spilled into workgroup memory), then runs them: the first
+dispatch is checked element by
 element against a double-precision reference by sm-vulkan-runner, then
 --repeat dispatches are timed (GPU timestamps, median). `report` prints
 every candidate and, with --write, writes the checked winners into
@@ -109,6 +112,40 @@ def candidates(problem):
     return result
 
 
+ELEMENT_BYTES = {"i8": 1, "f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4}
+
+
+def declared_workgroup_memory(tiled):
+    """The workgroup memory the kernel declares (its gpu.func's workgroup
+    attributions) and its invocations: the driver reporting more workgroup
+    memory than this spilled registers into it."""
+    with open(tiled) as f:
+        for line in f:
+            if "gpu.func" not in line or "workgroup(" not in line:
+                continue
+            buffers = re.findall(
+                r"memref<(\d+)x(\w+), #gpu.address_space<workgroup>>", line)
+            threads = re.search(r"known_block_size = array<i32: (\d+), "
+                                r"(\d+), (\d+)>", line)
+            result = {"declared_shared_bytes": sum(
+                int(n) * ELEMENT_BYTES.get(t, 4) for n, t in buffers)}
+            if threads:
+                result["threads"] = (int(threads.group(1)) *
+                                     int(threads.group(2)) *
+                                     int(threads.group(3)))
+            return result
+    return {}
+
+
+def spilled_bytes(candidate):
+    """Bytes per invocation the driver spilled into workgroup memory (the
+    workgroup memory it reports beyond what the kernel declares), or 0."""
+    extra = ((candidate.get("shared_bytes") or 0) -
+             candidate.get("declared_shared_bytes", 1 << 40))
+    threads = candidate.get("threads")
+    return extra // threads if extra > 0 and threads else 0
+
+
 def prepare(args):
     subprocess.run(["ninja", "-C", BUILD, "sm-opt", "sm-translate",
                     "sm-vulkan-runner"], check=True)
@@ -151,6 +188,7 @@ def prepare(args):
                 del candidate["kernel"]
                 entry["candidates"].append(candidate)
                 continue
+            candidate.update(declared_workgroup_memory(tiled))
             for command in ([os.path.join(BIN, "sm-opt"), "--sm-lower-to-vulkan",
                              tiled, "-o", lowered],
                             [os.path.join(BIN, "sm-translate"),
@@ -202,9 +240,9 @@ def device(args):
             candidate["registers"] = int(registers.group(1))
             candidate["shared_bytes"] = int(shared.group(1)) if shared else None
             if (candidate["registers"] >= REGISTER_LIMIT and
-                    not args.measure_spilling):
+                    args.prune_at_limit):
                 candidate["pruned"] = ("%d registers per invocation, the "
-                                       "limit: spills" % candidate["registers"])
+                                       "limit (--prune-at-limit)" % candidate["registers"])
                 continue
             timed = subprocess.run([runner, kernel, "--repeat", str(args.repeat)],
                         capture_output=True, text=True, timeout=300)
@@ -218,8 +256,10 @@ def device(args):
             # figures.
             with open(os.path.join(args.out, "results.json"), "w") as f:
                 json.dump(dict(manifest, gpu=clock), f, indent=1)
-            print("%s %-60s %s regs %s us %s" % (
+            spill = spilled_bytes(candidate)
+            print("%s %-60s %s regs%s %s us %s" % (
                 problem["name"], candidate["options"], candidate["registers"],
+                " (+%d B spilled)" % spill if spill else "",
                 candidate["median_us"],
                 "checked" if candidate["checked"] else "FAILED"), flush=True)
     manifest["gpu"] = clock
@@ -256,9 +296,12 @@ def report(args):
         measured = [c for c in problem["candidates"]
                     if c.get("checked") and c.get("median_us")]
         for candidate in sorted(measured, key=lambda c: c["median_us"]):
-            print("  %7.1f  %3d regs  %s" % (rate(problem, candidate),
-                                             candidate["registers"],
-                                             candidate["options"]))
+            spill = spilled_bytes(candidate)
+            print("  %7.1f  %3d regs  %s%s" % (
+                rate(problem, candidate), candidate["registers"],
+                candidate["options"],
+                "  (spills %d bytes per invocation into workgroup memory)" %
+                spill if spill else ""))
         for candidate in problem["candidates"]:
             if "pruned" in candidate:
                 print("  pruned   %s: %s" % (candidate["options"],
@@ -305,12 +348,15 @@ def report(args):
                 against = "the default tiling %s" % (
                     "was pruned (%s)" % default["pruned"] if "pruned" in default
                     else "failed its check")
-            f.write("%s %s %dx%dx%d %s %s # %.1f %s, %s; %d registers, "
+            spill = spilled_bytes(best)
+            f.write("%s %s %dx%dx%d %s %s # %.1f %s, %s; %d registers%s, "
                     "checked\n" % (
                         input_type, acc_type, problem["m"], problem["n"],
                         problem["k"], "bt" if problem["bt"] else "b",
                         best["options"], rate(problem, best), unit, against,
-                        best["registers"]))
+                        best["registers"],
+                        " (%d bytes per invocation spilled into workgroup "
+                        "memory)" % spill if spill else ""))
     print("wrote %s (%d lines)" % (path, len(winners)))
     return 0
 
@@ -329,9 +375,9 @@ def main():
     d.add_argument("stage")
     d.add_argument("out")
     d.add_argument("--repeat", type=int, default=30)
-    d.add_argument("--measure-spilling", action="store_true",
-                   help="time candidates at the register limit too (the "
-                   "driver may spill into unused workgroup memory)")
+    d.add_argument("--prune-at-limit", action="store_true",
+                   help="skip candidates at the register limit (faster; "
+                   "some of them run well)")
     r = sub.add_parser("report")
     r.add_argument("results", nargs="+")
     r.add_argument("--write", action="store_true")
