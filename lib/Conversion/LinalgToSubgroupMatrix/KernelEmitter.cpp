@@ -715,10 +715,9 @@ void ContractionKernelEmitter::multiplyStep(
     };
     // The shorter side's matrices are loaded first and kept; the other
     // side's are loaded one at a time, each used at once by a row (or a
-    // column) of multiply-accumulates. Fewer matrices are live at a time,
-    // which lets larger blocks of accumulators fit the registers (on the
-    // H100, 8x4 blocks of f16 results spilled with every matrix of a step
-    // loaded up front).
+    // column) of multiply-accumulates, so that fewer matrices are live at a
+    // time for a compiler that keeps this order. (The H100's driver
+    // reschedules a step: its register counts were the same either way.)
     if (blockM <= blockN) {
       SmallVector<Value> lefts;
       for (int64_t i = 0; i < blockM; ++i)
