@@ -718,27 +718,20 @@ void ContractionKernelEmitter::multiplyStep(
     // column) of multiply-accumulates, so that fewer matrices are live at a
     // time for a compiler that keeps this order. (The H100's driver
     // reschedules a step: its register counts were the same either way.)
-    if (blockM <= blockN) {
-      SmallVector<Value> lefts;
-      for (int64_t i = 0; i < blockM; ++i)
-        lefts.push_back(loadLeft(i));
-      for (int64_t j = 0; j < blockN; ++j) {
-        Value right = loadRight(j);
-        for (int64_t i = 0; i < blockM; ++i) {
-          Value &acc = accumulators[i * blockN + j];
-          acc = MmaOp::create(b, loc, acc.getType(), lefts[i], right, acc);
-        }
-      }
-      continue;
-    }
-    SmallVector<Value> rights;
-    for (int64_t j = 0; j < blockN; ++j)
-      rights.push_back(loadRight(j));
-    for (int64_t i = 0; i < blockM; ++i) {
-      Value left = loadLeft(i);
-      for (int64_t j = 0; j < blockN; ++j) {
+    bool keepLefts = blockM <= blockN;
+    int64_t keptCount = keepLefts ? blockM : blockN;
+    int64_t streamedCount = keepLefts ? blockN : blockM;
+    SmallVector<Value> kept;
+    for (int64_t k = 0; k < keptCount; ++k)
+      kept.push_back(keepLefts ? loadLeft(k) : loadRight(k));
+    for (int64_t s = 0; s < streamedCount; ++s) {
+      Value streamed = keepLefts ? loadRight(s) : loadLeft(s);
+      for (int64_t k = 0; k < keptCount; ++k) {
+        int64_t i = keepLefts ? k : s, j = keepLefts ? s : k;
+        Value left = keepLefts ? kept[k] : streamed;
+        Value right = keepLefts ? streamed : kept[k];
         Value &acc = accumulators[i * blockN + j];
-        acc = MmaOp::create(b, loc, acc.getType(), left, rights[j], acc);
+        acc = MmaOp::create(b, loc, acc.getType(), left, right, acc);
       }
     }
   }

@@ -87,6 +87,19 @@ def tensor(shape, storage):
     return "tensor<%s>" % "x".join([str(d) for d in shape] + [storage])
 
 
+def filled_matmul_program(name, m, n, k, t, acc):
+    """A product on tensors whose accumulator is a zero fill."""
+    return """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(name=name, a=tensor((m, k), t), b=tensor((k, n), t),
+           c=tensor((m, n), acc), acc=acc)
+
+
 def matmul_reference(a, b, m, n, k, transposed_a=False, transposed_b=False,
                      batch=1, a_batched=True):
     """C[b][i][j] = sum A * B in double precision, row-major flat lists."""
@@ -590,16 +603,8 @@ def cases_for(target):
 
     # A plain product on tensors, with the fill folded in; ragged sizes.
     m, n, k = 100, 90, 72
-    text = """func.func @matmul_tensors(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
-  %%zero = arith.constant 0.0 : %(acc)s
-  %%e = tensor.empty() : %(c)s
-  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
-  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
-  return %%r : %(c)s
-}
-""" % dict(a=tensor((m, k), t), b=tensor((k, n), t), c=tensor((m, n), acc),
-           acc=acc)
-    cases.append(Case("matmul_tensors", text,
+    cases.append(Case("matmul_tensors",
+                      filled_matmul_program("matmul_tensors", m, n, k, t, acc),
                       [("a", (m, k), t, unit), ("b", (k, n), t, unit)],
                       ((m, n), acc),
                       lambda x: matmul_reference(x[0], x[1], m, n, k),
@@ -919,16 +924,8 @@ def cases_for(target):
     # rows, which the reduction skips.
     kn, kk = 40, 1024
     for name, km in (("split_k_4", 48), ("split_k_small_m", 3)):
-        text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
-  %%zero = arith.constant 0.0 : %(acc)s
-  %%e = tensor.empty() : %(c)s
-  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
-  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
-  return %%r : %(c)s
-}
-""" % dict(name=name, a=tensor((km, kk), t), b=tensor((kk, kn), t),
-           c=tensor((km, kn), acc), acc=acc)
-        cases.append(Case(name, text,
+        cases.append(Case(name,
+                          filled_matmul_program(name, km, kn, kk, t, acc),
                           [("a", (km, kk), t, unit), ("b", (kk, kn), t, unit)],
                           ((km, kn), acc),
                           lambda x, km=km: matmul_reference(x[0], x[1], km, kn,
@@ -943,16 +940,8 @@ def cases_for(target):
                           ("prefetch_two_buffers",
                            "stages=2 tile-m=64 tile-n=64 subgroups-m=2 "
                            "subgroups-n=2")):
-        text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
-  %%zero = arith.constant 0.0 : %(acc)s
-  %%e = tensor.empty() : %(c)s
-  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
-  %%r = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
-  return %%r : %(c)s
-}
-""" % dict(name=name, a=tensor((fm, fk), t), b=tensor((fk, fn), t),
-           c=tensor((fm, fn), acc), acc=acc)
-        cases.append(Case(name, text,
+        cases.append(Case(name,
+                          filled_matmul_program(name, fm, fn, fk, t, acc),
                           [("a", (fm, fk), t, unit), ("b", (fk, fn), t, unit)],
                           ((fm, fn), acc),
                           lambda x, fm=fm, fn=fn, fk=fk: matmul_reference(
