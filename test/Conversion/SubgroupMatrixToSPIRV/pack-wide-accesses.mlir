@@ -2,6 +2,9 @@
 // The packed kernel (the first case) serializes to a valid binary.
 // RUN: sed -n '1,/^\/\/ -----/p' %s | sm-opt --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.spv
+// So does the second (word indices divided term by term).
+// RUN: awk '/^\/\/ -----/ { n++; next } n == 1' %s | sm-opt --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.offsets.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.offsets.spv
 
 // A buffer copied 8 f16 at a time becomes an array of 128-bit words: one
 // 128-bit load and store per copy, and the matrix load addresses words.
