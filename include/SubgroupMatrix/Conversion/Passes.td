@@ -179,6 +179,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       one step at a time, between two barriers, and with `prefetch=1` it
       loads the next step into registers before multiplying this one, as
       two stages do, but stores it into the same buffer after a barrier;
+    - the accumulators start from zero and C (which `linalg.matmul`
+      accumulates into) is added as they are stored, a row of result
+      matrices at a time, so that C takes no registers through the K loop;
+      `preload-c=1` loads C into them before the loop instead;
     - with `vector-width=W`, each invocation copies W consecutive elements
       at once (`vector.load`/`vector.store` of 64 or 128 bits, which the
       Vulkan lowering turns into single wide accesses); where rows are no
@@ -241,6 +245,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
     Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
            "With one stage, load the next K step into registers before "
            "multiplying this one (1) or after (0); -1: target default">,
+    Option<"preloadC", "preload-c", "int64_t", /*default=*/"-1",
+           "Start the accumulators from C loaded before the K loop (1), or "
+           "from zero with C added as they are stored (0); -1: target "
+           "default (0)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",
@@ -376,6 +384,10 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
            "With one stage, load the next K step into registers before "
            "multiplying this one (1) or after (0); -1: target default">,
+    Option<"preloadC", "preload-c", "int64_t", /*default=*/"-1",
+           "Start the accumulators from C loaded before the K loop (1), or "
+           "from zero with C added as they are stored (0); -1: target "
+           "default (0)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",

@@ -7,9 +7,10 @@
 // then read as matrices. Static sizes are built into the kernel, and bounds
 // checks are emitted only where a dimension is not a multiple of its tile;
 // a size known only at run time is a kernel argument and always checked.
-// Batches run along the grid's z dimension; the
-// epilogue runs on the accumulators, as subgroup_matrix.map where whole
-// matrices can take it, else element by element on the way out.
+// Batches run along the grid's z dimension. The accumulators start from
+// zero even when C is read: C is added on the way out, and so is the
+// epilogue, as subgroup_matrix.map where whole matrices can take it, else
+// element by element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,8 +200,23 @@ private:
   void multiplyStep(Value aStage, Value bStage,
                     MutableArrayRef<Value> accumulators);
 
+  /// The accumulators before the first K step: C's matrices with
+  /// `preload-c`, else splats of the fill value or of zero.
   SmallVector<Value> initAccumulators();
+  /// Whether C is read and added to the accumulators as they are stored.
+  bool addsCAfterLoop() const {
+    return problem.accumulates() && !tiling.preloadC;
+  }
+  /// Stores the accumulators to the output, with C added when it is read
+  /// and the epilogue applied.
   void storeAccumulators(ArrayRef<Value> accumulators);
+  /// The same, for a tile inside C: whole matrices, the epilogue as maps.
+  void storeWholeMatrices(ArrayRef<Value> accumulators);
+  /// The same, through the subgroup's scratch, element by element within
+  /// the bounds of C, the epilogue on scalars.
+  void storeThroughScratch(ArrayRef<Value> accumulators);
+  /// `lhs + rhs` for two scalars of the result's storage type.
+  Value addAccumulator(Value lhs, Value rhs);
   /// The offset in C of result matrix (i, j) of this subgroup.
   Value resultRow(int64_t i) { return add(subgroupRow, i * config.getM()); }
   Value resultColumn(int64_t j) {
@@ -209,14 +225,20 @@ private:
   /// Whether C needs bounds checks (some workgroup tile crosses its edge;
   /// a split-K workspace has whole tiles of rows).
   bool hasRaggedResult() const {
-    bool raggedRows = problem.outputRowsPerPart == 0 &&
-                      (problem.hasDynamicM() || problem.m % tiling.tileM);
-    return raggedRows || problem.hasDynamicN() || problem.n % tiling.tileN;
+    return hasRaggedRows() || problem.hasDynamicN() || problem.n % tiling.tileN;
   }
-  /// Whether the epilogue runs as subgroup_matrix.map on whole result
-  /// matrices: every tile lies inside C, every operand is a full matrix and
-  /// the target has the result types of every step.
-  bool canMapEpilogue() const;
+  bool hasRaggedRows() const {
+    return problem.outputRowsPerPart == 0 &&
+           (problem.hasDynamicM() || problem.m % tiling.tileM);
+  }
+  /// Whether the epilogue can run as subgroup_matrix.map on whole result
+  /// matrices: every operand is a full matrix and the target has the result
+  /// types of every step.
+  bool epilogueMapsOnMatrices() const;
+  /// Whether every workgroup can: the above, and every tile lies inside C.
+  bool canMapEpilogue() const {
+    return !hasRaggedResult() && epilogueMapsOnMatrices();
+  }
   /// Whether results go through this subgroup's scratch (element by
   /// element, with bounds, and the epilogue on scalars).
   bool storesThroughScratch() const {
@@ -231,12 +253,19 @@ private:
                         function_ref<void(Value scratchAddress, Value globalRow,
                                           Value globalColumn, Value inBounds)>
                             body);
-  /// Copies result matrix (row, column) of C from global memory into this
-  /// subgroup's scratch, element by element, within the bounds of C.
+  /// The elements of result matrix (row, column) of C that this invocation
+  /// moves through the scratch (forEachScratchElement's order), zero
+  /// outside C.
+  SmallVector<Value> loadResultElements(Value row, Value column);
+  /// Copies result matrix (row, column) of C into this subgroup's scratch,
+  /// element by element, zero outside C.
   void loadResultThroughScratch(Value row, Value column);
   /// Copies this subgroup's scratch to result matrix (row, column) of the
-  /// output, element by element, within its bounds, through the epilogue.
-  void storeResultThroughScratch(Value row, Value column);
+  /// output, element by element, within its bounds, adding `cElements`
+  /// (from loadResultElements; empty when C is not read) and applying the
+  /// epilogue.
+  void storeResultThroughScratch(Value row, Value column,
+                                 ArrayRef<Value> cElements);
   /// The epilogue on one element at (`row`, `column`) of the result.
   Value applyEpilogueToElement(Value value, Value row, Value column);
   /// The epilogue on result matrix (`row`, `column`), as maps.
@@ -757,26 +786,39 @@ void ContractionKernelEmitter::forEachScratchElement(
   }
 }
 
-void ContractionKernelEmitter::loadResultThroughScratch(Value row,
-                                                        Value column) {
+SmallVector<Value> ContractionKernelEmitter::loadResultElements(Value row,
+                                                                Value column) {
+  SmallVector<Value> elements;
   forEachScratchElement(
       row, column,
-      [&](Value scratchAddress, Value globalRow, Value globalColumn,
-          Value inBounds) {
-        // Out of bounds, read the slice's first element and replace it by zero.
+      [&](Value, Value globalRow, Value globalColumn, Value inBounds) {
+        // No branch, so that the loads can all be in flight at once: out of
+        // bounds, read the slice's first element and replace it by zero.
         Value address = add(mul(globalRow, nValue), globalColumn);
         Value safeAddress =
             add(cBatchBase,
                 arith::SelectOp::create(b, loc, inBounds, address, index(0)));
         Value value = memref::LoadOp::create(b, loc, c, safeAddress);
-        value = arith::SelectOp::create(b, loc, inBounds, value,
-                                        zeroOf(value.getType()));
-        memref::StoreOp::create(b, loc, value, scratch, scratchAddress);
+        elements.push_back(arith::SelectOp::create(b, loc, inBounds, value,
+                                                   zeroOf(value.getType())));
       });
+  return elements;
 }
 
-void ContractionKernelEmitter::storeResultThroughScratch(Value row,
-                                                         Value column) {
+void ContractionKernelEmitter::loadResultThroughScratch(Value row,
+                                                        Value column) {
+  SmallVector<Value> elements = loadResultElements(row, column);
+  unsigned element = 0;
+  forEachScratchElement(row, column,
+                        [&](Value scratchAddress, Value, Value, Value) {
+                          memref::StoreOp::create(b, loc, elements[element++],
+                                                  scratch, scratchAddress);
+                        });
+}
+
+void ContractionKernelEmitter::storeResultThroughScratch(
+    Value row, Value column, ArrayRef<Value> cElements) {
+  unsigned element = 0;
   forEachScratchElement(
       row, column,
       [&](Value scratchAddress, Value globalRow, Value globalColumn,
@@ -785,6 +827,8 @@ void ContractionKernelEmitter::storeResultThroughScratch(Value row,
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         Value value = memref::LoadOp::create(b, loc, scratch, scratchAddress);
+        if (!cElements.empty())
+          value = addAccumulator(value, cElements[element++]);
         value = applyEpilogueToElement(value, globalRow, globalColumn);
         Value address =
             add(outputBatchBase, add(mul(globalRow, nValue), globalColumn));
@@ -834,9 +878,7 @@ Value ContractionKernelEmitter::applyEpilogueToElement(Value value, Value row,
   return value;
 }
 
-bool ContractionKernelEmitter::canMapEpilogue() const {
-  if (hasRaggedResult())
-    return false;
+bool ContractionKernelEmitter::epilogueMapsOnMatrices() const {
   MLIRContext *context = problem.op->getContext();
   bool isUnsigned = problem.resultComponent.isUnsignedInteger();
   auto resultOf = [&](Type storage) -> SubgroupMatrixTypeInterface {
@@ -908,63 +950,134 @@ Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
 }
 
 SmallVector<Value> ContractionKernelEmitter::initAccumulators() {
-  MLIRContext *context = b.getContext();
   int64_t fm = config.getM(), fn = config.getN();
   auto resultType =
-      ResultMatrixType::get(context, fm, fn, problem.resultComponent);
-  SmallVector<Value> accumulators;
-  if (problem.fillValue) {
-    // The fill value, as the scalar type that splat takes.
-    Type scalarType = getScalarType(problem.resultComponent);
-    Attribute value = problem.fillValue;
-    if (auto integer = dyn_cast<IntegerAttr>(value))
-      value = IntegerAttr::get(scalarType, integer.getValue().sextOrTrunc(32));
-    Value scalar = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
-    Value splat = SplatOp::create(b, loc, resultType, scalar);
-    accumulators.assign(blockM * blockN, splat);
+      ResultMatrixType::get(b.getContext(), fm, fn, problem.resultComponent);
+  if (problem.accumulates() && tiling.preloadC) {
+    SmallVector<Value> accumulators;
+    for (int64_t i = 0; i < blockM; ++i) {
+      for (int64_t j = 0; j < blockN; ++j) {
+        Value row = add(rowBase, resultRow(i));
+        Value column = add(columnBase, resultColumn(j));
+        if (!hasRaggedResult()) {
+          Value offset = add(cBatchBase, add(mul(row, nValue), column));
+          accumulators.push_back(LoadOp::create(
+              b, loc, resultType, c, ValueRange{offset}, nValue, false));
+          continue;
+        }
+        loadResultThroughScratch(row, column);
+        gpu::BarrierOp::create(b, loc);
+        accumulators.push_back(LoadOp::create(
+            b, loc, resultType, scratch, ValueRange{mul(subgroupId, fm * fn)},
+            index(fn), false));
+        gpu::BarrierOp::create(b, loc);
+      }
+    }
     return accumulators;
   }
-  for (int64_t i = 0; i < blockM; ++i) {
-    for (int64_t j = 0; j < blockN; ++j) {
-      Value row = add(rowBase, resultRow(i));
-      Value column = add(columnBase, resultColumn(j));
-      if (!hasRaggedResult()) {
-        Value offset = add(cBatchBase, add(mul(row, nValue), column));
-        accumulators.push_back(LoadOp::create(
-            b, loc, resultType, c, ValueRange{offset}, nValue, false));
-        continue;
-      }
-      loadResultThroughScratch(row, column);
-      gpu::BarrierOp::create(b, loc);
-      accumulators.push_back(LoadOp::create(
-          b, loc, resultType, scratch, ValueRange{mul(subgroupId, fm * fn)},
-          index(fn), false));
-      gpu::BarrierOp::create(b, loc);
-    }
-  }
-  return accumulators;
+  // Otherwise the accumulators start from a splat, and C, when it is read,
+  // is added as they are stored (storeAccumulators), so that its matrices
+  // are not live through the K loop beside them. Loaded up front, they cost
+  // the 8x4 blocks of f16 accumulators on the H100 their registers (255 and
+  // a spill, against 227 from zero; docs/performance.md).
+  Type scalarType = getScalarType(problem.resultComponent);
+  Attribute value = problem.fillValue;
+  if (!value)
+    value = b.getZeroAttr(scalarType);
+  // The fill value, as the scalar type that splat takes.
+  if (auto integer = dyn_cast<IntegerAttr>(value))
+    value = IntegerAttr::get(scalarType, integer.getValue().sextOrTrunc(32));
+  Value scalar = arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  Value splat = SplatOp::create(b, loc, resultType, scalar);
+  return SmallVector<Value>(blockM * blockN, splat);
+}
+
+Value ContractionKernelEmitter::addAccumulator(Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
 }
 
 void ContractionKernelEmitter::storeAccumulators(ArrayRef<Value> accumulators) {
-  int64_t fm = config.getM(), fn = config.getN();
+  if (!storesThroughScratch())
+    return storeWholeMatrices(accumulators);
+  // A static size under its tile leaves no tile inside C.
+  bool hasInnerTiles = (problem.hasDynamicM() || problem.m >= tiling.tileM) &&
+                       (problem.hasDynamicN() || problem.n >= tiling.tileN);
+  if (!hasRaggedResult() || !hasInnerTiles || !epilogueMapsOnMatrices())
+    return storeThroughScratch(accumulators);
+  // Only workgroups at the edges of C need the scratch: a tile inside C
+  // stores whole matrices. The condition is the same for the whole
+  // workgroup, so the matrix operations and barriers of both branches stay
+  // in uniform control flow.
+  auto fitsIn = [&](Value base, int64_t tile, Value size) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                 add(base, tile), size);
+  };
+  Value inside = fitsIn(columnBase, tiling.tileN, nValue);
+  if (hasRaggedRows())
+    inside = both(fitsIn(rowBase, tiling.tileM, mValue), inside);
+  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  storeWholeMatrices(accumulators);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  storeThroughScratch(accumulators);
+}
+
+void ContractionKernelEmitter::storeWholeMatrices(
+    ArrayRef<Value> accumulators) {
   for (int64_t i = 0; i < blockM; ++i) {
+    // C's part of a whole row of result matrices is loaded before any of
+    // them is stored: C may be the output, so the driver cannot move a load
+    // of C above a store to it, and loads issued one after each store would
+    // wait out the memory latency once per matrix.
+    SmallVector<Value> cMatrices;
+    for (int64_t j = 0; j < blockN && addsCAfterLoop(); ++j) {
+      Value row = add(rowBase, resultRow(i));
+      Value column = add(columnBase, resultColumn(j));
+      Value offset = add(cBatchBase, add(mul(row, nValue), column));
+      cMatrices.push_back(LoadOp::create(b, loc, accumulators.front().getType(),
+                                         c, ValueRange{offset}, nValue,
+                                         /*col_major=*/false));
+    }
     for (int64_t j = 0; j < blockN; ++j) {
       Value acc = accumulators[i * blockN + j];
       Value row = add(rowBase, resultRow(i));
       Value column = add(columnBase, resultColumn(j));
-      if (!storesThroughScratch()) {
-        Value offset = add(outputBatchBase, add(mul(row, nValue), column));
-        if (!problem.epilogue.empty())
-          acc = applyEpilogueToMatrix(acc, row, column);
-        StoreOp::create(b, loc, acc, output, ValueRange{offset}, nValue, false);
-        continue;
-      }
-      // Edge workgroups must not write outside C, and a result matrix
-      // cannot be stored partially: it goes through workgroup memory.
-      StoreOp::create(b, loc, acc, scratch,
+      if (addsCAfterLoop())
+        acc = createMap(b, loc, acc.getType(), {acc, cMatrices[j]},
+                        [&](Value, Value, ValueRange elements) {
+                          return addAccumulator(elements[0], elements[1]);
+                        });
+      if (!problem.epilogue.empty())
+        acc = applyEpilogueToMatrix(acc, row, column);
+      Value offset = add(outputBatchBase, add(mul(row, nValue), column));
+      StoreOp::create(b, loc, acc, output, ValueRange{offset}, nValue,
+                      /*col_major=*/false);
+    }
+  }
+}
+
+void ContractionKernelEmitter::storeThroughScratch(
+    ArrayRef<Value> accumulators) {
+  int64_t fm = config.getM(), fn = config.getN();
+  for (int64_t i = 0; i < blockM; ++i) {
+    // As for whole matrices, C's elements for a row of result matrices are
+    // all loaded before the first store.
+    SmallVector<SmallVector<Value>> cElements;
+    for (int64_t j = 0; j < blockN && addsCAfterLoop(); ++j)
+      cElements.push_back(loadResultElements(add(rowBase, resultRow(i)),
+                                             add(columnBase, resultColumn(j))));
+    for (int64_t j = 0; j < blockN; ++j) {
+      // A result matrix cannot be stored partially: it goes through
+      // workgroup memory, and element by element within C.
+      StoreOp::create(b, loc, accumulators[i * blockN + j], scratch,
                       ValueRange{mul(subgroupId, fm * fn)}, index(fn), false);
       gpu::BarrierOp::create(b, loc);
-      storeResultThroughScratch(row, column);
+      storeResultThroughScratch(
+          add(rowBase, resultRow(i)), add(columnBase, resultColumn(j)),
+          addsCAfterLoop() ? ArrayRef(cElements[j]) : ArrayRef<Value>());
       gpu::BarrierOp::create(b, loc);
     }
   }

@@ -395,6 +395,7 @@ struct LinalgToGPUPass
     requested.padding = padding;
     requested.stages = stages;
     requested.prefetch = prefetch;
+    requested.preloadC = preloadC;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     requested.splitK = splitK;

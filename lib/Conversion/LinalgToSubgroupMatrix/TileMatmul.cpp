@@ -397,6 +397,7 @@ struct TileMatmulPass
     requested.padding = padding;
     requested.stages = stages;
     requested.prefetch = prefetch;
+    requested.preloadC = preloadC;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     TuningTableOption tuningOption;

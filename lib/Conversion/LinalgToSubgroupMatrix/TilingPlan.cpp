@@ -125,6 +125,8 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
     tiling.stages = vulkan || emulated ? 1 : 2;
   if (tiling.prefetch < 0)
     tiling.prefetch = tiling.stages == 2 ? 1 : 0;
+  if (tiling.preloadC < 0)
+    tiling.preloadC = 0;
   if (!tiling.vectorWidth)
     tiling.vectorWidth = vulkan ? 16 / elementBytes : 1;
   // Groups of 8 tile rows: 273.7 against 268.7 TFLOP/s at 4096^3 and 292.9
@@ -177,6 +179,9 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   if (tiling.prefetch != 0 && tiling.prefetch != 1)
     return fail(llvm::formatv("prefetch = {0}; only 0 and 1 are supported",
                               tiling.prefetch));
+  if (tiling.preloadC != 0 && tiling.preloadC != 1)
+    return fail(llvm::formatv("preload-c = {0}; only 0 and 1 are supported",
+                              tiling.preloadC));
   if (tiling.stages == 2 && !tiling.prefetch)
     return fail("two stages always load the next step before multiplying "
                 "this one; prefetch = 0 needs stages = 1");

@@ -3,6 +3,7 @@
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 stages=3" %s 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 prefetch=2" %s 2>&1 | FileCheck %s --check-prefix=PREFETCH
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 stages=2 prefetch=0" %s 2>&1 | FileCheck %s --check-prefix=NO-PREFETCH
+// RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 preload-c=2" %s 2>&1 | FileCheck %s --check-prefix=PRELOAD
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 tile-m=256 tile-n=256 subgroups-m=4 subgroups-n=4 stages=2" %s 2>&1 | FileCheck %s --check-prefix=MEMORY
 // RUN: not sm-opt --sm-tile-matmul="target=apple-m1 tile-m=64 tile-n=64 tile-k=32 padding=0" %S/Inputs/ragged-f32-f32.mlir 2>&1 | FileCheck %s --check-prefix=METAL
 // RUN: not sm-opt --sm-tile-matmul="target=nvidia-h100 vector-width=3" %s 2>&1 | FileCheck %s --check-prefix=WIDTH
@@ -12,6 +13,7 @@
 // DEPTH: tile-k = 24 is not a multiple of the matrix depth K = 16
 // STAGES: stages = 3; only 1 and 2 are supported
 // PREFETCH: prefetch = 2; only 0 and 1 are supported
+// PRELOAD: preload-c = 2; only 0 and 1 are supported
 // NO-PREFETCH: two stages always load the next step before multiplying this one; prefetch = 0 needs stages = 1
 // MEMORY: the tiling needs 74752 bytes of workgroup memory, more than the 49152 a kernel may use on target 'nvidia-h100'
 // METAL: the tiling needs 33792 bytes of workgroup memory, more than the 32768 a kernel may use on target 'apple-m1'

@@ -136,9 +136,38 @@ func.func @conv(%x: memref<2x4x4x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<
 // CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:{M*K}:random", "f16:{K*N}:random", "f32:{M*N}:random"], check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,b-col-major,acc=2", grid = "{ceildiv(N,128)},{ceildiv(M,128)},1", sizes = ["M", "N", "K"]}
 // CHECK: %[[KPLUS:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK: %[[STEPS:.*]] = arith.divui %[[KPLUS]], %{{.*}} : index
-// CHECK: arith.cmpi ult, %{{.*}}, %[[N]] : index
 // CHECK-NOT: vector.load
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[STEPS]]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK-NOT: vector.load
+// CHECK: scf.yield
+// Out of the loop, a workgroup whose tile lies inside C (a condition the
+// same for all its invocations) stores whole matrices, C's added a row of
+// them at a time.
+// CHECK: %[[COLUMNS_FIT:.*]] = arith.cmpi ule, %{{.*}}, %[[N]] : index
+// CHECK: %[[ROWS_FIT:.*]] = arith.cmpi ule, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: %[[INSIDE:.*]] = arith.andi %[[ROWS_FIT]], %[[COLUMNS_FIT]] : i1
+// CHECK-NEXT: scf.if %[[INSIDE]] {
+// CHECK-COUNT-4: subgroup_matrix.load %{{.*}} stride %[[N]] : memref<?xf32> -> !subgroup_matrix.result<16x16xf32>
+// CHECK: subgroup_matrix.map
+// CHECK: subgroup_matrix.store %{{.*}} stride %[[N]] : !subgroup_matrix.result<16x16xf32>, memref<?xf32>
+// CHECK: } else {
+// Others go through the scratch: the elements of C this invocation adds
+// are loaded first, without a branch (out of bounds, from a clamped address
+// and replaced by zero); then each result element within M and N is read
+// from the subgroup's scratch, C's element added and the sum stored.
+// CHECK: %[[COLUMN_OK:.*]] = arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK-NEXT: %[[ROW_OK:.*]] = arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: %[[OK:.*]] = arith.andi %[[ROW_OK]], %[[COLUMN_OK]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[OK]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[LOADED:.*]] = memref.load %[[GC:.*]][%{{.*}}] : memref<?xf32>
+// CHECK-NEXT: %[[OLD:.*]] = arith.select %[[OK]], %[[LOADED]], %{{.*}} : f32
+// CHECK-NOT: scf.if
+// CHECK: subgroup_matrix.store %{{.*}}, %{{.*}} : !subgroup_matrix.result<16x16xf32>, memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.if %[[OK]]
+// CHECK-NEXT: %[[PRODUCT:.*]] = memref.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[PRODUCT]], %[[OLD]] : f32
+// CHECK: memref.store %[[SUM]], %[[GC]][%{{.*}}] : memref<?xf32>
 // CHECK-LABEL: func.func @all_dynamic
 // CHECK-SAME: (%[[A:.*]]: memref<?x?xf16>, %[[B:.*]]: memref<?x?xf16>, %[[C:.*]]: memref<?x?xf32>)
 // CHECK-DAG: %[[HM:.*]] = memref.dim %[[A]], %c0{{.*}} : memref<?x?xf16>

@@ -1,6 +1,7 @@
 // RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 stages=2" --split-input-file %s | FileCheck %s
 // RUN: sm-opt --sm-tile-matmul=target=nvidia-h100 %s --split-input-file | FileCheck %s --check-prefix=ONE-STAGE
 // RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 prefetch=1" %s --split-input-file | FileCheck %s --check-prefix=PREFETCH
+// RUN: sm-opt --sm-tile-matmul="target=nvidia-h100 preload-c=1" %s --split-input-file | FileCheck %s --check-prefix=PRELOAD
 
 // A 256x256x128 f16 -> f32 matmul with the H100 defaults: 128x128 workgroup
 // tiles of 2x2 subgroups, each owning 4x4 result matrices of 16x16; K steps
@@ -41,19 +42,37 @@
 // PREFETCH: gpu.barrier
 // PREFETCH-NEXT: scf.yield
 
+// With preload-c=1 the accumulators start as C's matrices, loaded before
+// the loop, and are stored as they leave it.
+// PRELOAD-LABEL: gpu.func @matmul
+// PRELOAD-SAME: (%{{.*}}: memref<32768xf16>, %{{.*}}: memref<32768xf16>, %[[GC:.*]]: memref<65536xf32>)
+// PRELOAD: %[[C0:.*]] = subgroup_matrix.load %[[GC]]
+// PRELOAD-COUNT-15: subgroup_matrix.load %[[GC]]
+// PRELOAD: %[[ACC:.*]]:16 = scf.for %{{.*}} iter_args(%{{.*}} = %[[C0]],
+// PRELOAD: scf.yield
+// PRELOAD-NOT: subgroup_matrix.load
+// PRELOAD-NOT: subgroup_matrix.map
+// PRELOAD: subgroup_matrix.store %[[ACC]]#0, %[[GC]]
+// PRELOAD-COUNT-15: subgroup_matrix.store %[[ACC]]#{{[0-9]+}}, %[[GC]]
+// PRELOAD-NEXT: gpu.return
+
 // CHECK-LABEL: gpu.module @matmul_kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">}
 // CHECK: gpu.func @matmul(%[[GA:.*]]: memref<32768xf16>, %[[GB:.*]]: memref<32768xf16>, %[[GC:.*]]: memref<65536xf32>)
 // CHECK-SAME: workgroup(%[[SA:.*]] : memref<10240xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8704xf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:32768:random", "f16:32768:random", "f32:65536:random"], check = "gemm:M=256,N=256,K=128,A=0,B=1,C=2,acc=2", grid = array<i32: 2, 2, 1>}
-// The accumulators start as C (linalg.matmul accumulates).
-// CHECK-COUNT-16: subgroup_matrix.load %[[GC]][%{{.*}}] stride %{{.*}} : memref<65536xf32> -> !subgroup_matrix.result<16x16xf32>
+// The accumulators start from zero although linalg.matmul accumulates: C
+// is added after the loop, so that its matrices do not hold registers
+// through it.
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = subgroup_matrix.splat %[[ZERO]] : f32 -> !subgroup_matrix.result<16x16xf32>
+// CHECK-NOT: subgroup_matrix.load %[[GC]]
 // The first K step is copied before the loop.
 // CHECK: vector.load %[[GA]]
 // CHECK: vector.store %{{.*}}, %[[SA]]
 // CHECK: gpu.barrier
-// CHECK: %[[ACC:.*]]:16 = scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: %[[ACC:.*]]:16 = scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[INIT]], {{.*}}%{{.*}} = %[[INIT]])
 // The next step is loaded while this one multiplies.
 // CHECK: %[[NEXT:.*]] = arith.minui
 // CHECK: vector.load %[[GA]]
@@ -107,8 +126,28 @@
 // CHECK: vector.store %{{.*}}, %[[SB]]
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
-// The accumulators are stored once, after the loop.
-// CHECK-COUNT-16: subgroup_matrix.store %[[ACC]]#{{[0-9]+}}, %[[GC]]
+// After the loop, per row of result matrices, C's four are loaded before
+// any is stored (C is the output: a load after a store could not be moved
+// above it), then each is added to its accumulator and stored in its place.
+// CHECK: %[[C0:.*]] = subgroup_matrix.load %[[GC]][%[[OFFSET:.*]]] stride %{{.*}} : memref<65536xf32> -> !subgroup_matrix.result<16x16xf32>
+// CHECK: %[[C1:.*]] = subgroup_matrix.load %[[GC]]
+// CHECK: %[[C2:.*]] = subgroup_matrix.load %[[GC]]
+// CHECK: %[[C3:.*]] = subgroup_matrix.load %[[GC]]
+// CHECK-NOT: subgroup_matrix.store
+// CHECK: %[[SUM:.*]] = subgroup_matrix.map %[[ACC]]#{{[0-9]+}}, %[[C0]]
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[X:.*]]: f32, %[[Y:.*]]: f32):
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: subgroup_matrix.yield %[[ADD]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: subgroup_matrix.store %[[SUM]], %[[GC]][%[[OFFSET]]]
+// CHECK: subgroup_matrix.map %[[ACC]]#{{[0-9]+}}, %[[C1]]
+// CHECK: subgroup_matrix.map %[[ACC]]#{{[0-9]+}}, %[[C2]]
+// CHECK: subgroup_matrix.map %[[ACC]]#{{[0-9]+}}, %[[C3]]
+// CHECK: subgroup_matrix.store %{{.*}}, %[[GC]]
+// The next row's four loads come after the last store of this one.
+// CHECK-NOT: subgroup_matrix.store
+// CHECK-COUNT-4: subgroup_matrix.load %[[GC]]
+// CHECK-COUNT-12: subgroup_matrix.store %{{.*}}, %[[GC]]
 // CHECK-NEXT: gpu.return
 // CHECK-LABEL: func.func @square
 // CHECK-SAME: (%[[A:.*]]: memref<256x128xf16>, %[[B:.*]]: memref<128x256xf16>, %[[C:.*]]: memref<256x256xf32>)

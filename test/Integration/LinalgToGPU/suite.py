@@ -100,6 +100,24 @@ def filled_matmul_program(name, m, n, k, t, acc):
            c=tensor((m, n), acc), acc=acc)
 
 
+def accumulating_matmul_case(name, m, n, k, t, acc, unit, options=""):
+    """A product on memrefs that accumulates into C (random, so a result
+    that misses C or an element left unwritten shows)."""
+    text = """func.func @%(name)s(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
+  return
+}
+""" % dict(name=name, a=memref((m, k), t), b=memref((k, n), t),
+           c=memref((m, n), acc))
+    return Case(name, text,
+                [("a", (m, k), t, unit), ("b", (k, n), t, unit),
+                 ("c", (m, n), acc, unit)],
+                None,
+                lambda x: [p + c for p, c in zip(
+                    matmul_reference(x[0], x[1], m, n, k), x[2])],
+                1e-3, options=options)
+
+
 def matmul_reference(a, b, m, n, k, transposed_a=False, transposed_b=False,
                      batch=1, a_batched=True):
     """C[b][i][j] = sum A * B in double precision, row-major flat lists."""
@@ -627,6 +645,19 @@ def cases_for(target):
                           x[0], x[1], m, n, k, True, True), x[2])],
                       1e-3))
 
+    # C read by the product: added to the accumulators as they are stored
+    # (the default), or loaded into them before the K loop (preload-c=1);
+    # through whole result matrices where the tiles divide C, element by
+    # element through the scratch where they do not.
+    for name, (pm, pn, pk), options in (
+            ("accumulate_whole_tiles", (128, 128, 64),
+             "tile-m=64 tile-n=64 subgroups-m=2 subgroups-n=2"),
+            ("preload_c_whole_tiles", (128, 128, 64),
+             "tile-m=64 tile-n=64 subgroups-m=2 subgroups-n=2 preload-c=1"),
+            ("preload_c_ragged", (m, n, k), "preload-c=1")):
+        cases.append(accumulating_matmul_case(name, pm, pn, pk, t, acc, unit,
+                                              options))
+
     # A batch of 3 with B transposed (as attention's Q K^T is written).
     bm, bn, bk, batch = 48, 40, 64, 3
     text = """func.func @batch_matmul(%%a: %(a)s, %%b: %(b)s) -> %(c)s {
@@ -783,20 +814,8 @@ def cases_for(target):
     # and a batch of 12.
     for sm_ in (1, 7, 16):
         sn, sk = 200, 96
-        text = """func.func @small_m(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
-  linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
-  return
-}
-""" % dict(a=memref((sm_, sk), t), b=memref((sk, sn), t),
-           c=memref((sm_, sn), acc))
-        cases.append(Case("small_m_%d" % sm_, text,
-                          [("a", (sm_, sk), t, unit), ("b", (sk, sn), t, unit),
-                           ("c", (sm_, sn), acc, unit)],
-                          None,
-                          lambda x, sm_=sm_, sn=sn, sk=sk: [
-                              p + c for p, c in zip(matmul_reference(
-                                  x[0], x[1], sm_, sn, sk), x[2])],
-                          1e-3))
+        cases.append(accumulating_matmul_case("small_m_%d" % sm_, sm_, sn, sk,
+                                              t, acc, unit))
     bm2, bn2, bk2, batch2 = 16, 32, 32, 12
     text = """func.func @batch12(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
   linalg.batch_matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)

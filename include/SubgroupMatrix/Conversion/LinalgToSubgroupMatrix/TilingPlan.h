@@ -16,8 +16,8 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// How a matmul is tiled. Zero (and -1 for `padding` and `prefetch`) means "the
-/// target's default"; `planTiling` fills those in.
+/// How a matmul is tiled. Zero (and -1 for `padding`, `prefetch` and
+/// `preloadC`) means "the target's default"; `planTiling` fills those in.
 struct MatmulTiling {
   /// The workgroup tile of C and the depth of one K step.
   int64_t tileM = 0, tileN = 0, tileK = 0;
@@ -31,6 +31,10 @@ struct MatmulTiling {
   /// registers before this step is multiplied (1) or after (0); two stages
   /// always do.
   int64_t prefetch = -1;
+  /// Whether the accumulators start as C's matrices, loaded before the K
+  /// loop (1), or from zero with C added as they are stored (0): the first
+  /// waits for C once, the second keeps C out of registers through the loop.
+  int64_t preloadC = -1;
   /// Elements one invocation copies at once from global to workgroup memory.
   int64_t vectorWidth = 0;
   /// Tile rows that consecutive workgroups walk down before the next tile
