@@ -183,6 +183,12 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       accumulates into) is added as they are stored, a row of result
       matrices at a time, so that C takes no registers through the K loop;
       `preload-c=1` loads C into them before the loop instead;
+    - with `stage-b-transposed=1`, a K x N (row-major) B of 8-bit elements
+      is transposed on its way into workgroup memory (each invocation
+      loads blocks of eight rows of four elements and stores each of their
+      four columns as 64 bits), so that its matrices are read column-major,
+      as for a B given N x K: a row-major 8-bit right matrix is the layout
+      the H100's driver loads slowest;
     - with `vector-width=W`, each invocation copies W consecutive elements
       at once (`vector.load`/`vector.store` of 64 or 128 bits, which the
       Vulkan lowering turns into single wide accesses); where rows are no
@@ -249,6 +255,11 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
            "Start the accumulators from C loaded before the K loop (1), or "
            "from zero with C added as they are stored (0); -1: target "
            "default (0)">,
+    Option<"stageBTransposed", "stage-b-transposed", "int64_t",
+           /*default=*/"-1",
+           "Transpose a row-major 8-bit B as it is staged, so that its "
+           "matrices are read column-major (1), or stage it as it is (0); "
+           "-1: target default (0)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",
@@ -388,6 +399,11 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
            "Start the accumulators from C loaded before the K loop (1), or "
            "from zero with C added as they are stored (0); -1: target "
            "default (0)">,
+    Option<"stageBTransposed", "stage-b-transposed", "int64_t",
+           /*default=*/"-1",
+           "Transpose a row-major 8-bit B as it is staged, so that its "
+           "matrices are read column-major (1), or stage it as it is (0); "
+           "-1: target default (0)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Elements each invocation copies at once">,
     Option<"groupM", "group-m", "int64_t", /*default=*/"0",

@@ -61,6 +61,14 @@ struct TileCopy {
   int64_t sharedStride = 0;
   int64_t stageElements = 0;
   int64_t width = 1;
+  /// Whether the tile is transposed on its way into workgroup memory (8-bit
+  /// elements only): each copy is a block of `kTransposedBlockRows` rows of
+  /// `width` elements, stored as its columns, so that the workgroup buffer
+  /// holds `tileCols` rows of `tileRows`.
+  bool transposes = false;
+  /// Per block of a transposing copy, whether this invocation stores it
+  /// (null: always).
+  SmallVector<Value> activeBlocks;
   /// The first element of this workgroup's batch in the global buffer.
   Value batchBase;
   /// An element-wise body applied to every element on its way in (op
@@ -147,10 +155,15 @@ private:
   Type getCopyType(const TileCopy &copy);
 
   LogicalResult planCopy(TileCopy &copy, StringRef operandName);
+  LogicalResult planTransposingCopy(TileCopy &copy, StringRef operandName);
   void computeCopyPositions(TileCopy &copy);
   /// Loads this invocation's share of the tile whose first element is at
   /// (`rowBase`, `columnBase`) of the global matrix.
   LoadedTile loadTile(const TileCopy &copy, Value rowBase, Value columnBase);
+  /// Loads the copied vector at (`globalRow`, `globalColumn`), zero where
+  /// it lies outside the matrix, into `loaded`.
+  void loadVector(const TileCopy &copy, Value globalRow, Value globalColumn,
+                  LoadedTile &loaded);
   /// The `element`s that the 32-bit `word` packs, and the word that packs
   /// `elements` (vectors of at most four, which every path has).
   SmallVector<Value> unpackWord(Value word, Type element);
@@ -189,6 +202,9 @@ private:
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, const LoadedTile &loaded,
                  Value stageOffset);
+  /// `storeTile` for a transposing copy.
+  void storeTransposedTile(const TileCopy &copy, const LoadedTile &loaded,
+                           Value stageOffset);
   Value stageOffset(const TileCopy &copy, Value step);
   /// The tile of C that workgroup (`blockX`, `blockY`) computes: with
   /// `groupM` > 1, workgroups in launch order walk down `groupM` tile rows
@@ -327,6 +343,8 @@ Type ContractionKernelEmitter::getCopyType(const TileCopy &copy) {
 
 LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
                                                  StringRef operandName) {
+  if (copy.transposes)
+    return planTransposingCopy(copy, operandName);
   copy.sharedStride = copy.tileCols + tiling.padding;
   copy.stageElements = copy.tileRows * copy.sharedStride;
   // Vectors must not straddle a row, globally or in the workgroup copy:
@@ -351,7 +369,61 @@ LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
   return success();
 }
 
+LogicalResult
+ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
+                                              StringRef operandName) {
+  // Blocks of eight rows by four columns: loads of 32 bits and stores of
+  // 64, free of bank conflicts with the default padding at K steps of 64
+  // (see computeCopyPositions).
+  copy.width = kTransposedBlockColumns;
+  copy.sharedStride = copy.tileRows + tiling.padding;
+  copy.stageElements = copy.tileCols * copy.sharedStride;
+  if (ShapedType::isDynamic(copy.globalCols) || copy.globalCols % copy.width ||
+      copy.tileCols % copy.width || copy.tileRows % kTransposedBlockRows ||
+      copy.sharedStride % kTransposedBlockRows)
+    return problem.op->emitOpError()
+               << "cannot be tiled: transposing " << operandName
+               << " as it is staged needs its rows (of " << copy.globalCols
+               << " elements), its " << copy.tileRows << "x" << copy.tileCols
+               << " tile and the padded rows in workgroup memory to be "
+                  "multiples of "
+               << copy.width << " columns and " << kTransposedBlockRows
+               << " rows",
+           failure();
+  return success();
+}
+
 void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
+  if (copy.transposes) {
+    // Consecutive invocations take consecutive blocks down the rows: the
+    // block at (8 r, 4 c) stores its columns at 2 r + (4 c + j) * stride / 4
+    // in 32-bit words, so the 16 stores of 64 bits that a subgroup issues at
+    // once fall into distinct banks when four padded rows are 16 words
+    // modulo 32 (80 bytes at K steps of 64).
+    // When the blocks do not split evenly, the invocations past the last
+    // block of the last round load the last block again (a branch-free
+    // load) and store nothing.
+    int64_t blockRows = copy.tileRows / kTransposedBlockRows;
+    int64_t blocks = blockRows * (copy.tileCols / copy.width);
+    int64_t threads = getThreads();
+    for (int64_t first = 0; first < blocks; first += threads) {
+      Value block = add(threadId, first);
+      Value active;
+      if (first + threads > blocks) {
+        active = lessThan(block, blocks);
+        block = arith::MinUIOp::create(b, loc, block, index(blocks - 1));
+      }
+      copy.activeBlocks.push_back(active);
+      Value row = mul(arith::RemUIOp::create(b, loc, block, index(blockRows)),
+                      kTransposedBlockRows);
+      Value column = mul(
+          arith::DivUIOp::create(b, loc, block, index(blockRows)), copy.width);
+      copy.rows.push_back(row);
+      copy.columns.push_back(column);
+      copy.sharedOffsets.push_back(add(mul(column, copy.sharedStride), row));
+    }
+    return;
+  }
   int64_t vectorsPerRow = copy.tileCols / copy.width;
   int64_t threads = getThreads();
   int64_t count = copy.tileRows * vectorsPerRow / threads;
@@ -378,49 +450,55 @@ void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
 LoadedTile ContractionKernelEmitter::loadTile(const TileCopy &copy,
                                               Value rowBase, Value columnBase) {
   LoadedTile loaded;
-  Type copyType = getCopyType(copy);
-  for (auto [row, column] : llvm::zip(copy.rows, copy.columns)) {
-    Value globalRow = add(rowBase, row);
-    Value globalColumn = add(columnBase, column);
-    Value inBounds;
-    if (copy.checkRows())
-      inBounds = lessThan(globalRow, copy.rowsValue);
-    // Vectors never straddle the end of a row (the width divides it).
-    if (copy.checkColumns())
-      inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
-    if (copy.gathers) {
-      loaded.gathered.push_back(
-          loadGatheredVector(copy, globalRow, globalColumn, inBounds));
-      continue;
-    }
-    Value address = add(mul(globalRow, copy.colsValue), globalColumn);
-    // Out of bounds, read the first element of the slice (always there) and
-    // replace it by zero, rather than branch.
-    if (inBounds)
-      address = arith::SelectOp::create(b, loc, inBounds, address, index(0));
-    if (copy.batchBase)
-      address = add(copy.batchBase, address);
-    Value value;
-    if (copy.width == 1) {
-      value = memref::LoadOp::create(b, loc, copy.global, address);
-      if (value.getType() != copyType)
-        value = arith::BitcastOp::create(b, loc, copyType, value);
-    } else {
-      auto vectorType = VectorType::get({copy.width}, copy.storage);
-      Value vector =
-          vector::LoadOp::create(b, loc, vectorType, copy.global, address);
-      value = vector::BitCastOp::create(b, loc, copyType, vector);
-    }
-    // Before the zeroing: padding along K must stay zero whatever the body
-    // makes of zero.
-    if (copy.prologue)
-      value = applyPrologue(copy, value);
-    if (inBounds)
-      value =
-          arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
-    loaded.values.push_back(value);
-  }
+  // A transposing copy loads the rows of its block one at a time.
+  int64_t rowsPerCopy = copy.transposes ? kTransposedBlockRows : 1;
+  for (auto [row, column] : llvm::zip(copy.rows, copy.columns))
+    for (int64_t r = 0; r < rowsPerCopy; ++r)
+      loadVector(copy, add(rowBase, add(row, r)), add(columnBase, column),
+                 loaded);
   return loaded;
+}
+
+void ContractionKernelEmitter::loadVector(const TileCopy &copy, Value globalRow,
+                                          Value globalColumn,
+                                          LoadedTile &loaded) {
+  Type copyType = getCopyType(copy);
+  Value inBounds;
+  if (copy.checkRows())
+    inBounds = lessThan(globalRow, copy.rowsValue);
+  // Vectors never straddle the end of a row (the width divides it).
+  if (copy.checkColumns())
+    inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
+  if (copy.gathers) {
+    loaded.gathered.push_back(
+        loadGatheredVector(copy, globalRow, globalColumn, inBounds));
+    return;
+  }
+  Value address = add(mul(globalRow, copy.colsValue), globalColumn);
+  // Out of bounds, read the first element of the slice (always there) and
+  // replace it by zero, rather than branch.
+  if (inBounds)
+    address = arith::SelectOp::create(b, loc, inBounds, address, index(0));
+  if (copy.batchBase)
+    address = add(copy.batchBase, address);
+  Value value;
+  if (copy.width == 1) {
+    value = memref::LoadOp::create(b, loc, copy.global, address);
+    if (value.getType() != copyType)
+      value = arith::BitcastOp::create(b, loc, copyType, value);
+  } else {
+    auto vectorType = VectorType::get({copy.width}, copy.storage);
+    Value vector =
+        vector::LoadOp::create(b, loc, vectorType, copy.global, address);
+    value = vector::BitCastOp::create(b, loc, copyType, vector);
+  }
+  // Before the zeroing: padding along K must stay zero whatever the body
+  // makes of zero.
+  if (copy.prologue)
+    value = applyPrologue(copy, value);
+  if (inBounds)
+    value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
+  loaded.values.push_back(value);
 }
 
 Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
@@ -665,6 +743,8 @@ Value ContractionKernelEmitter::computeGatheredVector(
 void ContractionKernelEmitter::storeTile(const TileCopy &copy,
                                          const LoadedTile &loaded,
                                          Value stageOffset) {
+  if (copy.transposes)
+    return storeTransposedTile(copy, loaded, stageOffset);
   for (auto [index, offset] : llvm::enumerate(copy.sharedOffsets)) {
     Value value = copy.gathers
                       ? computeGatheredVector(copy, loaded.gathered[index])
@@ -679,6 +759,46 @@ void ContractionKernelEmitter::storeTile(const TileCopy &copy,
     auto vectorType = VectorType::get({copy.width}, copy.storage);
     Value vector = vector::BitCastOp::create(b, loc, vectorType, value);
     vector::StoreOp::create(b, loc, vector, copy.shared, address);
+  }
+}
+
+void ContractionKernelEmitter::storeTransposedTile(const TileCopy &copy,
+                                                   const LoadedTile &loaded,
+                                                   Value stageOffset) {
+  // Each block's rows are words of four elements; column j of the block is
+  // element j of every row, packed into words (SPIR-V has no vectors of
+  // eight bytes) and stored at row j of the buffer.
+  int64_t perWord = 32 / copy.storage.getIntOrFloatBitWidth();
+  auto wordsType =
+      VectorType::get({kTransposedBlockRows / perWord}, b.getI32Type());
+  auto columnType = VectorType::get({kTransposedBlockRows}, copy.storage);
+  for (auto [block, offset] : llvm::enumerate(copy.sharedOffsets)) {
+    OpBuilder::InsertionGuard guard(b);
+    if (Value active = copy.activeBlocks[block]) {
+      auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    SmallVector<SmallVector<Value>> rows;
+    for (int64_t r = 0; r < kTransposedBlockRows; ++r) {
+      Value word = vector::ExtractOp::create(
+          b, loc, loaded.values[block * kTransposedBlockRows + r], 0);
+      rows.push_back(unpackWord(word, copy.storage));
+    }
+    Value base = add(stageOffset, offset);
+    for (int64_t j = 0; j < copy.width; ++j) {
+      SmallVector<Value> words;
+      for (int64_t first = 0; first < kTransposedBlockRows; first += perWord) {
+        SmallVector<Value> elements;
+        for (int64_t r = first; r < first + perWord; ++r)
+          elements.push_back(rows[r][j]);
+        words.push_back(packWord(elements));
+      }
+      Value column = vector::BitCastOp::create(
+          b, loc, columnType,
+          vector::FromElementsOp::create(b, loc, wordsType, words));
+      vector::StoreOp::create(b, loc, column, copy.shared,
+                              add(base, j * copy.sharedStride));
+    }
   }
 }
 
@@ -719,7 +839,9 @@ void ContractionKernelEmitter::multiplyStep(
   Value strideA = index(copyA.sharedStride);
   Value strideB = index(copyB.sharedStride);
   // Loop invariant: where this subgroup's rows of A and columns of B start.
-  bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
+  // B is N x K in workgroup memory when given so or transposed on its way.
+  bool transposedA = problem.a.transposed,
+       transposedB = problem.b.transposed || copyB.transposes;
   Value aBase = transposedA ? add(aStage, subgroupRow)
                             : add(aStage, mul(subgroupRow, copyA.sharedStride));
   Value bBase = transposedB
@@ -1096,6 +1218,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyB.prologue = problem.b.prologue;
   copyA.gathers = problem.a.gathers;
   copyB.gathers = problem.b.gathers;
+  copyB.transposes = tiling.stageBTransposed == 1;
   bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
   copyA.globalRows = transposedA ? problem.k : problem.m;
   copyA.globalCols = transposedA ? problem.m : problem.k;

@@ -396,6 +396,7 @@ struct LinalgToGPUPass
     requested.stages = stages;
     requested.prefetch = prefetch;
     requested.preloadC = preloadC;
+    requested.stageBTransposed = stageBTransposed;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     requested.splitK = splitK;

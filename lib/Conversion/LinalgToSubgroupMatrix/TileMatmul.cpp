@@ -398,6 +398,7 @@ struct TileMatmulPass
     requested.stages = stages;
     requested.prefetch = prefetch;
     requested.preloadC = preloadC;
+    requested.stageBTransposed = stageBTransposed;
     requested.vectorWidth = vectorWidth;
     requested.groupM = groupM;
     TuningTableOption tuningOption;

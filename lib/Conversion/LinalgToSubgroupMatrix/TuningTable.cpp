@@ -24,6 +24,7 @@ static int64_t *getTilingField(MatmulTiling &tiling, StringRef option) {
       .Case("stages", &tiling.stages)
       .Case("prefetch", &tiling.prefetch)
       .Case("preload-c", &tiling.preloadC)
+      .Case("stage-b-transposed", &tiling.stageBTransposed)
       .Case("vector-width", &tiling.vectorWidth)
       .Case("group-m", &tiling.groupM)
       .Case("split-k", &tiling.splitK)
@@ -150,7 +151,8 @@ static bool isDefaultTiling(const MatmulTiling &tiling) {
   return !tiling.tileM && !tiling.tileN && !tiling.tileK &&
          !tiling.subgroupsM && !tiling.subgroupsN && tiling.padding < 0 &&
          !tiling.stages && tiling.prefetch < 0 && tiling.preloadC < 0 &&
-         !tiling.vectorWidth && !tiling.groupM && tiling.splitK <= 1;
+         tiling.stageBTransposed < 0 && !tiling.vectorWidth && !tiling.groupM &&
+         tiling.splitK <= 1;
 }
 
 MatmulTiling mlir::subgroup_matrix::applyTuning(const Contraction &contraction,

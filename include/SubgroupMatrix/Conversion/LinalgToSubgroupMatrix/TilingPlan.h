@@ -16,8 +16,9 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// How a matmul is tiled. Zero (and -1 for `padding`, `prefetch` and
-/// `preloadC`) means "the target's default"; `planTiling` fills those in.
+/// How a matmul is tiled. Zero (and -1 for `padding`, `prefetch`,
+/// `preloadC` and `stageBTransposed`) means "the target's default";
+/// `planTiling` fills those in.
 struct MatmulTiling {
   /// The workgroup tile of C and the depth of one K step.
   int64_t tileM = 0, tileN = 0, tileK = 0;
@@ -35,6 +36,10 @@ struct MatmulTiling {
   /// loop (1), or from zero with C added as they are stored (0): the first
   /// waits for C once, the second keeps C out of registers through the loop.
   int64_t preloadC = -1;
+  /// Whether a row-major (K x N) B of 8-bit elements is transposed as it is
+  /// staged (1), so that its matrices are read from workgroup memory
+  /// column-major, as a B given N x K is, or staged as it is (0).
+  int64_t stageBTransposed = -1;
   /// Elements one invocation copies at once from global to workgroup memory.
   int64_t vectorWidth = 0;
   /// Tile rows that consecutive workgroups walk down before the next tile
@@ -44,6 +49,14 @@ struct MatmulTiling {
   /// that writes a partial product (1: no split).
   int64_t splitK = 1;
 };
+
+/// One block of the copy that transposes an 8-bit B as it is staged
+/// (`stageBTransposed`): rows of B (as many bytes as 64 bits hold, so that
+/// each column of the block is one 64-bit store; the Vulkan lowering
+/// addresses a buffer that subgroup matrices read as 64- or 128-bit words)
+/// by columns (one 32-bit load per row).
+constexpr int64_t kTransposedBlockRows = 8;
+constexpr int64_t kTransposedBlockColumns = 4;
 
 /// The chosen matrix configuration and the complete tiling.
 struct TilingPlan {
