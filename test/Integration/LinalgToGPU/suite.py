@@ -614,33 +614,38 @@ def dequantization_cases(target, t, acc, unit):
     return cases
 
 
-def int8_extended_case(name, m, n, k, options):
-    """8-bit A and B widened to i32 by `extsi` producers and multiplied into
-    a random i32 C (exact: a wrong byte or an unwritten element shows)."""
+def extended_8bit_case(name, m, n, k, signed, options=""):
+    """8-bit A and B widened to 32 bits by `extsi` (or `extui`) producers
+    and multiplied into a random C (exact: a wrong byte, a byte read with
+    the wrong sign or an unwritten element shows)."""
     ident = "affine_map<(d0, d1) -> (d0, d1)>"
     text = """func.func @%(name)s(%%a: memref<%(m)dx%(k)dxi8>, %%b: memref<%(k)dx%(n)dxi8>, %%c: memref<%(m)dx%(n)dxi32>) {
   %%wa = memref.alloc() : memref<%(m)dx%(k)dxi32>
   linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
       ins(%%a : memref<%(m)dx%(k)dxi8>) outs(%%wa : memref<%(m)dx%(k)dxi32>) {
   ^bb0(%%x: i8, %%o: i32):
-    %%y = arith.extsi %%x : i8 to i32
+    %%y = %(ext)s %%x : i8 to i32
     linalg.yield %%y : i32
   }
   %%wb = memref.alloc() : memref<%(k)dx%(n)dxi32>
   linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
       ins(%%b : memref<%(k)dx%(n)dxi8>) outs(%%wb : memref<%(k)dx%(n)dxi32>) {
   ^bb0(%%x: i8, %%o: i32):
-    %%y = arith.extsi %%x : i8 to i32
+    %%y = %(ext)s %%x : i8 to i32
     linalg.yield %%y : i32
   }
   linalg.matmul ins(%%wa, %%wb : memref<%(m)dx%(k)dxi32>, memref<%(k)dx%(n)dxi32>) outs(%%c : memref<%(m)dx%(n)dxi32>)
   return
 }
-""" % dict(name=name, m=m, n=n, k=k, id=ident)
+""" % dict(name=name, m=m, n=n, k=k, id=ident,
+           ext="arith.extsi" if signed else "arith.extui")
+    if signed:
+        byte, acc = ("si8", (-128, 127)), ("si32", (-1000, 1000))
+    else:
+        byte, acc = ("ui8", (0, 255)), ("ui32", (0, 100000))
     return Case(name, text,
-                [("a", (m, k), "si8", (-128, 127)),
-                 ("b", (k, n), "si8", (-128, 127)),
-                 ("c", (m, n), "si32", (-1000, 1000))],
+                [("a", (m, k)) + byte, ("b", (k, n)) + byte,
+                 ("c", (m, n)) + acc],
                 None,
                 lambda x: [int(p) + c for p, c in zip(
                     matmul_reference(x[0], x[1], m, n, k), x[2])],
@@ -1094,7 +1099,8 @@ def cases_for(target):
                  "stage-b-transposed=1"),
                 ("int8_b_staged_transposed_whole_tiles", (128, 128, 128),
                  "stage-b-transposed=1")):
-            cases.append(int8_extended_case(name, im, in_, ik, options))
+            cases.append(extended_8bit_case(name, im, in_, ik, True,
+                                            options))
     # bf16 inputs on tensors, where the target multiplies bf16.
     if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
         fm_, fn_, fk_ = 40, 48, 64
@@ -1117,36 +1123,7 @@ def cases_for(target):
     # Unsigned 8-bit inputs extended by `extui` producers (full range: a
     # signed reading of the bytes would be wrong).
     if target != "apple-m1":
-        um_, un_, uk_ = 32, 48, 64
-        ident = "affine_map<(d0, d1) -> (d0, d1)>"
-        text = """func.func @uint8(%%a: memref<%(m)dx%(k)dxi8>, %%b: memref<%(k)dx%(n)dxi8>, %%c: memref<%(m)dx%(n)dxi32>) {
-  %%wa = memref.alloc() : memref<%(m)dx%(k)dxi32>
-  linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
-      ins(%%a : memref<%(m)dx%(k)dxi8>) outs(%%wa : memref<%(m)dx%(k)dxi32>) {
-  ^bb0(%%x: i8, %%o: i32):
-    %%y = arith.extui %%x : i8 to i32
-    linalg.yield %%y : i32
-  }
-  %%wb = memref.alloc() : memref<%(k)dx%(n)dxi32>
-  linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]}
-      ins(%%b : memref<%(k)dx%(n)dxi8>) outs(%%wb : memref<%(k)dx%(n)dxi32>) {
-  ^bb0(%%x: i8, %%o: i32):
-    %%y = arith.extui %%x : i8 to i32
-    linalg.yield %%y : i32
-  }
-  linalg.matmul ins(%%wa, %%wb : memref<%(m)dx%(k)dxi32>, memref<%(k)dx%(n)dxi32>) outs(%%c : memref<%(m)dx%(n)dxi32>)
-  return
-}
-""" % dict(m=um_, n=un_, k=uk_, id=ident)
-        cases.append(Case("uint8_extended", text,
-                          [("a", (um_, uk_), "ui8", (0, 255)),
-                           ("b", (uk_, un_), "ui8", (0, 255)),
-                           ("c", (um_, un_), "ui32", (0, 100000))],
-                          None,
-                          lambda x: [int(p) + c for p, c in zip(
-                              matmul_reference(x[0], x[1], um_, un_, uk_),
-                              x[2])],
-                          0.0))
+        cases.append(extended_8bit_case("uint8_extended", 32, 48, 64, False))
     # Attention: one flash-attention kernel for the whole program (scores
     # and probabilities never reach memory). Ragged lengths (queries !=
     # keys, neither a multiple of the blocks), a causal mask written with
