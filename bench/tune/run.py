@@ -27,7 +27,8 @@ kernels it spilled into workgroup memory), then runs them: the first
 dispatch is checked element by
 element against a double-precision reference by sm-vulkan-runner, then
 --repeat dispatches are timed (GPU timestamps, median). `report` prints
-every candidate and, with --write, writes the checked winners into
+every candidate (with how many of its workgroups an SM holds at once, and
+whether registers, workgroup memory or invocations limit that) and, with --write, writes the checked winners into
 data/tuning/<target>.tuning with the figures that made them win.
 """
 
@@ -135,6 +136,51 @@ def declared_workgroup_memory(tiled):
                                      int(threads.group(3)))
             return result
     return {}
+
+
+# What one multiprocessor of the target holds, to tell how many workgroups
+# of a candidate run on it at once. Vulkan reports workgroup memory only per
+# workgroup; the 48 KiB per SM of the H100 is measured: the same kernel
+# (253 registers, 128 invocations, so two workgroups by registers) with its
+# workgroup memory padded to 24192 bytes ran in 472.8 us, padded to 24704
+# bytes in 790.1 us (bench/tune, 2026-11-24).
+MULTIPROCESSOR_LIMITS = {
+    "nvidia-h100": {"registers": 65536, "register_unit": 256, "warps": 64,
+                    "workgroups": 32, "workgroup_memory": 48 * 1024},
+}
+
+
+def resident_workgroups(target, candidate):
+    """How many workgroups of the candidate one multiprocessor holds, and
+    what limits it ("registers", "workgroup memory" or "invocations"), from
+    the registers and the workgroup memory the driver reported; None where
+    the target's limits are not known."""
+    limits = MULTIPROCESSOR_LIMITS.get(target)
+    threads = candidate.get("threads")
+    if not limits or not threads or not candidate.get("registers"):
+        return None
+    warps = -(-threads // 32)
+    unit = limits["register_unit"]
+    per_warp = -(-candidate["registers"] * 32 // unit) * unit
+    shared = (candidate.get("shared_bytes") or
+              candidate.get("declared_shared_bytes") or 0)
+    counts = {
+        "registers": limits["registers"] // (per_warp * warps),
+        "workgroup memory": (limits["workgroup_memory"] // shared
+                             if shared else limits["workgroups"]),
+        "invocations": min(limits["warps"] // warps, limits["workgroups"]),
+    }
+    bound = min(counts, key=lambda k: counts[k])
+    return counts[bound], bound
+
+
+def occupancy_text(target, candidate):
+    resident = resident_workgroups(target, candidate)
+    if not resident:
+        return ""
+    count, bound = resident
+    return "%d workgroup%s per SM (%s)" % (count, "s" if count != 1 else "",
+                                          bound)
 
 
 def spilled_bytes(candidate):
@@ -257,9 +303,10 @@ def device(args):
             with open(os.path.join(args.out, "results.json"), "w") as f:
                 json.dump(dict(manifest, gpu=clock), f, indent=1)
             spill = spilled_bytes(candidate)
-            print("%s %-60s %s regs%s %s us %s" % (
+            print("%s %-60s %s regs%s, %s, %s us %s" % (
                 problem["name"], candidate["options"], candidate["registers"],
                 " (+%d B spilled)" % spill if spill else "",
+                occupancy_text(manifest["target"], candidate),
                 candidate["median_us"],
                 "checked" if candidate["checked"] else "FAILED"), flush=True)
     manifest["gpu"] = clock
@@ -297,8 +344,9 @@ def report(args):
                     if c.get("checked") and c.get("median_us")]
         for candidate in sorted(measured, key=lambda c: c["median_us"]):
             spill = spilled_bytes(candidate)
-            print("  %7.1f  %3d regs  %s%s" % (
+            print("  %7.1f  %3d regs  %-32s %s%s" % (
                 rate(problem, candidate), candidate["registers"],
+                occupancy_text(header["target"], candidate),
                 candidate["options"],
                 "  (spills %d bytes per invocation into workgroup memory)" %
                 spill if spill else ""))
@@ -349,14 +397,16 @@ def report(args):
                     "was pruned (%s)" % default["pruned"] if "pruned" in default
                     else "failed its check")
             spill = spilled_bytes(best)
-            f.write("%s %s %dx%dx%d %s %s # %.1f %s, %s; %d registers%s, "
+            occupancy = occupancy_text(header["target"], best)
+            f.write("%s %s %dx%dx%d %s %s # %.1f %s, %s; %d registers%s%s, "
                     "checked\n" % (
                         input_type, acc_type, problem["m"], problem["n"],
                         problem["k"], "bt" if problem["bt"] else "b",
                         best["options"], rate(problem, best), unit, against,
                         best["registers"],
                         " (%d bytes per invocation spilled into workgroup "
-                        "memory)" % spill if spill else ""))
+                        "memory)" % spill if spill else "",
+                        ", " + occupancy if occupancy else ""))
     print("wrote %s (%d lines)" % (path, len(winners)))
     return 0
 
