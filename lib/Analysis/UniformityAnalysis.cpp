@@ -93,9 +93,14 @@ bool UniformityAnalysis::visit(Operation *op) {
   if (isa<FunctionOpInterface>(op) || op->hasTrait<OpTrait::SymbolTable>())
     return false;
 
+  // A loop's results follow its carried values one by one (visitRegionOp),
+  // not all of its operands together: a loop may carry per-invocation
+  // values next to uniform matrices.
+  bool resultsPerCarriedValue = isa<scf::ForOp, scf::WhileOp>(op);
   if (producesInvocationDependentValues(op))
     changed |= markVarying(op->getResults());
-  else if (!producesSubgroupUniformValues(op) && anyVarying(op->getOperands()))
+  else if (!producesSubgroupUniformValues(op) && !resultsPerCarriedValue &&
+           anyVarying(op->getOperands()))
     changed |= markVarying(op->getResults());
   // Values computed in divergent control flow may differ after it
   // reconverges (for example, the last value of a loop that invocations

@@ -69,6 +69,30 @@ gpu.module @kernels {
     gpu.return
   }
 
+  // A uniform loop may carry per-invocation values (a copy loaded ahead)
+  // beside its matrices: only the results they flow into vary.
+  gpu.func @loop_carrying_varying_value(%src: memref<?xf16>, %out: memref<?xf32>, %k: index, %s: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f32
+    %tid = gpu.thread_id x
+    %first = memref.load %src[%tid] : memref<?xf16>
+    %init = subgroup_matrix.splat %zero : f32 -> !C
+    %acc, %ahead = scf.for %i = %c0 to %k step %c16 iter_args(%c = %init, %v = %first) -> (!C, f16) {
+      %a = subgroup_matrix.load %src[%i] stride %s : memref<?xf16> -> !A
+      %b = subgroup_matrix.load %src[%c0] stride %s : memref<?xf16> -> !subgroup_matrix.right<16x16xf16>
+      %d = subgroup_matrix.mma %a, %b, %c : !A, !subgroup_matrix.right<16x16xf16> -> !C
+      %next = memref.load %src[%tid] : memref<?xf16>
+      scf.yield %d, %next : !C, f16
+    }
+    subgroup_matrix.store %acc, %out[%c0] stride %s : !C, memref<?xf32>
+    %offset = arith.fptoui %ahead : f16 to i32
+    %index = arith.index_cast %offset : i32 to index
+    // expected-error @+1 {{'subgroup_matrix.store' op operand #2 may differ between the invocations of a subgroup}}
+    subgroup_matrix.store %acc, %out[%index] stride %s : !C, memref<?xf32>
+    gpu.return
+  }
+
   // A loop whose exit depends on the invocation, and the value it carries out.
   gpu.func @while_on_loaded_value(%flags: memref<?xi32>, %buf: memref<?xf32>, %m: !C, %s: index) kernel {
     %c0 = arith.constant 0 : index
