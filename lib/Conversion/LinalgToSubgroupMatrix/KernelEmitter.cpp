@@ -378,9 +378,8 @@ ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
   copy.width = kTransposedBlockColumns;
   copy.sharedStride = copy.tileRows + tiling.padding;
   copy.stageElements = copy.tileCols * copy.sharedStride;
-  if (ShapedType::isDynamic(copy.globalCols) || copy.globalCols % copy.width ||
-      copy.tileCols % copy.width || copy.tileRows % kTransposedBlockRows ||
-      copy.sharedStride % kTransposedBlockRows)
+  if (!transposingCopyFits(copy.globalCols, copy.tileRows, copy.tileCols,
+                           tiling.padding))
     return problem.op->emitOpError()
                << "cannot be tiled: transposing " << operandName
                << " as it is staged needs its rows (of " << copy.globalCols

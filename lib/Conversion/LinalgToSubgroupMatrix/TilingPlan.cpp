@@ -24,6 +24,16 @@ static DeviceFamily getDeviceFamily(TargetAttr target) {
   return DeviceFamily::Other;
 }
 
+bool mlir::subgroup_matrix::transposingCopyFits(int64_t bColumns, int64_t tileK,
+                                                int64_t tileN,
+                                                int64_t padding) {
+  return !ShapedType::isDynamic(bColumns) &&
+         bColumns % kTransposedBlockColumns == 0 &&
+         tileN % kTransposedBlockColumns == 0 &&
+         tileK % kTransposedBlockRows == 0 &&
+         (tileK + padding) % kTransposedBlockRows == 0;
+}
+
 /// The workgroup memory a kernel may use on `target`: Metal gives a
 /// threadgroup 32 KiB on Apple GPUs; the Vulkan devices this project knows
 /// report 48 KiB or more (maxComputeSharedMemorySize), as Intel's do.
@@ -136,17 +146,14 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
   if (tiling.stageBTransposed < 0) {
     int64_t threads =
         tiling.subgroupsM * tiling.subgroupsN * target.getSubgroupSize();
-    int64_t rows = kTransposedBlockRows, columns = kTransposedBlockColumns;
-    bool blocksFit =
-        threads > 0 && tiling.tileK % rows == 0 &&
-        tiling.tileN % columns == 0 &&
-        (tiling.tileK + tiling.padding) % rows == 0 &&
-        tiling.tileK / rows * (tiling.tileN / columns) % threads == 0;
+    int64_t blocks = tiling.tileK / kTransposedBlockRows *
+                     (tiling.tileN / kTransposedBlockColumns);
     tiling.stageBTransposed =
         getDeviceFamily(target) == DeviceFamily::Nvidia && elementBytes == 1 &&
-                !problem.b.transposed && !problem.b.gathers &&
-                !problem.hasDynamicN() && problem.n % columns == 0 && !smallM &&
-                blocksFit
+                !problem.b.transposed && !problem.b.gathers && !smallM &&
+                transposingCopyFits(problem.n, tiling.tileK, tiling.tileN,
+                                    tiling.padding) &&
+                threads > 0 && blocks % threads == 0
             ? 1
             : 0;
   }

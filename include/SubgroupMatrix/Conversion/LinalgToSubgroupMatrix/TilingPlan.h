@@ -58,6 +58,13 @@ struct MatmulTiling {
 constexpr int64_t kTransposedBlockRows = 8;
 constexpr int64_t kTransposedBlockColumns = 4;
 
+/// Whether the transposing copy stages whole blocks only: B's rows (of
+/// `bColumns` elements, ShapedType::kDynamic when unknown), its `tileK` x
+/// `tileN` tile and its padded rows in workgroup memory (`tileK` +
+/// `padding`) are multiples of the block's columns and rows.
+bool transposingCopyFits(int64_t bColumns, int64_t tileK, int64_t tileN,
+                         int64_t padding);
+
 /// The chosen matrix configuration and the complete tiling.
 struct TilingPlan {
   MatrixConfigAttr config;
