@@ -28,8 +28,9 @@ dispatch is checked element by
 element against a double-precision reference by sm-vulkan-runner, then
 --repeat dispatches are timed (GPU timestamps, median). `report` prints
 every candidate (with how many of its workgroups an SM holds at once, and
-whether registers, workgroup memory or invocations limit that) and, with --write, writes the checked winners into
-data/tuning/<target>.tuning with the figures that made them win.
+whether registers, workgroup memory or invocations limit that) and, with
+--write, writes the checked winners into data/tuning/<target>.tuning with
+the figures that made them win.
 """
 
 import argparse
