@@ -93,6 +93,28 @@ gpu.module @kernels {
     gpu.return
   }
 
+  // The same for a while loop whose exit is uniform.
+  gpu.func @while_carrying_varying_value(%src: memref<?xf16>, %out: memref<?xf32>, %n: index, %s: index, %m: !C) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %tid = gpu.thread_id x
+    %first = memref.load %src[%tid] : memref<?xf16>
+    %count, %acc, %ahead = scf.while (%i = %c0, %c = %m, %v = %first) : (index, !C, f16) -> (index, !C, f16) {
+      %go = arith.cmpi ult, %i, %n : index
+      scf.condition(%go) %i, %c, %v : index, !C, f16
+    } do {
+    ^bb0(%j: index, %d: !C, %w: f16):
+      %a = subgroup_matrix.load %src[%j] stride %s : memref<?xf16> -> !A
+      %b = subgroup_matrix.load %src[%c0] stride %s : memref<?xf16> -> !subgroup_matrix.right<16x16xf16>
+      %e = subgroup_matrix.mma %a, %b, %d : !A, !subgroup_matrix.right<16x16xf16> -> !C
+      %next = memref.load %src[%tid] : memref<?xf16>
+      %j1 = arith.addi %j, %c1 : index
+      scf.yield %j1, %e, %next : index, !C, f16
+    }
+    subgroup_matrix.store %acc, %out[%count] stride %s : !C, memref<?xf32>
+    gpu.return
+  }
+
   // A loop whose exit depends on the invocation, and the value it carries out.
   gpu.func @while_on_loaded_value(%flags: memref<?xi32>, %buf: memref<?xf32>, %m: !C, %s: index) kernel {
     %c0 = arith.constant 0 : index

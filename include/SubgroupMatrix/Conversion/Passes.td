@@ -178,7 +178,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
       one barrier per step suffices; `stages=1` loads, stores and multiplies
       one step at a time, between two barriers, and with `prefetch=1` it
       loads the next step into registers before multiplying this one, as
-      two stages do, but stores it into the same buffer after a barrier;
+      two stages do, but stores it into the same buffer after a barrier
+      (the default on Vulkan devices: on the H100 two workgroups share an
+      SM only when each has at most 24 KiB of workgroup memory, which two
+      stages of the default tiles exceed);
     - the accumulators start from zero and C (which `linalg.matmul`
       accumulates into) is added as they are stored, a row of result
       matrices at a time, so that C takes no registers through the K loop;
