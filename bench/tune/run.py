@@ -5,7 +5,7 @@ machine with its result checked, and write the winners into a tuning
 table that sm-tile-matmul and sm-linalg-to-gpu read.
 
   bench/tune/run.py prepare [--problems P,...] [--target nvidia-h100]
-                            [--candidates "OPTIONS;OPTIONS..."]
+                            [--candidates "OPTIONS;OPTIONS..."] [--bounds]
   <device> bash bench/tune/device.sh [REPEAT]
   bench/tune/run.py report OUT... [--write]
 
@@ -30,7 +30,11 @@ element against a double-precision reference by sm-vulkan-runner, then
 every candidate (with how many of its workgroups an SM holds at once, and
 whether registers, workgroup memory or invocations limit that) and, with
 --write, writes the checked winners into data/tuning/<target>.tuning with
-the figures that made them win.
+the figures that made them win. With --bounds, `prepare` also stages the
+diagnostic variants of bounds.py beside each candidate (without most of its
+multiply-accumulates, without its global loads; wrong by design, so never
+winners), and `report` prints their times beside the candidate's checked
+one: what its time is made of.
 """
 
 import argparse
@@ -57,6 +61,11 @@ _gemm_spec = importlib.util.spec_from_file_location(
 _gemm = importlib.util.module_from_spec(_gemm_spec)
 _gemm_spec.loader.exec_module(_gemm)
 TYPES, matmul_module = _gemm.TYPES, _gemm.matmul_module
+
+_bounds_spec = importlib.util.spec_from_file_location(
+    "gemm_bounds", os.path.join(ROOT, "bench", "tune", "bounds.py"))
+bounds = importlib.util.module_from_spec(_bounds_spec)
+_bounds_spec.loader.exec_module(bounds)
 
 DEFAULT_PROBLEMS = [
     "f16-f32:4096x4096x4096", "f16-f16:4096x4096x4096",
@@ -222,9 +231,11 @@ def prepare(args):
             binary = os.path.join(kernels, stem + ".spv")
             candidate = {"options": options or "default", "kernel": stem + ".spv"}
             # Candidates start from the target's defaults, not from the
-            # shipped table (which an earlier run of this tuner wrote).
-            pipeline = ("target=%s tuning-table=none %s" % (
-                args.target, options)).strip()
+            # shipped table (which an earlier run of this tuner wrote);
+            # the candidate "table" is the shipped table's tiling.
+            pipeline = ("target=%s" % args.target if options == "table" else
+                        "target=%s tuning-table=none %s" % (
+                            args.target, options)).strip()
             tile = subprocess.run([os.path.join(BIN, "sm-opt"), source,
                         "--sm-tile-matmul=" + pipeline, "-o", tiled],
                        capture_output=True, text=True)
@@ -247,6 +258,18 @@ def prepare(args):
             for path in (tiled, lowered):
                 os.remove(path)
             entry["candidates"].append(candidate)
+            if args.bounds:
+                for variant in bounds.VARIANTS:
+                    diagnostic = dict(candidate, diagnostic=variant,
+                                      of=candidate["kernel"],
+                                      kernel="%s_%s.spv" % (stem, variant))
+                    try:
+                        bounds.make_variant(variant, binary, os.path.join(
+                            kernels, diagnostic["kernel"]))
+                    except ValueError as error:
+                        print("%s: no %s variant: %s" % (stem, variant, error))
+                        continue
+                    entry["candidates"].append(diagnostic)
         os.remove(source)
         manifest["problems"].append(entry)
         print("%s: %d candidates, %d pruned by sm-tile-matmul" % (
@@ -309,6 +332,8 @@ def device(args):
                 " (+%d B spilled)" % spill if spill else "",
                 occupancy_text(manifest["target"], candidate),
                 candidate["median_us"],
+                "diagnostic %s, wrong by design" % candidate["diagnostic"]
+                if "diagnostic" in candidate else
                 "checked" if candidate["checked"] else "FAILED"), flush=True)
     manifest["gpu"] = clock
     manifest["clock_after"] = subprocess.run(
@@ -329,6 +354,26 @@ def short_commit(commit):
     return commit[:7] + commit[40:]
 
 
+def print_bounds(problem):
+    """For each candidate staged with --bounds: its checked time beside the
+    times of its diagnostic variants (bounds.py), which are wrong by design
+    and only tell what the candidate's time is made of."""
+    for candidate in problem["candidates"]:
+        variants = {c["diagnostic"]: c for c in problem["candidates"]
+                    if c.get("of") == candidate.get("kernel") and
+                    c.get("median_us")}
+        if "diagnostic" in candidate or not variants or not candidate.get(
+                "checked"):
+            continue
+        full = candidate["median_us"]
+        print("  bounds   %s: %.1f us checked; %s" % (
+            candidate["options"], full, "; ".join(
+                "%s %.1f us (%+.0f%%)" % (name, variants[name]["median_us"],
+                                         100.0 * (variants[name]["median_us"]
+                                                  / full - 1))
+                for name in bounds.VARIANTS if name in variants)))
+
+
 def report(args):
     # Later result folders replace the figures of the same problem.
     problems, header = {}, None
@@ -342,7 +387,8 @@ def report(args):
     for name, problem in problems.items():
         print("\n%s" % name)
         measured = [c for c in problem["candidates"]
-                    if c.get("checked") and c.get("median_us")]
+                    if c.get("checked") and c.get("median_us") and
+                    "diagnostic" not in c]
         for candidate in sorted(measured, key=lambda c: c["median_us"]):
             spill = spilled_bytes(candidate)
             print("  %7.1f  %3d regs  %-32s %s%s" % (
@@ -355,10 +401,12 @@ def report(args):
             if "pruned" in candidate:
                 print("  pruned   %s: %s" % (candidate["options"],
                                             candidate["pruned"]))
-            elif not candidate.get("checked"):
+            elif not candidate.get("checked") and "diagnostic" not in candidate:
                 print("  FAILED   %s" % candidate["options"])
+        print_bounds(problem)
         default = next(c for c in problem["candidates"]
-                       if c["options"] == "default")
+                       if c["options"] == "default" and
+                       "diagnostic" not in c)
         if not measured:
             continue
         best = min(measured, key=lambda c: c["median_us"])
@@ -421,7 +469,11 @@ def main():
     p.add_argument("--target", default="nvidia-h100")
     p.add_argument("--candidates",
                    help="';'-separated tilings to try instead of the "
-                   "enumeration ('default' is always tried)")
+                   "enumeration ('default' is always tried; 'table' is the "
+                   "shipped tuning table's tiling for the problem)")
+    p.add_argument("--bounds", action="store_true",
+                   help="stage beside each candidate the diagnostic "
+                   "variants of bounds.py (timed, wrong by design)")
     d = sub.add_parser("device")
     d.add_argument("stage")
     d.add_argument("out")
