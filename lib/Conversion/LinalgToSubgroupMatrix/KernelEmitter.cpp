@@ -373,8 +373,7 @@ LogicalResult
 ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
                                               StringRef operandName) {
   // Blocks of eight rows by four columns: loads of 32 bits and stores of
-  // 64, free of bank conflicts with the default padding at K steps of 64
-  // (see computeCopyPositions).
+  // 64 (see computeCopyPositions for how invocations share them).
   copy.width = kTransposedBlockColumns;
   copy.sharedStride = copy.tileRows + tiling.padding;
   copy.stageElements = copy.tileCols * copy.sharedStride;
@@ -394,16 +393,23 @@ ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
 
 void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
   if (copy.transposes) {
-    // Consecutive invocations take consecutive blocks down the rows: the
-    // block at (8 r, 4 c) stores its columns at 2 r + (4 c + j) * stride / 4
-    // in 32-bit words, so the 16 stores of 64 bits that a subgroup issues at
-    // once fall into distinct banks when four padded rows are 16 words
-    // modulo 32 (80 bytes at K steps of 64).
+    // Consecutive invocations take four blocks down the rows, then the
+    // next four columns: the 32 loads a subgroup issues at once (one row of
+    // each of its blocks) read 32 consecutive bytes of four rows of 8-bit
+    // elements, whole 32-byte sectors. The block at (8 r, 4 c) stores its
+    // columns at 2 r + (4 c + j) * stride / 4 in 32-bit words, so with 80
+    // padded bytes a row (K steps of 64) the stores of 64 bits meet in pairs
+    // on their banks. Walking all the blocks down the rows first instead
+    // keeps the stores free of conflicts but has a subgroup load 16-byte
+    // halves of eight sectors: 8-bit GEMMs with B K x N ran 4-9% slower so
+    // on the H100 (docs/performance.md).
     // When the blocks do not split evenly, the invocations past the last
     // block of the last round load the last block again (a branch-free
     // load) and store nothing.
     int64_t blockRows = copy.tileRows / kTransposedBlockRows;
-    int64_t blocks = blockRows * (copy.tileCols / copy.width);
+    int64_t columnBlocks = copy.tileCols / copy.width;
+    int64_t blocksDownRows = std::gcd<int64_t>(blockRows, 4);
+    int64_t blocks = blockRows * columnBlocks;
     int64_t threads = getThreads();
     for (int64_t first = 0; first < blocks; first += threads) {
       Value block = add(threadId, first);
@@ -413,10 +419,17 @@ void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
         block = arith::MinUIOp::create(b, loc, block, index(blocks - 1));
       }
       copy.activeBlocks.push_back(active);
-      Value row = mul(arith::RemUIOp::create(b, loc, block, index(blockRows)),
+      Value rowInGroup =
+          arith::RemUIOp::create(b, loc, block, index(blocksDownRows));
+      Value group =
+          arith::DivUIOp::create(b, loc, block, index(blocksDownRows));
+      Value rowGroup =
+          arith::DivUIOp::create(b, loc, group, index(columnBlocks));
+      Value row = mul(add(mul(rowGroup, blocksDownRows), rowInGroup),
                       kTransposedBlockRows);
-      Value column = mul(
-          arith::DivUIOp::create(b, loc, block, index(blockRows)), copy.width);
+      Value column =
+          mul(arith::RemUIOp::create(b, loc, group, index(columnBlocks)),
+              copy.width);
       copy.rows.push_back(row);
       copy.columns.push_back(column);
       copy.sharedOffsets.push_back(add(mul(column, copy.sharedStride), row));

@@ -6,16 +6,22 @@
 
 // An 8-bit B given K x N is transposed on its way into workgroup memory
 // on the H100 (the default there): each invocation loads blocks of 8 rows
-// by 4 bytes, consecutive invocations down K, and stores each of a block's
-// 4 columns as 8 bytes at row `column` of a 128 x (64 + 16) buffer, which
-// the right matrices are then read from column-major.
+// by 4 bytes, four consecutive invocations down K and then the next four
+// across N (a subgroup's loads cover 32 bytes of four rows), and stores
+// each of a block's 4 columns as 8 bytes at row `column` of a 128 x
+// (64 + 16) buffer, which the right matrices are then read from
+// column-major.
 
 // CHECK-LABEL: gpu.func @matmul
 // CHECK-SAME: workgroup(%{{.*}} : memref<10240xi8, #gpu.address_space<workgroup>>, %[[BSHARED:.*]] : memref<10240xi8, #gpu.address_space<workgroup>>)
 // CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[BLOCKROW:.*]] = arith.remui %[[TID]], %c8
+// CHECK: %[[GROUP:.*]] = arith.divui %[[TID]], %c4
+// CHECK: %[[INGROUP:.*]] = arith.remui %[[TID]], %c4
+// CHECK: %[[ROWGROUP:.*]] = arith.divui %[[GROUP]], %c32
+// CHECK: %[[GROUPROW:.*]] = arith.muli %[[ROWGROUP]], %c4
+// CHECK: %[[BLOCKROW:.*]] = arith.addi %[[GROUPROW]], %[[INGROUP]]
 // CHECK: %[[ROW:.*]] = arith.muli %[[BLOCKROW]], %c8
-// CHECK: %[[BLOCKCOL:.*]] = arith.divui %[[TID]], %c8
+// CHECK: %[[BLOCKCOL:.*]] = arith.remui %[[GROUP]], %c32
 // CHECK: %[[COL:.*]] = arith.muli %[[BLOCKCOL]], %c4
 // CHECK: %[[COLOFFSET:.*]] = arith.muli %[[COL]], %c80
 // CHECK: %[[OFFSET:.*]] = arith.addi %[[COLOFFSET]], %[[ROW]]
@@ -43,7 +49,7 @@
 // FEWER: %[[TID:.*]] = gpu.thread_id x
 // FEWER: %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c64
 // FEWER: %[[BLOCK:.*]] = arith.minui %[[TID]], %c63
-// FEWER: arith.remui %[[BLOCK]], %c8
+// FEWER: arith.remui %[[BLOCK]], %c4
 // FEWER: scf.for
 // FEWER-COUNT-8: vector.load %arg1
 // FEWER: scf.if %[[ACTIVE]] {
