@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything this project needs on a Debian 12 machine (run as root).
 #
-#  - LLVM/MLIR 22, lit/FileCheck and GoogleTest from Debian's packages;
+#  - LLVM/MLIR 22, lit/FileCheck, GoogleTest and ccache from Debian's packages;
 #  - SPIRV-Tools 2025.1 built against SPIRV-Headers 1.4.309, both from Debian 13
 #    (trixie) sources, into a local prefix: Debian 12's own SPIRV-Tools predate the
 #    cooperative-matrix extensions and reject every module that uses them;
@@ -36,7 +36,7 @@ asRoot() {
 installDebianPackages() {
   local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
     cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest xz-utils zlib1g-dev
-    libzstd-dev libvulkan1)
+    libzstd-dev libvulkan1 ccache)
   local missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

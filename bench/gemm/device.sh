@@ -36,9 +36,9 @@ for kernel in "$STAGE"/kernels/$GLOB.spv; do
   echo "exit status $?" >>"$OUT/runner.log"
   tail -4 "$OUT/runner.log" | head -3
 done
-# NVIDIA's Vulkan sample (vk_cooperative_matrix_perf), where it was built
-# and carried to build/peer-sample (docs/performance.md says how; its code
-# stays out of this repository): timed in the same run at the same clock,
+# NVIDIA's Vulkan sample (vk_cooperative_matrix_perf), where a build of it
+# was placed in build/peer-sample and carried (its code, and how to build
+# it, stay out of this repository): timed in the same run at the same clock,
 # then its own correctness mode (256^3, exact comparison).
 PEER=build/peer-sample
 if [ -x "$PEER/vk_cooperative_matrix_perf" ]; then

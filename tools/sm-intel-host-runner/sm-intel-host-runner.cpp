@@ -11,6 +11,7 @@
 
 #include "BufferGuards.h"
 #include "RunnerOptions.h"
+#include "TemporaryDirectory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -63,11 +64,11 @@ int main(int argc, char **argv) {
   if (access(kernelPath.c_str(), R_OK) != 0)
     fail("cannot read '" + kernelPath + "'");
 
-  char directory[] = "/tmp/sm-intel-XXXXXX";
-  if (!mkdtemp(directory))
-    fail("cannot create a temporary directory");
-  std::string object = std::string(directory) + "/kernel.o";
-  std::string library = std::string(directory) + "/kernel.so";
+  TemporaryDirectory directory;
+  if (!directory.create("sm-intel-", error))
+    fail(error);
+  std::string object = directory.getPath() + "/kernel.o";
+  std::string library = directory.getPath() + "/kernel.so";
   std::string compile = llc + " -O1 -filetype=obj -relocation-model=pic " +
                         "-mtriple=x86_64-unknown-linux-gnu '" + kernelPath +
                         "' -o '" + object + "'";
@@ -82,6 +83,9 @@ int main(int argc, char **argv) {
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     fail(std::string("cannot load the compiled kernel: ") + dlerror());
+  // Loaded: the files are no longer needed, and a kernel that faults must
+  // not leave them behind.
+  directory.remove();
   using Entry = void (*)(void **);
   auto kernel = reinterpret_cast<Entry>(
       dlsym(handle, ("sm_intel_entry_" + entry).c_str()));
@@ -108,8 +112,5 @@ int main(int argc, char **argv) {
   if (!error.empty())
     fail(error);
   dlclose(handle);
-  std::remove(object.c_str());
-  std::remove(library.c_str());
-  rmdir(directory);
   return passed ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "BufferGuards.h"
 #include "RunnerOptions.h"
+#include "TemporaryDirectory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -58,10 +59,10 @@ int main(int argc, char **argv) {
     fail("cannot read '" + kernelPath + "'");
 
   // Compile the Metal source as C++ into a shared library.
-  char directory[] = "/tmp/sm-msl-XXXXXX";
-  if (!mkdtemp(directory))
-    fail("cannot create a temporary directory");
-  std::string library = std::string(directory) + "/kernel.so";
+  TemporaryDirectory directory;
+  if (!directory.create("sm-msl-", error))
+    fail(error);
+  std::string library = directory.getPath() + "/kernel.so";
   std::string command = compiler + " -std=c++20 -O1 -w -shared -fPIC " +
                         "-DSM_MSL_HOST -I'" SM_MSL_HOST_INCLUDE_DIR "' " +
                         "-x c++ '" + kernelPath + "' -o '" + library +
@@ -72,6 +73,9 @@ int main(int argc, char **argv) {
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     fail(std::string("cannot load the compiled kernel: ") + dlerror());
+  // Loaded: the files are no longer needed, and a kernel that faults must
+  // not leave them behind.
+  directory.remove();
   using Launch = int (*)(const char *, void **, const unsigned *, unsigned *);
   auto launch = reinterpret_cast<Launch>(dlsym(handle, "sm_msl_launch"));
   if (!launch)
@@ -101,7 +105,5 @@ int main(int argc, char **argv) {
   if (!error.empty())
     fail(error);
   dlclose(handle);
-  std::remove(library.c_str());
-  rmdir(directory);
   return passed ? 0 : 1;
 }

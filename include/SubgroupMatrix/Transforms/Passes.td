@@ -153,4 +153,37 @@ def PromoteBFloat16MapsPass : Pass<"sm-promote-bf16-maps", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FlattenBuffersPass : Pass<"sm-flatten-buffers", "ModuleOp"> {
+  let summary = "fold subviews into accesses and make N-D buffers 1-D";
+  let description = [{
+    Brings every function to the form in which each element access names
+    its buffer and one linear index, which the per-invocation lowerings
+    (emulated matrices, the Intel form) address. First, every access
+    through a `memref.subview` (subgroup_matrix `load` and `store`,
+    `memref.load`/`store`, `vector.load`/`store`) is rewritten to access the
+    subview's source at the same element. Then every buffer of rank 2 or
+    more with static strides and offset, a kernel's memref argument or a
+    `memref.alloc` in any memory space, becomes the 1-D buffer of the same
+    memory, and each access uses the element's linear index (offset plus
+    the sum of index times stride). A matrix's `stride` operand counts
+    elements of the buffer, so it is unchanged. Buffers used by anything
+    else stay as they are. `sm-lower-to-vulkan` runs this on the kernels it
+    emulates; `sm-lower-to-intel` folds the subviews.
+
+    ```mlir
+    %a = subgroup_matrix.load %A[%row, %k] stride %c256
+        : memref<64x256xf16> -> !subgroup_matrix.left<16x16xf16>
+    // becomes, with %A retyped to memref<16384xf16>
+    %i = arith.muli %row, %c256 : index
+    %l = arith.addi %i, %k : index
+    %a = subgroup_matrix.load %A[%l] stride %c256
+        : memref<16384xf16> -> !subgroup_matrix.left<16x16xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // SUBGROUPMATRIX_TRANSFORMS_PASSES_TD

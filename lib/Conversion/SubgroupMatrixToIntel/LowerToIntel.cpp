@@ -5,6 +5,7 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/FlattenBuffers.h"
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -75,7 +76,9 @@ struct LowerToIntelPass
       if (!target)
         return signalPassFailure();
       unsigned subgroupSize = target.getSubgroupSize();
-      if (failed(checkPerInvocationForm(gpuModule, subgroupSize,
+      // Each element is addressed through the buffer a view shows.
+      if (failed(foldSubViewsIntoAccesses(gpuModule)) ||
+          failed(checkPerInvocationForm(gpuModule, subgroupSize,
                                         /*emulated=*/false)))
         return signalPassFailure();
       turnWorkgroupAttributionsIntoGlobals(gpuModule);

@@ -12,6 +12,7 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/FlattenBuffers.h"
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
@@ -54,9 +55,9 @@ using namespace mlir::subgroup_matrix;
 /// SPIR-V addresses a memref through its static strides; dynamic ones (as in
 /// memref<?x?xf16>) cannot be lowered, which is reported here rather than as
 /// a failure to legalize.
-static LogicalResult checkAddressableMemRefs(gpu::GPUModuleOp gpuModule) {
+static LogicalResult checkAddressableMemRefs(Operation *gpuModule) {
   bool failed = false;
-  gpuModule.walk([&](Operation *op) {
+  gpuModule->walk([&](Operation *op) {
     MemRefType type;
     if (auto load = dyn_cast<LoadOp>(op))
       type = load.getMemRefType();
@@ -554,8 +555,7 @@ void LowerToVulkanPass::runOnOperation() {
     TargetAttr target = getLoweringTargetOrError(gpuModule, *overrideTarget);
     if (!target)
       return signalPassFailure();
-    if (failed(checkAddressableMemRefs(gpuModule)) ||
-        failed(checkKernelArgumentsAreGlobal(gpuModule)) ||
+    if (failed(checkKernelArgumentsAreGlobal(gpuModule)) ||
         failed(setEntryPointABIs(gpuModule)))
       return signalPassFailure();
 
@@ -566,6 +566,12 @@ void LowerToVulkanPass::runOnOperation() {
     spirv::TargetEnvAttr targetEnv = getVulkanTargetEnv(target);
     copy->setAttr(spirv::getTargetEnvAttrName(), targetEnv);
     turnWorkgroupAttributionsIntoAllocations(copy);
+    // Accesses through subviews address the viewed buffer directly, the
+    // only form SPIR-V's access chains (and the emulation) take; what is
+    // left must have static strides.
+    if (failed(foldSubViewsIntoAccesses(copy)) ||
+        failed(checkAddressableMemRefs(copy)))
+      return signalPassFailure();
     // SPIR-V converts bf16 but has no bf16 arithmetic.
     promoteBFloat16MapBodies(copy);
     // Nor erf (the GLSL extended set lacks it): upstream's f32 polynomial.
@@ -585,6 +591,9 @@ void LowerToVulkanPass::runOnOperation() {
                       usesUnsupportedMatrices(function, target));
       if (!emulate)
         return WalkResult::advance();
+      // The emulation addresses every element by its linear index into a
+      // 1-D buffer.
+      flattenBuffers(function);
       auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
       if (robustAccess && kernel && kernel.isKernel() &&
           failed(addRobustAccessGuards(kernel)))

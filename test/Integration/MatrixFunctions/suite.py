@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The execution suite of convert, map and reduce.
 
-  suite.py generate TARGET OUT_DIR
+  suite.py generate TARGET OUT_DIR [--kernel-target NAME]
       writes one kernel per case (OUT_DIR/NAME.mlir) and OUT_DIR/cases.json;
+      with --kernel-target, TARGET's cases as kernels for that target (the
+      H100's cases emulated on cpu-lavapipe);
   suite.py run [--prebuilt] [--only TEXT] [--runner-arg ARG...]
                {vulkan,intel,msl} OUT_DIR TOOLS_DIR
       builds each case for the path (Vulkan: sm-opt --sm-lower-to-vulkan,
@@ -594,16 +596,21 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
 
 # --- generate and run ------------------------------------------------------
 
-def generate(target, out):
+def generate(target, out, kernel_target=None):
+    """Writes the cases of `target`'s matrix types, as kernels for
+    `kernel_target` (the same by default; cpu-lavapipe runs another
+    target's cases emulated, against the same references)."""
     os.makedirs(out, exist_ok=True)
     manifest = []
     for case in cases_for(target):
         with open(os.path.join(out, case.name + ".mlir"), "w") as f:
-            f.write(kernel_text(case, target))
+            f.write(kernel_text(case, kernel_target or target))
         manifest.append(case.name)
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"target": target, "cases": manifest}, f, indent=1)
-    print("generated %d cases for %s in %s" % (len(manifest), target, out))
+    print("generated %d cases for %s in %s%s" % (
+        len(manifest), target, out,
+        " (kernels for %s)" % kernel_target if kernel_target else ""))
 
 
 def run_tool(argv, env=None):
@@ -771,6 +778,10 @@ def main():
     g = sub.add_parser("generate")
     g.add_argument("target", choices=sorted(TARGETS))
     g.add_argument("out")
+    g.add_argument("--kernel-target", choices=sorted(TARGETS),
+                   help="write the cases for this target instead (e.g. "
+                        "cpu-lavapipe, to run another target's cases "
+                        "emulated)")
     b = sub.add_parser("build")
     b.add_argument("path", choices=["vulkan", "intel", "msl"])
     b.add_argument("out")
@@ -789,7 +800,7 @@ def main():
                    help="one more argument for the runner (repeatable)")
     options = parser.parse_args()
     if options.command == "generate":
-        generate(options.target, options.out)
+        generate(options.target, options.out, options.kernel_target)
         return 0
     if options.command == "build":
         return build_all(options.path, options.out, options.tools,

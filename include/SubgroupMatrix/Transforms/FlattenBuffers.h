@@ -1,0 +1,45 @@
+//===- FlattenBuffers.h - views folded, N-D buffers made 1-D ----*- C++ -*-===//
+//
+// The per-invocation lowerings (the emulated matrices of
+// sm-lower-to-vulkan, the Intel form) address each matrix element through
+// one linear index into its buffer. Kernels are written against N-D
+// memrefs and views of them; these rewrites bring such kernels to the 1-D
+// form those lowerings address, without changing what any access reads or
+// writes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_TRANSFORMS_FLATTENBUFFERS_H
+#define SUBGROUPMATRIX_TRANSFORMS_FLATTENBUFFERS_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// Adds patterns that fold a `memref.subview` into the indices of the
+/// accesses through it: subgroup_matrix loads and stores, `memref.load`
+/// and `memref.store`, `vector.load` and `vector.store`. The access then
+/// addresses the subview's source at the same element; a matrix's stride
+/// still counts elements of the underlying buffer, as it did.
+void populateFoldSubViewIntoAccessPatterns(RewritePatternSet &patterns);
+
+/// Folds the subviews of every access in `root` (see
+/// populateFoldSubViewIntoAccessPatterns) and erases those left unused.
+LogicalResult foldSubViewsIntoAccesses(Operation *root);
+
+/// Rewrites each buffer of `function` of rank 2 or more whose layout has
+/// static strides and offset (memref arguments of a kernel, `memref.alloc`
+/// results in any memory space) into the 1-D buffer of the same memory,
+/// and every access to it into the access of the same element by its
+/// linear index (offset + sum of index * stride). The 1-D buffer spans what
+/// SPIR-V's type conversion gives the N-D one, so a kernel's bindings are
+/// unchanged. A buffer used by anything but the accesses named above (a
+/// call, a view) is left as it is.
+void flattenBuffers(FunctionOpInterface function);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_TRANSFORMS_FLATTENBUFFERS_H

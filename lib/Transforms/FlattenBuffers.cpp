@@ -1,0 +1,271 @@
+//===- FlattenBuffers.cpp - views folded, N-D buffers made 1-D ------------===//
+
+#include "SubgroupMatrix/Transforms/FlattenBuffers.h"
+
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_FLATTENBUFFERSPASS
+#include "SubgroupMatrix/Transforms/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+/// The buffer operand and the index operands of an op that reads or writes
+/// elements of a memref at indices, one per dimension.
+struct BufferAccess {
+  OpOperand *buffer;
+  MutableOperandRange indices;
+};
+} // namespace
+
+static std::optional<BufferAccess> getBufferAccess(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<BufferAccess>>(op)
+      .Case([](LoadOp load) {
+        return BufferAccess{&load.getSourceMutable(),
+                            load.getIndicesMutable()};
+      })
+      .Case([](StoreOp store) {
+        return BufferAccess{&store.getTargetMutable(),
+                            store.getIndicesMutable()};
+      })
+      .Case([](memref::LoadOp load) {
+        return BufferAccess{&load.getMemrefMutable(),
+                            load.getIndicesMutable()};
+      })
+      .Case([](memref::StoreOp store) {
+        return BufferAccess{&store.getMemrefMutable(),
+                            store.getIndicesMutable()};
+      })
+      .Case([](vector::LoadOp load) {
+        return BufferAccess{&load.getBaseMutable(), load.getIndicesMutable()};
+      })
+      .Case([](vector::StoreOp store) {
+        return BufferAccess{&store.getBaseMutable(),
+                            store.getIndicesMutable()};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// `base + index * stride` with the additions and multiplications by 0 and
+/// 1 left out.
+static Value addScaled(OpBuilder &builder, Location loc, OpFoldResult base,
+                       Value index, OpFoldResult stride) {
+  Value scaled = index;
+  if (!isConstantIntValue(stride, 1))
+    scaled = arith::MulIOp::create(
+        builder, loc, index,
+        getValueOrCreateConstantIndexOp(builder, loc, stride));
+  if (isConstantIntValue(base, 0))
+    return scaled;
+  return arith::AddIOp::create(
+      builder, loc, getValueOrCreateConstantIndexOp(builder, loc, base),
+      scaled);
+}
+
+//===----------------------------------------------------------------------===//
+// Folding subviews
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An access through a `memref.subview` becomes an access of the subview's
+/// source: index i of a kept dimension d becomes offset[d] + i * stride[d],
+/// a dropped (rank-reduced) dimension is addressed at its offset.
+template <typename OpTy>
+struct FoldSubViewIntoAccess : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<BufferAccess> access = getBufferAccess(op);
+    auto subview = access->buffer->get().template getDefiningOp<memref::SubViewOp>();
+    if (!subview)
+      return rewriter.notifyMatchFailure(op, "not an access through a subview");
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
+    SmallVector<OpFoldResult> strides = subview.getMixedStrides();
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    SmallVector<Value> consumerIndices(access->indices.getAsOperandRange());
+    SmallVector<Value> indices;
+    unsigned next = 0;
+    for (unsigned d = 0, e = offsets.size(); d < e; ++d) {
+      if (dropped.test(d)) {
+        indices.push_back(
+            getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]));
+        continue;
+      }
+      indices.push_back(addScaled(rewriter, loc, offsets[d],
+                                  consumerIndices[next++], strides[d]));
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      access->buffer->set(subview.getSource());
+      access->indices.assign(indices);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void mlir::subgroup_matrix::populateFoldSubViewIntoAccessPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FoldSubViewIntoAccess<LoadOp>, FoldSubViewIntoAccess<StoreOp>,
+               FoldSubViewIntoAccess<memref::LoadOp>,
+               FoldSubViewIntoAccess<memref::StoreOp>,
+               FoldSubViewIntoAccess<vector::LoadOp>,
+               FoldSubViewIntoAccess<vector::StoreOp>>(patterns.getContext());
+}
+
+LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
+  RewritePatternSet patterns(root->getContext());
+  populateFoldSubViewIntoAccessPatterns(patterns);
+  // Subviews of subviews fold into the access one at a time.
+  memref::SubViewOp::getCanonicalizationPatterns(patterns,
+                                                 root->getContext());
+  (void)applyPatternsGreedily(root, std::move(patterns));
+  // Subviews nothing reads any more (the greedy driver only erases those it
+  // visited as dead, and views are side-effect free).
+  SmallVector<memref::SubViewOp> unused;
+  root->walk([&](memref::SubViewOp subview) {
+    if (subview->use_empty())
+      unused.push_back(subview);
+  });
+  for (memref::SubViewOp subview : llvm::reverse(unused))
+    if (subview->use_empty())
+      subview->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Flattening buffers
+//===----------------------------------------------------------------------===//
+
+/// The 1-D type of the memory `type` addresses, or null when `type` is not
+/// an N-D buffer with static strides and offset. Its length is SPIR-V's for
+/// the N-D type (the offset plus the largest size times stride), so that the
+/// storage buffer a kernel binds keeps its size.
+static MemRefType getFlatType(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() < 2 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::is_contained(strides, ShapedType::kDynamic))
+    return {};
+  int64_t length = 0;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+    if (ShapedType::isDynamic(size)) {
+      length = ShapedType::kDynamic;
+      break;
+    }
+    length = std::max(length, size * stride);
+  }
+  if (!ShapedType::isDynamic(length))
+    length += offset;
+  return MemRefType::get({length}, type.getElementType(),
+                         MemRefLayoutAttrInterface(), type.getMemorySpace());
+}
+
+/// Whether every use of `buffer` is as the buffer of an access this file
+/// can rewrite.
+static bool hasOnlyFlattenableUses(Value buffer) {
+  return llvm::all_of(buffer.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    std::optional<BufferAccess> access = getBufferAccess(user);
+    if (!access || access->buffer != &use)
+      return false;
+    // A vector of more than one dimension spans several rows, which are not
+    // contiguous in the linear order.
+    VectorType vector;
+    if (auto load = dyn_cast<vector::LoadOp>(user))
+      vector = load.getVectorType();
+    else if (auto store = dyn_cast<vector::StoreOp>(user))
+      vector = store.getVectorType();
+    return !vector || vector.getRank() == 1;
+  });
+}
+
+/// Points every access of `buffer` (of N-D type `type`) at `flat`, by the
+/// linear index of the element it addresses.
+static void rewriteAccesses(Value buffer, MemRefType type, Value flat) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  Builder attributes(type.getContext());
+  for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
+    Operation *op = use.getOwner();
+    std::optional<BufferAccess> access = getBufferAccess(op);
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    OpFoldResult linear = attributes.getIndexAttr(offset);
+    for (auto [index, stride] :
+         llvm::zip(access->indices.getAsOperandRange(), strides))
+      linear = addScaled(builder, loc, linear, index,
+                         attributes.getIndexAttr(stride));
+    Value linearValue = getValueOrCreateConstantIndexOp(builder, loc, linear);
+    access->buffer->set(flat);
+    access->indices.assign(linearValue);
+  }
+}
+
+void mlir::subgroup_matrix::flattenBuffers(FunctionOpInterface function) {
+  // Kernel arguments only: a device function's are its callers' too.
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+  if (kernel && kernel.isKernel()) {
+    SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      BlockArgument argument = kernel.getArgument(i);
+      auto type = dyn_cast<MemRefType>(input);
+      MemRefType flatType = type ? getFlatType(type) : MemRefType();
+      if (!flatType || !hasOnlyFlattenableUses(argument))
+        continue;
+      argument.setType(flatType);
+      rewriteAccesses(argument, type, argument);
+      input = flatType;
+    }
+    kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs,
+                                             kernel.getResultTypes()));
+  }
+
+  SmallVector<memref::AllocOp> allocations;
+  function->walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
+  for (memref::AllocOp alloc : allocations) {
+    MemRefType type = alloc.getType();
+    MemRefType flatType = getFlatType(type);
+    if (!flatType || !flatType.hasStaticShape() ||
+        !hasOnlyFlattenableUses(alloc))
+      continue;
+    OpBuilder builder(alloc);
+    auto flat = memref::AllocOp::create(builder, alloc.getLoc(), flatType,
+                                        alloc.getAlignmentAttr());
+    rewriteAccesses(alloc, type, flat);
+    alloc.erase();
+  }
+}
+
+namespace {
+struct FlattenBuffersPass
+    : public subgroup_matrix::impl::FlattenBuffersPassBase<FlattenBuffersPass> {
+  void runOnOperation() override {
+    if (failed(foldSubViewsIntoAccesses(getOperation())))
+      return signalPassFailure();
+    // Device code only: the host's buffers are the launches' arguments.
+    getOperation().walk([](gpu::GPUModuleOp gpuModule) {
+      gpuModule.walk(
+          [](FunctionOpInterface function) { flattenBuffers(function); });
+    });
+  }
+};
+} // namespace
