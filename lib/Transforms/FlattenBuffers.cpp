@@ -10,7 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
@@ -60,20 +60,31 @@ static std::optional<BufferAccess> getBufferAccess(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// `base + index * stride` with the additions and multiplications by 0 and
-/// 1 left out.
-static Value addScaled(OpBuilder &builder, Location loc, OpFoldResult base,
-                       Value index, OpFoldResult stride) {
-  Value scaled = index;
-  if (!isConstantIntValue(stride, 1))
-    scaled = arith::MulIOp::create(
-        builder, loc, index,
-        getValueOrCreateConstantIndexOp(builder, loc, stride));
-  if (isConstantIntValue(base, 0))
+/// `base + index * stride`, with no op for what constants decide.
+static OpFoldResult addScaled(OpBuilder &builder, Location loc,
+                              OpFoldResult base, OpFoldResult index,
+                              OpFoldResult stride) {
+  std::optional<int64_t> baseValue = getConstantIntValue(base);
+  std::optional<int64_t> indexValue = getConstantIntValue(index);
+  std::optional<int64_t> strideValue = getConstantIntValue(stride);
+  if (baseValue && indexValue && strideValue)
+    return builder.getIndexAttr(*baseValue + *indexValue * *strideValue);
+  if (indexValue == 0 || strideValue == 0)
+    return base;
+  auto materialize = [&](OpFoldResult value) {
+    return getValueOrCreateConstantIndexOp(builder, loc, value);
+  };
+  OpFoldResult scaled =
+      strideValue == 1 ? index
+      : indexValue == 1
+          ? stride
+          : OpFoldResult(arith::MulIOp::create(builder, loc, materialize(index),
+                                               materialize(stride)));
+  if (baseValue == 0)
     return scaled;
-  return arith::AddIOp::create(
-      builder, loc, getValueOrCreateConstantIndexOp(builder, loc, base),
-      scaled);
+  return arith::AddIOp::create(builder, loc, materialize(base),
+                               materialize(scaled))
+      .getResult();
 }
 
 //===----------------------------------------------------------------------===//
@@ -91,30 +102,36 @@ struct FoldSubViewIntoAccess : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     std::optional<BufferAccess> access = getBufferAccess(op);
-    auto subview = access->buffer->get().template getDefiningOp<memref::SubViewOp>();
-    if (!subview)
+    if (!access->buffer->get().template getDefiningOp<memref::SubViewOp>())
       return rewriter.notifyMatchFailure(op, "not an access through a subview");
-    Location loc = op.getLoc();
+    // Through a chain of subviews, one at a time.
+    rewriter.modifyOpInPlace(op, [&] {
+      while (auto subview =
+                 access->buffer->get().template getDefiningOp<memref::SubViewOp>())
+        foldOne(subview, *access, rewriter, op.getLoc());
+    });
+    return success();
+  }
+
+private:
+  static void foldOne(memref::SubViewOp subview, BufferAccess &access,
+                      OpBuilder &rewriter, Location loc) {
+    auto &consumer = access;
     SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
     SmallVector<OpFoldResult> strides = subview.getMixedStrides();
     llvm::SmallBitVector dropped = subview.getDroppedDims();
-    SmallVector<Value> consumerIndices(access->indices.getAsOperandRange());
+    SmallVector<Value> consumerIndices(consumer.indices.getAsOperandRange());
     SmallVector<Value> indices;
     unsigned next = 0;
     for (unsigned d = 0, e = offsets.size(); d < e; ++d) {
-      if (dropped.test(d)) {
-        indices.push_back(
-            getValueOrCreateConstantIndexOp(rewriter, loc, offsets[d]));
-        continue;
-      }
-      indices.push_back(addScaled(rewriter, loc, offsets[d],
-                                  consumerIndices[next++], strides[d]));
+      OpFoldResult index =
+          dropped.test(d) ? offsets[d]
+                          : addScaled(rewriter, loc, offsets[d],
+                                      consumerIndices[next++], strides[d]);
+      indices.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, index));
     }
-    rewriter.modifyOpInPlace(op, [&] {
-      access->buffer->set(subview.getSource());
-      access->indices.assign(indices);
-    });
-    return success();
+    consumer.buffer->set(subview.getSource());
+    consumer.indices.assign(indices);
   }
 };
 } // namespace
@@ -131,10 +148,9 @@ void mlir::subgroup_matrix::populateFoldSubViewIntoAccessPatterns(
 LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
   RewritePatternSet patterns(root->getContext());
   populateFoldSubViewIntoAccessPatterns(patterns);
-  // Subviews of subviews fold into the access one at a time.
-  memref::SubViewOp::getCanonicalizationPatterns(patterns,
-                                                 root->getContext());
-  (void)applyPatternsGreedily(root, std::move(patterns));
+  // One visit per op, and nothing else erased: a pass that folds views
+  // leaves the rest of the function as it was.
+  walkAndApplyPatterns(root, std::move(patterns));
   // Subviews nothing reads any more (the greedy driver only erases those it
   // visited as dead, and views are side-effect free).
   SmallVector<memref::SubViewOp> unused;

@@ -5,11 +5,11 @@
 
 // CHECK-LABEL: gpu.func @static_2d
 // CHECK-SAME: (%[[A:.*]]: memref<16384xf16>, %[[C:.*]]: memref<4096xf32>, %[[ROW:.*]]: index, %[[K:.*]]: index)
-// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[ROWA:.*]] = arith.muli %[[ROW]], %[[C256]] : index
+// CHECK: %[[STRIDE:.*]] = arith.constant 256 : index
+// CHECK: %[[ROWA:.*]] = arith.muli %[[ROW]], %{{.*}} : index
 // CHECK: %[[LA:.*]] = arith.addi %[[ROWA]], %[[K]] : index
-// CHECK: subgroup_matrix.load %[[A]][%[[LA]]] stride %[[C256]] : memref<16384xf16>
+// CHECK: subgroup_matrix.load %[[A]][%[[LA]]] stride %[[STRIDE]] : memref<16384xf16>
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: %[[ROWC:.*]] = arith.muli %[[ROW]], %[[C64]] : index
 // CHECK: %[[LC:.*]] = arith.addi %[[ROWC]], %[[K]] : index
 // CHECK: memref.load %[[C]][%[[LC]]] : memref<4096xf32>
@@ -30,13 +30,13 @@ gpu.module @kernels {
 // CHECK-LABEL: gpu.func @workgroup_and_dynamic
 // CHECK-SAME: (%[[B:.*]]: memref<?xf16>, %[[I:.*]]: index)
 // CHECK: %[[WG:.*]] = memref.alloc() : memref<512xf16, #gpu.address_space<workgroup>>
-// CHECK: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: %[[ROWB:.*]] = arith.muli %[[I]], %[[C32]] : index
+// CHECK: %[[ROWB:.*]] = arith.muli %[[I]], %{{.*}} : index
 // CHECK: memref.load %[[B]][%[[ROWB]]] : memref<?xf16>
-// CHECK: %[[ROWW:.*]] = arith.muli %[[I]], %[[C32]] : index
+// CHECK: %[[ROWW:.*]] = arith.muli %[[I]], %{{.*}} : index
 // CHECK: %[[LW:.*]] = arith.addi %[[ROWW]], %[[I]] : index
 // CHECK: memref.store %{{.*}}, %[[WG]][%[[LW]]] : memref<512xf16, #gpu.address_space<workgroup>>
-// CHECK: subgroup_matrix.load %[[WG]][%{{.*}}] stride %{{.*}} col_major : memref<512xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: subgroup_matrix.load %[[WG]][%[[ZERO]]] stride %{{.*}} col_major : memref<512xf16, #gpu.address_space<workgroup>>
 gpu.module @kernels {
   gpu.func @workgroup_and_dynamic(%B: memref<?x32xf16>, %i: index) kernel {
     %c0 = arith.constant 0 : index
@@ -58,10 +58,10 @@ gpu.module @kernels {
 
 // CHECK-LABEL: gpu.func @subview_and_strided
 // CHECK-SAME: (%[[A:.*]]: memref<16384xf16>, %[[S:.*]]: memref<17408xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
-// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-NOT: memref.subview
 // CHECK: %[[R:.*]] = arith.addi %[[I]], %[[I]] : index
-// CHECK: %[[C:.*]] = arith.addi %[[J]], %[[C16]] : index
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[C:.*]] = arith.addi %[[C16]], %[[J]] : index
 // CHECK: %[[RS:.*]] = arith.muli %[[R]], %{{.*}} : index
 // CHECK: %[[L:.*]] = arith.addi %[[RS]], %[[C]] : index
 // CHECK: subgroup_matrix.load %[[A]][%[[L]]] stride
