@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -101,6 +102,10 @@ private:
   /// Every kernel, with subgroup matrices or not: a workgroup with an empty
   /// dimension cannot be dispatched (and SPIR-V forbids declaring one).
   void checkWorkgroupSizeIsPositive(FunctionOpInterface kernel);
+  /// A `gpu.shuffle` exchanges values within groups of its width, which
+  /// lower to subgroup operations only when the width is the subgroup
+  /// size: a kernel written for another subgroup size is reported.
+  void checkShuffleWidth(gpu::ShuffleOp shuffle, TargetAttr target);
 
   TargetAttr overrideTarget;
   bool allowEmulation;
@@ -193,9 +198,25 @@ void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
                       << describeTarget(target);
 }
 
+void TargetChecker::checkShuffleWidth(gpu::ShuffleOp shuffle,
+                                     TargetAttr target) {
+  APInt width;
+  if (!matchPattern(shuffle.getWidth(), m_ConstantInt(&width)) ||
+      width.getSExtValue() == static_cast<int64_t>(target.getSubgroupSize()))
+    return;
+  failed = true;
+  shuffle.emitError() << "shuffles within groups of " << width.getSExtValue()
+                      << " invocations, but " << describeTarget(target)
+                      << " has subgroups of " << target.getSubgroupSize()
+                      << ": a shuffle's width must be the subgroup size";
+}
+
 LogicalResult TargetChecker::run(ModuleOp module) {
   bool reportedMissingTarget = false;
   module.walk([&](Operation *op) {
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+      if (TargetAttr target = getTarget(op))
+        checkShuffleWidth(shuffle, target);
     if (!usesMatrixTypes(op))
       return;
     TargetAttr target = getTarget(op);

@@ -271,6 +271,162 @@ void mlir::subgroup_matrix::flattenBuffers(FunctionOpInterface function) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Unpacking words
+//===----------------------------------------------------------------------===//
+
+/// The storage type of the matrices that access `buffer`, a 1-D buffer of
+/// packed i32 words, when every use is a matrix access of one storage type
+/// or a load or store of a whole word; null otherwise.
+static Type getUnpackedElementType(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  auto word = type ? dyn_cast<VectorType>(type.getElementType()) : nullptr;
+  if (!word || type.getRank() != 1 || !type.getLayout().isIdentity() ||
+      word.getRank() != 1 || !word.getElementType().isInteger(32))
+    return {};
+  Type element;
+  for (Operation *user : buffer.getUsers()) {
+    Type storage;
+    if (auto load = dyn_cast<LoadOp>(user))
+      storage = getStorageType(load.getMatrixType().getElementType());
+    else if (auto store = dyn_cast<StoreOp>(user))
+      storage = getStorageType(store.getMatrixType().getElementType());
+    else if (isa<memref::LoadOp, memref::StoreOp>(user))
+      continue;
+    else
+      return {};
+    if (element && element != storage)
+      return {};
+    element = storage;
+  }
+  if (!element || (word.getNumElements() * 32) %
+                           element.getIntOrFloatBitWidth() !=
+                       0)
+    return {};
+  return element;
+}
+
+/// Retypes `buffer` (words of `wordType`) as `unpacked`, `packing` elements
+/// per word, and rewrites its accesses: matrices address elements (index
+/// and stride times `packing`); a whole word is read or written as its
+/// elements, each i32 of it the bitcast of the elements it holds (vectors
+/// of two or four, which SPIR-V has, where a word-sized vector of eight or
+/// sixteen elements it has not).
+static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
+                           int64_t packing) {
+  Type element = cast<MemRefType>(unpacked.getType()).getElementType();
+  int64_t perI32 = 32 / element.getIntOrFloatBitWidth();
+  Type i32Pieces = perI32 == 1 ? element : VectorType::get({perI32}, element);
+  for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
+    Operation *op = use.getOwner();
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(builder, loc, value);
+    };
+    auto scale = [&](Value value) -> Value {
+      return arith::MulIOp::create(builder, loc, value, constant(packing));
+    };
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      load.getSourceMutable().set(unpacked);
+      load.getIndicesMutable().assign(scale(load.getIndices()[0]));
+      load.getStrideMutable().set(scale(load.getStride()));
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      store.getTargetMutable().set(unpacked);
+      store.getIndicesMutable().assign(scale(store.getIndices()[0]));
+      store.getStrideMutable().set(scale(store.getStride()));
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      Value first = scale(load.getIndices()[0]);
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < wordType.getNumElements(); ++w) {
+        SmallVector<Value> pieces;
+        for (int64_t e = 0; e < perI32; ++e) {
+          Value index = arith::AddIOp::create(builder, loc, first,
+                                              constant(w * perI32 + e));
+          pieces.push_back(
+              memref::LoadOp::create(builder, loc, unpacked, index));
+        }
+        Value piece = perI32 == 1 ? pieces.front()
+                                  : vector::FromElementsOp::create(
+                                        builder, loc, i32Pieces, pieces)
+                                        .getResult();
+        words.push_back(arith::BitcastOp::create(
+            builder, loc, builder.getI32Type(), piece));
+      }
+      load.replaceAllUsesWith(
+          vector::FromElementsOp::create(builder, loc, wordType, words)
+              .getResult());
+      load.erase();
+    } else {
+      auto store = cast<memref::StoreOp>(op);
+      Value first = scale(store.getIndices()[0]);
+      for (int64_t w = 0; w < wordType.getNumElements(); ++w) {
+        Value word = vector::ExtractOp::create(
+            builder, loc, store.getValueToStore(), w);
+        Value piece = arith::BitcastOp::create(builder, loc, i32Pieces, word);
+        for (int64_t e = 0; e < perI32; ++e) {
+          Value value = perI32 == 1 ? piece
+                                    : vector::ExtractOp::create(
+                                          builder, loc, piece, e)
+                                          .getResult();
+          Value index = arith::AddIOp::create(builder, loc, first,
+                                              constant(w * perI32 + e));
+          memref::StoreOp::create(builder, loc, value, unpacked, index);
+        }
+      }
+      store.erase();
+    }
+  }
+}
+
+void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
+  auto unpackedType = [](Value buffer, Type element, int64_t packing) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t length = type.isDynamicDim(0) ? ShapedType::kDynamic
+                                          : type.getDimSize(0) * packing;
+    return MemRefType::get({length}, element, MemRefLayoutAttrInterface(),
+                           type.getMemorySpace());
+  };
+  auto packingOf = [](Value buffer, Type element) {
+    auto word = cast<VectorType>(
+        cast<MemRefType>(buffer.getType()).getElementType());
+    return word.getNumElements() * 32 / element.getIntOrFloatBitWidth();
+  };
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+  if (kernel && kernel.isKernel()) {
+    SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      BlockArgument argument = kernel.getArgument(i);
+      Type element = getUnpackedElementType(argument);
+      if (!element)
+        continue;
+      auto wordType = cast<VectorType>(
+          cast<MemRefType>(argument.getType()).getElementType());
+      int64_t packing = packingOf(argument, element);
+      argument.setType(unpackedType(argument, element, packing));
+      unpackAccesses(argument, wordType, argument, packing);
+      input = argument.getType();
+    }
+    kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs,
+                                             kernel.getResultTypes()));
+  }
+  SmallVector<memref::AllocOp> allocations;
+  function->walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
+  for (memref::AllocOp alloc : allocations) {
+    Type element = getUnpackedElementType(alloc);
+    if (!element || !alloc.getType().hasStaticShape())
+      continue;
+    int64_t packing = packingOf(alloc, element);
+    OpBuilder builder(alloc);
+    auto unpacked = memref::AllocOp::create(
+        builder, alloc.getLoc(), unpackedType(alloc, element, packing),
+        alloc.getAlignmentAttr());
+    unpackAccesses(alloc, cast<VectorType>(alloc.getType().getElementType()),
+                   unpacked, packing);
+    alloc.erase();
+  }
+}
+
 namespace {
 struct FlattenBuffersPass
     : public subgroup_matrix::impl::FlattenBuffersPassBase<FlattenBuffersPass> {

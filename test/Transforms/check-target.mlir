@@ -146,3 +146,23 @@ gpu.module @convert_to_unsupported attributes {subgroup_matrix.target = #subgrou
     gpu.return
   }
 }
+
+// -----
+
+// A shuffle written for subgroups of 32 cannot run where they hold 8
+// (cpu-lavapipe), even in a kernel without matrices; one of the target's
+// width passes.
+gpu.module @shuffle_width attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
+  gpu.func @k(%a: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %lane = gpu.lane_id
+    %v = memref.load %a[%lane] : memref<64xf32>
+    %c1 = arith.constant 1 : i32
+    %c8 = arith.constant 8 : i32
+    %c32 = arith.constant 32 : i32
+    %fits, %ok8 = gpu.shuffle xor %v, %c1, %c8 : f32
+    // expected-error @+1 {{shuffles within groups of 32 invocations, but target 'cpu-lavapipe' has subgroups of 8: a shuffle's width must be the subgroup size}}
+    %r, %ok = gpu.shuffle xor %fits, %c1, %c32 : f32
+    memref.store %r, %a[%lane] : memref<64xf32>
+    gpu.return
+  }
+}

@@ -39,6 +39,15 @@ LogicalResult foldSubViewsIntoAccesses(Operation *root);
 /// call, a view) is left as it is.
 void flattenBuffers(FunctionOpInterface function);
 
+/// Rewrites each 1-D buffer of packed i32 words (`memref<Nxvector<Wxi32>>`,
+/// a form the native lowering reads matrices from) whose subgroup matrices
+/// share one storage type into the buffer of that type holding the same
+/// bytes: matrix accesses address elements (index and stride scaled by the
+/// elements per word), and loads and stores of whole words become vector
+/// accesses of the word's elements. Kernel arguments and allocations only;
+/// a buffer with other uses is left as it is.
+void unpackWordBuffers(FunctionOpInterface function);
+
 } // namespace subgroup_matrix
 } // namespace mlir
 

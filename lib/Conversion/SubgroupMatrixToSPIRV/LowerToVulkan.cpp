@@ -592,8 +592,9 @@ void LowerToVulkanPass::runOnOperation() {
       if (!emulate)
         return WalkResult::advance();
       // The emulation addresses every element by its linear index into a
-      // 1-D buffer.
+      // 1-D buffer of the matrices' storage type.
       flattenBuffers(function);
+      unpackWordBuffers(function);
       auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
       if (robustAccess && kernel && kernel.isKernel() &&
           failed(addRobustAccessGuards(kernel)))

@@ -10,7 +10,8 @@ join automatically), the Vulkan conformance generator for the H100's
 configurations, and the matrix-functions suite generated for the targets
 with matrix units (nvidia-h100, amd-rdna3). For each kernel that
 `sm-opt --sm-lower-to-vulkan` lowers natively (for its own target, or the
-H100 where it names none, or where it names an emulated one), it checks:
+H100 where it names none, or where it names an emulated one) and
+serializes, it checks:
 
   - emulated: `emulation=all` on the same target lowers it, sm-translate
     serializes it and spirv-val accepts the binary;
@@ -43,7 +44,8 @@ MATRIX_TARGETS = ("nvidia-h100", "amd-rdna3", "intel-xe-hpc", "intel-xe-hpg",
 UNSUPPORTED = re.compile(
     r"is not supported by target|not a multiple of the subgroup size|"
     r"is not one configuration of target|has no layout for|cannot be "
-    r"spread over|does not support")
+    r"spread over|does not support|a shuffle's width must be the subgroup "
+    r"size")
 
 
 def run(argv):
@@ -150,10 +152,15 @@ class Checker:
             f.write(text)
         target = native_target(text)
         option = "target=%s " % target if target else ""
+        # Native: the kernel lowers and serializes (a module with host code
+        # the serializer does not take is not a kernel file).
+        lowered = stem + ".native.mlir"
         native = run([self.tool("sm-opt"), source, "--sm-lower-to-vulkan" +
                       ("=" + option.strip() if option else ""), "-o",
-                      os.devnull])
-        if native.returncode:
+                      lowered])
+        if native.returncode or run([
+                self.tool("sm-translate"), "--serialize-spirv", lowered, "-o",
+                stem + ".native.spv"]).returncode:
             return None  # Not a kernel the native path takes.
         passed, skipped, failures = 0, [], []
         checks = [
