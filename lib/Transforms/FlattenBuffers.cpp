@@ -306,6 +306,36 @@ static Type getUnpackedElementType(Value buffer) {
   return element;
 }
 
+/// The i32 holding `pieces`, the elements of one 32-bit word in order.
+static Value piecesToWord(OpBuilder &builder, Location loc,
+                          ArrayRef<Value> pieces) {
+  Type i32 = builder.getI32Type();
+  if (pieces.size() == 1)
+    return arith::BitcastOp::create(builder, loc, i32, pieces.front());
+  auto piecesType = VectorType::get({int64_t(pieces.size())},
+                                    pieces.front().getType());
+  Value vector = vector::FromElementsOp::create(builder, loc, piecesType, pieces);
+  Value word = vector::BitCastOp::create(
+      builder, loc, VectorType::get({1}, i32), vector);
+  return vector::ExtractOp::create(builder, loc, word, 0);
+}
+
+/// The elements of type `element` that the i32 `word` holds, in order.
+static SmallVector<Value> wordToPieces(OpBuilder &builder, Location loc,
+                                       Value word, Type element) {
+  int64_t count = 32 / element.getIntOrFloatBitWidth();
+  if (count == 1)
+    return {arith::BitcastOp::create(builder, loc, element, word)};
+  Value vector = vector::FromElementsOp::create(
+      builder, loc, VectorType::get({1}, word.getType()), word);
+  Value pieces = vector::BitCastOp::create(
+      builder, loc, VectorType::get({count}, element), vector);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < count; ++i)
+    result.push_back(vector::ExtractOp::create(builder, loc, pieces, i));
+  return result;
+}
+
 /// Retypes `buffer` (words of `wordType`) as `unpacked`, `packing` elements
 /// per word, and rewrites its accesses: matrices address elements (index
 /// and stride times `packing`); a whole word is read or written as its
@@ -316,7 +346,6 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
                            int64_t packing) {
   Type element = cast<MemRefType>(unpacked.getType()).getElementType();
   int64_t perI32 = 32 / element.getIntOrFloatBitWidth();
-  Type i32Pieces = perI32 == 1 ? element : VectorType::get({perI32}, element);
   for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
     Operation *op = use.getOwner();
     OpBuilder builder(op);
@@ -346,12 +375,7 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
           pieces.push_back(
               memref::LoadOp::create(builder, loc, unpacked, index));
         }
-        Value piece = perI32 == 1 ? pieces.front()
-                                  : vector::FromElementsOp::create(
-                                        builder, loc, i32Pieces, pieces)
-                                        .getResult();
-        words.push_back(arith::BitcastOp::create(
-            builder, loc, builder.getI32Type(), piece));
+        words.push_back(piecesToWord(builder, loc, pieces));
       }
       load.replaceAllUsesWith(
           vector::FromElementsOp::create(builder, loc, wordType, words)
@@ -363,12 +387,9 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
       for (int64_t w = 0; w < wordType.getNumElements(); ++w) {
         Value word = vector::ExtractOp::create(
             builder, loc, store.getValueToStore(), w);
-        Value piece = arith::BitcastOp::create(builder, loc, i32Pieces, word);
+        SmallVector<Value> pieces = wordToPieces(builder, loc, word, element);
         for (int64_t e = 0; e < perI32; ++e) {
-          Value value = perI32 == 1 ? piece
-                                    : vector::ExtractOp::create(
-                                          builder, loc, piece, e)
-                                          .getResult();
+          Value value = pieces[e];
           Value index = arith::AddIOp::create(builder, loc, first,
                                               constant(w * perI32 + e));
           memref::StoreOp::create(builder, loc, value, unpacked, index);

@@ -25,35 +25,60 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-/// Workgroup attributions become workgroup-memory globals: OpenCL kernels
-/// keep workgroup memory in module-scope variables, which is how MLIR's
-/// LLVM lowering for SPIR-V can express it.
-static void turnWorkgroupAttributionsIntoGlobals(gpu::GPUModuleOp module) {
+/// Workgroup attributions, and `memref.alloc`s in workgroup memory (which
+/// mean the same: one buffer per workgroup), become workgroup-memory
+/// globals: OpenCL kernels keep workgroup memory in module-scope variables,
+/// which is how MLIR's LLVM lowering for SPIR-V can express it. (An alloc
+/// left as it is would be private to each invocation there.)
+static void turnWorkgroupMemoryIntoGlobals(gpu::GPUModuleOp module) {
   SymbolTable symbols(module);
+  OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+  auto createGlobal = [&](gpu::GPUFuncOp function, Location loc,
+                          MemRefType type, unsigned index) {
+    auto global = memref::GlobalOp::create(
+        moduleBuilder, loc,
+        (function.getName() + "_workgroup_" + Twine(index)).str(),
+        moduleBuilder.getStringAttr("private"), type, Attribute(),
+        /*constant=*/false, IntegerAttr());
+    symbols.insert(global);
+    return global;
+  };
   module.walk([&](gpu::GPUFuncOp function) {
-    unsigned count = function.getNumWorkgroupAttributions();
-    if (!count)
-      return;
     Block &entry = function.getBody().front();
     OpBuilder builder = OpBuilder::atBlockBegin(&entry);
-    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
+    unsigned count = function.getNumWorkgroupAttributions();
     unsigned first = function.getFunctionType().getNumInputs();
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument attribution = entry.getArgument(first + i);
       auto type = cast<MemRefType>(attribution.getType());
-      auto global = memref::GlobalOp::create(
-          moduleBuilder, attribution.getLoc(),
-          (function.getName() + "_workgroup_" + Twine(i)).str(),
-          moduleBuilder.getStringAttr("private"), type, Attribute(),
-          /*constant=*/false, IntegerAttr());
-      symbols.insert(global);
+      auto global = createGlobal(function, attribution.getLoc(), type, i);
       Value value = memref::GetGlobalOp::create(builder, attribution.getLoc(),
                                                 type, global.getSymName());
       attribution.replaceAllUsesWith(value);
     }
-    entry.eraseArguments(first, count);
-    function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
-                      builder.getI64IntegerAttr(0));
+    if (count) {
+      entry.eraseArguments(first, count);
+      function->setAttr(
+          gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+          builder.getI64IntegerAttr(0));
+    }
+    SmallVector<memref::AllocOp> allocations;
+    function.walk([&](memref::AllocOp alloc) {
+      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+          alloc.getType().getMemorySpace());
+      if (space && space.getValue() == gpu::AddressSpace::Workgroup &&
+          alloc.getType().hasStaticShape() && alloc.getDynamicSizes().empty())
+        allocations.push_back(alloc);
+    });
+    for (auto [i, alloc] : llvm::enumerate(allocations)) {
+      auto global =
+          createGlobal(function, alloc.getLoc(), alloc.getType(), count + i);
+      OpBuilder allocBuilder(alloc);
+      Value value = memref::GetGlobalOp::create(
+          allocBuilder, alloc.getLoc(), alloc.getType(), global.getSymName());
+      alloc.replaceAllUsesWith(value);
+      alloc.erase();
+    }
   });
 }
 
@@ -76,12 +101,17 @@ struct LowerToIntelPass
       if (!target)
         return signalPassFailure();
       unsigned subgroupSize = target.getSubgroupSize();
-      // Each element is addressed through the buffer a view shows.
-      if (failed(foldSubViewsIntoAccesses(gpuModule)) ||
+      // Each element is addressed through the buffer a view shows, in the
+      // storage type of its matrices (not packed words).
+      if (failed(foldSubViewsIntoAccesses(gpuModule)))
+        return signalPassFailure();
+      gpuModule.walk(
+          [](FunctionOpInterface function) { unpackWordBuffers(function); });
+      if (
           failed(checkPerInvocationForm(gpuModule, subgroupSize,
                                         /*emulated=*/false)))
         return signalPassFailure();
-      turnWorkgroupAttributionsIntoGlobals(gpuModule);
+      turnWorkgroupMemoryIntoGlobals(gpuModule);
       // Kernels run with the subgroup size the instructions assume.
       gpuModule.walk([&](gpu::GPUFuncOp function) {
         if (function.isKernel())

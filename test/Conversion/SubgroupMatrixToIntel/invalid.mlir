@@ -58,19 +58,6 @@ gpu.module @n_not_multiple attributes {subgroup_matrix.target = #subgroup_matrix
 
 // -----
 
-// Packed words are a Vulkan lowering detail; the per-invocation form
-// addresses components.
-gpu.module @packed attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
-  gpu.func @k(%a: memref<64xvector<4xi32>>, %s: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'subgroup_matrix.load' op cannot be lowered to the Intel form: 'memref<64xvector<4xi32>>' packs components into words; use a memref of the storage type}}
-    %l = subgroup_matrix.load %a[%c0] stride %s : memref<64xvector<4xi32>> -> !subgroup_matrix.left<8x16xf16>
-    gpu.return
-  }
-}
-
-// -----
-
 // Found by utils/fuzz.py: an empty workgroup dimension became a SPIR-V
 // LocalSize that spirv-val rejects.
 gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {

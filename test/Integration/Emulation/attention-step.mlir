@@ -8,7 +8,11 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=cpu-lavapipe | sm-translate --serialize-spirv -o %t.lavapipe.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe_env %python %S/forms.py attention_step %t.lavapipe.spv %sm_build_root/bin | FileCheck %s %}
-// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o /dev/null
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: %python %S/forms.py attention_step %t.ll %sm_build_root/bin --runner sm-intel-host-runner | FileCheck %s
 // CHECK: PASS attention_step
 
 // Q is 16 x 16 (queries by head dimension), Kt 16 x 16 (head dimension by

@@ -2,9 +2,11 @@
 """Runs one of this directory's kernels on fresh random inputs and compares
 its outputs with a reference computed here in double precision.
 
-  forms.py CASE KERNEL.spv TOOLS_DIR [--runner-arg ARG]...
+  forms.py CASE KERNEL TOOLS_DIR [--runner NAME] [--runner-arg ARG]...
 
-Inputs are drawn anew on every run and handed to sm-vulkan-runner as files,
+KERNEL is what the runner takes: a .spv for sm-vulkan-runner (the default),
+the host LLVM module for sm-intel-host-runner. Inputs are drawn anew on
+every run and handed to the runner as files,
 outputs start poisoned (unwritten elements show) and are read back with
 --output. Prints "PASS CASE: ..." or "FAIL CASE: ..." and exits 0 or 1.
 The GEMM-shaped kernels of this directory use the runner's own --check
@@ -69,11 +71,12 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     parser.add_argument("kernel")
     parser.add_argument("tools")
+    parser.add_argument("--runner", default="sm-vulkan-runner")
     parser.add_argument("--runner-arg", action="append", default=[])
     args = parser.parse_args()
     inputs_spec, outputs_spec, grid, reference, tolerance = CASES[args.case]
     rng = random.Random(random.randrange(1 << 30))
-    runner = os.path.join(args.tools, "sm-vulkan-runner")
+    runner = os.path.join(args.tools, args.runner)
     with tempfile.TemporaryDirectory(prefix="sm-forms-") as work:
         argv = [runner, args.kernel, "--entry", args.case, "--grid", grid]
         inputs = []

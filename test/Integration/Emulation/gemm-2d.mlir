@@ -10,7 +10,11 @@
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe %t.lavapipe.spv --arg f16:16384:random --arg f16:16384:random \
 // RUN:   --arg f32:4096:poison --grid 4,4 --check gemm:M=64,N=64,K=256,A=0,B=1,C=2 | FileCheck %s %}
-// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o /dev/null
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: sm-intel-host-runner %t.ll --entry gemm_2d --arg f16:16384:random --arg f16:16384:random --arg f32:4096:poison --grid 4,4 --check gemm:M=64,N=64,K=256,A=0,B=1,C=2 | FileCheck %s
 // CHECK: check gemm 64x64x256 (C = argument 2, f32): PASSED: 4096 elements, 0 mismatches
 
 // Each workgroup is one subgroup of the H100 (32 invocations; four

@@ -8,7 +8,11 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=cpu-lavapipe | sm-translate --serialize-spirv -o %t.lavapipe.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe_env %python %S/forms.py int8_convert_map_reduce %t.lavapipe.spv %sm_build_root/bin | FileCheck %s %}
-// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o /dev/null
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: %python %S/forms.py int8_convert_map_reduce %t.ll %sm_build_root/bin --runner sm-intel-host-runner | FileCheck %s
 // CHECK: PASS int8_convert_map_reduce
 
 module attributes {gpu.container_module} {

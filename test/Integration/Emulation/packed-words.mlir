@@ -10,6 +10,11 @@
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe %t.lavapipe.spv --arg f16:256:random --arg f16:256:random \
 // RUN:   --arg f32:256:poison --check gemm:M=16,N=16,K=16,A=0,B=1,C=2 | FileCheck %s %}
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: sm-intel-host-runner %t.ll --entry packed --arg f16:256:random --arg f16:256:random --arg f32:256:poison --check gemm:M=16,N=16,K=16,A=0,B=1,C=2 | FileCheck %s
 // CHECK: check gemm 16x16x16 (C = argument 2, f32): PASSED: 256 elements, 0 mismatches
 
 // A (16 x 16 f16, row-major) is 32 words of eight elements; B is staged

@@ -9,7 +9,11 @@
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe %t.lavapipe.spv --arg f16:2048:random --arg f16:2048:random \
 // RUN:   --arg f32:1024:poison --grid 2,2 --check gemm:M=32,N=32,K=64,A=0,B=1,C=2,mul=0.5,add=0.25 | FileCheck %s %}
-// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o /dev/null
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: sm-intel-host-runner %t.ll --entry staged_b --arg f16:2048:random --arg f16:2048:random --arg f32:1024:poison --grid 2,2 --check gemm:M=32,N=32,K=64,A=0,B=1,C=2,mul=0.5,add=0.25 | FileCheck %s
 // CHECK: check gemm 32x32x64 (C = argument 2, f32): PASSED: 1024 elements, 0 mismatches
 
 // A is 32 x 64, B 64 x 32 (K x N), C 32 x 32, all row-major. A workgroup

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The execution suite of convert, map and reduce.
 
-  suite.py generate TARGET OUT_DIR [--kernel-target NAME]
+  suite.py generate TARGET OUT_DIR [--kernel-target NAME] [--beyond NAME]
       writes one kernel per case (OUT_DIR/NAME.mlir) and OUT_DIR/cases.json;
       with --kernel-target, TARGET's cases as kernels for that target (the
-      H100's cases emulated on cpu-lavapipe);
+      H100's cases emulated on cpu-lavapipe); with --beyond, only the cases
+      that target's suite lacks;
   suite.py run [--prebuilt] [--only TEXT] [--runner-arg ARG...]
                {vulkan,intel,msl} OUT_DIR TOOLS_DIR
       builds each case for the path (Vulkan: sm-opt --sm-lower-to-vulkan,
@@ -596,13 +597,17 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
 
 # --- generate and run ------------------------------------------------------
 
-def generate(target, out, kernel_target=None):
+def generate(target, out, kernel_target=None, beyond=None):
     """Writes the cases of `target`'s matrix types, as kernels for
     `kernel_target` (the same by default; cpu-lavapipe runs another
-    target's cases emulated, against the same references)."""
+    target's cases emulated, against the same references), leaving out
+    those that the cases of `beyond` already are."""
     os.makedirs(out, exist_ok=True)
     manifest = []
+    covered = {case.name for case in cases_for(beyond)} if beyond else set()
     for case in cases_for(target):
+        if case.name in covered:
+            continue
         with open(os.path.join(out, case.name + ".mlir"), "w") as f:
             f.write(kernel_text(case, kernel_target or target))
         manifest.append(case.name)
@@ -782,6 +787,8 @@ def main():
                    help="write the cases for this target instead (e.g. "
                         "cpu-lavapipe, to run another target's cases "
                         "emulated)")
+    g.add_argument("--beyond", choices=sorted(TARGETS),
+                   help="leave out the cases this target's suite has too")
     b = sub.add_parser("build")
     b.add_argument("path", choices=["vulkan", "intel", "msl"])
     b.add_argument("out")
@@ -800,7 +807,8 @@ def main():
                    help="one more argument for the runner (repeatable)")
     options = parser.parse_args()
     if options.command == "generate":
-        generate(options.target, options.out, options.kernel_target)
+        generate(options.target, options.out, options.kernel_target,
+                 options.beyond)
         return 0
     if options.command == "build":
         return build_all(options.path, options.out, options.tools,
