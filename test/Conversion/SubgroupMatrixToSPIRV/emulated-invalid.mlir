@@ -40,11 +40,16 @@ gpu.module @columns_do_not_spread attributes {subgroup_matrix.target = #subgroup
 
 // -----
 
-gpu.module @packed_words attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
+// Packed words that matrices of one storage type read are unpacked
+// (test/Integration/Emulation/packed-words.mlir); words that matrices of
+// two storage types share have no one element type to unpack into.
+gpu.module @packed_words_of_two_types attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
   gpu.func @k(%a: memref<256xvector<4xi32>>, %s: index) kernel attributes {known_block_size = array<i32: 8, 1, 1>} {
     %c0 = arith.constant 0 : index
     // expected-error @+1 {{'subgroup_matrix.load' op cannot be emulated: 'memref<256xvector<4xi32>>' packs components into words; use a memref of the storage type}}
     %l = subgroup_matrix.load %a[%c0] stride %s : memref<256xvector<4xi32>> -> !subgroup_matrix.left<16x16xf16>
+    // expected-error @+1 {{'subgroup_matrix.load' op cannot be emulated: 'memref<256xvector<4xi32>>' packs components into words; use a memref of the storage type}}
+    %m = subgroup_matrix.load %a[%c0] stride %s : memref<256xvector<4xi32>> -> !subgroup_matrix.left<16x32xsi8>
     gpu.return
   }
 }
