@@ -4,18 +4,30 @@
 # with AddressSanitizer and UndefinedBehaviorSanitizer (into build-asan);
 # the Python package's pytest suite; and a fixed, seeded fuzzing run
 # (docs/Fuzzing.md). SM_SKIP_SANITIZERS=1 leaves out the sanitizer build,
-# which takes longest.
+# which takes longest. Each step's time is printed as it ends.
 set -euo pipefail
 
 repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-"$repoRoot/utils/setup.sh"
-"$repoRoot/utils/build.sh"
-"$repoRoot/utils/build.sh" check-sm
+# Runs a step and prints how long it took.
+step() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "[run-tests] $name: $((SECONDS - start)) s"
+}
+
+step setup "$repoRoot/utils/setup.sh"
+step "release build" "$repoRoot/utils/build.sh"
+step "release check-sm" "$repoRoot/utils/build.sh" check-sm
 if [ "${SM_SKIP_SANITIZERS:-0}" != 1 ]; then
-  SM_BUILD_DIR="$repoRoot/build-asan" \
-    SM_CMAKE_ARGS=-DSM_ENABLE_SANITIZERS=ON "$repoRoot/utils/build.sh" check-sm
+  export SM_BUILD_DIR="$repoRoot/build-asan"
+  export SM_CMAKE_ARGS=-DSM_ENABLE_SANITIZERS=ON
+  step "sanitizer build" "$repoRoot/utils/build.sh"
+  step "sanitizer check-sm" "$repoRoot/utils/build.sh" check-sm
+  unset SM_BUILD_DIR SM_CMAKE_ARGS
 fi
 # Debian's interpreter, which has the python3-pytest that setup installs.
-/usr/bin/python3 -m pytest -q "$repoRoot/python/tests"
-"$repoRoot/utils/fuzz.sh" --mutants 3000 --seed 1
+step pytest /usr/bin/python3 -m pytest -q "$repoRoot/python/tests"
+step fuzzing "$repoRoot/utils/fuzz.sh" --mutants 3000 --seed 1
+echo "[run-tests] total: $SECONDS s"

@@ -19,10 +19,21 @@
 # list and state directory) so that the system's package selection never sees it.
 # The archive address is taken from the system's apt sources, never hard-coded.
 #
-# A second run finds everything in place and returns within seconds.
+# A second run, in this checkout or another one on the same machine, finds
+# everything in place and returns within seconds.
 set -euo pipefail
 
 repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# What is built or unpacked below (SPIRV-Tools, the Vulkan headers, Intel's
+# compiler root) depends on nothing in the checkout, so every clone on this
+# machine shares one copy: .deps is a link to $SM_SHARED_DEPS (by default in
+# the user's cache directory), and a fresh clone finds everything in place.
+# An existing .deps, or SM_DEPS_PREFIX, is used as it is.
+if [ -z "${SM_DEPS_PREFIX:-}" ] && [ ! -e "$repoRoot/.deps" ] &&
+  [ ! -L "$repoRoot/.deps" ]; then
+  sharedDeps="${SM_SHARED_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/subgroup-matrix/deps}"
+  mkdir -p "$sharedDeps" && ln -s "$sharedDeps" "$repoRoot/.deps"
+fi
 depsPrefix="${SM_DEPS_PREFIX:-$repoRoot/.deps}"
 spirvPrefix="$depsPrefix/spirv"
 spirvToolsVersion=2025.1
@@ -105,7 +116,12 @@ buildSpirvTools() {
     dpkg -x spirv-headers_*.deb headers
     trixieApt apt-get source -qq --tar-only --download-only spirv-tools/trixie
     mkdir src && tar -xf spirv-tools_*.orig.tar.* -C src --strip-components=1
+    local launcher=()
+    command -v ccache >/dev/null && launcher=(
+      "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$work;CCACHE_NOHASHDIR=1;ccache"
+      "-DCMAKE_C_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$work;CCACHE_NOHASHDIR=1;ccache")
     cmake -S src -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      "${launcher[@]}" \
       -DSPIRV-Headers_SOURCE_DIR="$work/headers/usr" \
       -DSPIRV_SKIP_TESTS=ON -DSPIRV_WERROR=OFF \
       -DCMAKE_INSTALL_PREFIX="$spirvPrefix" >/dev/null

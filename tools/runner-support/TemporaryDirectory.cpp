@@ -30,7 +30,10 @@ void removeLiveDirectories() {
 
 bool TemporaryDirectory::create(const std::string &prefix,
                                 std::string &error) {
-  static bool registered = std::atexit(removeLiveDirectories) == 0;
+  // The set first: exit() destroys statics constructed after a handler was
+  // registered before it runs that handler.
+  static bool registered =
+      (getLiveDirectories(), std::atexit(removeLiveDirectories) == 0);
   if (!registered) {
     error = "cannot register the removal of temporary files at exit";
     return false;
