@@ -199,7 +199,7 @@ void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
 }
 
 void TargetChecker::checkShuffleWidth(gpu::ShuffleOp shuffle,
-                                     TargetAttr target) {
+                                      TargetAttr target) {
   APInt width;
   if (!matchPattern(shuffle.getWidth(), m_ConstantInt(&width)) ||
       width.getSExtValue() == static_cast<int64_t>(target.getSubgroupSize()))

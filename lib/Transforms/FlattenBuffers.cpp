@@ -35,16 +35,14 @@ struct BufferAccess {
 static std::optional<BufferAccess> getBufferAccess(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<BufferAccess>>(op)
       .Case([](LoadOp load) {
-        return BufferAccess{&load.getSourceMutable(),
-                            load.getIndicesMutable()};
+        return BufferAccess{&load.getSourceMutable(), load.getIndicesMutable()};
       })
       .Case([](StoreOp store) {
         return BufferAccess{&store.getTargetMutable(),
                             store.getIndicesMutable()};
       })
       .Case([](memref::LoadOp load) {
-        return BufferAccess{&load.getMemrefMutable(),
-                            load.getIndicesMutable()};
+        return BufferAccess{&load.getMemrefMutable(), load.getIndicesMutable()};
       })
       .Case([](memref::StoreOp store) {
         return BufferAccess{&store.getMemrefMutable(),
@@ -54,8 +52,7 @@ static std::optional<BufferAccess> getBufferAccess(Operation *op) {
         return BufferAccess{&load.getBaseMutable(), load.getIndicesMutable()};
       })
       .Case([](vector::StoreOp store) {
-        return BufferAccess{&store.getBaseMutable(),
-                            store.getIndicesMutable()};
+        return BufferAccess{&store.getBaseMutable(), store.getIndicesMutable()};
       })
       .Default([](Operation *) { return std::nullopt; });
 }
@@ -95,8 +92,7 @@ namespace {
 /// An access through a `memref.subview` becomes an access of the subview's
 /// source: index i of a kept dimension d becomes offset[d] + i * stride[d],
 /// a dropped (rank-reduced) dimension is addressed at its offset.
-template <typename OpTy>
-struct FoldSubViewIntoAccess : OpRewritePattern<OpTy> {
+template <typename OpTy> struct FoldSubViewIntoAccess : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,
@@ -106,32 +102,33 @@ struct FoldSubViewIntoAccess : OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "not an access through a subview");
     // Through a chain of subviews, one at a time.
     rewriter.modifyOpInPlace(op, [&] {
-      while (auto subview =
-                 access->buffer->get().template getDefiningOp<memref::SubViewOp>())
-        foldOne(subview, *access, rewriter, op.getLoc());
+      while (
+          auto subview =
+              access->buffer->get().template getDefiningOp<memref::SubViewOp>())
+        foldInto(*access, subview, rewriter, op.getLoc());
     });
     return success();
   }
 
 private:
-  static void foldOne(memref::SubViewOp subview, BufferAccess &access,
-                      OpBuilder &rewriter, Location loc) {
-    auto &consumer = access;
+  /// Points `access` at the source of `subview`, through which it reads.
+  static void foldInto(BufferAccess &access, memref::SubViewOp subview,
+                       OpBuilder &rewriter, Location loc) {
     SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
     SmallVector<OpFoldResult> strides = subview.getMixedStrides();
     llvm::SmallBitVector dropped = subview.getDroppedDims();
-    SmallVector<Value> consumerIndices(consumer.indices.getAsOperandRange());
+    SmallVector<Value> viewIndices(access.indices.getAsOperandRange());
     SmallVector<Value> indices;
     unsigned next = 0;
     for (unsigned d = 0, e = offsets.size(); d < e; ++d) {
-      OpFoldResult index =
-          dropped.test(d) ? offsets[d]
-                          : addScaled(rewriter, loc, offsets[d],
-                                      consumerIndices[next++], strides[d]);
+      OpFoldResult index = dropped.test(d)
+                               ? offsets[d]
+                               : addScaled(rewriter, loc, offsets[d],
+                                           viewIndices[next++], strides[d]);
       indices.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, index));
     }
-    consumer.buffer->set(subview.getSource());
-    consumer.indices.assign(indices);
+    access.buffer->set(subview.getSource());
+    access.indices.assign(indices);
   }
 };
 } // namespace
@@ -146,19 +143,20 @@ void mlir::subgroup_matrix::populateFoldSubViewIntoAccessPatterns(
 }
 
 LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
+  // The subviews something reads now; those of them that nothing reads
+  // after folding are erased (and only those).
+  SmallVector<memref::SubViewOp> used;
+  root->walk([&](memref::SubViewOp subview) {
+    if (!subview->use_empty())
+      used.push_back(subview);
+  });
   RewritePatternSet patterns(root->getContext());
   populateFoldSubViewIntoAccessPatterns(patterns);
-  // One visit per op, and nothing else erased: a pass that folds views
-  // leaves the rest of the function as it was.
+  // One visit per op, and no dead-code elimination: the rest of the
+  // function stays as it was.
   walkAndApplyPatterns(root, std::move(patterns));
-  // Subviews nothing reads any more (the greedy driver only erases those it
-  // visited as dead, and views are side-effect free).
-  SmallVector<memref::SubViewOp> unused;
-  root->walk([&](memref::SubViewOp subview) {
-    if (subview->use_empty())
-      unused.push_back(subview);
-  });
-  for (memref::SubViewOp subview : llvm::reverse(unused))
+  // Last first, so that a subview of a subview frees its source.
+  for (memref::SubViewOp subview : llvm::reverse(used))
     if (subview->use_empty())
       subview->erase();
   return success();
@@ -175,8 +173,7 @@ LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
 static MemRefType getFlatType(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (type.getRank() < 2 ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
+  if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::is_contained(strides, ShapedType::kDynamic))
     return {};
@@ -299,9 +296,8 @@ static Type getUnpackedElementType(Value buffer) {
       return {};
     element = storage;
   }
-  if (!element || (word.getNumElements() * 32) %
-                           element.getIntOrFloatBitWidth() !=
-                       0)
+  if (!element ||
+      (word.getNumElements() * 32) % element.getIntOrFloatBitWidth() != 0)
     return {};
   return element;
 }
@@ -312,11 +308,12 @@ static Value piecesToWord(OpBuilder &builder, Location loc,
   Type i32 = builder.getI32Type();
   if (pieces.size() == 1)
     return arith::BitcastOp::create(builder, loc, i32, pieces.front());
-  auto piecesType = VectorType::get({int64_t(pieces.size())},
-                                    pieces.front().getType());
-  Value vector = vector::FromElementsOp::create(builder, loc, piecesType, pieces);
-  Value word = vector::BitCastOp::create(
-      builder, loc, VectorType::get({1}, i32), vector);
+  auto piecesType =
+      VectorType::get({int64_t(pieces.size())}, pieces.front().getType());
+  Value vector =
+      vector::FromElementsOp::create(builder, loc, piecesType, pieces);
+  Value word = vector::BitCastOp::create(builder, loc,
+                                         VectorType::get({1}, i32), vector);
   return vector::ExtractOp::create(builder, loc, word, 0);
 }
 
@@ -385,8 +382,8 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
       auto store = cast<memref::StoreOp>(op);
       Value first = scale(store.getIndices()[0]);
       for (int64_t w = 0; w < wordType.getNumElements(); ++w) {
-        Value word = vector::ExtractOp::create(
-            builder, loc, store.getValueToStore(), w);
+        Value word =
+            vector::ExtractOp::create(builder, loc, store.getValueToStore(), w);
         SmallVector<Value> pieces = wordToPieces(builder, loc, word, element);
         for (int64_t e = 0; e < perI32; ++e) {
           Value value = pieces[e];
@@ -409,8 +406,8 @@ void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
                            type.getMemorySpace());
   };
   auto packingOf = [](Value buffer, Type element) {
-    auto word = cast<VectorType>(
-        cast<MemRefType>(buffer.getType()).getElementType());
+    auto word =
+        cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
     return word.getNumElements() * 32 / element.getIntOrFloatBitWidth();
   };
   auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());

@@ -80,3 +80,36 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A subview of a rank-reducing subview (one plane of a 3-D buffer) folds
+// through both: A[2, i + j, 8 + j], element 8192 + (i + j) * 64 + 8 + j.
+
+// CHECK-LABEL: gpu.func @chained_and_rank_reducing
+// CHECK-SAME: (%[[A:.*]]: memref<16384xf16>, %[[I:.*]]: index, %[[J:.*]]: index)
+// CHECK-NOT: memref.subview
+// CHECK: %[[ROW:.*]] = arith.addi %[[I]], %[[J]] : index
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[COL:.*]] = arith.addi %[[C8]], %[[J]] : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[ROWS:.*]] = arith.muli %[[ROW]], %[[C64]] : index
+// CHECK: %[[C8192:.*]] = arith.constant 8192 : index
+// CHECK: %[[BASE:.*]] = arith.addi %[[C8192]], %[[ROWS]] : index
+// CHECK: %[[L:.*]] = arith.addi %[[BASE]], %[[COL]] : index
+// CHECK: subgroup_matrix.load %[[A]][%[[L]]] stride
+gpu.module @kernels {
+  gpu.func @chained_and_rank_reducing(%A: memref<4x64x64xf16>, %i: index, %j: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %plane = memref.subview %A[2, 0, 0] [1, 64, 64] [1, 1, 1]
+        : memref<4x64x64xf16> to memref<64x64xf16, strided<[64, 1], offset: 8192>>
+    %tile = memref.subview %plane[%i, 8] [16, 16] [1, 1]
+        : memref<64x64xf16, strided<[64, 1], offset: 8192>> to memref<16x16xf16, strided<[64, 1], offset: ?>>
+    %m = subgroup_matrix.load %tile[%j, %j] stride %c64
+        : memref<16x16xf16, strided<[64, 1], offset: ?>> -> !subgroup_matrix.result<16x16xf16>
+    subgroup_matrix.store %m, %A[%c0, %c0, %c0] stride %c64
+        : !subgroup_matrix.result<16x16xf16>, memref<4x64x64xf16>
+    gpu.return
+  }
+}

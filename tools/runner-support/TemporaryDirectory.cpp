@@ -28,8 +28,7 @@ void removeLiveDirectories() {
 }
 } // namespace
 
-bool TemporaryDirectory::create(const std::string &prefix,
-                                std::string &error) {
+bool TemporaryDirectory::create(const std::string &prefix, std::string &error) {
   // The set first: exit() destroys statics constructed after a handler was
   // registered before it runs that handler.
   static bool registered =

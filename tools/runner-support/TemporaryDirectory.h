@@ -1,4 +1,4 @@
-//===- TemporaryDirectory.h - a scratch directory that never stays -*- C++ -*-===//
+//===- TemporaryDirectory.h - a scratch directory that goes -*- C++ -*-===//
 
 #ifndef SM_RUNNER_TEMPORARYDIRECTORY_H
 #define SM_RUNNER_TEMPORARYDIRECTORY_H

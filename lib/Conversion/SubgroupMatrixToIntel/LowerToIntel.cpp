@@ -58,9 +58,8 @@ static void turnWorkgroupMemoryIntoGlobals(gpu::GPUModuleOp module) {
     }
     if (count) {
       entry.eraseArguments(first, count);
-      function->setAttr(
-          gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
-          builder.getI64IntegerAttr(0));
+      function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                        builder.getI64IntegerAttr(0));
     }
     SmallVector<memref::AllocOp> allocations;
     function.walk([&](memref::AllocOp alloc) {
@@ -107,8 +106,7 @@ struct LowerToIntelPass
         return signalPassFailure();
       gpuModule.walk(
           [](FunctionOpInterface function) { unpackWordBuffers(function); });
-      if (
-          failed(checkPerInvocationForm(gpuModule, subgroupSize,
+      if (failed(checkPerInvocationForm(gpuModule, subgroupSize,
                                         /*emulated=*/false)))
         return signalPassFailure();
       turnWorkgroupMemoryIntoGlobals(gpuModule);
