@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -177,17 +178,25 @@ static MemRefType getFlatType(MemRefType type) {
       ShapedType::isDynamic(offset) ||
       llvm::is_contained(strides, ShapedType::kDynamic))
     return {};
-  int64_t length = 0;
+  // Negative strides and lengths past int64_t are left alone (the verifier
+  // or the SPIR-V conversion reports what is wrong with them).
+  if (offset < 0 || llvm::any_of(strides, [](int64_t s) { return s < 0; }))
+    return {};
+  std::optional<int64_t> length = 0;
   for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
-    if (ShapedType::isDynamic(size)) {
-      length = ShapedType::kDynamic;
-      break;
-    }
-    length = std::max(length, size * stride);
+    if (ShapedType::isDynamic(size))
+      return MemRefType::get({ShapedType::kDynamic}, type.getElementType(),
+                             MemRefLayoutAttrInterface(),
+                             type.getMemorySpace());
+    std::optional<int64_t> extent = llvm::checkedMul(size, stride);
+    if (!extent)
+      return {};
+    length = std::max(*length, *extent);
   }
-  if (!ShapedType::isDynamic(length))
-    length += offset;
-  return MemRefType::get({length}, type.getElementType(),
+  length = llvm::checkedAdd(*length, offset);
+  if (!length)
+    return {};
+  return MemRefType::get({*length}, type.getElementType(),
                          MemRefLayoutAttrInterface(), type.getMemorySpace());
 }
 
@@ -278,8 +287,10 @@ void mlir::subgroup_matrix::flattenBuffers(FunctionOpInterface function) {
 static Type getUnpackedElementType(Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   auto word = type ? dyn_cast<VectorType>(type.getElementType()) : nullptr;
+  // Words of 32, 64 or 128 bits, as the native lowering packs them.
   if (!word || type.getRank() != 1 || !type.getLayout().isIdentity() ||
-      word.getRank() != 1 || !word.getElementType().isInteger(32))
+      word.getRank() != 1 || word.isScalable() || word.getNumElements() > 4 ||
+      !word.getElementType().isInteger(32))
     return {};
   Type element;
   for (Operation *user : buffer.getUsers()) {
@@ -398,11 +409,17 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
 }
 
 void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
-  auto unpackedType = [](Value buffer, Type element, int64_t packing) {
+  // Null where the length passes int64_t (the verifier reports such a
+  // buffer).
+  auto unpackedType = [](Value buffer, Type element,
+                         int64_t packing) -> MemRefType {
     auto type = cast<MemRefType>(buffer.getType());
-    int64_t length = type.isDynamicDim(0) ? ShapedType::kDynamic
-                                          : type.getDimSize(0) * packing;
-    return MemRefType::get({length}, element, MemRefLayoutAttrInterface(),
+    std::optional<int64_t> length = ShapedType::kDynamic;
+    if (!type.isDynamicDim(0))
+      length = llvm::checkedMul(type.getDimSize(0), packing);
+    if (!length)
+      return {};
+    return MemRefType::get({*length}, element, MemRefLayoutAttrInterface(),
                            type.getMemorySpace());
   };
   auto packingOf = [](Value buffer, Type element) {
@@ -421,7 +438,10 @@ void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
       auto wordType = cast<VectorType>(
           cast<MemRefType>(argument.getType()).getElementType());
       int64_t packing = packingOf(argument, element);
-      argument.setType(unpackedType(argument, element, packing));
+      MemRefType unpacked = unpackedType(argument, element, packing);
+      if (!unpacked)
+        continue;
+      argument.setType(unpacked);
       unpackAccesses(argument, wordType, argument, packing);
       input = argument.getType();
     }
@@ -435,10 +455,12 @@ void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
     if (!element || !alloc.getType().hasStaticShape())
       continue;
     int64_t packing = packingOf(alloc, element);
+    MemRefType unpackedAllocType = unpackedType(alloc, element, packing);
+    if (!unpackedAllocType)
+      continue;
     OpBuilder builder(alloc);
     auto unpacked = memref::AllocOp::create(
-        builder, alloc.getLoc(), unpackedType(alloc, element, packing),
-        alloc.getAlignmentAttr());
+        builder, alloc.getLoc(), unpackedAllocType, alloc.getAlignmentAttr());
     unpackAccesses(alloc, cast<VectorType>(alloc.getType().getElementType()),
                    unpacked, packing);
     alloc.erase();
