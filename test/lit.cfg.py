@@ -30,6 +30,15 @@ config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
 # build but not its leak check. Other tools keep all three.
 config.substitutions.append(("%mesa_env", "env ASAN_OPTIONS=detect_leaks=0"))
 
+# The sanitizer build (utils/run-tests.sh runs the suite twice) leaves out
+# the long execution suites marked `UNSUPPORTED: sanitizers`, whose time goes
+# to lavapipe's and the host compilers' work on kernels rather than to this
+# project's code; the release run executes them, and the sanitizer run keeps
+# every lowering test, the property check over the corpus and the small
+# execution tests (which exercise the runners).
+if getattr(config, "sm_sanitizers", False):
+    config.available_features.add("sanitizers")
+
 tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
 tools = [
     "sm-opt",
