@@ -18,7 +18,10 @@ def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
     - every kernel that uses subgroup matrices (directly or through the
       functions it calls) whose known workgroup size (`known_block_size` of
       `gpu.func`, or the `workgroup_size` of `spirv.entry_point_abi`) has an x
-      dimension that is not a multiple of the target's subgroup size.
+      dimension that is not a multiple of the target's subgroup size;
+    - every `gpu.shuffle` whose constant width is not the target's subgroup
+      size (a kernel written for subgroups of 32 cannot shuffle within 32
+      lanes where subgroups hold 8), in kernels with or without matrices.
 
     The target is the preset named by the `target` option; without it, the
     `subgroup_matrix.target` attribute of the enclosing `gpu.module` or of
