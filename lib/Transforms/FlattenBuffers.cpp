@@ -242,39 +242,55 @@ static void rewriteAccesses(Value buffer, MemRefType type, Value flat) {
   }
 }
 
-void mlir::subgroup_matrix::flattenBuffers(FunctionOpInterface function) {
-  // Kernel arguments only: a device function's are its callers' too.
+/// Gives each buffer of `function` (a kernel's memref arguments, every
+/// `memref.alloc`) the type `retype` returns for it, where it returns one,
+/// and lets `rewrite(buffer, oldType, replacement)` move the buffer's
+/// accesses: an argument is retyped in place, with the kernel's signature
+/// (a device function's arguments are its callers' too, so only kernels'),
+/// an allocation is replaced by one of the new type (static shapes only).
+static void
+retypeBuffers(FunctionOpInterface function,
+              llvm::function_ref<MemRefType(Value)> retype,
+              llvm::function_ref<void(Value, MemRefType, Value)> rewrite) {
   auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
   if (kernel && kernel.isKernel()) {
     SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
     for (auto [i, input] : llvm::enumerate(inputs)) {
       BlockArgument argument = kernel.getArgument(i);
       auto type = dyn_cast<MemRefType>(input);
-      MemRefType flatType = type ? getFlatType(type) : MemRefType();
-      if (!flatType || !hasOnlyFlattenableUses(argument))
+      MemRefType newType = type ? retype(argument) : MemRefType();
+      if (!newType)
         continue;
-      argument.setType(flatType);
-      rewriteAccesses(argument, type, argument);
-      input = flatType;
+      argument.setType(newType);
+      rewrite(argument, type, argument);
+      input = newType;
     }
     kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs,
                                              kernel.getResultTypes()));
   }
-
   SmallVector<memref::AllocOp> allocations;
   function->walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
   for (memref::AllocOp alloc : allocations) {
-    MemRefType type = alloc.getType();
-    MemRefType flatType = getFlatType(type);
-    if (!flatType || !flatType.hasStaticShape() ||
-        !hasOnlyFlattenableUses(alloc))
+    MemRefType newType = retype(alloc);
+    if (!newType || !newType.hasStaticShape())
       continue;
     OpBuilder builder(alloc);
-    auto flat = memref::AllocOp::create(builder, alloc.getLoc(), flatType,
-                                        alloc.getAlignmentAttr());
-    rewriteAccesses(alloc, type, flat);
+    auto replacement = memref::AllocOp::create(builder, alloc.getLoc(), newType,
+                                               alloc.getAlignmentAttr());
+    rewrite(alloc, alloc.getType(), replacement);
     alloc.erase();
   }
+}
+
+void mlir::subgroup_matrix::flattenBuffers(FunctionOpInterface function) {
+  retypeBuffers(
+      function,
+      [](Value buffer) {
+        MemRefType flatType = getFlatType(cast<MemRefType>(buffer.getType()));
+        return flatType && hasOnlyFlattenableUses(buffer) ? flatType
+                                                          : MemRefType();
+      },
+      rewriteAccesses);
 }
 
 //===----------------------------------------------------------------------===//
@@ -408,63 +424,36 @@ static void unpackAccesses(Value buffer, VectorType wordType, Value unpacked,
   }
 }
 
+/// Elements of `element` per word of the packed buffer type `type`.
+static int64_t getPacking(MemRefType type, Type element) {
+  return cast<VectorType>(type.getElementType()).getNumElements() * 32 /
+         element.getIntOrFloatBitWidth();
+}
+
 void mlir::subgroup_matrix::unpackWordBuffers(FunctionOpInterface function) {
-  // Null where the length passes int64_t (the verifier reports such a
-  // buffer).
-  auto unpackedType = [](Value buffer, Type element,
-                         int64_t packing) -> MemRefType {
-    auto type = cast<MemRefType>(buffer.getType());
-    std::optional<int64_t> length = ShapedType::kDynamic;
-    if (!type.isDynamicDim(0))
-      length = llvm::checkedMul(type.getDimSize(0), packing);
-    if (!length)
-      return {};
-    return MemRefType::get({*length}, element, MemRefLayoutAttrInterface(),
-                           type.getMemorySpace());
-  };
-  auto packingOf = [](Value buffer, Type element) {
-    auto word =
-        cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
-    return word.getNumElements() * 32 / element.getIntOrFloatBitWidth();
-  };
-  auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
-  if (kernel && kernel.isKernel()) {
-    SmallVector<Type> inputs(kernel.getFunctionType().getInputs());
-    for (auto [i, input] : llvm::enumerate(inputs)) {
-      BlockArgument argument = kernel.getArgument(i);
-      Type element = getUnpackedElementType(argument);
-      if (!element)
-        continue;
-      auto wordType = cast<VectorType>(
-          cast<MemRefType>(argument.getType()).getElementType());
-      int64_t packing = packingOf(argument, element);
-      MemRefType unpacked = unpackedType(argument, element, packing);
-      if (!unpacked)
-        continue;
-      argument.setType(unpacked);
-      unpackAccesses(argument, wordType, argument, packing);
-      input = argument.getType();
-    }
-    kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs,
-                                             kernel.getResultTypes()));
-  }
-  SmallVector<memref::AllocOp> allocations;
-  function->walk([&](memref::AllocOp alloc) { allocations.push_back(alloc); });
-  for (memref::AllocOp alloc : allocations) {
-    Type element = getUnpackedElementType(alloc);
-    if (!element || !alloc.getType().hasStaticShape())
-      continue;
-    int64_t packing = packingOf(alloc, element);
-    MemRefType unpackedAllocType = unpackedType(alloc, element, packing);
-    if (!unpackedAllocType)
-      continue;
-    OpBuilder builder(alloc);
-    auto unpacked = memref::AllocOp::create(
-        builder, alloc.getLoc(), unpackedAllocType, alloc.getAlignmentAttr());
-    unpackAccesses(alloc, cast<VectorType>(alloc.getType().getElementType()),
-                   unpacked, packing);
-    alloc.erase();
-  }
+  retypeBuffers(
+      function,
+      [](Value buffer) -> MemRefType {
+        Type element = getUnpackedElementType(buffer);
+        if (!element)
+          return {};
+        auto type = cast<MemRefType>(buffer.getType());
+        // None where the length passes int64_t (the verifier reports such a
+        // buffer).
+        std::optional<int64_t> length = ShapedType::kDynamic;
+        if (!type.isDynamicDim(0))
+          length =
+              llvm::checkedMul(type.getDimSize(0), getPacking(type, element));
+        if (!length)
+          return {};
+        return MemRefType::get({*length}, element, MemRefLayoutAttrInterface(),
+                               type.getMemorySpace());
+      },
+      [](Value buffer, MemRefType wordsType, Value unpacked) {
+        Type element = cast<MemRefType>(unpacked.getType()).getElementType();
+        unpackAccesses(buffer, cast<VectorType>(wordsType.getElementType()),
+                       unpacked, getPacking(wordsType, element));
+      });
 }
 
 namespace {
