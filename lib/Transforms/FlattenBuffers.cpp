@@ -143,7 +143,7 @@ void mlir::subgroup_matrix::populateFoldSubViewIntoAccessPatterns(
                FoldSubViewIntoAccess<vector::StoreOp>>(patterns.getContext());
 }
 
-LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
+void mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
   // The subviews something reads now; those of them that nothing reads
   // after folding are erased (and only those).
   SmallVector<memref::SubViewOp> used;
@@ -160,7 +160,6 @@ LogicalResult mlir::subgroup_matrix::foldSubViewsIntoAccesses(Operation *root) {
   for (memref::SubViewOp subview : llvm::reverse(used))
     if (subview->use_empty())
       subview->erase();
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -460,8 +459,7 @@ namespace {
 struct FlattenBuffersPass
     : public subgroup_matrix::impl::FlattenBuffersPassBase<FlattenBuffersPass> {
   void runOnOperation() override {
-    if (failed(foldSubViewsIntoAccesses(getOperation())))
-      return signalPassFailure();
+    foldSubViewsIntoAccesses(getOperation());
     // Device code only: the host's buffers are the launches' arguments.
     getOperation().walk([](gpu::GPUModuleOp gpuModule) {
       gpuModule.walk(

@@ -27,7 +27,7 @@ void populateFoldSubViewIntoAccessPatterns(RewritePatternSet &patterns);
 
 /// Folds the subviews of every access in `root` (see
 /// populateFoldSubViewIntoAccessPatterns) and erases those left unused.
-LogicalResult foldSubViewsIntoAccesses(Operation *root);
+void foldSubViewsIntoAccesses(Operation *root);
 
 /// Rewrites each buffer of `function` of rank 2 or more whose layout has
 /// static strides and offset (memref arguments of a kernel, `memref.alloc`
