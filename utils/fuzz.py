@@ -10,7 +10,11 @@ every pipeline a user runs: parsing, canonicalization, the target and
 uniformity checks, the Vulkan lowering with and without robust access (then
 serialization and spirv-val), the Intel lowering (then its SPIR-V and
 spirv-val), sm-tile-matmul and sm-linalg-to-gpu with random options, and
-the Metal emitter.
+the Metal emitter. One work item in RUNNER_SHARE is instead a mutated
+command line of a runner (sm-vulkan-runner, sm-intel-host-runner,
+sm-msl-host-runner) on a kernel prepared at the start: options dropped,
+repeated, reordered, or given malformed, negative, huge or missing values;
+a runner must answer each with exit status 0, 1 or 2, never a signal.
 
 A crash, an assertion, an LLVM fatal error, a hang (a step over its time
 limit), or a binary that spirv-val rejects is a finding: the mutant, the
@@ -79,6 +83,27 @@ OP_GROUPS = [
 TOKENS = ["{", "}", "<", ">", "(", ")", "[", "]", "x", "?", ":", ",", "%",
           "-1", "0", "=", "subgroup_matrix.", "!subgroup_matrix.left<",
           "col_major", "stride", "\"", "#", "^bb1", "//"]
+
+
+# One work item in this many is a runner command line rather than a mutant.
+RUNNER_SHARE = 20
+RUNNER_OPTIONS = ["--arg", "--scalar", "--grid", "--check", "--expect-same",
+                  "--dump", "--output", "--entry", "--repeat", "--size",
+                  "--subgroup-size", "--device", "--print-timings",
+                  "--pipeline-statistics", "--append-lengths",
+                  "--compile-only", "--list-devices", "--help", "-h", "-"]
+# Values that are malformed, out of range or harmless: no valid value here
+# asks for a long run (a huge --repeat or grid would be a hang, not a bug).
+RUNNER_VALUES = ["", "-1", "0", "1", "2", "1.5", "abc", "-", ":", "::",
+                 "4294967297", "99999999999999999999", "1e9", "nan", "0x10",
+                 "f16", "f16:0:random", "f16:-3:random", "f64:1:iota",
+                 "i32:3:const:x", "i32:3:const:", "u8:5:file:/nonexistent",
+                 "f32:4:random:1:2", "f32:4:random:-1", "bf16:4:poison",
+                 "i32:1", "f32:nan", "u32:4294967296", "1,2,3,4", "0,1",
+                 "1,,1", "65536,65536", "gemm:M=1", "gemm:M=4,N=4,K=4,A=0,"
+                 "B=1,C=9", "gemm:M=-4", "gemm:lda=x", "3:3", "0:", "x:y",
+                 "M=", "M=-1", "=4", "24", "128", "gemm", "missing",
+                 "f32:4294967296:poison", "f64:4294967296:poison"]
 
 
 class Corpus:
@@ -437,6 +462,99 @@ class Harness:
         return findings, steps
 
 
+class RunnerCommandLines:
+    """Mutated runner command lines over kernels prepared once."""
+
+    def __init__(self, tools, directory, timeout):
+        # Exit statuses by runner: what the command lines reached.
+        self.outcomes = collections.Counter()
+        self.tools = tools
+        self.timeout = timeout
+        self.directory = directory
+        self.bases = []
+        example = os.path.join(REPO, "examples", "gemm_f16.mlir")
+        arguments = ["--arg", "f16:8192:random", "--arg", "f16:4096:random",
+                     "--arg", "f32:4096:poison", "--scalar", "i32:128",
+                     "--scalar", "i32:128", "--scalar", "i32:32",
+                     "--scalar", "i32:32"]
+        opt, translate = self.tool("sm-opt"), self.tool("sm-translate")
+
+        def prepare(name, commands, runner, extra):
+            path = os.path.join(directory, name)
+            try:
+                for command in commands:
+                    subprocess.run(command + ["-o", path] if command[0] ==
+                                   translate else command, check=True,
+                                   capture_output=True, timeout=600)
+            except (subprocess.SubprocessError, OSError):
+                return
+            if os.path.exists(self.tool(runner)):
+                self.bases.append([self.tool(runner), path] + extra +
+                                  arguments)
+
+        lowered = os.path.join(directory, "gemm.lavapipe.mlir")
+        prepare("gemm.spv",
+                [[opt, example, "--sm-lower-to-vulkan=target=cpu-lavapipe",
+                  "-o", lowered], [translate, "--serialize-spirv", lowered]],
+                "sm-vulkan-runner", ["--grid", "2,1"])
+        prepare("gemm.metal", [[translate, "--emit-msl", example]],
+                "sm-msl-host-runner", ["--entry", "gemm", "--grid", "2,1"])
+        intel = os.path.join(directory, "gemm.intel.mlir")
+        prepare("gemm.ll",
+                [[opt, example, "--sm-lower-to-intel=target=intel-xe-hpc",
+                  "-o", intel], [translate, "--emit-intel-host-llvm", intel]],
+                "sm-intel-host-runner", ["--entry", "gemm", "--grid", "2,1"])
+
+    def tool(self, name):
+        return os.path.join(self.tools, name)
+
+    def mutate(self, rng):
+        """A base command line with a few mutations."""
+        base = rng.choice(self.bases)
+        argv = list(base[2:])
+        for _ in range(rng.randint(1, 4)):
+            choice = rng.random()
+            if choice < 0.25 and argv:
+                del argv[rng.randrange(len(argv))]
+            elif choice < 0.5 and argv:
+                argv[rng.randrange(len(argv))] = rng.choice(RUNNER_VALUES)
+            elif choice < 0.75:
+                option = rng.choice(RUNNER_OPTIONS)
+                value = rng.choice(RUNNER_VALUES)
+                if option == "--output":
+                    value = "%d:%s" % (rng.randrange(-1, 9), os.path.join(
+                        self.directory, "output.bin"))
+                argv[rng.randrange(len(argv) + 1):0] = (
+                    [option] if rng.random() < 0.3 else [option, value])
+            elif argv:
+                i, j = rng.randrange(len(argv)), rng.randrange(len(argv))
+                argv[i], argv[j] = argv[j], argv[i]
+        if rng.random() < 0.1:
+            argv = argv[:rng.randrange(len(argv) + 1)]
+        return base[:2] + argv
+
+    def run(self, rng):
+        """Returns ([(kind, step, argv, detail)], 1) for one command line."""
+        argv = self.mutate(rng)
+        step = os.path.basename(argv[0])
+        try:
+            result = subprocess.run(argv, capture_output=True,
+                                    timeout=self.timeout, cwd=self.directory)
+        except subprocess.TimeoutExpired:
+            return [("hang", step, argv, "timed out after %ss"
+                     % self.timeout)], 1
+        output = (result.stdout + result.stderr).decode(errors="replace")
+        self.outcomes[(step, result.returncode)] += 1
+        if result.returncode < 0:
+            return [("crash", step, argv, "signal %d\n%s"
+                     % (-result.returncode, output[-4000:]))], 1
+        if result.returncode not in (0, 1, 2) or any(
+                marker in output for marker in CRASH_MARKERS):
+            return [("crash", step, argv, "exit status %d\n%s"
+                     % (result.returncode, output[-4000:]))], 1
+        return [], 1
+
+
 def signature(kind, step, detail):
     """What tells findings apart: the kind, the step and the first line of the
     report that names the problem."""
@@ -471,9 +589,14 @@ def main():
 
     corpus = Corpus(options.corpus, os.path.join(options.tools, "sm-opt"))
     harness = Harness(options.tools, options.spirv_val, options.timeout)
+    runner_directory = tempfile.TemporaryDirectory(prefix="sm-fuzz-runners-")
+    runners = RunnerCommandLines(options.tools, runner_directory.name,
+                                 options.timeout)
     deadline = time.time() + 60 * options.minutes if options.minutes else None
-    print("fuzz: %d cases in the corpus (%d valid), seed %d, %s, %d jobs"
-          % (len(corpus.cases), len(corpus.valid), options.seed,
+    print("fuzz: %d cases in the corpus (%d valid), %d runners, seed %d, %s, "
+          "%d jobs"
+          % (len(corpus.cases), len(corpus.valid), len(runners.bases),
+             options.seed,
              "%d mutants" % options.mutants if options.mutants
              else "%g minutes" % options.minutes, options.jobs), flush=True)
 
@@ -484,6 +607,10 @@ def main():
         return rng, origin, mutated, applied
 
     def work(index):
+        if index % RUNNER_SHARE == RUNNER_SHARE - 1 and runners.bases:
+            rng = random.Random("runner:%d:%d" % (options.seed, index))
+            findings, count = runners.run(rng)
+            return index, "runner command line", "", [], findings, count
         rng, origin, text, applied = make_mutant(index)
         for pattern, _ in KNOWN_UPSTREAM_DEFECTS:
             if pattern.search(text):
@@ -550,6 +677,8 @@ def main():
     for step, kinds in reached.items():
         print("  %-22s %s" % (step, ", ".join(
             "%s %d" % item for item in sorted(kinds.items()))))
+    for (runner, status), count in sorted(runners.outcomes.items()):
+        print("  %-22s exit %d: %d" % (runner, status, count))
     for key, (digest, count) in sorted(unique.items()):
         print("  %s x%d: %s" % (digest, count, key))
     print("fuzz: %d passed, %d failed" % (mutants - skipped - failed, failed))

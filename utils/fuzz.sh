@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds sm-opt and sm-translate and runs the mutation fuzzer (utils/fuzz.py)
-# over the lit corpus. A campaign of N minutes:
+# Builds sm-opt, sm-translate and the runners and runs the mutation fuzzer
+# (utils/fuzz.py) over the lit corpus and the runners' command lines. A campaign of N minutes:
 #
 #   utils/fuzz.sh --minutes N [--seed S] [--jobs J]
 #
@@ -17,10 +17,14 @@ repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
 
 "$repoRoot/utils/setup.sh" >/dev/null
-"$repoRoot/utils/build.sh" sm-opt sm-translate >/dev/null
+"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner \
+  sm-msl-host-runner sm-intel-host-runner >/dev/null
 snapshot="$(mktemp -d "${TMPDIR:-/tmp}/sm-fuzz-tools-XXXXXX")"
 trap 'rm -rf "$snapshot"' EXIT
 cp "$buildDir/bin/sm-opt" "$buildDir/bin/sm-translate" "$snapshot/"
+for runner in sm-vulkan-runner sm-msl-host-runner sm-intel-host-runner; do
+  if [ -x "$buildDir/bin/$runner" ]; then cp "$buildDir/bin/$runner" "$snapshot/"; fi
+done
 # Debian's interpreter, as the rest of the suite uses.
 /usr/bin/python3 "$repoRoot/utils/fuzz.py" --tools "$snapshot" \
   --findings "$buildDir/fuzz-findings" "$@"

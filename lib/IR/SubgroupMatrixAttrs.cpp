@@ -113,8 +113,8 @@ bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
 //===----------------------------------------------------------------------===//
 
 /// Parses `<"preset">`, `<"name", subgroup_size = N, configs = [...]>` or
-/// `<subgroup_size = N, configs = [...]>`, each optionally ending in
-/// `, emulated`.
+/// `<subgroup_size = N, configs = [...]>`, each optionally followed by the
+/// flags `emulated`, `float64` and `int64`, in that order.
 Attribute TargetAttr::parse(AsmParser &parser, Type) {
   MLIRContext *context = parser.getContext();
   if (parser.parseLess())
@@ -153,17 +153,31 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
             return success();
           }))
     return {};
-  bool emulated = false;
-  if (succeeded(parser.parseOptionalComma())) {
-    if (parser.parseKeyword("emulated"))
+  bool flags[3] = {false, false, false};
+  const char *flagNames[3] = {"emulated", "float64", "int64"};
+  unsigned nextFlag = 0;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc flagLoc = parser.getCurrentLocation();
+    StringRef flag;
+    if (parser.parseKeyword(&flag))
       return {};
-    emulated = true;
+    const char **found =
+        std::find(flagNames + nextFlag, std::end(flagNames), flag);
+    if (found == std::end(flagNames)) {
+      parser.emitError(flagLoc)
+          << "expected 'emulated', 'float64' or 'int64' (in that order), got '"
+          << flag << "'";
+      return {};
+    }
+    nextFlag = unsigned(found - flagNames);
+    flags[nextFlag++] = true;
   }
   if (parser.parseGreater())
     return {};
   StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
-                    nameAttr, subgroupSize, configs, emulated);
+                    nameAttr, subgroupSize, configs, flags[0], flags[1],
+                    flags[2]);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -184,13 +198,17 @@ void TargetAttr::print(AsmPrinter &printer) const {
   printer << "]";
   if (getEmulated())
     printer << ", emulated";
+  if (getFloat64())
+    printer << ", float64";
+  if (getInt64())
+    printer << ", int64";
   printer << ">";
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringAttr name, unsigned subgroupSize,
                                  ArrayRef<MatrixConfigAttr> configs,
-                                 bool emulated) {
+                                 bool emulated, bool float64, bool int64) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
   if (!llvm::isPowerOf2_32(subgroupSize))

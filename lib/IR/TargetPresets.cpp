@@ -34,6 +34,9 @@ struct PresetDescription {
   void (*generate)(llvm::SmallVectorImpl<ConfigRow> &rows);
   /// Whether the device has no matrix units (every matrix is emulated).
   bool emulated = false;
+  /// Whether kernels may compute in f64 and i64 (Vulkan's shaderFloat64 and
+  /// shaderInt64 on the device's driver).
+  bool float64 = false, int64 = false;
 };
 } // namespace
 
@@ -115,23 +118,42 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
       rows.push_back({size, size, size, type.component, type.result});
 }
 
+/// The scalar-type features follow each device's Vulkan driver: NVIDIA's,
+/// RADV, Intel's on Ponte Vecchio and Mesa's lavapipe report shaderFloat64
+/// and shaderInt64; Alchemist (Xe-HPG) has no f64 hardware and Apple GPUs
+/// no double type, but both have 64-bit integers.
 static const PresetDescription presets[] = {
-    {"nvidia-h100", 32, nvidiaH100Rows, nullptr},
-    {"amd-rdna3", 32, amdRdna3Rows, nullptr},
+    {"nvidia-h100", 32, nvidiaH100Rows, nullptr, /*emulated=*/false,
+     /*float64=*/true, /*int64=*/true},
+    {"amd-rdna3", 32, amdRdna3Rows, nullptr, /*emulated=*/false,
+     /*float64=*/true, /*int64=*/true},
     {"intel-xe-hpc",
      16,
      {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
        generateIntelRows(rows, /*subgroupSize=*/16, /*isXeHPC=*/true);
-     }},
+     },
+     /*emulated=*/false,
+     /*float64=*/true,
+     /*int64=*/true},
     {"intel-xe-hpg",
      8,
      {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
        generateIntelRows(rows, /*subgroupSize=*/8, /*isXeHPC=*/false);
-     }},
-    {"apple-m1", 32, appleM1Rows, nullptr},
-    {"cpu-lavapipe", 8, {}, generateEmulatedRows, /*emulated=*/true},
+     },
+     /*emulated=*/false,
+     /*float64=*/false,
+     /*int64=*/true},
+    {"apple-m1", 32, appleM1Rows, nullptr, /*emulated=*/false,
+     /*float64=*/false, /*int64=*/true},
+    {"cpu-lavapipe",
+     8,
+     {},
+     generateEmulatedRows,
+     /*emulated=*/true,
+     /*float64=*/true,
+     /*int64=*/true},
 };
 
 static Type getComponentType(MLIRContext *context, Component component) {
@@ -184,7 +206,8 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
         context, row.m, row.n, row.k, getComponentType(context, row.component),
         getComponentType(context, row.result)));
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
-                         preset->subgroupSize, configs, preset->emulated);
+                         preset->subgroupSize, configs, preset->emulated,
+                         preset->float64, preset->int64);
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

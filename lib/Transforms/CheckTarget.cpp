@@ -106,6 +106,9 @@ private:
   /// lower to subgroup operations only when the width is the subgroup
   /// size: a kernel written for another subgroup size is reported.
   void checkShuffleWidth(gpu::ShuffleOp shuffle, TargetAttr target);
+  /// Kernel code that computes or stores f64 or i64 values needs the
+  /// target's `float64` or `int64`; host code is not the target's.
+  void checkWideScalars(Operation *op, TargetAttr target);
 
   TargetAttr overrideTarget;
   bool allowEmulation;
@@ -171,7 +174,9 @@ void TargetChecker::checkWorkgroupSizeIsPositive(FunctionOpInterface kernel) {
   if (llvm::all_of(size, [](int32_t extent) { return extent >= 1; }))
     return;
   failed = true;
-  InFlightDiagnostic diagnostic = kernel->emitError()
+  // At the kernel's location: the whole function printed after a one-line
+  // message would bury it.
+  InFlightDiagnostic diagnostic = emitError(kernel->getLoc())
                                   << "kernel '" << kernel.getName()
                                   << "' has a workgroup size of ";
   llvm::interleave(size, diagnostic, "x");
@@ -191,11 +196,12 @@ void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
   if (!sizeX || *sizeX % static_cast<int32_t>(target.getSubgroupSize()) == 0)
     return;
   failed = true;
-  kernel->emitError() << "kernel '" << kernel.getName()
-                      << "' uses subgroup matrices with a workgroup size x of "
-                      << *sizeX << ", which is not a multiple of the subgroup "
-                      << "size " << target.getSubgroupSize() << " of "
-                      << describeTarget(target);
+  emitError(kernel->getLoc())
+      << "kernel '" << kernel.getName()
+      << "' uses subgroup matrices with a workgroup size x of " << *sizeX
+      << ", which is not a multiple of the subgroup "
+      << "size " << target.getSubgroupSize() << " of "
+      << describeTarget(target);
 }
 
 void TargetChecker::checkShuffleWidth(gpu::ShuffleOp shuffle,
@@ -211,12 +217,45 @@ void TargetChecker::checkShuffleWidth(gpu::ShuffleOp shuffle,
                       << ": a shuffle's width must be the subgroup size";
 }
 
+void TargetChecker::checkWideScalars(Operation *op, TargetAttr target) {
+  auto check = [&](Location loc, Type type) {
+    Type element = getElementTypeOrSelf(type);
+    if (auto memref = dyn_cast<MemRefType>(type))
+      element = getElementTypeOrSelf(memref.getElementType());
+    bool isFloat64 = element.isF64(), isInt64 = element.isInteger(64);
+    if ((!isFloat64 || target.getFloat64()) && (!isInt64 || target.getInt64()))
+      return;
+    if (!reportedTypes.insert({target, element}).second)
+      return;
+    failed = true;
+    emitError(loc) << "'" << op->getName() << "' uses " << element << ", which "
+                   << describeTarget(target) << " does not support (it lacks '"
+                   << (isFloat64 ? "float64" : "int64")
+                   << "': the device has no "
+                   << (isFloat64 ? "shaderFloat64" : "shaderInt64")
+                   << "); compute in " << (isFloat64 ? "f32" : "i32")
+                   << ", or lower for a target with '"
+                   << (isFloat64 ? "float64" : "int64") << "'";
+  };
+  for (Type type : op->getResultTypes())
+    check(op->getLoc(), type);
+  for (Type type : op->getOperandTypes())
+    check(op->getLoc(), type);
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument argument : block.getArguments())
+        check(op->getLoc(), argument.getType());
+}
+
 LogicalResult TargetChecker::run(ModuleOp module) {
   bool reportedMissingTarget = false;
   module.walk([&](Operation *op) {
     if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
       if (TargetAttr target = getTarget(op))
         checkShuffleWidth(shuffle, target);
+    if (op->getParentOfType<gpu::GPUModuleOp>())
+      if (TargetAttr target = getTarget(op))
+        checkWideScalars(op, target);
     if (!usesMatrixTypes(op))
       return;
     TargetAttr target = getTarget(op);

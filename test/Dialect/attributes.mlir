@@ -6,7 +6,7 @@ module @preset attributes {subgroup_matrix.target = #subgroup_matrix.target<"amd
 
 // Spelling out a preset's contents gives the preset.
 // CHECK: module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">}
-module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>]>} {}
+module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>], int64>} {}
 
 // A preset name with other contents is a custom target.
 // CHECK: module @changed attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>]>}
@@ -14,6 +14,12 @@ module @changed attributes {subgroup_matrix.target = #subgroup_matrix.target<"ap
 
 // CHECK: module @custom attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-device", subgroup_size = 64, configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>}
 module @custom attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-device", subgroup_size = 64, configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>} {}
+
+// The flags follow the configurations, in the order emulated, float64, int64.
+// CHECK: module @flags attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-cpu", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], emulated, float64, int64>}
+module @flags attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-cpu", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], emulated, float64, int64>} {}
+// CHECK: module @int64_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<8x8x8, f16 -> f32>], int64>}
+module @int64_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<8x8x8, f16 -> f32>], int64>} {}
 
 // CHECK: module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>}
 module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>} {}

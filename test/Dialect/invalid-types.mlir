@@ -97,3 +97,13 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<configs = [<
 
 // expected-error @+1 {{matrix dimensions must be positive}}
 module attributes {test.config = #subgroup_matrix.config<-16x16x16, f16 -> f32>} {}
+
+// -----
+
+// expected-error @+1 {{expected 'emulated', 'float64' or 'int64' (in that order), got 'float16'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], float16>} {}
+
+// -----
+
+// expected-error @+1 {{expected 'emulated', 'float64' or 'int64' (in that order), got 'float64'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], int64, float64>} {}

@@ -37,17 +37,24 @@ std::optional<GemmCheck> sm_runner::parseGemmCheck(const std::string &text,
         error = "--check: '" + key + "' needs a number, got '" + value + "'";
       return isNumber;
     };
+    auto integer = [&](uint64_t max) -> std::optional<uint64_t> {
+      std::optional<uint64_t> parsed = parseBoundedInteger(value, 0, max);
+      if (!parsed)
+        error = "--check: '" + key + "' needs an integer from 0 to " +
+                std::to_string(max) + ", got '" + value + "'";
+      return parsed;
+    };
     auto size = [&](size_t &field) {
-      if (!needNumber() || number < 0)
-        return false;
-      field = size_t(number);
-      return true;
+      std::optional<uint64_t> parsed = integer(maxBufferElements);
+      if (parsed)
+        field = size_t(*parsed);
+      return parsed.has_value();
     };
     auto buffer = [&](int &field) {
-      if (!needNumber())
-        return false;
-      field = int(number);
-      return true;
+      std::optional<uint64_t> parsed = integer(1023);
+      if (parsed)
+        field = int(*parsed);
+      return parsed.has_value();
     };
     bool ok = true;
     if (key == "M")

@@ -2,6 +2,8 @@
 
 #include "HostBuffer.h"
 
+#include <cerrno>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -17,6 +19,8 @@ sm_runner::parseElementType(const std::string &name) {
     return ElementType::BF16;
   if (name == "f32")
     return ElementType::F32;
+  if (name == "f64")
+    return ElementType::F64;
   if (name == "i8")
     return ElementType::I8;
   if (name == "u8")
@@ -36,6 +40,8 @@ const char *sm_runner::getElementTypeName(ElementType type) {
     return "bf16";
   case ElementType::F32:
     return "f32";
+  case ElementType::F64:
+    return "f64";
   case ElementType::I8:
     return "i8";
   case ElementType::U8:
@@ -56,6 +62,8 @@ size_t sm_runner::getElementSize(ElementType type) {
   case ElementType::I8:
   case ElementType::U8:
     return 1;
+  case ElementType::F64:
+    return 8;
   default:
     return 4;
   }
@@ -63,7 +71,7 @@ size_t sm_runner::getElementSize(ElementType type) {
 
 bool sm_runner::isFloat(ElementType type) {
   return type == ElementType::F16 || type == ElementType::BF16 ||
-         type == ElementType::F32;
+         type == ElementType::F32 || type == ElementType::F64;
 }
 
 uint16_t sm_runner::floatToHalf(float value) {
@@ -140,6 +148,19 @@ float sm_runner::bfloat16ToFloat(uint16_t bits) {
   return value;
 }
 
+std::optional<uint64_t> sm_runner::parseBoundedInteger(const std::string &text,
+                                                       uint64_t min,
+                                                       uint64_t max) {
+  if (text.empty() || text.size() > 20 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  errno = 0;
+  uint64_t value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || value < min || value > max)
+    return std::nullopt;
+  return value;
+}
+
 std::optional<BufferSpec> sm_runner::parseBufferSpec(const std::string &text,
                                                      std::string &error) {
   std::vector<std::string> fields;
@@ -159,16 +180,19 @@ std::optional<BufferSpec> sm_runner::parseBufferSpec(const std::string &text,
   std::optional<ElementType> type = parseElementType(fields[0]);
   if (!type) {
     error = "unknown element type '" + fields[0] +
-            "' (expected f16, bf16, f32, i8, u8, i32 or u32)";
+            "' (expected f16, bf16, f32, f64, i8, u8, i32 or u32)";
     return std::nullopt;
   }
   spec.type = *type;
-  char *end = nullptr;
-  spec.count = std::strtoull(fields[1].c_str(), &end, 10);
-  if (fields[1].empty() || *end || spec.count == 0) {
-    error = "buffer size must be a positive integer, got '" + fields[1] + "'";
+  std::optional<uint64_t> count =
+      parseBoundedInteger(fields[1], 1, maxBufferElements);
+  if (!count) {
+    error = "the element count must be an integer from 1 to " +
+            std::to_string(maxBufferElements) + ", got '" + fields[1] + "'";
     return std::nullopt;
   }
+  spec.count = size_t(*count);
+  char *end = nullptr;
   const std::string &kind = fields[2];
   auto rest = [&]() {
     std::string joined;
@@ -178,9 +202,14 @@ std::optional<BufferSpec> sm_runner::parseBufferSpec(const std::string &text,
   };
   if (kind == "random") {
     spec.fill.kind = Fill::Kind::Random;
-    spec.fill.seed = fields.size() > 3
-                         ? std::strtoull(fields[3].c_str(), nullptr, 10)
-                         : std::random_device{}();
+    std::optional<uint64_t> seed =
+        fields.size() > 3 ? parseBoundedInteger(rest(), 0, UINT64_MAX)
+                          : std::optional<uint64_t>(std::random_device{}());
+    if (!seed) {
+      error = "the seed must be a non-negative integer, got '" + rest() + "'";
+      return std::nullopt;
+    }
+    spec.fill.seed = *seed;
   } else if (kind == "const") {
     spec.fill.kind = Fill::Kind::Constant;
     if (fields.size() < 4) {
@@ -288,6 +317,11 @@ double HostBuffer::get(size_t index) const {
     std::memcpy(&value, p, 4);
     return value;
   }
+  case ElementType::F64: {
+    double value;
+    std::memcpy(&value, p, 8);
+    return value;
+  }
   case ElementType::I8:
     return double(int8_t(*p));
   case ElementType::U8:
@@ -324,6 +358,9 @@ void HostBuffer::set(size_t index, double value) {
     std::memcpy(p, &narrow, 4);
     return;
   }
+  case ElementType::F64:
+    std::memcpy(p, &value, 8);
+    return;
   case ElementType::I8:
   case ElementType::U8:
     *p = uint8_t(int64_t(value));

@@ -16,9 +16,17 @@
 namespace sm_runner {
 
 /// The element types a kernel argument can have.
-enum class ElementType { F16, BF16, F32, I8, U8, I32, U32 };
+enum class ElementType { F16, BF16, F32, F64, I8, U8, I32, U32 };
 
-/// Parses "f16", "bf16", "f32", "i8", "u8", "i32" or "u32".
+/// Parses all of `text` as a decimal integer in [min, max]: no sign, no
+/// fraction, nothing after it.
+std::optional<uint64_t> parseBoundedInteger(const std::string &text,
+                                            uint64_t min, uint64_t max);
+
+/// The most elements one argument may have (16 GiB of f32).
+constexpr uint64_t maxBufferElements = uint64_t(1) << 32;
+
+/// Parses "f16", "bf16", "f32", "f64", "i8", "u8", "i32" or "u32".
 std::optional<ElementType> parseElementType(const std::string &name);
 const char *getElementTypeName(ElementType type);
 size_t getElementSize(ElementType type);

@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 using namespace sm_runner;
 
 const char *sm_runner::commonOptionsHelp =
     R"(  --arg TYPE:COUNT:FILL   the next kernel argument: COUNT elements of TYPE
-                          (f16 bf16 f32 i8 u8 i32 u32), filled with
+                          (f16 bf16 f32 f64 i8 u8 i32 u32), filled with
                           random[:SEED] (floats in [-1, 1], full-range 8-bit
                           integers), const:VALUE, iota, file:PATH, or poison
                           (all bytes 0xFF, so unwritten elements show)
@@ -32,6 +33,34 @@ the host runners also between inaccessible pages, which stop the kernel at
 its first read or write there): a kernel that writes outside an argument
 fails the run ("check bounds"), which names the argument and the offset.
 )";
+
+/// Splits `text` at every `separator`.
+static std::vector<std::string> splitFields(const std::string &text,
+                                            char separator) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find(separator, start);
+    fields.push_back(text.substr(start, end - start));
+    if (end == std::string::npos)
+      return fields;
+    start = end + 1;
+  }
+}
+
+bool sm_runner::parseIntegerOption(const std::string &option,
+                                   const std::string &text, uint64_t min,
+                                   uint64_t max, uint64_t &value,
+                                   std::string &error) {
+  std::optional<uint64_t> parsed = parseBoundedInteger(text, min, max);
+  if (!parsed) {
+    error = option + " needs an integer from " + std::to_string(min) + " to " +
+            std::to_string(max) + ", got '" + text + "'";
+    return false;
+  }
+  value = *parsed;
+  return true;
+}
 
 bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
                                   CommonOptions &options, std::string &error) {
@@ -74,10 +103,18 @@ bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
   if (arg == "--grid") {
     if (!value(text))
       return true;
-    unsigned x = 1, y = 1, z = 1;
-    if (std::sscanf(text.c_str(), "%u,%u,%u", &x, &y, &z) < 1 || !x || !y || !z)
-      error = "--grid needs X[,Y[,Z]] of positive integers, got '" + text + "'";
-    options.grid[0] = x, options.grid[1] = y, options.grid[2] = z;
+    std::vector<std::string> fields = splitFields(text, ',');
+    bool valid = fields.size() <= 3;
+    for (size_t d = 0; valid && d < fields.size(); ++d) {
+      std::optional<uint64_t> count =
+          parseBoundedInteger(fields[d], 1, maxGridDimension);
+      valid = count.has_value();
+      if (valid)
+        options.grid[d] = unsigned(*count);
+    }
+    if (!valid)
+      error = "--grid needs X[,Y[,Z]] of integers from 1 to " +
+              std::to_string(maxGridDimension) + ", got '" + text + "'";
     return true;
   }
   if (arg == "--check") {
@@ -91,38 +128,73 @@ bool sm_runner::parseCommonOption(int &i, int argc, char **argv,
   if (arg == "--expect-same") {
     if (!value(text))
       return true;
-    int x, y;
-    if (std::sscanf(text.c_str(), "%d:%d", &x, &y) != 2)
-      error = "--expect-same needs X:Y, got '" + text + "'";
+    std::vector<std::string> fields = splitFields(text, ':');
+    std::optional<uint64_t> x, y;
+    if (fields.size() == 2) {
+      x = parseBoundedInteger(fields[0], 0, maxArgumentIndex);
+      y = parseBoundedInteger(fields[1], 0, maxArgumentIndex);
+    }
+    if (!x || !y)
+      error =
+          "--expect-same needs X:Y, two argument numbers, got '" + text + "'";
     else
-      options.sameChecks.push_back({x, y});
+      options.sameChecks.push_back({int(*x), int(*y)});
     return true;
   }
   if (arg == "--output") {
     if (!value(text))
       return true;
     size_t colon = text.find(':');
-    char *end = nullptr;
-    long index =
-        colon == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
-    if (colon == std::string::npos || end != text.c_str() + colon ||
-        index < 0 || colon + 1 == text.size())
-      error = "--output needs ARG:PATH, got '" + text + "'";
+    std::optional<uint64_t> index;
+    if (colon != std::string::npos && colon + 1 < text.size())
+      index = parseBoundedInteger(text.substr(0, colon), 0, maxArgumentIndex);
+    if (!index)
+      error = "--output needs ARG:PATH, an argument number and a file, got '" +
+              text + "'";
     else
-      options.outputs.push_back({int(index), text.substr(colon + 1)});
+      options.outputs.push_back({int(*index), text.substr(colon + 1)});
     return true;
   }
   if (arg == "--dump") {
-    if (value(text))
-      options.dumps.push_back(std::atoi(text.c_str()));
+    if (!value(text))
+      return true;
+    std::optional<uint64_t> index =
+        parseBoundedInteger(text, 0, maxArgumentIndex);
+    if (!index)
+      error = "--dump needs an argument number, got '" + text + "'";
+    else
+      options.dumps.push_back(int(*index));
     return true;
   }
   return false;
 }
 
+std::string
+sm_runner::checkArgumentMemory(const std::vector<BufferSpec> &arguments) {
+  double bytes = 0;
+  for (const BufferSpec &argument : arguments)
+    bytes += double(argument.count) * double(getElementSize(argument.type));
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return "";
+  double available = double(pages) * double(pageSize);
+  constexpr double copies = 3;
+  if (bytes * copies <= available)
+    return "";
+  char message[256];
+  std::snprintf(message, sizeof(message),
+                "the arguments take %.0f MiB, which a runner holds about %.0f "
+                "times; this machine has %.0f MiB of memory",
+                bytes / (1 << 20), copies, available / (1 << 20));
+  return message;
+}
+
 bool sm_runner::createBuffers(const CommonOptions &options,
                               std::vector<HostBuffer> &buffers,
                               std::string &error) {
+  error = checkArgumentMemory(options.arguments);
+  if (!error.empty())
+    return false;
   for (size_t i = 0; i < options.arguments.size(); ++i) {
     const BufferSpec &spec = options.arguments[i];
     buffers.emplace_back(spec.type, spec.count);

@@ -25,6 +25,18 @@ struct CommonOptions {
   std::vector<std::pair<int, std::string>> outputs;
 };
 
+/// The largest workgroup count of one grid dimension (Vulkan's guaranteed
+/// minimum of maxComputeWorkGroupCount is 65535; devices check their own).
+constexpr uint64_t maxGridDimension = (uint64_t(1) << 31) - 1;
+/// The largest argument number an option may name.
+constexpr uint64_t maxArgumentIndex = 1023;
+
+/// Parses `text`, the value of `option`, as an integer in [min, max]; sets
+/// `error` ("--repeat needs an integer from 0 to ..., got 'abc'") otherwise.
+bool parseIntegerOption(const std::string &option, const std::string &text,
+                        uint64_t min, uint64_t max, uint64_t &value,
+                        std::string &error);
+
 /// The help text of the common options.
 extern const char *commonOptionsHelp;
 
@@ -42,6 +54,11 @@ std::string parseHostRunnerCommandLine(
     int argc, char **argv, const char *usage,
     const std::vector<std::pair<std::string, std::string *>> &stringOptions,
     CommonOptions &options, std::string &kernelPath, std::string &entry);
+
+/// Checks that the arguments fit in this machine's memory: a runner holds
+/// each about three times (before, after, and the device's or guarded
+/// copy). Returns an error message, or an empty string.
+std::string checkArgumentMemory(const std::vector<BufferSpec> &arguments);
 
 /// Fills the buffers of `options.arguments`; sets `error` on failure.
 bool createBuffers(const CommonOptions &options,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BufferGuards.h"
+#include "KernelSignature.h"
 #include "RunnerOptions.h"
 #include "TemporaryDirectory.h"
 
@@ -91,8 +92,16 @@ int main(int argc, char **argv) {
       dlsym(handle, ("sm_intel_entry_" + entry).c_str()));
   auto info = reinterpret_cast<const unsigned *>(
       dlsym(handle, ("sm_intel_info_" + entry).c_str()));
+  auto signature = reinterpret_cast<const char *>(
+      dlsym(handle, ("sm_intel_signature_" + entry).c_str()));
   if (!kernel || !info)
     fail("the kernel file has no kernel '" + entry + "'");
+  if (!signature)
+    fail("the kernel file does not describe the arguments of '" + entry +
+         "' (was it written by this sm-translate --emit-intel-host-llvm?)");
+  error = checkKernelArguments(entry, signature, options.arguments);
+  if (!error.empty())
+    fail(error);
 
   std::vector<HostBuffer> before, after;
   if (!createBuffers(options, before, error))

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BufferGuards.h"
+#include "KernelSignature.h"
 #include "RunnerOptions.h"
 #include "TemporaryDirectory.h"
 
@@ -81,6 +82,16 @@ int main(int argc, char **argv) {
   if (!launch)
     fail("the compiled kernel has no sm_msl_launch (was it emitted by "
          "sm-translate --emit-msl?)");
+
+  using Signature = const char *(*)(const char *);
+  auto signature =
+      reinterpret_cast<Signature>(dlsym(handle, "sm_msl_signature"));
+  const char *signatureText = signature ? signature(entry.c_str()) : nullptr;
+  if (!signatureText)
+    fail("the kernel file has no kernel '" + entry + "'");
+  error = checkKernelArguments(entry, signatureText, options.arguments);
+  if (!error.empty())
+    fail(error);
 
   std::vector<HostBuffer> before, after;
   if (!createBuffers(options, before, error))

@@ -13,9 +13,12 @@
 
 #include "BufferGuards.h"
 #include "RunnerOptions.h"
+#include "SpirvReflection.h"
 
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
+
+#include <spirv/unified1/spirv.hpp>
 
 // VK_KHR_shader_bfloat16 (extension 142) is newer than the 1.4.309 headers
 // Debian 13 ships; its few definitions follow the Vulkan registry.
@@ -64,6 +67,13 @@ range reaches over those after it, so that drivers which bounds-check every
 access against the range (lavapipe) still let a write past the end land
 there; a kernel that reads the buffer's length (OpArrayLength) sees them.
 
+The binary is read first: a malformed one is named as such, the arguments
+are checked against its bindings (their number and element types), and
+what it needs from the device (capabilities, cooperative-matrix
+configurations, the subgroup size it was lowered for) is compared with what
+the device offers; a mismatch is an error (exit status 2) naming what is
+missing, and nothing runs.
+
   --entry NAME            entry point (default: the only one, or "main")
 
 With no --arg, a kernel whose binary records its launch (the kernels of
@@ -111,6 +121,9 @@ struct Options : CommonOptions {
   std::map<std::string, uint64_t> sizes;
 };
 
+/// The most timed dispatches (each takes two timestamps of 8 bytes).
+constexpr uint64_t maxRepeat = 1000000;
+
 [[noreturn]] void fail(const std::string &message) {
   std::cerr << "sm-vulkan-runner: error: " << message << "\n";
   std::exit(2);
@@ -122,6 +135,13 @@ Options parseOptions(int argc, char **argv) {
     if (i + 1 >= argc)
       fail(std::string(argv[i]) + " needs a value");
     return argv[++i];
+  };
+  auto integer = [&](int &i, uint64_t min, uint64_t max) {
+    std::string option = argv[i], error;
+    uint64_t result = 0;
+    if (!parseIntegerOption(option, value(i), min, max, result, error))
+      fail(error);
+    return result;
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -135,9 +155,12 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--entry") {
       options.entry = value(i);
     } else if (arg == "--subgroup-size") {
-      options.subgroupSize = std::strtoul(value(i).c_str(), nullptr, 10);
+      options.subgroupSize = uint32_t(integer(i, 1, 128));
+      if (options.subgroupSize & (options.subgroupSize - 1))
+        fail("--subgroup-size needs a power of two, got " +
+             std::to_string(options.subgroupSize));
     } else if (arg == "--repeat") {
-      options.repeat = std::strtoul(value(i).c_str(), nullptr, 10);
+      options.repeat = uint32_t(integer(i, 0, maxRepeat));
     } else if (arg == "--pipeline-statistics") {
       options.pipelineStatistics = true;
     } else if (arg == "--print-timings") {
@@ -147,18 +170,18 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--compile-only") {
       options.compileOnly = true;
     } else if (arg == "--device") {
-      options.device = std::strtoul(value(i).c_str(), nullptr, 10);
+      options.device = uint32_t(integer(i, 0, 255));
     } else if (arg == "--size") {
       std::string text = value(i);
       size_t equals = text.find('=');
-      char *end = nullptr;
-      uint64_t size = 0;
+      std::optional<uint64_t> size;
       if (equals != std::string::npos && equals > 0)
-        size = std::strtoull(text.c_str() + equals + 1, &end, 10);
-      if (!end || *end || end == text.c_str() + equals + 1)
-        fail("--size needs NAME=VALUE with a non-negative integer, got '" +
-             text + "'");
-      options.sizes[text.substr(0, equals)] = size;
+        size =
+            parseBoundedInteger(text.substr(equals + 1), 0, maxBufferElements);
+      if (!size)
+        fail("--size needs NAME=VALUE with an integer from 0 to " +
+             std::to_string(maxBufferElements) + ", got '" + text + "'");
+      options.sizes[text.substr(0, equals)] = *size;
     } else if (arg == "--list-devices") {
       options.listDevices = true;
     } else if (arg == "--list-coopmat") {
@@ -369,11 +392,15 @@ void listCooperativeMatrices(const DeviceInfo &info) {
   }
   std::string name = info.properties.properties.deviceName;
   std::replace(name.begin(), name.end(), '"', '\'');
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  vkGetPhysicalDeviceFeatures2(info.physical, &features);
   std::printf("#subgroup_matrix.target<\"%s\", subgroup_size = %u, configs = [",
               name.c_str(), info.subgroup.subgroupSize);
   for (size_t i = 0; i < configs.size(); ++i)
     std::printf("%s%s", i ? ", " : "", configs[i].c_str());
-  std::printf("]>\n");
+  std::printf("]%s%s>\n", features.features.shaderFloat64 ? ", float64" : "",
+              features.features.shaderInt64 ? ", int64" : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -421,49 +448,6 @@ DeviceBuffer createBuffer(VkDevice device,
   check(vkBindBufferMemory(device, result.buffer, result.memory, 0),
         "vkBindBufferMemory");
   return result;
-}
-
-std::vector<uint32_t> readSpirv(const std::string &path) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file)
-    fail("cannot read '" + path + "'");
-  std::streamsize size = file.tellg();
-  if (size <= 0 || size % 4)
-    fail("'" + path +
-         "' is not a SPIR-V binary (its size is not a multiple "
-         "of 4)");
-  std::vector<uint32_t> words(size / 4);
-  file.seekg(0);
-  file.read(reinterpret_cast<char *>(words.data()), size);
-  if (words[0] != 0x07230203)
-    fail("'" + path + "' is not a SPIR-V binary (bad magic number)");
-  return words;
-}
-
-/// Calls `visit(opcode, operands, operandCount)` for every instruction of a
-/// SPIR-V binary after its header; stops at a malformed instruction.
-template <typename Visitor>
-void forEachInstruction(const std::vector<uint32_t> &words, Visitor visit) {
-  for (size_t i = 5; i < words.size();) {
-    uint32_t length = words[i] >> 16, opcode = words[i] & 0xFFFF;
-    if (length == 0 || i + length > words.size())
-      return;
-    visit(opcode, &words[i + 1], length - 1);
-    i += length;
-  }
-}
-
-/// The entry points of a SPIR-V binary (OpEntryPoint names).
-std::vector<std::string> findEntryPoints(const std::vector<uint32_t> &words) {
-  std::vector<std::string> names;
-  forEachInstruction(words, [&](uint32_t opcode, const uint32_t *operands,
-                                uint32_t count) {
-    if (opcode == 15 && count > 2) // OpEntryPoint model %function "name"
-      names.emplace_back(reinterpret_cast<const char *>(&operands[2]),
-                         strnlen(reinterpret_cast<const char *>(&operands[2]),
-                                 (count - 2) * 4));
-  });
-  return names;
 }
 
 /// Prints every statistic the driver reports for each executable of
@@ -638,72 +622,272 @@ std::string expandSizes(const std::string &word,
   return result;
 }
 
-/// The runner options that a kernel's binary carries for entry point
-/// `entry` (`OpModuleProcessed "subgroup_matrix.launch ENTRY OPTIONS..."`,
-/// written by sm-translate for kernels of sm-tile-matmul), split into words;
-/// empty when there are none.
-std::vector<std::string> findLaunchOptions(const std::vector<uint32_t> &words,
-                                           const std::string &entry) {
-  const std::string prefix = "subgroup_matrix.launch " + entry + " ";
-  std::vector<std::string> options;
-  forEachInstruction(
-      words, [&](uint32_t opcode, const uint32_t *operands, uint32_t count) {
-        if (opcode != 330 || !options.empty()) // OpModuleProcessed "text"
-          return;
-        const char *literal = reinterpret_cast<const char *>(operands);
-        std::string text(literal, strnlen(literal, count * 4));
-        if (text.compare(0, prefix.size(), prefix) != 0)
-          return;
-        size_t start = prefix.size();
-        while (start < text.size()) {
-          size_t end = text.find(' ', start);
-          if (end == std::string::npos)
-            end = text.size();
-          if (end > start)
-            options.push_back(text.substr(start, end - start));
-          start = end + 1;
-        }
-      });
-  return options;
+//===----------------------------------------------------------------------===//
+// What the kernel needs from the device
+//===----------------------------------------------------------------------===//
+
+/// The features a device offers that kernels may need, as queried.
+struct DeviceFeatures {
+  VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features vulkan11{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features vulkan12{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features vulkan13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+};
+
+/// Whether the device has what `capability` needs; capabilities this table
+/// does not know are left to the driver.
+bool hasCapability(uint32_t capability, const DeviceInfo &info,
+                   const DeviceFeatures &features) {
+  VkSubgroupFeatureFlags operations = info.subgroup.supportedOperations;
+  bool computeSubgroups =
+      info.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  bool bfloat16 =
+      hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+  switch (capability) {
+  case spv::CapabilityFloat16:
+    return features.vulkan12.shaderFloat16;
+  case spv::CapabilityFloat64:
+    return features.core.features.shaderFloat64;
+  case spv::CapabilityInt64:
+    return features.core.features.shaderInt64;
+  case spv::CapabilityInt16:
+    return features.core.features.shaderInt16;
+  case spv::CapabilityInt8:
+    return features.vulkan12.shaderInt8;
+  case spv::CapabilityStorageBuffer16BitAccess:
+    return features.vulkan11.storageBuffer16BitAccess;
+  case spv::CapabilityStorageBuffer8BitAccess:
+    return features.vulkan12.storageBuffer8BitAccess;
+  case spv::CapabilityVulkanMemoryModel:
+    return features.vulkan12.vulkanMemoryModel;
+  case spv::CapabilityCooperativeMatrixKHR:
+    return hasExtension(info.extensions,
+                        VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+           features.cooperativeMatrix.cooperativeMatrix;
+  case 5116: // BFloat16TypeKHR
+    return bfloat16 && features.bfloat16.shaderBFloat16Type;
+  case 5118: // BFloat16CooperativeMatrixKHR
+    return bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix;
+  case spv::CapabilityGroupNonUniform:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_BASIC_BIT);
+  case spv::CapabilityGroupNonUniformVote:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_VOTE_BIT);
+  case spv::CapabilityGroupNonUniformArithmetic:
+    return computeSubgroups &&
+           (operations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  case spv::CapabilityGroupNonUniformBallot:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
+  case spv::CapabilityGroupNonUniformShuffle:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  case spv::CapabilityGroupNonUniformShuffleRelative:
+    return computeSubgroups &&
+           (operations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
+  case spv::CapabilityGroupNonUniformClustered:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);
+  case spv::CapabilityGroupNonUniformQuad:
+    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_QUAD_BIT);
+  default:
+    return true;
+  }
 }
 
-/// The number of buffers entry point `entry` expects: one more than the
-/// largest Binding decoration among the variables it uses. From SPIR-V 1.4 on,
-/// an entry point's interface lists every global variable its call tree uses,
-/// so other entry points of the same module do not count; before 1.4 it lists
-/// only inputs and outputs, and every binding of the module counts.
-uint32_t countEntryBindings(const std::vector<uint32_t> &words,
-                            const std::string &entry) {
-  bool interfaceListsGlobals = words.size() > 1 && words[1] >= 0x00010400;
-  std::vector<uint32_t> interface;
-  std::vector<std::pair<uint32_t, uint32_t>> bindings; // (variable, binding)
-  forEachInstruction(
-      words, [&](uint32_t opcode, const uint32_t *operands, uint32_t count) {
-        // OpEntryPoint model %function "name" %interface...
-        if (opcode == 15 && count > 2) {
-          const char *name = reinterpret_cast<const char *>(&operands[2]);
-          size_t length = strnlen(name, (count - 2) * 4);
-          if (std::string(name, length) != entry)
-            return;
-          for (uint32_t i = 2 + uint32_t(length / 4 + 1); i < count; ++i)
-            interface.push_back(operands[i]);
-        }
-        // OpDecorate %target Binding N
-        if (opcode == 71 && count == 3 && operands[1] == 33)
-          bindings.emplace_back(operands[0], operands[2]);
-      });
-  uint32_t result = 0;
-  for (auto [variable, binding] : bindings)
-    if (!interfaceListsGlobals || std::find(interface.begin(), interface.end(),
-                                            variable) != interface.end())
-      result = std::max(result, binding + 1);
-  return result;
+/// The VkComponentTypeKHR of a component name of CooperativeMatrixMultiply.
+std::optional<VkComponentTypeKHR> parseComponent(const std::string &name) {
+  for (VkComponentTypeKHR type :
+       {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR,
+        VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR,
+        VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_UINT32_KHR,
+        VK_COMPONENT_TYPE_BFLOAT16_KHR})
+    if (name == componentName(type))
+      return type;
+  return std::nullopt;
+}
+
+/// The cooperative-matrix configurations the device reports.
+std::vector<VkCooperativeMatrixPropertiesKHR>
+getCooperativeMatrixProperties(const DeviceInfo &info) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
+      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    return {};
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    nullptr);
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    properties.data());
+  return properties;
+}
+
+/// Refuses, with exit status 2, a kernel that needs what the device does not
+/// offer: capabilities, cooperative-matrix configurations, its subgroup size,
+/// the grid. The message names each missing piece and how to lower the
+/// kernel for this device instead. With `compileOnly` it is a warning.
+void checkDeviceRequirements(const std::string &path, const SpirvModule &module,
+                             const DeviceInfo &info,
+                             const DeviceFeatures &features,
+                             uint32_t requestedSubgroupSize,
+                             const unsigned grid[3], bool compileOnly) {
+  std::vector<std::string> missing;
+  bool needsMatrixUnits = false;
+  for (uint32_t capability : module.capabilities) {
+    if (hasCapability(capability, info, features))
+      continue;
+    if (capability == spv::CapabilityCooperativeMatrixKHR) {
+      missing.push_back("cooperative matrices (capability "
+                        "CooperativeMatrixKHR, VK_KHR_cooperative_matrix)");
+      needsMatrixUnits = true;
+    } else if (capability == 5118) {
+      missing.push_back(
+          "bf16 cooperative matrices (capability "
+          "BFloat16CooperativeMatrixKHR, VK_KHR_shader_bfloat16)");
+      needsMatrixUnits = true;
+    } else {
+      missing.push_back("capability " + getCapabilityName(capability));
+    }
+  }
+  if (!needsMatrixUnits && !module.multiplies.empty()) {
+    std::vector<VkCooperativeMatrixPropertiesKHR> offered =
+        getCooperativeMatrixProperties(info);
+    for (const CooperativeMatrixMultiply &multiply : module.multiplies) {
+      std::optional<VkComponentTypeKHR> a = parseComponent(multiply.a),
+                                        b = parseComponent(multiply.b),
+                                        c = parseComponent(multiply.c),
+                                        r = parseComponent(multiply.result);
+      bool found = a && b && c && r &&
+                   std::any_of(offered.begin(), offered.end(),
+                               [&](const VkCooperativeMatrixPropertiesKHR &p) {
+                                 return p.scope == VK_SCOPE_SUBGROUP_KHR &&
+                                        p.MSize == multiply.m &&
+                                        p.NSize == multiply.n &&
+                                        p.KSize == multiply.k &&
+                                        p.AType == *a && p.BType == *b &&
+                                        p.CType == *c && p.ResultType == *r &&
+                                        bool(p.saturatingAccumulation) ==
+                                            multiply.saturating;
+                               });
+      if (!found) {
+        missing.push_back("the cooperative-matrix configuration " +
+                          multiply.describe());
+        needsMatrixUnits = true;
+      }
+    }
+  }
+  bool wrongSubgroupSize = false;
+  if (module.subgroupSize && !requestedSubgroupSize) {
+    bool canRequire = features.vulkan13.subgroupSizeControl &&
+                      features.vulkan13.computeFullSubgroups;
+    uint32_t low =
+        canRequire ? info.vulkan13.minSubgroupSize : info.subgroup.subgroupSize;
+    uint32_t high =
+        canRequire ? info.vulkan13.maxSubgroupSize : info.subgroup.subgroupSize;
+    if (module.subgroupSize < low || module.subgroupSize > high) {
+      missing.push_back(
+          "subgroups of " + std::to_string(module.subgroupSize) +
+          " invocations, which the kernel was lowered for (the device runs " +
+          std::to_string(low) +
+          (low == high ? "" : ".." + std::to_string(high)) + ")");
+      wrongSubgroupSize = true;
+    }
+  }
+  const uint32_t *maxCount =
+      info.properties.properties.limits.maxComputeWorkGroupCount;
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > maxCount[d])
+      missing.push_back("a grid of " + std::to_string(grid[d]) +
+                        " workgroups in dimension " + std::to_string(d) +
+                        " (at most " + std::to_string(maxCount[d]) + ")");
+  if (missing.empty())
+    return;
+  std::string message = "'" + path + "' needs what device '" +
+                        info.properties.properties.deviceName +
+                        "' does not offer:";
+  for (const std::string &piece : missing)
+    message += "\n  - " + piece;
+  if (needsMatrixUnits || wrongSubgroupSize)
+    message += "\nLower the kernel for this device: sm-opt "
+               "--sm-lower-to-vulkan=target=NAME with its preset "
+               "(cpu-lavapipe for Mesa's CPU device) or the target that "
+               "--list-coopmat prints";
+  if (needsMatrixUnits)
+    message += ", or emulate the matrices it lacks with "
+               "--sm-lower-to-vulkan=emulation=all";
+  // Compiling alone is how the driver's compiler is tried on kernels for
+  // other devices (RADV's null device compiles the H100's kernels): the
+  // mismatch is worth knowing, and nothing runs.
+  if (compileOnly) {
+    std::cerr << "sm-vulkan-runner: warning: " << message
+              << "\n(--compile-only: the driver compiles it anyway)\n";
+    return;
+  }
+  fail(message);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
+
+  // The kernel, its entry point and its arguments are checked before any
+  // device is touched.
+  SpirvModule module;
+  std::string entry = options.entry;
+  if (!options.kernelPath.empty()) {
+    std::string error;
+    if (!readSpirvModule(options.kernelPath, module, error))
+      fail(error);
+    if (entry.empty()) {
+      if (module.entryPoints.size() != 1)
+        fail("the kernel has " + std::to_string(module.entryPoints.size()) +
+             " entry points; choose one with --entry");
+      entry = module.entryPoints.front();
+    } else if (std::find(module.entryPoints.begin(), module.entryPoints.end(),
+                         entry) == module.entryPoints.end()) {
+      fail("the kernel has no entry point '" + entry + "'");
+    }
+    // A kernel that says how to launch it runs that way unless the command
+    // line gives its arguments.
+    std::vector<std::string> launch = findLaunchOptions(module, entry);
+    if (!launch.empty() && options.arguments.empty() && !options.compileOnly) {
+      for (std::string &word : launch)
+        word = expandSizes(word, options.sizes);
+      std::vector<char *> argv = {const_cast<char *>("launch")};
+      for (std::string &word : launch)
+        argv.push_back(word.data());
+      std::string launchText;
+      for (const std::string &word : launch)
+        launchText += " " + word;
+      for (int i = 1; i < int(argv.size()); ++i) {
+        if (!parseCommonOption(i, int(argv.size()), argv.data(), options,
+                               error) ||
+            !error.empty())
+          fail("the kernel's launch description is malformed at '" +
+               std::string(argv[i]) + "'" +
+               (error.empty() ? "" : ": " + error));
+      }
+      std::printf("launch: from the kernel:%s\n", launchText.c_str());
+    }
+    std::vector<KernelParameter> parameters = getEntryParameters(module, entry);
+    if (options.compileOnly && options.arguments.empty()) {
+      // Compiling needs only the layout: one placeholder per binding.
+      options.arguments.resize(parameters.size());
+      for (BufferSpec &placeholder : options.arguments)
+        placeholder.count = 1;
+    } else {
+      error = checkArguments(entry, parameters, options.arguments);
+      if (error.empty())
+        error = checkArgumentMemory(options.arguments);
+      if (!error.empty())
+        fail(error);
+    }
+  }
   loadLoader();
 
   VkApplicationInfo application{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -754,18 +938,14 @@ int main(int argc, char **argv) {
 
   // Enable every feature the device has among those kernels use, except
   // robust buffer access, which costs speed and hides out-of-bounds bugs.
-  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
-  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
-  VkPhysicalDeviceVulkan13Features vulkan13{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  VkPhysicalDeviceVulkan12Features vulkan12{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceVulkan11Features vulkan11{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceFeatures2 features{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  DeviceFeatures queried;
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR &cooperativeMatrix =
+      queried.cooperativeMatrix;
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR &bfloat16 = queried.bfloat16;
+  VkPhysicalDeviceVulkan13Features &vulkan13 = queried.vulkan13;
+  VkPhysicalDeviceVulkan12Features &vulkan12 = queried.vulkan12;
+  VkPhysicalDeviceVulkan11Features &vulkan11 = queried.vulkan11;
+  VkPhysicalDeviceFeatures2 &features = queried.core;
   std::vector<const char *> deviceExtensions;
   void *chain = &vulkan13;
   vulkan13.pNext = &vulkan12;
@@ -794,6 +974,9 @@ int main(int argc, char **argv) {
   }
   features.pNext = chain;
   vkGetPhysicalDeviceFeatures2(info.physical, &features);
+  checkDeviceRequirements(options.kernelPath, module, info, queried,
+                          options.subgroupSize, options.grid,
+                          options.compileOnly);
   features.features.robustBufferAccess = VK_FALSE;
   vulkan13.robustImageAccess = VK_FALSE;
   cooperativeMatrix.cooperativeMatrixRobustBufferAccess = VK_FALSE;
@@ -836,56 +1019,15 @@ int main(int argc, char **argv) {
               info.driver.driverInfo, info.subgroup.subgroupSize);
 
   // The kernel and its pipeline.
-  std::vector<uint32_t> words = readSpirv(options.kernelPath);
-  std::vector<std::string> entries = findEntryPoints(words);
-  std::string entry = options.entry;
-  if (entry.empty()) {
-    if (entries.size() != 1)
-      fail("the kernel has " + std::to_string(entries.size()) +
-           " entry points; choose one with --entry");
-    entry = entries.front();
-  } else if (std::find(entries.begin(), entries.end(), entry) ==
-             entries.end()) {
-    fail("the kernel has no entry point '" + entry + "'");
-  }
-  // A kernel that says how to launch it runs that way unless the command
-  // line gives its arguments.
-  std::vector<std::string> launch = findLaunchOptions(words, entry);
-  if (!launch.empty() && options.arguments.empty() && !options.compileOnly) {
-    for (std::string &word : launch)
-      word = expandSizes(word, options.sizes);
-    std::vector<char *> argv = {const_cast<char *>("launch")};
-    for (std::string &word : launch)
-      argv.push_back(word.data());
-    std::string launchText;
-    for (const std::string &word : launch)
-      launchText += " " + word;
-    for (int i = 1; i < int(argv.size()); ++i) {
-      std::string error;
-      if (!parseCommonOption(i, int(argv.size()), argv.data(), options,
-                             error) ||
-          !error.empty())
-        fail("the kernel's launch description is malformed at '" +
-             std::string(argv[i]) + "'" + (error.empty() ? "" : ": " + error));
-    }
-    std::printf("launch: from the kernel:%s\n", launchText.c_str());
-  }
   VkShaderModuleCreateInfo moduleInfo{
       VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  moduleInfo.codeSize = words.size() * 4;
-  moduleInfo.pCode = words.data();
+  moduleInfo.codeSize = module.words.size() * 4;
+  moduleInfo.pCode = module.words.data();
   VkShaderModule shader;
   check(vkCreateShaderModule(device, &moduleInfo, nullptr, &shader),
         "vkCreateShaderModule");
 
   size_t argumentCount = options.arguments.size();
-  uint32_t kernelBindings = countEntryBindings(words, entry);
-  if (options.compileOnly && argumentCount == 0)
-    argumentCount = kernelBindings;
-  else if (argumentCount != kernelBindings)
-    fail("entry point '" + entry + "' has " + std::to_string(kernelBindings) +
-         " arguments (bindings), but " + std::to_string(argumentCount) +
-         " --arg/--scalar were given");
   std::vector<VkDescriptorSetLayoutBinding> bindings(argumentCount);
   for (size_t i = 0; i < argumentCount; ++i) {
     bindings[i].binding = uint32_t(i);
@@ -909,8 +1051,9 @@ int main(int argc, char **argv) {
                                &pipelineLayout),
         "vkCreatePipelineLayout");
 
-  uint32_t subgroupSize =
-      options.subgroupSize ? options.subgroupSize : info.subgroup.subgroupSize;
+  uint32_t subgroupSize = options.subgroupSize  ? options.subgroupSize
+                          : module.subgroupSize ? module.subgroupSize
+                                                : info.subgroup.subgroupSize;
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo requiredSize{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   requiredSize.requiredSubgroupSize = subgroupSize;
@@ -931,8 +1074,7 @@ int main(int argc, char **argv) {
     pipelineInfo.stage.pNext = &requiredSize;
     pipelineInfo.stage.flags =
         VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
-  } else if (options.subgroupSize &&
-             options.subgroupSize != info.subgroup.subgroupSize) {
+  } else if (subgroupSize != info.subgroup.subgroupSize) {
     fail("the device cannot require a subgroup size");
   }
   pipelineInfo.layout = pipelineLayout;
@@ -1135,7 +1277,9 @@ int main(int argc, char **argv) {
   if (!reportError.empty())
     fail(reportError);
 
-  if (options.repeat) {
+  if (options.repeat && !allPassed) {
+    std::printf("time: not measured, since a check failed\n");
+  } else if (options.repeat) {
     begin();
     vkCmdResetQueryPool(commands, queries, 0, timestampCount);
     for (uint32_t r = 0; r < options.repeat; ++r) {

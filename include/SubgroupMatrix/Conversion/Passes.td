@@ -364,17 +364,33 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
 
     ```mlir
     // sm-opt --sm-linalg-to-gpu=target=nvidia-h100
+    // (test/Conversion/LinalgToSubgroupMatrix/mlp-example.mlir runs this)
+    #rows = affine_map<(d0, d1) -> (d0, d1)>
+    #columns = affine_map<(d0, d1) -> (d1)>
     func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
                    %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
       %zero = arith.constant 0.0 : f32
       %e = tensor.empty() : tensor<256x1024xf32>
-      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
-      %mm = linalg.matmul ins(%x, %w : ...) outs(%acc : ...) -> tensor<256x1024xf32>
-      %y = linalg.generic {... bias add and ReLU ...} ins(%mm, %bias : ...) outs(%e : ...)
+      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>)
+          -> tensor<256x1024xf32>
+      %mm = linalg.matmul ins(%x, %w : tensor<256x512xf16>, tensor<512x1024xf16>)
+                          outs(%acc : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+      %y = linalg.generic {indexing_maps = [#rows, #columns, #rows],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%mm, %bias : tensor<256x1024xf32>, tensor<1024xf32>)
+          outs(%e : tensor<256x1024xf32>) {
+      ^bb0(%m: f32, %b: f32, %out: f32):
+        %s = arith.addf %m, %b : f32
+        %r = arith.maximumf %s, %zero : f32
+        linalg.yield %r : f32
+      } -> tensor<256x1024xf32>
       return %y : tensor<256x1024xf32>
     }
-    // becomes one kernel, @kernels::@matmul_0, whose epilogue adds the
-    // bias and applies the ReLU, and its gpu.launch_func.
+    // becomes three kernels and their gpu.launch_funcs: 256x1024 gives the
+    // H100's 132 compute units too few workgroups, so K is split in two:
+    // @kernels::@matmul_0 (a grid of 8x2x2) writes each half's product to
+    // a workspace, @elementwise_1 adds the halves, and @elementwise_2, the
+    // epilogue, adds the bias and applies the ReLU.
     ```
   }];
   let options = [

@@ -67,6 +67,16 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         configs = [<8x8x8, f16 -> f32>], emulated>
     ```
 
+    Scalar types beyond 32 bits are device features too: `float64` and
+    `int64` say that kernels may compute in `f64` and `i64` (Vulkan's
+    `shaderFloat64` and `shaderInt64`); without them the lowerings refuse
+    such kernels by name.
+
+    ```mlir
+    #subgroup_matrix.target<"my-gpu", subgroup_size = 32,
+        configs = [<16x16x16, f16 -> f32>], float64, int64>
+    ```
+
     Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
     `apple-m1` and `cpu-lavapipe` (emulated); `docs/Targets.md` says where
     each one's configurations come from.
@@ -75,7 +85,9 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     OptionalParameter<"::mlir::StringAttr">:$name,
     "unsigned":$subgroupSize,
     ArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">:$configs,
-    DefaultValuedParameter<"bool", "false">:$emulated);
+    DefaultValuedParameter<"bool", "false">:$emulated,
+    DefaultValuedParameter<"bool", "false">:$float64,
+    DefaultValuedParameter<"bool", "false">:$int64);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -95,7 +107,7 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     /// kEmulatedDimensionMultiple.
     TargetAttr getEmulatedForm() const {
       return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
-                 /*emulated=*/true);
+                 /*emulated=*/true, getFloat64(), getInt64());
     }
     /// The dimension every matrix of an emulated target is a multiple of.
     static constexpr unsigned kEmulatedDimensionMultiple = 8;

@@ -9,6 +9,7 @@
 #define SUBGROUPMATRIX_TARGET_TRANSLATIONS_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
@@ -20,6 +21,12 @@ LogicalResult serializeToSPIRV(Operation *op, raw_ostream &output);
 /// Writes the Intel per-invocation kernels of `op` (the output of
 /// sm-lower-to-intel) as an OpenCL SPIR-V binary.
 LogicalResult translateToIntelSPIRV(Operation *op, raw_ostream &output);
+
+/// The arguments of `kernel` as the host runners read them from the files
+/// they run ("buffer:f16,scalar:i32,...": a memref is a buffer of its element
+/// type, index and integer scalars travel as 32 bits, types the runners do
+/// not name are "?"), so that they check a command line before they run.
+std::string getHostRunnerSignature(FunctionOpInterface kernel);
 
 /// Registers every translation of `sm-translate`: this project's
 /// `--serialize-spirv`, `--emit-msl`, `--emit-intel-spirv` and

@@ -9,6 +9,7 @@
 #define SUBGROUPMATRIX_TRANSFORMS_CHECKS_H
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir {
@@ -31,6 +32,15 @@ enum class UniformitySeverity { Error, Warning, Off };
 LogicalResult
 checkUniformity(ModuleOp module,
                 UniformitySeverity severity = UniformitySeverity::Error);
+
+/// The gpu.modules a kernel lowering (`passName`, for messages) works on,
+/// wherever they sit in `module`: the modules of `sm-opt -split-input-file`
+/// output piped into another sm-opt arrive nested in one. When there is none
+/// but `module` holds linalg or tensor operations (a program not yet
+/// compiled into kernels), reports so at the first of them, naming the pass
+/// that makes kernels of it, and fails.
+FailureOr<SmallVector<gpu::GPUModuleOp>>
+collectKernelModules(ModuleOp module, StringRef passName);
 
 } // namespace subgroup_matrix
 } // namespace mlir

@@ -284,14 +284,44 @@ struct ConvertGPUMMAPass
           convertible = false;
         }
       }
-      if (auto function = dyn_cast<FunctionOpInterface>(op))
-        for (Type type : function.getArgumentTypes())
-          if (isa<gpu::MMAMatrixType>(type)) {
-            op->emitOpError("takes a !gpu.mma_matrix argument; pass the "
-                            "memory and load the matrix inside instead");
-            convertible = false;
-            break;
-          }
+      // Functions are reported at their location alone: the whole function
+      // printed after the message would bury it.
+      if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+        auto isMMA = [](Type type) { return isa<gpu::MMAMatrixType>(type); };
+        if (llvm::any_of(function.getArgumentTypes(), isMMA)) {
+          emitError(op->getLoc())
+              << "'" << op->getName() << "' @" << function.getName()
+              << " takes a !gpu.mma_matrix argument; pass the memory and "
+                 "load the matrix inside instead";
+          convertible = false;
+        }
+        if (llvm::any_of(function.getResultTypes(), isMMA)) {
+          emitError(op->getLoc())
+              << "'" << op->getName() << "' @" << function.getName()
+              << " returns a !gpu.mma_matrix; store the matrix to memory "
+                 "the caller passes instead";
+          convertible = false;
+        }
+        return;
+      }
+      // Values of matrices flow only through the ops that become subgroup
+      // matrix ops and through scf's loops and branches, which are
+      // converted with them; any other user would keep the old type. (A
+      // return of one is reported at its function.)
+      if (isa<gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp,
+              gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaElementwiseOp>(op) ||
+          isa<scf::SCFDialect>(op->getDialect()) ||
+          op->hasTrait<OpTrait::ReturnLike>())
+        return;
+      if (llvm::any_of(op->getOperandTypes(), [](Type type) {
+            return isa<gpu::MMAMatrixType>(type);
+          })) {
+        op->emitOpError("takes a !gpu.mma_matrix value, which only the "
+                        "gpu.subgroup_mma_* ops and scf control flow can "
+                        "take when they become subgroup matrix ops; pass "
+                        "memory instead");
+        convertible = false;
+      }
     });
     if (!convertible)
       return signalPassFailure();

@@ -90,12 +90,15 @@ struct LowerToIntelPass
     ModuleOp module = getOperation();
     FailureOr<TargetAttr> overrideTarget =
         resolveTargetOption(module.getLoc(), targetName);
-    if (failed(overrideTarget) ||
-        failed(checkTarget(module, *overrideTarget)) ||
+    if (failed(overrideTarget))
+      return signalPassFailure();
+    FailureOr<SmallVector<gpu::GPUModuleOp>> gpuModules =
+        collectKernelModules(module, getArgument());
+    if (failed(gpuModules) || failed(checkTarget(module, *overrideTarget)) ||
         failed(checkUniformity(module)))
       return signalPassFailure();
 
-    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    for (gpu::GPUModuleOp gpuModule : *gpuModules) {
       TargetAttr target = getLoweringTargetOrError(gpuModule, *overrideTarget);
       if (!target)
         return signalPassFailure();

@@ -40,6 +40,10 @@ mlir::subgroup_matrix::getVulkanTargetEnv(TargetAttr target) {
       Extension::SPV_KHR_16bit_storage,
       Extension::SPV_KHR_storage_buffer_storage_class,
   };
+  if (target.getFloat64())
+    capabilities.push_back(Capability::Float64);
+  if (target.getInt64())
+    capabilities.push_back(Capability::Int64);
   if (!target.getEmulated()) {
     capabilities.append({Capability::CooperativeMatrixKHR,
                          Capability::BFloat16TypeKHR,

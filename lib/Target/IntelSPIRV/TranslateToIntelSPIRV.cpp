@@ -387,6 +387,17 @@ static void defineHostBuiltins(llvm::Module &module) {
 /// before the lowering turns memrefs into descriptors of LLVM values.
 using KernelMemRefs = llvm::StringMap<SmallVector<MemRefType>>;
 
+/// Each kernel's signature text for the host runner.
+static llvm::StringMap<std::string> collectKernelSignatures(Operation *op) {
+  llvm::StringMap<std::string> signatures;
+  op->walk([&](gpu::GPUFuncOp function) {
+    if (function.isKernel())
+      signatures[function.getName()] =
+          subgroup_matrix::getHostRunnerSignature(function);
+  });
+  return signatures;
+}
+
 static KernelMemRefs collectKernelMemRefs(Operation *op) {
   KernelMemRefs kernels;
   op->walk([&](gpu::GPUFuncOp function) {
@@ -405,8 +416,10 @@ static KernelMemRefs collectKernelMemRefs(Operation *op) {
 /// size and workgroup size. MLIR passes a memref of rank R as (allocated
 /// pointer, aligned pointer, offset, R sizes, R strides); the buffer is
 /// dense and row-major, with the leading size unbounded when it is dynamic.
-static LogicalResult defineHostEntries(Operation *op, llvm::Module &module,
-                                       const KernelMemRefs &memrefs) {
+static LogicalResult
+defineHostEntries(Operation *op, llvm::Module &module,
+                  const KernelMemRefs &memrefs,
+                  const llvm::StringMap<std::string> &signatures) {
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
@@ -437,6 +450,13 @@ static LogicalResult defineHostEntries(Operation *op, llvm::Module &module,
         llvm::GlobalValue::ExternalLinkage,
         llvm::ConstantDataArray::get(context, ArrayRef<uint32_t>(info)),
         ("sm_intel_info_" + kernel->getName()).str());
+    auto signature = signatures.find(kernel->getName());
+    llvm::Constant *signatureText = llvm::ConstantDataArray::getString(
+        context, signature == signatures.end() ? "" : signature->second);
+    new llvm::GlobalVariable(module, signatureText->getType(),
+                             /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage, signatureText,
+                             ("sm_intel_signature_" + kernel->getName()).str());
 
     auto *entry = llvm::Function::Create(
         llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false),
@@ -508,6 +528,7 @@ static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
   Location kernelsLoc = op->getLoc();
   op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
   KernelMemRefs memrefs = collectKernelMemRefs(op);
+  llvm::StringMap<std::string> signatures = collectKernelSignatures(op);
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
     return failure();
@@ -519,7 +540,7 @@ static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
         call->setCallingConv(llvm::CallingConv::C);
   }
   defineHostBuiltins(*module);
-  if (failed(defineHostEntries(op, *module, memrefs)))
+  if (failed(defineHostEntries(op, *module, memrefs, signatures)))
     return failure();
   module->print(output, nullptr);
   return success();

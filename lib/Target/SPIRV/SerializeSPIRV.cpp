@@ -12,6 +12,7 @@
 #include "SubgroupMatrix/InitAll.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -55,18 +56,16 @@ static std::optional<std::string> getLaunchDescription(spirv::FuncOp function) {
   return text;
 }
 
-/// Records each kernel's launch description in the binary as an
-/// `OpModuleProcessed "subgroup_matrix.launch ..."` debug instruction, which
-/// drivers ignore and sm-vulkan-runner reads, so that the binary alone says
-/// how to run it.
-static void addLaunchDescriptions(spirv::ModuleOp module,
-                                  SmallVectorImpl<uint32_t> &binary) {
+/// Records in the binary, as `OpModuleProcessed` debug instructions that
+/// drivers ignore and sm-vulkan-runner reads, what the binary alone cannot
+/// say: the subgroup size its kernels were lowered for
+/// (`"subgroup_matrix.subgroup_size N"`, from the target environment when it
+/// names one size), which the runner requires of the device, and each
+/// kernel's launch description (`"subgroup_matrix.launch ..."`).
+static void addRunnerNotes(spirv::ModuleOp module,
+                           SmallVectorImpl<uint32_t> &binary) {
   SmallVector<uint32_t> instructions;
-  module.walk([&](spirv::FuncOp function) {
-    std::optional<std::string> description = getLaunchDescription(function);
-    if (!description)
-      return;
-    std::string text = "subgroup_matrix.launch " + *description;
+  auto addNote = [&](const std::string &text) {
     // A literal string: UTF-8, NUL-terminated, padded to whole words.
     size_t words = text.size() / 4 + 1;
     constexpr uint32_t opModuleProcessed = 330;
@@ -74,6 +73,35 @@ static void addLaunchDescriptions(spirv::ModuleOp module,
     size_t first = instructions.size();
     instructions.resize(first + words, 0);
     std::memcpy(&instructions[first], text.data(), text.size());
+  };
+  // Only kernels that use subgroups (their operations, builtins or
+  // cooperative matrices, all of which need one of these capabilities)
+  // depend on the subgroup size.
+  auto usesSubgroups = [&] {
+    std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
+    if (!triple)
+      return false;
+    return llvm::any_of(
+        triple->getCapabilities(), [](spirv::Capability capability) {
+          return capability == spirv::Capability::CooperativeMatrixKHR ||
+                 llvm::is_contained(
+                     spirv::getRecursiveImpliedCapabilities(capability),
+                     spirv::Capability::GroupNonUniform) ||
+                 capability == spirv::Capability::GroupNonUniform;
+        });
+  };
+  if (auto environment = module->getAttrOfType<spirv::TargetEnvAttr>(
+          spirv::getTargetEnvAttrName());
+      environment && usesSubgroups()) {
+    spirv::ResourceLimitsAttr limits = environment.getResourceLimits();
+    std::optional<int> low = limits.getMinSubgroupSize(),
+                       high = limits.getMaxSubgroupSize();
+    if (low && high && *low == *high)
+      addNote("subgroup_matrix.subgroup_size " + std::to_string(*low));
+  }
+  module.walk([&](spirv::FuncOp function) {
+    if (std::optional<std::string> description = getLaunchDescription(function))
+      addNote("subgroup_matrix.launch " + *description);
   });
   if (instructions.empty())
     return;
@@ -130,7 +158,7 @@ LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
   SmallVector<uint32_t> binary;
   if (failed(spirv::serialize(candidates.front(), binary)))
     return failure();
-  addLaunchDescriptions(candidates.front(), binary);
+  addRunnerNotes(candidates.front(), binary);
   output.write(reinterpret_cast<const char *>(binary.data()),
                binary.size() * sizeof(uint32_t));
   return success();

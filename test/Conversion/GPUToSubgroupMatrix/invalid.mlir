@@ -25,8 +25,35 @@ gpu.module @kernels {
 // -----
 
 gpu.module @kernels {
-  // expected-error @+1 {{'func.func' op takes a !gpu.mma_matrix argument; pass the memory and load the matrix inside instead}}
+  // expected-error @+1 {{'func.func' @helper takes a !gpu.mma_matrix argument; pass the memory and load the matrix inside instead}}
   func.func @helper(%m: !gpu.mma_matrix<16x16xf32, "COp">) {
+    return
+  }
+}
+
+// -----
+
+// A function that returns a matrix used to fail with "failed to legalize
+// unresolved materialization" and the IR of the cast.
+gpu.module @kernels {
+  // expected-error @+1 {{'func.func' @make returns a !gpu.mma_matrix; store the matrix to memory the caller passes instead}}
+  func.func @make(%A: memref<16x16xf16>) -> !gpu.mma_matrix<16x16xf16, "AOp"> {
+    %c0 = arith.constant 0 : index
+    %a = gpu.subgroup_mma_load_matrix %A[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    return %a : !gpu.mma_matrix<16x16xf16, "AOp">
+  }
+}
+
+// -----
+
+gpu.module @kernels {
+  func.func private @consume(memref<16x16xf16>)
+  func.func @call(%A: memref<16x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %a = gpu.subgroup_mma_load_matrix %A[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    // expected-error @+1 {{'builtin.unrealized_conversion_cast' op takes a !gpu.mma_matrix value, which only the gpu.subgroup_mma_* ops and scf control flow can take when they become subgroup matrix ops; pass memory instead}}
+    %m = builtin.unrealized_conversion_cast %a : !gpu.mma_matrix<16x16xf16, "AOp"> to memref<16x16xf16>
+    func.call @consume(%m) : (memref<16x16xf16>) -> ()
     return
   }
 }

@@ -25,7 +25,7 @@
 // RAGGED: launch: from the kernel: --grid 3,37,1 --arg f32:185:random --arg f32:105:random --arg f32:777:random --scalar i32:37 --scalar i32:21 --scalar i32:5
 // RAGGED: check gemm 37x21x5 (C = argument 2, f32): PASSED: 777 elements, 0 mismatches, 0 written outside C
 // MISSING: error: the kernel's launch needs the size N (pass --size N=VALUE)
-// MALFORMED: error: --size needs NAME=VALUE with a non-negative integer, got 'N=x'
+// MALFORMED: error: --size needs NAME=VALUE with an integer from 0 to 4294967296, got 'N=x'
 // SHORT: launch: from the kernel: --grid 1,12,1 --arg f32:96:random:1 --arg f32:128:random:1 --arg f32:192:random:1
 // SHORT: check gemm 12x16x8 (C = argument 2, f32): FAILED: 192 elements, 96 mismatches
 

@@ -18,7 +18,7 @@
 // COPY: check same: argument 1 after the run PASSED: equals argument 0 before it
 // ADD: pipeline: created for entry point 'add'
 // ADD: check same: argument 2 after the run PASSED: equals argument 0 before it
-// COUNT: error: entry point 'copy' has 2 arguments (bindings), but 3 --arg/--scalar were given
+// COUNT: error: kernel 'copy' takes 2 arguments (f32 buffer, f32 buffer), but 3 --arg/--scalar were given
 // WHICH: error: the kernel has 2 entry points; choose one with --entry
 
 module attributes {gpu.container_module} {

@@ -78,7 +78,7 @@ gpu.module @kernels {
 }
 
 // CHECK: #ifdef SM_MSL_HOST
-// CHECK: SM_MSL_HOST_KERNEL(ops, 64, 1, 1) {
+// CHECK: SM_MSL_HOST_KERNEL(ops, 64, 1, 1, "buffer:f16,buffer:f32,buffer:f32,scalar:f32") {
 // CHECK:   ops((device half *)sm_buffers[0],
 // CHECK:       *(constant float *)sm_buffers[3],
 // CHECK:       sm_invocation.thread_position_in_threadgroup);
