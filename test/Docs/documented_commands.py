@@ -20,6 +20,11 @@ commands, and the lines after each are its output, matched line by line
 with "..." standing for any text.
 
 Prints one line per block and a summary; exits 1 if any block failed.
+
+The GPU-only blocks run on the GPU machine in two steps (test/Docs/device.sh):
+here, `--scratch DIR` keeps the directories with what the other blocks
+wrote (the binaries the GPU blocks run); there, `--gpu --scratch DIR` runs
+the GPU blocks alone in them, with `--build` holding the runner.
 """
 
 import argparse
@@ -99,7 +104,8 @@ def run_block(block, directory, environment, timeout):
             result = subprocess.run(
                 ["bash", "-e", "-o", "pipefail", "-c", command],
                 cwd=directory, env=environment, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, text=True, timeout=timeout)
+                stderr=subprocess.STDOUT, text=True, errors="replace",
+                timeout=timeout)
         except subprocess.TimeoutExpired:
             return "timed out after %d s: %s" % (timeout, command)
         output += result.stdout
@@ -132,6 +138,11 @@ def main():
                         help="the build directory the text's build/ means "
                              "(default: ROOT/build)")
     parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--scratch", type=pathlib.Path,
+                        help="keep the documents' directories here")
+    parser.add_argument("--gpu", action="store_true",
+                        help="run only the GPU-only blocks, in the "
+                             "directories a --scratch run left")
     parser.add_argument("documents", nargs="*",
                         help="documents relative to the root (default: all)")
     args = parser.parse_args()
@@ -145,37 +156,51 @@ def main():
     environment.pop("SM_CAPI_LIBRARY", None)
     environment["PYTHONPATH"] = str(root / "python")
     counts = {"passed": 0, "failed": 0, "gpu": 0, "skipped": 0}
-    with tempfile.TemporaryDirectory(prefix="sm-docs-") as scratch:
-        for document in documents:
-            blocks = read_blocks(root, document)
-            if not blocks:
-                continue
-            directory = pathlib.Path(scratch) / document.replace("/", "_")
-            directory.mkdir()
-            for name in LINKED:
-                target = root / name
-                if name == "build" and args.build:
-                    target = args.build.resolve()
-                if target.exists():
-                    (directory / name).symlink_to(target)
-            for block in blocks:
-                if block.directive("gpu"):
+    temporary = None
+    if args.scratch:
+        scratch = args.scratch.resolve()
+        scratch.mkdir(parents=True, exist_ok=True)
+    else:
+        temporary = tempfile.TemporaryDirectory(prefix="sm-docs-")
+        scratch = pathlib.Path(temporary.name)
+    for document in documents:
+        blocks = read_blocks(root, document)
+        if not blocks:
+            continue
+        directory = scratch / document.replace("/", "_")
+        directory.mkdir(exist_ok=args.gpu or bool(args.scratch))
+        for name in LINKED:
+            target = root / name
+            if name == "build" and args.build:
+                target = args.build.resolve()
+            link = directory / name
+            if link.is_symlink():
+                link.unlink()
+            if target.exists():
+                link.symlink_to(target)
+        for block in blocks:
+            is_gpu = bool(block.directive("gpu"))
+            reasons = block.directive("skip")
+            if is_gpu != args.gpu:
+                if is_gpu:
                     counts["gpu"] += 1
-                    print("GPU-ONLY %s (run by the device scripts)" % block.name())
-                    continue
-                reasons = block.directive("skip")
-                if reasons:
-                    counts["skipped"] += 1
-                    print("SKIPPED %s: %s" % (block.name(), reasons[0]))
-                    continue
-                error = run_block(block, directory, environment, args.timeout)
-                if error:
-                    counts["failed"] += 1
-                    print("FAILED %s: %s" % (block.name(), error))
-                else:
-                    counts["passed"] += 1
-                    print("PASSED %s" % block.name())
-                sys.stdout.flush()
+                    print("GPU-ONLY %s (run by test/Docs/device.sh)"
+                          % block.name())
+                continue
+            if reasons:
+                counts["skipped"] += 1
+                print("SKIPPED %s: %s" % (block.name(), reasons[0]))
+                continue
+            error = run_block(block, directory, environment, args.timeout)
+            if error:
+                counts["failed"] += 1
+                print("FAILED %s: %s" % (block.name(), error))
+            else:
+                counts["passed"] += 1
+                print("PASSED %s" % block.name())
+            sys.stdout.flush()
+    if temporary:
+        temporary.cleanup()
     print("documented commands: %(passed)d passed, %(failed)d failed, "
           "%(gpu)d GPU-only, %(skipped)d skipped" % counts)
     return 1 if counts["failed"] else 0

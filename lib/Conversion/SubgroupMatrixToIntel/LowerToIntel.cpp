@@ -6,6 +6,7 @@
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
 #include "SubgroupMatrix/Transforms/FlattenBuffers.h"
+#include "SubgroupMatrix/Transforms/PerInvocationAllocations.h"
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -112,6 +113,12 @@ struct LowerToIntelPass
                                         /*emulated=*/false)))
         return signalPassFailure();
       turnWorkgroupMemoryIntoGlobals(gpuModule);
+      // Memory of one invocation lives on its stack, not on a heap the
+      // device does not have (no memory space would mean global memory).
+      if (failed(hoistPerInvocationAllocations(
+              gpuModule, gpu::AddressSpaceAttr::get(
+                             &getContext(), gpu::AddressSpace::Private))))
+        return signalPassFailure();
       // Kernels run with the subgroup size the instructions assume.
       gpuModule.walk([&](gpu::GPUFuncOp function) {
         if (function.isKernel())

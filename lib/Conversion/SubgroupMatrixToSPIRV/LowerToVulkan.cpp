@@ -13,6 +13,7 @@
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"
 #include "SubgroupMatrix/Transforms/FlattenBuffers.h"
+#include "SubgroupMatrix/Transforms/PerInvocationAllocations.h"
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
@@ -176,72 +177,6 @@ static void turnWorkgroupAttributionsIntoAllocations(Operation *gpuModule) {
     function->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
                       builder.getI64IntegerAttr(0));
   });
-}
-
-/// A `memref.alloc` in private memory (or in no memory space) inside a
-/// kernel is memory of each invocation: SPIR-V's Function storage class,
-/// whose variables are declared at the start of the function. Allocations
-/// are uninitialised, so one variable serves an allocation inside a loop as
-/// well. What a Function variable cannot be (an array of run-time size, a
-/// value that leaves the function or changes type) is reported by name.
-static LogicalResult turnPrivateAllocationsIntoVariables(Operation *gpuModule) {
-  bool failed = false;
-  auto isPerInvocation = [](MemRefType type) {
-    Attribute space = type.getMemorySpace();
-    auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
-    return !space ||
-           (gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Private);
-  };
-  gpuModule->walk([&](FunctionOpInterface function) {
-    SmallVector<memref::AllocOp> allocations;
-    function->walk([&](memref::AllocOp alloc) {
-      if (isPerInvocation(alloc.getType()))
-        allocations.push_back(alloc);
-    });
-    for (memref::AllocOp alloc : allocations) {
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
-        emitError(alloc.getLoc())
-            << "a per-invocation allocation of type " << type
-            << " cannot be lowered to Vulkan: SPIR-V's per-invocation "
-               "(Function storage) arrays have static sizes and no layout; "
-               "allocate the largest size instead";
-        failed = true;
-        continue;
-      }
-      for (Operation *user : alloc->getUsers()) {
-        if (isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp,
-                vector::LoadOp, vector::StoreOp>(user))
-          continue;
-        emitError(user->getLoc())
-            << "'" << user->getName()
-            << "' uses a per-invocation allocation, which a Vulkan kernel "
-               "holds as a Function-storage variable: only loads and stores "
-               "may use it";
-        failed = true;
-      }
-    }
-    if (failed)
-      return;
-    OpBuilder builder =
-        OpBuilder::atBlockBegin(&function.getFunctionBody().front());
-    auto functionStorage = spirv::StorageClassAttr::get(
-        function->getContext(), spirv::StorageClass::Function);
-    for (memref::AllocOp alloc : allocations) {
-      MemRefType type = alloc.getType();
-      auto variableType =
-          MemRefType::get(type.getShape(), type.getElementType(),
-                          MemRefLayoutAttrInterface(), functionStorage);
-      Value variable =
-          memref::AllocaOp::create(builder, alloc.getLoc(), variableType);
-      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          user->erase();
-      alloc.getResult().replaceAllUsesWith(variable);
-      alloc.erase();
-    }
-  });
-  return failure(failed);
 }
 
 static void mapMemorySpaces(Operation *gpuModule) {
@@ -714,7 +649,11 @@ void LowerToVulkanPass::runOnOperation() {
     }
     if (target.getEmulated() && failed(holdBFloat16AsBits(copy)))
       return signalPassFailure();
-    if (failed(turnPrivateAllocationsIntoVariables(copy)))
+    // Per-invocation allocations become Function-storage variables, which
+    // only loads and stores may use.
+    if (failed(hoistPerInvocationAllocations(
+            copy, spirv::StorageClassAttr::get(&getContext(),
+                                               spirv::StorageClass::Function))))
       return signalPassFailure();
     mapMemorySpaces(copy);
     if (failed(convertToSPIRV(copy, targetEnv)))

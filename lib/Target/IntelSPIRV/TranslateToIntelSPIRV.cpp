@@ -40,6 +40,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -61,6 +62,77 @@ void LLVMInitializeSPIRVAsmPrinter();
 
 /// Lowers the single gpu.module of `op` (already in the per-invocation form)
 /// to an LLVM IR module.
+/// Points the loads, stores and address computations that use `from` at
+/// `to`, a pointer to the same memory in another address space; returns
+/// false, changing nothing, if some use is anything else.
+static bool repointAccesses(llvm::Value *from, llvm::Value *to) {
+  for (llvm::User *user : from->users()) {
+    if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(user)) {
+      if (gep->getPointerOperand() != from)
+        return false;
+      continue;
+    }
+    if (auto *store = dyn_cast<llvm::StoreInst>(user)) {
+      if (store->getValueOperand() == from)
+        return false;
+      continue;
+    }
+    if (!isa<llvm::LoadInst>(user))
+      return false;
+  }
+  for (llvm::User *user : llvm::make_early_inc_range(from->users())) {
+    if (auto *gep = dyn_cast<llvm::GetElementPtrInst>(user)) {
+      SmallVector<llvm::Value *> indices(gep->indices());
+      auto *moved = llvm::GetElementPtrInst::Create(
+          gep->getSourceElementType(), to, indices, "", gep->getIterator());
+      moved->setIsInBounds(gep->isInBounds());
+      if (!repointAccesses(gep, moved)) {
+        moved->eraseFromParent();
+        return false;
+      }
+      gep->eraseFromParent();
+    } else {
+      user->replaceUsesOfWith(from, to);
+    }
+  }
+  return true;
+}
+
+/// Per-invocation memrefs become `alloca T, N` in the address space that
+/// stands for no memory space (global memory on this path). LLVM's SPIR-V
+/// backend takes an array allocation only with
+/// SPV_INTEL_variable_length_array and a stack variable only in the
+/// Function address space: each becomes one allocation of `[N x T]` in the
+/// data layout's alloca address space, its accesses pointed at it.
+static void allocateArraysOnTheStack(llvm::Module &module) {
+  SmallVector<llvm::AllocaInst *> allocations;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (auto *alloca = dyn_cast<llvm::AllocaInst>(&instruction))
+        if (isa<llvm::ConstantInt>(alloca->getArraySize()))
+          allocations.push_back(alloca);
+  unsigned stackSpace = module.getDataLayout().getAllocaAddrSpace();
+  for (llvm::AllocaInst *alloca : allocations) {
+    if (!alloca->isArrayAllocation() && alloca->getAddressSpace() == stackSpace)
+      continue;
+    uint64_t count =
+        cast<llvm::ConstantInt>(alloca->getArraySize())->getZExtValue();
+    auto *array = llvm::ArrayType::get(alloca->getAllocatedType(), count);
+    auto *whole = new llvm::AllocaInst(
+        array, stackSpace,
+        /*ArraySize=*/nullptr, alloca->getAlign(), "", alloca->getIterator());
+    whole->takeName(alloca);
+    if (alloca->getAddressSpace() == stackSpace) {
+      alloca->replaceAllUsesWith(whole);
+    } else if (!repointAccesses(alloca, whole)) {
+      alloca->setName(whole->getName());
+      whole->eraseFromParent();
+      continue;
+    }
+    alloca->eraseFromParent();
+  }
+}
+
 static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
                                                    llvm::LLVMContext &context) {
   SmallVector<gpu::GPUModuleOp> gpuModules;
@@ -127,8 +199,11 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
     inner.moveBefore(body, body->end());
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, context, gpuModule.getName());
-  if (!llvmModule)
+  if (!llvmModule) {
     op->emitError("translation to LLVM IR failed");
+    return nullptr;
+  }
+  allocateArraysOnTheStack(*llvmModule);
   return llvmModule;
 }
 

@@ -81,7 +81,7 @@ module attributes {gpu.container_module} {
     gpu.func @dynamic(%A: memref<?xf32>, %n: index) kernel
         attributes {known_block_size = array<i32: 8, 1, 1>} {
       %c0 = arith.constant 0 : index
-      // expected-error @+1 {{a per-invocation allocation of type 'memref<?xf32, #gpu.address_space<private>>' cannot be lowered to Vulkan: SPIR-V's per-invocation (Function storage) arrays have static sizes and no layout; allocate the largest size instead}}
+      // expected-error @+1 {{a per-invocation allocation of type 'memref<?xf32, #gpu.address_space<private>>' cannot be lowered: memory of one invocation is a stack array of static size and no layout; allocate the largest size instead}}
       %buffer = memref.alloc(%n) : memref<?xf32, #gpu.address_space<private>>
       %x = memref.load %buffer[%c0] : memref<?xf32, #gpu.address_space<private>>
       memref.store %x, %A[%c0] : memref<?xf32>
@@ -101,7 +101,7 @@ module attributes {gpu.container_module} {
         attributes {known_block_size = array<i32: 8, 1, 1>} {
       %c0 = arith.constant 0 : index
       %buffer = memref.alloc() : memref<4xf32, #gpu.address_space<private>>
-      // expected-error @+1 {{'func.call' uses a per-invocation allocation, which a Vulkan kernel holds as a Function-storage variable: only loads and stores may use it}}
+      // expected-error @+1 {{'func.call' uses a per-invocation allocation, which the kernel holds on its stack (a SPIR-V Function variable): only loads and stores may use it}}
       func.call @fill(%buffer) : (memref<4xf32, #gpu.address_space<private>>) -> ()
       %x = memref.load %buffer[%c0] : memref<4xf32, #gpu.address_space<private>>
       memref.store %x, %A[%c0] : memref<?xf32>

@@ -1,6 +1,7 @@
 // REQUIRES: lavapipe
 // f64 and i64 kernels and per-invocation allocations, lowered for lavapipe
-// (which has shaderFloat64 and shaderInt64) and run there. The expected
+// (which has shaderFloat64 and shaderInt64) and run there, and for Xe-HPC
+// and run on the Intel host runner. The expected
 // values follow from the kernels: x * 2.5 over 0, 1, 2, ...; n + i over
 // n = i; each invocation's four elements reversed through its own array.
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=cpu-lavapipe | sm-translate --serialize-spirv -o %t.spv
@@ -8,6 +9,15 @@
 // RUN: %lavapipe %t.spv --entry scale --arg f64:16:iota --scalar f64:2.5 --arg i32:16:poison --dump 0 | FileCheck %s --check-prefix=F64
 // RUN: %lavapipe %t.spv --entry reverse --arg f32:32:iota --dump 0 | FileCheck %s --check-prefix=REVERSE
 // RUN: %lavapipe %t.spv --entry sum64 --arg f32:8:poison --dump 0 | FileCheck %s --check-prefix=I64
+// The Intel path too: its SPIR-V (the arrays on the stack, in the Function
+// storage class) and its host execution.
+// RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc -o %t.intel.mlir
+// RUN: sm-translate --emit-intel-spirv %t.intel.mlir -o %t.intel.spv
+// RUN: spirv-val --target-env spv1.4 %t.intel.spv
+// RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
+// RUN: sm-intel-host-runner %t.ll --entry scale --arg f64:16:iota --scalar f64:2.5 --arg i32:16:poison --dump 0 | FileCheck %s --check-prefix=F64
+// RUN: sm-intel-host-runner %t.ll --entry reverse --arg f32:32:iota --dump 0 | FileCheck %s --check-prefix=REVERSE
+// RUN: sm-intel-host-runner %t.ll --entry sum64 --arg f32:8:poison --dump 0 | FileCheck %s --check-prefix=I64
 
 // F64: argument 0 (f64 x 16): 0 2.5 5 7.5 10 12.5 15 17.5 20 22.5 25 27.5 30 32.5 35 37.5
 // REVERSE: argument 0 (f32 x 32): 3 2 1 0 7 6 5 4 11 10 9 8 15 14 13 12 19 18 17 16 23 22 21 20 27 26 25 24 31 30 29 28
