@@ -645,9 +645,26 @@ struct DeviceFeatures {
 /// does not know are left to the driver.
 bool hasCapability(uint32_t capability, const DeviceInfo &info,
                    const DeviceFeatures &features) {
-  VkSubgroupFeatureFlags operations = info.subgroup.supportedOperations;
-  bool computeSubgroups =
-      info.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  // Each class of subgroup operations, and the device's flag for it.
+  static constexpr std::pair<spv::Capability, VkSubgroupFeatureFlagBits>
+      subgroupClasses[] = {
+          {spv::CapabilityGroupNonUniform, VK_SUBGROUP_FEATURE_BASIC_BIT},
+          {spv::CapabilityGroupNonUniformVote, VK_SUBGROUP_FEATURE_VOTE_BIT},
+          {spv::CapabilityGroupNonUniformArithmetic,
+           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT},
+          {spv::CapabilityGroupNonUniformBallot,
+           VK_SUBGROUP_FEATURE_BALLOT_BIT},
+          {spv::CapabilityGroupNonUniformShuffle,
+           VK_SUBGROUP_FEATURE_SHUFFLE_BIT},
+          {spv::CapabilityGroupNonUniformShuffleRelative,
+           VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT},
+          {spv::CapabilityGroupNonUniformClustered,
+           VK_SUBGROUP_FEATURE_CLUSTERED_BIT},
+          {spv::CapabilityGroupNonUniformQuad, VK_SUBGROUP_FEATURE_QUAD_BIT}};
+  for (auto [subgroupCapability, flag] : subgroupClasses)
+    if (capability == uint32_t(subgroupCapability))
+      return (info.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+             (info.subgroup.supportedOperations & flag);
   bool bfloat16 =
       hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
   switch (capability) {
@@ -675,24 +692,6 @@ bool hasCapability(uint32_t capability, const DeviceInfo &info,
     return bfloat16 && features.bfloat16.shaderBFloat16Type;
   case 5118: // BFloat16CooperativeMatrixKHR
     return bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix;
-  case spv::CapabilityGroupNonUniform:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_BASIC_BIT);
-  case spv::CapabilityGroupNonUniformVote:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_VOTE_BIT);
-  case spv::CapabilityGroupNonUniformArithmetic:
-    return computeSubgroups &&
-           (operations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  case spv::CapabilityGroupNonUniformBallot:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
-  case spv::CapabilityGroupNonUniformShuffle:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
-  case spv::CapabilityGroupNonUniformShuffleRelative:
-    return computeSubgroups &&
-           (operations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
-  case spv::CapabilityGroupNonUniformClustered:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);
-  case spv::CapabilityGroupNonUniformQuad:
-    return computeSubgroups && (operations & VK_SUBGROUP_FEATURE_QUAD_BIT);
   default:
     return true;
   }
