@@ -50,9 +50,10 @@ KNOWN_UPSTREAM_DEFECTS = [
     # The parser segfaults on a dense array of `index` elements.
     (re.compile(r"array<\s*index"), "dense array of index elements"),
     # linalg.batch_matmul's parser segfaults building the body for operands
-    # whose element type is a vector.
-    (re.compile(r"linalg\.batch_\w*matmul\b[^\n]*vector<"),
-     "batch_matmul on vector elements"),
+    # whose element type is a vector or index (it cannot cast to the
+    # accumulator's type).
+    (re.compile(r"linalg\.batch_\w*matmul\b[^\n]*(vector<|xindex>)"),
+     "batch_matmul on vector or index elements"),
 ]
 
 TARGETS = ["nvidia-h100", "amd-rdna3", "intel-xe-hpc", "intel-xe-hpg",
