@@ -357,13 +357,12 @@ const char *componentName(VkComponentTypeKHR type) {
   }
 }
 
-/// Prints the configurations the WGSL proposal keeps (subgroup scope, no
-/// saturation, A == B, C == result, types the dialect has) as a target.
-void listCooperativeMatrices(const DeviceInfo &info) {
+/// The cooperative-matrix configurations the device reports.
+std::vector<VkCooperativeMatrixPropertiesKHR>
+getCooperativeMatrixProperties(const DeviceInfo &info) {
   if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
       !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
-    fail(std::string(info.properties.properties.deviceName) +
-         " does not support VK_KHR_cooperative_matrix");
+    return {};
   uint32_t count = 0;
   vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
                                                     nullptr);
@@ -371,9 +370,21 @@ void listCooperativeMatrices(const DeviceInfo &info) {
       count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
   vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
                                                     properties.data());
-  std::printf("// %s, driver %s %s, %u configurations reported\n",
+  return properties;
+}
+
+/// Prints the configurations the WGSL proposal keeps (subgroup scope, no
+/// saturation, A == B, C == result, types the dialect has) as a target.
+void listCooperativeMatrices(const DeviceInfo &info) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
+      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    fail(std::string(info.properties.properties.deviceName) +
+         " does not support VK_KHR_cooperative_matrix");
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties =
+      getCooperativeMatrixProperties(info);
+  std::printf("// %s, driver %s %s, %zu configurations reported\n",
               info.properties.properties.deviceName, info.driver.driverName,
-              info.driver.driverInfo, count);
+              info.driver.driverInfo, properties.size());
   std::vector<std::string> configs;
   for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
     const char *a = componentName(p.AType), *b = componentName(p.BType),
@@ -707,22 +718,6 @@ std::optional<VkComponentTypeKHR> parseComponent(const std::string &name) {
     if (name == componentName(type))
       return type;
   return std::nullopt;
-}
-
-/// The cooperative-matrix configurations the device reports.
-std::vector<VkCooperativeMatrixPropertiesKHR>
-getCooperativeMatrixProperties(const DeviceInfo &info) {
-  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
-      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
-    return {};
-  uint32_t count = 0;
-  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
-                                                    nullptr);
-  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
-      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
-  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
-                                                    properties.data());
-  return properties;
 }
 
 /// Refuses, with exit status 2, a kernel that needs what the device does not
