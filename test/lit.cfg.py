@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.sm_binary_dir, "test")
 
 config.substitutions.append(("%sm_src_root", config.sm_source_dir))
 config.substitutions.append(("%sm_build_root", config.sm_binary_dir))
+config.substitutions.append(("%sm_tools_dir", config.sm_tools_dir))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

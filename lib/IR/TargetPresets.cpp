@@ -242,8 +242,8 @@ mlir::subgroup_matrix::getLoweringTargetOrError(Operation *op,
   if (TargetAttr target =
           overrideTarget ? overrideTarget : findEnclosingTarget(op))
     return target;
-  op->emitError() << "no target to lower for: attach a '"
-                  << SubgroupMatrixDialect::getTargetAttrName()
-                  << "' attribute or name a preset with target=NAME";
+  emitError(op->getLoc()) << "no target to lower for: attach a '"
+                          << SubgroupMatrixDialect::getTargetAttrName()
+                          << "' attribute or name a preset with target=NAME";
   return {};
 }

@@ -261,11 +261,12 @@ LogicalResult TargetChecker::run(ModuleOp module) {
     TargetAttr target = getTarget(op);
     if (!target) {
       if (!reportedMissingTarget)
-        op->emitError() << "no target to check subgroup matrices against: "
-                           "attach a '"
-                        << SubgroupMatrixDialect::getTargetAttrName()
-                        << "' attribute to the enclosing gpu.module or "
-                           "module, or name a preset with target=NAME";
+        emitError(op->getLoc())
+            << "no target to check subgroup matrices against: "
+               "attach a '"
+            << SubgroupMatrixDialect::getTargetAttrName()
+            << "' attribute to the enclosing gpu.module or "
+               "module, or name a preset with target=NAME";
       reportedMissingTarget = failed = true;
       return;
     }

@@ -62,18 +62,18 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     docs/performance.md); `emulation=all` emulates every kernel.
 
     ```mlir
-    // sm-opt --sm-lower-to-vulkan=target=cpu-lavapipe gemm.mlir
+    // sm-opt --sm-lower-to-vulkan=target=cpu-lavapipe examples/gemm_f16.mlir
     spirv.module @__spv__kernels Logical Vulkan requires
-        #spirv.vce<v1.6, [Shader, Float16, GroupNonUniformShuffle, ...],
-                   [...]> { ... }
+        #spirv.vce<v1.5, [..., Shader, Float16, ..., GroupNonUniformBallot,
+                          ...], [...]> ... { ... }
     ```
 
     ```mlir
-    // sm-opt --sm-lower-to-vulkan=target=nvidia-h100 gemm.mlir
+    // sm-opt --sm-lower-to-vulkan=target=nvidia-h100 examples/gemm_f16.mlir
     spirv.module @__spv__kernels Logical Vulkan requires
-        #spirv.vce<v1.6, [Shader, Float16, StorageBuffer16BitAccess,
-                          VulkanMemoryModel, CooperativeMatrixKHR],
-                   [SPV_KHR_cooperative_matrix]> { ... }
+        #spirv.vce<v1.6, [StorageBuffer16BitAccess, Shader,
+                          CooperativeMatrixKHR, Float16, VulkanMemoryModel,
+                          ...], [..., SPV_KHR_cooperative_matrix, ...]> ... { ... }
     gpu.module @kernels ... { ... }
     ```
   }];
@@ -135,7 +135,7 @@ def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
     errors naming the rule.
 
     ```mlir
-    // sm-opt --sm-lower-to-intel=target=intel-xe-hpc
+    // sm-opt --sm-lower-to-intel=target=intel-xe-hpc examples/gemm_f16.mlir
     %r = func.call @_Z45__spirv_SubgroupMatrixMultiplyAccumulateINTELiDv8_sDv8_iDv8_fi(
         %k16, %a, %b, %c, %operands)
         : (i32, vector<8xi16>, vector<8xi32>, vector<8xf32>, i32) -> vector<8xf32>
@@ -223,13 +223,22 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
 
     ```mlir
     // sm-opt --sm-tile-matmul=target=nvidia-h100
-    linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
-                  outs(%c : memref<4096x4096xf32>)
+    func.func @matmul(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>,
+                      %c: memref<4096x4096xf32>) {
+      linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
+                    outs(%c : memref<4096x4096xf32>)
+      return
+    }
     // becomes
-    gpu.launch_func @matmul_kernels::@matmul blocks in (%c32, %c32, %c1)
-        threads in (%c128, %c1, %c1) args(%a1 : memref<16777216xf16>, ...)
     gpu.module @matmul_kernels attributes {subgroup_matrix.target = ...} {
-      gpu.func @matmul(...) workgroup(...) kernel { ... }
+      gpu.func @matmul(...) workgroup(...) kernel ... { ... }
+    }
+    func.func @matmul(%a: memref<4096x4096xf16>, ...) {
+      %a1 = memref.collapse_shape %a [[0, 1]]
+          : memref<4096x4096xf16> into memref<16777216xf16>
+      ...
+      gpu.launch_func @matmul_kernels::@matmul blocks in (%c32, %c32, %c1)
+          threads in (%c128, %c1, %c1) args(%a1 : memref<16777216xf16>, ...)
     }
     ```
   }];
@@ -483,12 +492,39 @@ def ConvertGPUMMAPass : Pass<"sm-convert-gpu-mma", "ModuleOp"> {
     component (f64) and functions that take matrices as arguments.
 
     ```mlir
-    %a = gpu.subgroup_mma_load_matrix %A[%i, %k] {leadDimension = 64 : index}
-        : memref<64x64xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
-    // becomes
+    // sm-opt --sm-convert-gpu-mma
+    func.func @tile(%A: memref<64x64xf16>, %B: memref<64x64xf16>,
+                    %C: memref<64x64xf32>, %i: index, %j: index, %k: index) {
+      %a = gpu.subgroup_mma_load_matrix %A[%i, %k] {leadDimension = 64 : index}
+          : memref<64x64xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+      %b = gpu.subgroup_mma_load_matrix %B[%k, %j] {leadDimension = 64 : index}
+          : memref<64x64xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
+      %c = gpu.subgroup_mma_load_matrix %C[%i, %j] {leadDimension = 64 : index}
+          : memref<64x64xf32> -> !gpu.mma_matrix<16x16xf32, "COp">
+      %d = gpu.subgroup_mma_compute %a, %b, %c
+          : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp">
+            -> !gpu.mma_matrix<16x16xf32, "COp">
+      gpu.subgroup_mma_store_matrix %d, %C[%i, %j] {leadDimension = 64 : index}
+          : !gpu.mma_matrix<16x16xf32, "COp">, memref<64x64xf32>
+      return
+    }
+    // becomes (each op gets a stride constant of its own, which
+    // canonicalization merges)
     %c64 = arith.constant 64 : index
     %a = subgroup_matrix.load %A[%i, %k] stride %c64
         : memref<64x64xf16> -> !subgroup_matrix.left<16x16xf16>
+    %c64_0 = arith.constant 64 : index
+    %b = subgroup_matrix.load %B[%k, %j] stride %c64_0
+        : memref<64x64xf16> -> !subgroup_matrix.right<16x16xf16>
+    %c64_1 = arith.constant 64 : index
+    %c = subgroup_matrix.load %C[%i, %j] stride %c64_1
+        : memref<64x64xf32> -> !subgroup_matrix.result<16x16xf32>
+    %d = subgroup_matrix.mma %a, %b, %c
+        : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
+          -> !subgroup_matrix.result<16x16xf32>
+    %c64_2 = arith.constant 64 : index
+    subgroup_matrix.store %d, %C[%i, %j] stride %c64_2
+        : !subgroup_matrix.result<16x16xf32>, memref<64x64xf32>
     ```
   }];
   let dependentDialects = [

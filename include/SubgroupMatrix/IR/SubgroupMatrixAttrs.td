@@ -51,8 +51,11 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
 
     ```mlir
     gpu.module @kernels attributes {
-        subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} { ... }
+        subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+    }
+    ```
 
+    ```mlir
     #subgroup_matrix.target<"my-device", subgroup_size = 32,
         configs = [<16x16x16, f16 -> f32>, <16x16x32, si8 -> si32>]>
     ```

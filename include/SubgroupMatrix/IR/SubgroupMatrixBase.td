@@ -31,14 +31,44 @@ def SubgroupMatrix_Dialect : Dialect {
     flow with subgroup-uniform operands; the `sm-check-uniformity` pass
     diagnoses programs that may violate this.
 
+    A kernel in which each subgroup (one per workgroup here) computes one
+    16x16 tile of C = A * B, walking K sixteen columns of A (and rows of B)
+    at a time:
+
     ```mlir
-    %a = subgroup_matrix.load %A[%i, %k] stride %lda
-        : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
-    %b = subgroup_matrix.load %B[%k, %j] stride %ldb
-        : memref<?x?xf16> -> !subgroup_matrix.right<16x16xf16>
-    %d = subgroup_matrix.mma %a, %b, %c
-        : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
-          -> !subgroup_matrix.result<16x16xf32>
+    // sm-opt --sm-lower-to-vulkan=target=nvidia-h100
+    gpu.module @kernels {
+      gpu.func @tile(%A: memref<64x256xf16>, %B: memref<256x128xf16>,
+                     %C: memref<64x128xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %c128 = arith.constant 128 : index
+        %c256 = arith.constant 256 : index
+        %zero = arith.constant 0.0 : f32
+        %x = gpu.block_id x
+        %y = gpu.block_id y
+        %i = arith.muli %y, %c16 : index
+        %j = arith.muli %x, %c16 : index
+        %init = subgroup_matrix.splat %zero
+            : f32 -> !subgroup_matrix.result<16x16xf32>
+        %acc = scf.for %k = %c0 to %c256 step %c16
+            iter_args(%c = %init) -> (!subgroup_matrix.result<16x16xf32>) {
+          %a = subgroup_matrix.load %A[%i, %k] stride %c256
+              : memref<64x256xf16> -> !subgroup_matrix.left<16x16xf16>
+          %b = subgroup_matrix.load %B[%k, %j] stride %c128
+              : memref<256x128xf16> -> !subgroup_matrix.right<16x16xf16>
+          %d = subgroup_matrix.mma %a, %b, %c
+              : !subgroup_matrix.left<16x16xf16>,
+                !subgroup_matrix.right<16x16xf16>
+                -> !subgroup_matrix.result<16x16xf32>
+          scf.yield %d : !subgroup_matrix.result<16x16xf32>
+        }
+        subgroup_matrix.store %acc, %C[%i, %j] stride %c128
+            : !subgroup_matrix.result<16x16xf32>, memref<64x128xf32>
+        gpu.return
+      }
+    }
     ```
   }];
   let useDefaultTypePrinterParser = 1;

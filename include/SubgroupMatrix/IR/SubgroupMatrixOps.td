@@ -45,11 +45,27 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
     take it.
 
     ```mlir
-    %a = subgroup_matrix.load %buf[%i, %j] stride %s
-        : memref<?x?xf16> -> !subgroup_matrix.left<16x16xf16>
-    %b = subgroup_matrix.load %wg[%off] stride %s col_major
-        : memref<4096xf16, #gpu.address_space<workgroup>>
-          -> !subgroup_matrix.right<16x16xf16>
+    func.func @loads(%buf: memref<64x64xf16>,
+                     %wg: memref<4096xf16, #gpu.address_space<workgroup>>,
+                     %words: memref<512xvector<4xi32>,
+                                    #gpu.address_space<workgroup>>,
+                     %i: index, %j: index, %off: index, %s: index)
+        -> (!subgroup_matrix.left<16x16xf16>,
+            !subgroup_matrix.right<16x16xf16>,
+            !subgroup_matrix.left<16x16xf16>) {
+      %a = subgroup_matrix.load %buf[%i, %j] stride %s
+          : memref<64x64xf16> -> !subgroup_matrix.left<16x16xf16>
+      %b = subgroup_matrix.load %wg[%off] stride %s col_major
+          : memref<4096xf16, #gpu.address_space<workgroup>>
+            -> !subgroup_matrix.right<16x16xf16>
+      // Rows of 16 f16 are two vector<4xi32> apart.
+      %c2 = arith.constant 2 : index
+      %p = subgroup_matrix.load %words[%off] stride %c2
+          : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
+            -> !subgroup_matrix.left<16x16xf16>
+      return %a, %b, %p : !subgroup_matrix.left<16x16xf16>,
+          !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.left<16x16xf16>
+    }
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "the memory to read", [MemRead]>:$source,
@@ -80,8 +96,16 @@ def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store"> {
     elements between consecutive rows (or columns with `col_major`).
 
     ```mlir
-    subgroup_matrix.store %d, %out[%i, %j] stride %s
-        : !subgroup_matrix.result<16x16xf32>, memref<?x?xf32>
+    func.func @store(%d: !subgroup_matrix.result<16x16xf32>,
+                     %out: memref<64x64xf32>, %i: index, %j: index) {
+      %c64 = arith.constant 64 : index
+      subgroup_matrix.store %d, %out[%i, %j] stride %c64
+          : !subgroup_matrix.result<16x16xf32>, memref<64x64xf32>
+      // The transpose of %d, at the same place.
+      subgroup_matrix.store %d, %out[%i, %j] stride %c64 col_major
+          : !subgroup_matrix.result<16x16xf32>, memref<64x64xf32>
+      return
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_AnyMatrix:$value,
@@ -118,8 +142,16 @@ def SubgroupMatrix_SplatOp : SubgroupMatrix_Op<"splat", [Pure]> {
     subgroup uniform.
 
     ```mlir
-    %zero = arith.constant 0.0 : f32
-    %c = subgroup_matrix.splat %zero : f32 -> !subgroup_matrix.result<16x16xf32>
+    func.func @splats()
+        -> (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.left<16x32xsi8>) {
+      %zero = arith.constant 0.0 : f32
+      %c = subgroup_matrix.splat %zero : f32 -> !subgroup_matrix.result<16x16xf32>
+      // Every element is 127, the largest si8.
+      %c300 = arith.constant 300 : i32
+      %m = subgroup_matrix.splat %c300 : i32 -> !subgroup_matrix.left<16x32xsi8>
+      return %c, %m
+          : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.left<16x32xsi8>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_ScalarType:$value);
@@ -151,9 +183,15 @@ def SubgroupMatrix_MmaOp
     (M, N, K, T, R).
 
     ```mlir
-    %d = subgroup_matrix.mma %a, %b, %c
-        : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
-          -> !subgroup_matrix.result<16x16xf32>
+    func.func @mma(%a: !subgroup_matrix.left<16x16xf16>,
+                   %b: !subgroup_matrix.right<16x16xf16>,
+                   %c: !subgroup_matrix.result<16x16xf32>)
+        -> !subgroup_matrix.result<16x16xf32> {
+      %d = subgroup_matrix.mma %a, %b, %c
+          : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
+            -> !subgroup_matrix.result<16x16xf32>
+      return %d : !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_LeftMatrixType:$left,
@@ -176,9 +214,14 @@ def SubgroupMatrix_MultiplyOp : SubgroupMatrix_Op<"multiply", [Pure]> {
     type rules are those of `subgroup_matrix.mma`.
 
     ```mlir
-    %e = subgroup_matrix.multiply %a, %b
-        : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
-          -> !subgroup_matrix.result<16x16xf32>
+    func.func @multiply(%a: !subgroup_matrix.left<16x16xf16>,
+                        %b: !subgroup_matrix.right<16x16xf16>)
+        -> !subgroup_matrix.result<16x16xf32> {
+      %e = subgroup_matrix.multiply %a, %b
+          : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>
+            -> !subgroup_matrix.result<16x16xf32>
+      return %e : !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_LeftMatrixType:$left,
@@ -207,8 +250,12 @@ class SubgroupMatrix_ScalarOp<string mnemonic, string operation,
     type. }] # identityDoc # [{
 
     ```mlir
-    %r = subgroup_matrix.}] # mnemonic # [{ %m, %s
-        : !subgroup_matrix.result<16x16xf32>, f32
+    func.func @}] # mnemonic # [{(%m: !subgroup_matrix.result<16x16xf32>, %s: f32)
+        -> !subgroup_matrix.result<16x16xf32> {
+      %r = subgroup_matrix.}] # mnemonic # [{ %m, %s
+          : !subgroup_matrix.result<16x16xf32>, f32
+      return %r : !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_AnyMatrix:$matrix,
@@ -266,10 +313,16 @@ def SubgroupMatrix_ConvertOp : SubgroupMatrix_Op<"convert", [Pure]> {
     folds away.
 
     ```mlir
-    %p = subgroup_matrix.convert %s
-        : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
-    %f = subgroup_matrix.convert %acc
-        : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
+    func.func @converts(%s: !subgroup_matrix.result<16x16xf32>,
+                        %acc: !subgroup_matrix.result<16x16xsi32>)
+        -> (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.result<16x16xf32>) {
+      %p = subgroup_matrix.convert %s
+          : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+      %f = subgroup_matrix.convert %acc
+          : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
+      return %p, %f
+          : !subgroup_matrix.left<16x16xf16>, !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_AnyMatrix:$source);
@@ -315,23 +368,30 @@ def SubgroupMatrix_MapOp
     outside becomes the scalar op.
 
     ```mlir
-    // exp(s - rowmax), the numerator of a softmax.
-    %p = subgroup_matrix.map %s, %rowmax
-        : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+    func.func @maps(%s: !subgroup_matrix.result<16x16xf32>)
+        -> (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>) {
+      // exp(s - rowmax), the numerator of a softmax.
+      %rowmax = subgroup_matrix.reduce max rows %s
+          : !subgroup_matrix.result<16x16xf32>
+      %p = subgroup_matrix.map %s, %rowmax
+          : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+            -> !subgroup_matrix.result<16x16xf32> {
+      ^bb0(%row: index, %col: index, %x: f32, %max: f32):
+        %d = arith.subf %x, %max : f32
+        %e = math.exp %d : f32
+        subgroup_matrix.yield %e : f32
+      }
+      // A causal mask: -inf above the diagonal.
+      %masked = subgroup_matrix.map %s : !subgroup_matrix.result<16x16xf32>
           -> !subgroup_matrix.result<16x16xf32> {
-    ^bb0(%row: index, %col: index, %x: f32, %max: f32):
-      %d = arith.subf %x, %max : f32
-      %e = math.exp %d : f32
-      subgroup_matrix.yield %e : f32
-    }
-    // A causal mask: -inf above the diagonal.
-    %masked = subgroup_matrix.map %s : !subgroup_matrix.result<16x16xf32>
-        -> !subgroup_matrix.result<16x16xf32> {
-    ^bb0(%row: index, %col: index, %x: f32):
-      %above = arith.cmpi ugt, %col, %row : index
-      %ninf = arith.constant 0xFF800000 : f32
-      %y = arith.select %above, %ninf, %x : f32
-      subgroup_matrix.yield %y : f32
+      ^bb0(%row: index, %col: index, %x: f32):
+        %above = arith.cmpi ugt, %col, %row : index
+        %ninf = arith.constant 0xFF800000 : f32
+        %y = arith.select %above, %ninf, %x : f32
+        subgroup_matrix.yield %y : f32
+      }
+      return %p, %masked
+          : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
     }
     ```
   }];
@@ -373,7 +433,17 @@ def SubgroupMatrix_YieldOp : SubgroupMatrix_Op<"yield",
     typed as the storage type of the map's result component.
 
     ```mlir
-    subgroup_matrix.yield %e : f32
+    func.func @relu(%m: !subgroup_matrix.result<16x16xf32>)
+        -> !subgroup_matrix.result<16x16xf32> {
+      %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
+          -> !subgroup_matrix.result<16x16xf32> {
+      ^bb0(%row: index, %col: index, %x: f32):
+        %zero = arith.constant 0.0 : f32
+        %y = arith.maximumf %x, %zero : f32
+        subgroup_matrix.yield %y : f32
+      }
+      return %r : !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins AnyType:$value);
@@ -399,9 +469,15 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
     a splat, fold away.
 
     ```mlir
-    %rowmax = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
-    %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
-    %total = subgroup_matrix.reduce add all %s : !subgroup_matrix.result<16x16xf32>
+    func.func @reductions(%s: !subgroup_matrix.result<16x16xf32>)
+        -> (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>,
+            !subgroup_matrix.result<16x16xf32>) {
+      %rowmax = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
+      %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
+      %total = subgroup_matrix.reduce add all %s : !subgroup_matrix.result<16x16xf32>
+      return %rowmax, %colsum, %total : !subgroup_matrix.result<16x16xf32>,
+          !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+    }
     ```
   }];
   let arguments = (ins SubgroupMatrix_ReductionKind:$kind,

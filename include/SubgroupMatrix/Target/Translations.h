@@ -8,6 +8,7 @@
 #ifndef SUBGROUPMATRIX_TARGET_TRANSLATIONS_H
 #define SUBGROUPMATRIX_TARGET_TRANSLATIONS_H
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,6 +18,11 @@ namespace subgroup_matrix {
 
 /// Writes the single spirv.module nested in `op` as a SPIR-V binary.
 LogicalResult serializeToSPIRV(Operation *op, raw_ostream &output);
+
+/// Serializes `module` into `binary`, with the notes the runners read (the
+/// subgroup size it was lowered for, each kernel's recorded launch).
+LogicalResult serializeSPIRVModule(spirv::ModuleOp module,
+                                   SmallVectorImpl<uint32_t> &binary);
 
 /// Writes the Intel per-invocation kernels of `op` (the output of
 /// sm-lower-to-intel) as an OpenCL SPIR-V binary.

@@ -31,13 +31,18 @@ def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
     ```mlir
     // sm-opt --sm-check-target=target=nvidia-h100
     gpu.module @kernels {
-      gpu.func @k(%buf: memref<?xf16>) kernel
+      // error: kernel 'k' uses subgroup matrices with a workgroup size x of
+      // 48, which is not a multiple of the subgroup size 32 of target
+      // 'nvidia-h100'
+      gpu.func @k(%buf: memref<256xf16>) kernel
           attributes {known_block_size = array<i32: 48, 1, 1>} {
-        // error: kernel workgroup size x = 48 is not a multiple of the
-        // subgroup size 32 of target 'nvidia-h100'
-        ...
-        // error: !subgroup_matrix.left<8x8xf16> is not supported by target
+        %c0 = arith.constant 0 : index
+        %c8 = arith.constant 8 : index
+        // error: '!subgroup_matrix.left<8x8xf16>' is not supported by target
         // 'nvidia-h100'; it supports left<16x16xf16>, left<16x8xf16>, ...
+        %a = subgroup_matrix.load %buf[%c0] stride %c8
+            : memref<256xf16> -> !subgroup_matrix.left<8x8xf16>
+        gpu.return
       }
     }
     ```
@@ -77,12 +82,26 @@ def CheckUniformityPass : Pass<"sm-check-uniformity", "ModuleOp"> {
     reports warnings instead and `severity=off` disables the check.
 
     ```mlir
-    %tid = gpu.thread_id x
-    %c = arith.cmpi ult, %tid, %c16 : index
-    scf.if %c {
-      // error: 'subgroup_matrix.store' may execute in control flow that
-      // diverges within a subgroup
-      subgroup_matrix.store %m, %buf[%c0] stride %c16 : ...
+    // sm-opt --sm-check-uniformity
+    gpu.module @kernels {
+      gpu.func @k(%buf: memref<256xf16>) kernel {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %one = arith.constant 1.0 : f16
+        %m = subgroup_matrix.splat %one
+            : f16 -> !subgroup_matrix.result<16x16xf16>
+        %tid = gpu.thread_id x
+        %c = arith.cmpi ult, %tid, %c16 : index
+        // note: control flow diverges here, on a value that depends on the
+        // invocation
+        scf.if %c {
+          // error: 'subgroup_matrix.store' op may execute in control flow
+          // that diverges within a subgroup
+          subgroup_matrix.store %m, %buf[%c0] stride %c16
+              : !subgroup_matrix.result<16x16xf16>, memref<256xf16>
+        }
+        gpu.return
+      }
     }
     ```
   }];
@@ -110,14 +129,35 @@ def RobustAccessPass : Pass<"sm-robust-access", "ModuleOp"> {
     `sm-lower-to-vulkan=robust-access=1` runs this before lowering.
 
     ```mlir
-    %ok = ... offset + stride * (rows - 1) + columns <= length ...
-    %m = scf.if %ok -> (!subgroup_matrix.left<16x16xf16>) {
-      %l = subgroup_matrix.load %buf[%i] stride %s : ...
-      scf.yield %l : !subgroup_matrix.left<16x16xf16>
-    } else {
-      %zero = subgroup_matrix.splat %c0 : f16 -> !subgroup_matrix.left<16x16xf16>
-      scf.yield %zero : !subgroup_matrix.left<16x16xf16>
+    // sm-opt --sm-robust-access
+    gpu.module @kernels {
+      gpu.func @copy(%buf: memref<?xf16>, %out: memref<1024xf16>, %i: index,
+                     %s: index) kernel {
+        %c0 = arith.constant 0 : index
+        %l = subgroup_matrix.load %buf[%i] stride %s
+            : memref<?xf16> -> !subgroup_matrix.left<16x16xf16>
+        subgroup_matrix.store %l, %out[%c0] stride %s
+            : !subgroup_matrix.left<16x16xf16>, memref<1024xf16>
+        gpu.return
+      }
     }
+    // becomes a kernel with the lengths argument, in which
+    gpu.func @copy(%buf: memref<?xf16>, %out: memref<1024xf16>, %i: index,
+                   %s: index, %lengths: memref<?xi32>) kernel {
+      // ... offset + stride * (rows - 1) + columns <= length ...
+      %length = memref.load %lengths[%c0_1] : memref<?xi32>
+      %m = scf.if %ok -> (!subgroup_matrix.left<16x16xf16>) {
+        %l = subgroup_matrix.load %buf[%i] stride %s : ...
+        scf.yield %l : !subgroup_matrix.left<16x16xf16>
+      } else {
+        %zero = arith.constant 0.000000e+00 : f16
+        %z = subgroup_matrix.splat %zero : f16 -> !subgroup_matrix.left<16x16xf16>
+        scf.yield %z : !subgroup_matrix.left<16x16xf16>
+      }
+      // and the store runs only if it fits in %out's 1024 elements
+      scf.if %fits {
+        subgroup_matrix.store %m, %out[%c0] stride %s : ...
+      }
     ```
   }];
   let dependentDialects = [
@@ -141,13 +181,24 @@ def PromoteBFloat16MapsPass : Pass<"sm-promote-bf16-maps", "ModuleOp"> {
     `sm-lower-to-intel` run it before lowering.
 
     ```mlir
+    // sm-opt --sm-promote-bf16-maps
+    func.func @add(%p: !subgroup_matrix.result<16x16xbf16>,
+                   %q: !subgroup_matrix.result<16x16xbf16>)
+        -> !subgroup_matrix.result<16x16xbf16> {
+      %r = subgroup_matrix.map %p, %q
+          : !subgroup_matrix.result<16x16xbf16>,
+            !subgroup_matrix.result<16x16xbf16>
+            -> !subgroup_matrix.result<16x16xbf16> {
+      ^bb0(%row: index, %col: index, %x: bf16, %y: bf16):
+        %s = arith.addf %x, %y : bf16
+        subgroup_matrix.yield %s : bf16
+      }
+      return %r : !subgroup_matrix.result<16x16xbf16>
+    }
+    // becomes, in the body
     ^bb0(%row: index, %col: index, %x: bf16, %y: bf16):
-      %s = arith.addf %x, %y : bf16
-      subgroup_matrix.yield %s : bf16
-    // becomes
-    ^bb0(%row: index, %col: index, %x: bf16, %y: bf16):
-      %xw = arith.extf %x : bf16 to f32
       %yw = arith.extf %y : bf16 to f32
+      %xw = arith.extf %x : bf16 to f32
       %sw = arith.addf %xw, %yw : f32
       %s = arith.truncf %sw : f32 to bf16
       subgroup_matrix.yield %s : bf16
@@ -174,13 +225,26 @@ def FlattenBuffersPass : Pass<"sm-flatten-buffers", "ModuleOp"> {
     emulates; `sm-lower-to-intel` folds the subviews.
 
     ```mlir
-    %a = subgroup_matrix.load %A[%row, %k] stride %c256
-        : memref<64x256xf16> -> !subgroup_matrix.left<16x16xf16>
+    // sm-opt --sm-flatten-buffers
+    gpu.module @kernels {
+      gpu.func @copy(%A: memref<64x256xf16>, %out: memref<256xf16>,
+                     %row: index, %k: index) kernel {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %c256 = arith.constant 256 : index
+        %a = subgroup_matrix.load %A[%row, %k] stride %c256
+            : memref<64x256xf16> -> !subgroup_matrix.left<16x16xf16>
+        subgroup_matrix.store %a, %out[%c0] stride %c16
+            : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+        gpu.return
+      }
+    }
     // becomes, with %A retyped to memref<16384xf16>
-    %i = arith.muli %row, %c256 : index
-    %l = arith.addi %i, %k : index
-    %a = subgroup_matrix.load %A[%l] stride %c256
-        : memref<16384xf16> -> !subgroup_matrix.left<16x16xf16>
+    gpu.func @copy(%A: memref<16384xf16>, %out: memref<256xf16>, ...) kernel {
+      %i = arith.muli %row, %c256_0 : index
+      %l = arith.addi %i, %k : index
+      %a = subgroup_matrix.load %A[%l] stride %c256
+          : memref<16384xf16> -> !subgroup_matrix.left<16x16xf16>
     ```
   }];
   let dependentDialects = [

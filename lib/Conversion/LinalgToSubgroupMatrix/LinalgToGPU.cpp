@@ -378,8 +378,9 @@ struct LinalgToGPUPass
               SubgroupMatrixDialect::getTargetAttrName()))
         target = attr;
     if (!target) {
-      module.emitError("sm-linalg-to-gpu needs a target: pass target=NAME "
-                       "or set subgroup_matrix.target on the module");
+      emitError(module.getLoc(),
+                "sm-linalg-to-gpu needs a target: pass target=NAME "
+                "or set subgroup_matrix.target on the module");
       return signalPassFailure();
     }
     if (failed(foldLeadingBatchLoops(module)) || failed(bufferize(module)) ||
@@ -413,8 +414,8 @@ struct LinalgToGPUPass
     else if (attentionSoftmax == "workgroup-memory")
       attentionTiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
     else if (!attentionSoftmax.empty()) {
-      module.emitError("attention-softmax must be 'registers' or "
-                       "'workgroup-memory', not '")
+      emitError(module.getLoc(), "attention-softmax must be 'registers' or "
+                                 "'workgroup-memory', not '")
           << attentionSoftmax << "'";
       return signalPassFailure();
     }

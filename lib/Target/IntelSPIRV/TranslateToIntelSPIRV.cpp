@@ -138,8 +138,8 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
   SmallVector<gpu::GPUModuleOp> gpuModules;
   op->walk([&](gpu::GPUModuleOp module) { gpuModules.push_back(module); });
   if (gpuModules.size() != 1) {
-    op->emitError() << "expected one gpu.module to translate, found "
-                    << gpuModules.size();
+    emitError(op->getLoc())
+        << "expected one gpu.module to translate, found " << gpuModules.size();
     return nullptr;
   }
   gpu::GPUModuleOp gpuModule = gpuModules.front();
@@ -391,7 +391,7 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return op->emitError() << "LLVM has no SPIR-V target: " << error;
+    return emitError(op->getLoc()) << "LLVM has no SPIR-V target: " << error;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(
       target->createTargetMachine(triple, "", "", options, std::nullopt));
@@ -570,7 +570,7 @@ defineHostEntries(Operation *op, llvm::Module &module,
       bool dense = memref.getLayout().isIdentity() &&
                    llvm::none_of(shape.drop_front(), ShapedType::isDynamic);
       if (!type->isPointerTy() || !dense || i + 3 + 2 * rank > e)
-        return op->emitError()
+        return emitError(op->getLoc())
                << "kernel '" << kernel->getName().str()
                << "': the host runner passes scalars and dense row-major "
                   "memrefs with static inner sizes, not "
@@ -588,8 +588,9 @@ defineHostEntries(Operation *op, llvm::Module &module,
       i += 3 + 2 * rank;
     }
     if (i != e)
-      return op->emitError() << "kernel '" << kernel->getName().str()
-                             << "': its arguments do not match its signature";
+      return emitError(op->getLoc())
+             << "kernel '" << kernel->getName().str()
+             << "': its arguments do not match its signature";
     builder.CreateCall(kernel, callArguments);
     builder.CreateRetVoid();
   }

@@ -16,6 +16,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <cstring>
@@ -127,6 +128,15 @@ static void addRunnerNotes(spirv::ModuleOp module,
                 instructions.end());
 }
 
+LogicalResult
+mlir::subgroup_matrix::serializeSPIRVModule(spirv::ModuleOp module,
+                                            SmallVectorImpl<uint32_t> &binary) {
+  if (failed(spirv::serialize(module, binary)))
+    return failure();
+  addRunnerNotes(module, binary);
+  return success();
+}
+
 LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
                                                       raw_ostream &output) {
   SmallVector<spirv::ModuleOp> candidates;
@@ -139,26 +149,34 @@ LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
         candidates.push_back(module);
     });
   if (candidates.empty())
-    return input->emitError()
+    return emitError(input->getLoc())
            << "no spirv.module"
            << (spirvModuleName.empty() ? ""
                                        : " named '" + spirvModuleName + "'")
            << " to serialize; lower the input first (sm-opt "
               "--sm-lower-to-vulkan)";
   if (candidates.size() > 1) {
-    InFlightDiagnostic diagnostic = input->emitError()
+    InFlightDiagnostic diagnostic = emitError(input->getLoc())
                                     << "the input holds " << candidates.size()
                                     << " spirv.modules; choose one with "
                                        "--spirv-module=NAME:";
-    for (spirv::ModuleOp module : candidates)
-      diagnostic << " " << (module.getSymName() ? *module.getSymName() : "");
+    llvm::StringSet<> names;
+    bool repeated = false;
+    for (spirv::ModuleOp module : candidates) {
+      StringRef name = module.getSymName() ? *module.getSymName() : "";
+      repeated |= !names.insert(name).second;
+      diagnostic << " " << name;
+    }
+    if (repeated)
+      diagnostic << " (named alike: they come from several input modules, "
+                    "as sm-opt -split-input-file writes them; lower and "
+                    "serialize each module on its own)";
     return diagnostic;
   }
 
   SmallVector<uint32_t> binary;
-  if (failed(spirv::serialize(candidates.front(), binary)))
+  if (failed(serializeSPIRVModule(candidates.front(), binary)))
     return failure();
-  addRunnerNotes(candidates.front(), binary);
   output.write(reinterpret_cast<const char *>(binary.data()),
                binary.size() * sizeof(uint32_t));
   return success();
