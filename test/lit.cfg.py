@@ -46,6 +46,7 @@ tools = [
     "sm-translate",
     "sm-msl-host-runner",
     "sm-intel-host-runner",
+    ToolSubst("sm-run", unresolved="ignore"),
     ToolSubst("spirv-val", unresolved="ignore"),
     ToolSubst("spirv-dis", unresolved="ignore"),
 ]

@@ -46,7 +46,7 @@ asRoot() {
 
 installDebianPackages() {
   local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-    cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest xz-utils zlib1g-dev
+    cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest python3-numpy xz-utils zlib1g-dev
     libzstd-dev libvulkan1 ccache)
   local missing=()
   for p in "${packages[@]}"; do

@@ -2,6 +2,8 @@
 
 #include "SubgroupMatrix-c/SubgroupMatrix.h"
 
+#include "DiagnosticCollector.h"
+
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/InitAll.h"
@@ -23,50 +25,6 @@
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
-
-namespace {
-/// Hands every diagnostic emitted while it lives to a callback, as
-/// "LOCATION: SEVERITY: MESSAGE" with its notes, instead of stderr.
-class DiagnosticCollector {
-public:
-  DiagnosticCollector(MLIRContext *context, SmTextCallback callback,
-                      void *userData)
-      : handler(context, [=](Diagnostic &diagnostic) {
-          if (!callback)
-            return success();
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          auto print = [&](Diagnostic &d) {
-            os << d.getLocation() << ": ";
-            switch (d.getSeverity()) {
-            case DiagnosticSeverity::Error:
-              os << "error: ";
-              break;
-            case DiagnosticSeverity::Warning:
-              os << "warning: ";
-              break;
-            case DiagnosticSeverity::Note:
-              os << "note: ";
-              break;
-            case DiagnosticSeverity::Remark:
-              os << "remark: ";
-              break;
-            }
-            os << d.str();
-          };
-          print(diagnostic);
-          for (Diagnostic &note : diagnostic.getNotes()) {
-            os << "\n";
-            print(note);
-          }
-          callback(mlirStringRefCreate(text.data(), text.size()), userData);
-          return success();
-        }) {}
-
-private:
-  ScopedDiagnosticHandler handler;
-};
-} // namespace
 
 MlirContext smContextCreate(void) {
   static bool passesRegistered = [] {

@@ -51,6 +51,13 @@ class _LogicalResult(ctypes.Structure):
 _TEXT_CALLBACK = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)
 
 
+class SmArray(ctypes.Structure):
+    """A host array as the runtime's C API takes and gives it."""
+    _fields_ = [("dtype", ctypes.c_char_p), ("rank", ctypes.c_ssize_t),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("data", ctypes.c_void_p), ("size", ctypes.c_ssize_t)]
+
+
 def _library_path():
     if os.environ.get("SM_CAPI_LIBRARY"):
         return os.environ["SM_CAPI_LIBRARY"]
@@ -98,8 +105,35 @@ def _load():
                           _LogicalResult),
         "smTranslate": ([_Handle, _StringRef, _TEXT_CALLBACK, ctypes.c_void_p,
                          _TEXT_CALLBACK, ctypes.c_void_p], _LogicalResult),
+        # The runtime (include/SubgroupMatrix-c/Runtime.h), where it was
+        # built.
+        "smProgramCompile": ([_Handle, _StringRef, _StringRef, _TEXT_CALLBACK,
+                              ctypes.c_void_p], ctypes.c_void_p),
+        "smProgramDestroy": ([ctypes.c_void_p], None),
+        "smProgramGetNumArguments": ([ctypes.c_void_p], ctypes.c_ssize_t),
+        "smDeviceOpen": ([_Handle, ctypes.c_int, _StringRef, _TEXT_CALLBACK,
+                          ctypes.c_void_p], ctypes.c_void_p),
+        "smDeviceDestroy": ([ctypes.c_void_p], None),
+        "smDeviceDescribe": ([ctypes.c_void_p, _TEXT_CALLBACK,
+                              ctypes.c_void_p], None),
+        "smDeviceRun": ([ctypes.c_void_p, ctypes.c_void_p,
+                         ctypes.POINTER(SmArray), ctypes.c_ssize_t,
+                         ctypes.c_uint, _TEXT_CALLBACK, ctypes.c_void_p],
+                        ctypes.c_void_p),
+        "smRunDestroy": ([ctypes.c_void_p], None),
+        "smRunGetNumOutputs": ([ctypes.c_void_p], ctypes.c_ssize_t),
+        "smRunGetOutput": ([ctypes.c_void_p, ctypes.c_ssize_t,
+                            ctypes.POINTER(ctypes.c_ssize_t)], SmArray),
+        "smRunGetNumSteps": ([ctypes.c_void_p], ctypes.c_ssize_t),
+        "smRunGetStepMicroseconds": ([ctypes.c_void_p, ctypes.c_ssize_t,
+                                      ctypes.POINTER(_StringRef)],
+                                     ctypes.c_double),
+        "smRunGetTotalMicroseconds": ([ctypes.c_void_p], ctypes.c_double),
     }
     for name, (arguments, result) in signatures.items():
+        if not hasattr(lib, name) and name.startswith(("smProgram", "smDevice",
+                                                       "smRun")):
+            continue
         function = getattr(lib, name)
         function.argtypes = arguments
         function.restype = result
@@ -148,3 +182,4 @@ def check(succeeded, collector):
 
 
 Handle = _Handle
+StringRef = _StringRef

@@ -126,6 +126,31 @@ class CompiledProgram:
     binary: object
     launches: list
     module: Module
+    target: str = ""
+    _runtimes: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _runtime(self, device):
+        from .runtime import ProgramRuntime
+        if device not in self._runtimes:
+            self._runtimes[device] = ProgramRuntime(self.module, self.target,
+                                                    device=device)
+        return self._runtimes[device]
+
+    def run(self, *arrays, device=-1):
+        """Runs the program on numpy arrays (one per argument of its
+        function, in order; bf16 as uint16) on the Vulkan device for its
+        target (lavapipe for cpu-lavapipe) and returns its outputs as numpy
+        arrays: the function's results, then each argument the program
+        writes; one array alone, several as a tuple. Compiled once, the
+        program runs on any shapes its types admit. Raises MLIRError."""
+        outputs, _ = self._runtime(device).run(arrays)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def time(self, *arrays, repeat=10, device=-1):
+        """Runs the program once, then `repeat` times timed on the device,
+        and returns the Timings (mean microseconds per run and per step)."""
+        _, timings = self._runtime(device).run(arrays, repeat)
+        return timings
 
 
 _KERNEL = re.compile(
@@ -167,4 +192,4 @@ def compile_linalg(program, target, output="spirv"):
     launches = [kernels[name] for name in
                 re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)]
     binary = compile(module, target, output)
-    return CompiledProgram(binary, launches, module)
+    return CompiledProgram(binary, launches, module, target)

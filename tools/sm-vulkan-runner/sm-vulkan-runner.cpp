@@ -13,31 +13,10 @@
 
 #include "BufferGuards.h"
 #include "RunnerOptions.h"
-#include "SpirvReflection.h"
 
-#define VK_NO_PROTOTYPES
-#include <vulkan/vulkan.h>
+#include "VulkanDeviceInfo.h"
 
 #include <spirv/unified1/spirv.hpp>
-
-// VK_KHR_shader_bfloat16 (extension 142) is newer than the 1.4.309 headers
-// Debian 13 ships; its few definitions follow the Vulkan registry.
-#ifndef VK_KHR_shader_bfloat16
-#define VK_KHR_shader_bfloat16 1
-#define VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME "VK_KHR_shader_bfloat16"
-constexpr VkStructureType
-    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR =
-        VkStructureType(1000141000);
-constexpr VkComponentTypeKHR VK_COMPONENT_TYPE_BFLOAT16_KHR =
-    VkComponentTypeKHR(1000141000);
-struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
-  VkStructureType sType;
-  void *pNext;
-  VkBool32 shaderBFloat16Type;
-  VkBool32 shaderBFloat16DotProduct;
-  VkBool32 shaderBFloat16CooperativeMatrix;
-};
-#endif
 
 #include <algorithm>
 #include <cctype>
@@ -211,71 +190,8 @@ Options parseOptions(int argc, char **argv) {
 }
 
 //===----------------------------------------------------------------------===//
-// Vulkan entry points, loaded from the loader at run time.
+// Vulkan calls (lib/Runtime/Vulkan loads the entry points)
 //===----------------------------------------------------------------------===//
-
-#define SM_VULKAN_FUNCTIONS(X)                                                 \
-  X(vkCreateInstance)                                                          \
-  X(vkEnumerateInstanceExtensionProperties)
-#define SM_INSTANCE_FUNCTIONS(X)                                               \
-  X(vkDestroyInstance)                                                         \
-  X(vkEnumeratePhysicalDevices)                                                \
-  X(vkGetPhysicalDeviceProperties2)                                            \
-  X(vkGetPhysicalDeviceFeatures2)                                              \
-  X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
-  X(vkGetPhysicalDeviceMemoryProperties)                                       \
-  X(vkEnumerateDeviceExtensionProperties)                                      \
-  X(vkCreateDevice)                                                            \
-  X(vkGetDeviceProcAddr)
-#define SM_DEVICE_FUNCTIONS(X)                                                 \
-  X(vkDestroyDevice)                                                           \
-  X(vkGetDeviceQueue)                                                          \
-  X(vkCreateBuffer)                                                            \
-  X(vkDestroyBuffer)                                                           \
-  X(vkGetBufferMemoryRequirements)                                             \
-  X(vkAllocateMemory)                                                          \
-  X(vkFreeMemory)                                                              \
-  X(vkBindBufferMemory)                                                        \
-  X(vkMapMemory)                                                               \
-  X(vkUnmapMemory)                                                             \
-  X(vkCreateShaderModule)                                                      \
-  X(vkDestroyShaderModule)                                                     \
-  X(vkCreateDescriptorSetLayout)                                               \
-  X(vkDestroyDescriptorSetLayout)                                              \
-  X(vkCreatePipelineLayout)                                                    \
-  X(vkDestroyPipelineLayout)                                                   \
-  X(vkCreateComputePipelines)                                                  \
-  X(vkDestroyPipeline)                                                         \
-  X(vkCreateDescriptorPool)                                                    \
-  X(vkDestroyDescriptorPool)                                                   \
-  X(vkAllocateDescriptorSets)                                                  \
-  X(vkUpdateDescriptorSets)                                                    \
-  X(vkCreateCommandPool)                                                       \
-  X(vkDestroyCommandPool)                                                      \
-  X(vkAllocateCommandBuffers)                                                  \
-  X(vkBeginCommandBuffer)                                                      \
-  X(vkEndCommandBuffer)                                                        \
-  X(vkCmdBindPipeline)                                                         \
-  X(vkCmdBindDescriptorSets)                                                   \
-  X(vkCmdDispatch)                                                             \
-  X(vkCmdCopyBuffer)                                                           \
-  X(vkCmdPipelineBarrier)                                                      \
-  X(vkCmdResetQueryPool)                                                       \
-  X(vkCmdWriteTimestamp)                                                       \
-  X(vkCreateQueryPool)                                                         \
-  X(vkDestroyQueryPool)                                                        \
-  X(vkGetQueryPoolResults)                                                     \
-  X(vkQueueSubmit)                                                             \
-  X(vkQueueWaitIdle)                                                           \
-  X(vkResetCommandBuffer)
-
-#define SM_DECLARE(name) PFN_##name name = nullptr;
-SM_VULKAN_FUNCTIONS(SM_DECLARE)
-SM_INSTANCE_FUNCTIONS(SM_DECLARE)
-SM_DEVICE_FUNCTIONS(SM_DECLARE)
-PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
-PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
-    vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = nullptr;
 
 void check(VkResult result, const char *what) {
   if (result != VK_SUCCESS)
@@ -284,94 +200,14 @@ void check(VkResult result, const char *what) {
 }
 
 void loadLoader() {
-  void *library = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    fail("cannot load the Vulkan loader libvulkan.so.1");
-  vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
-      dlsym(library, "vkGetInstanceProcAddr"));
-  if (!vkGetInstanceProcAddr)
-    fail("libvulkan.so.1 has no vkGetInstanceProcAddr");
-#define SM_LOAD_GLOBAL(name)                                                   \
-  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(nullptr, #name));
-  SM_VULKAN_FUNCTIONS(SM_LOAD_GLOBAL)
-}
-
-bool hasExtension(const std::vector<VkExtensionProperties> &extensions,
-                  const char *name) {
-  return std::any_of(extensions.begin(), extensions.end(),
-                     [&](const VkExtensionProperties &extension) {
-                       return std::strcmp(extension.extensionName, name) == 0;
-                     });
+  std::string error;
+  if (!loadVulkanLoader(error))
+    fail(error);
 }
 
 //===----------------------------------------------------------------------===//
 // Devices
 //===----------------------------------------------------------------------===//
-
-struct DeviceInfo {
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkPhysicalDeviceProperties2 properties{};
-  VkPhysicalDeviceSubgroupProperties subgroup{};
-  VkPhysicalDeviceVulkan13Properties vulkan13{};
-  VkPhysicalDeviceDriverProperties driver{};
-  std::vector<VkExtensionProperties> extensions;
-};
-
-DeviceInfo queryDevice(VkPhysicalDevice physical) {
-  DeviceInfo info;
-  info.physical = physical;
-  info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  info.vulkan13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES;
-  info.vulkan13.pNext = &info.driver;
-  info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  info.subgroup.pNext = &info.vulkan13;
-  info.properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  info.properties.pNext = &info.subgroup;
-  vkGetPhysicalDeviceProperties2(physical, &info.properties);
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
-  info.extensions.resize(count);
-  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count,
-                                       info.extensions.data());
-  return info;
-}
-
-const char *componentName(VkComponentTypeKHR type) {
-  if (type == VK_COMPONENT_TYPE_BFLOAT16_KHR)
-    return "bf16";
-  switch (type) {
-  case VK_COMPONENT_TYPE_FLOAT16_KHR:
-    return "f16";
-  case VK_COMPONENT_TYPE_FLOAT32_KHR:
-    return "f32";
-  case VK_COMPONENT_TYPE_SINT8_KHR:
-    return "si8";
-  case VK_COMPONENT_TYPE_UINT8_KHR:
-    return "ui8";
-  case VK_COMPONENT_TYPE_SINT32_KHR:
-    return "si32";
-  case VK_COMPONENT_TYPE_UINT32_KHR:
-    return "ui32";
-  default:
-    return nullptr;
-  }
-}
-
-/// The cooperative-matrix configurations the device reports.
-std::vector<VkCooperativeMatrixPropertiesKHR>
-getCooperativeMatrixProperties(const DeviceInfo &info) {
-  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
-      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
-    return {};
-  uint32_t count = 0;
-  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
-                                                    nullptr);
-  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
-      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
-  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
-                                                    properties.data());
-  return properties;
-}
 
 /// Prints the configurations the WGSL proposal keeps (subgroup scope, no
 /// saturation, A == B, C == result, types the dialect has) as a target.
@@ -637,89 +473,6 @@ std::string expandSizes(const std::string &word,
 // What the kernel needs from the device
 //===----------------------------------------------------------------------===//
 
-/// The features a device offers that kernels may need, as queried.
-struct DeviceFeatures {
-  VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan11Features vulkan11{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features vulkan12{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceVulkan13Features vulkan13{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
-  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
-};
-
-/// Whether the device has what `capability` needs; capabilities this table
-/// does not know are left to the driver.
-bool hasCapability(uint32_t capability, const DeviceInfo &info,
-                   const DeviceFeatures &features) {
-  // Each class of subgroup operations, and the device's flag for it.
-  static constexpr std::pair<spv::Capability, VkSubgroupFeatureFlagBits>
-      subgroupClasses[] = {
-          {spv::CapabilityGroupNonUniform, VK_SUBGROUP_FEATURE_BASIC_BIT},
-          {spv::CapabilityGroupNonUniformVote, VK_SUBGROUP_FEATURE_VOTE_BIT},
-          {spv::CapabilityGroupNonUniformArithmetic,
-           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT},
-          {spv::CapabilityGroupNonUniformBallot,
-           VK_SUBGROUP_FEATURE_BALLOT_BIT},
-          {spv::CapabilityGroupNonUniformShuffle,
-           VK_SUBGROUP_FEATURE_SHUFFLE_BIT},
-          {spv::CapabilityGroupNonUniformShuffleRelative,
-           VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT},
-          {spv::CapabilityGroupNonUniformClustered,
-           VK_SUBGROUP_FEATURE_CLUSTERED_BIT},
-          {spv::CapabilityGroupNonUniformQuad, VK_SUBGROUP_FEATURE_QUAD_BIT}};
-  for (auto [subgroupCapability, flag] : subgroupClasses)
-    if (capability == uint32_t(subgroupCapability))
-      return (info.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-             (info.subgroup.supportedOperations & flag);
-  bool bfloat16 =
-      hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
-  switch (capability) {
-  case spv::CapabilityFloat16:
-    return features.vulkan12.shaderFloat16;
-  case spv::CapabilityFloat64:
-    return features.core.features.shaderFloat64;
-  case spv::CapabilityInt64:
-    return features.core.features.shaderInt64;
-  case spv::CapabilityInt16:
-    return features.core.features.shaderInt16;
-  case spv::CapabilityInt8:
-    return features.vulkan12.shaderInt8;
-  case spv::CapabilityStorageBuffer16BitAccess:
-    return features.vulkan11.storageBuffer16BitAccess;
-  case spv::CapabilityStorageBuffer8BitAccess:
-    return features.vulkan12.storageBuffer8BitAccess;
-  case spv::CapabilityVulkanMemoryModel:
-    return features.vulkan12.vulkanMemoryModel;
-  case spv::CapabilityCooperativeMatrixKHR:
-    return hasExtension(info.extensions,
-                        VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
-           features.cooperativeMatrix.cooperativeMatrix;
-  case 5116: // BFloat16TypeKHR
-    return bfloat16 && features.bfloat16.shaderBFloat16Type;
-  case 5118: // BFloat16CooperativeMatrixKHR
-    return bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix;
-  default:
-    return true;
-  }
-}
-
-/// The VkComponentTypeKHR of a component name of CooperativeMatrixMultiply.
-std::optional<VkComponentTypeKHR> parseComponent(const std::string &name) {
-  for (VkComponentTypeKHR type :
-       {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR,
-        VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR,
-        VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_UINT32_KHR,
-        VK_COMPONENT_TYPE_BFLOAT16_KHR})
-    if (name == componentName(type))
-      return type;
-  return std::nullopt;
-}
-
 /// Refuses, with exit status 2, a kernel that needs what the device does not
 /// offer: capabilities, cooperative-matrix configurations, its subgroup size,
 /// the grid. The message names each missing piece and how to lower the
@@ -729,90 +482,11 @@ void checkDeviceRequirements(const std::string &path, const SpirvModule &module,
                              const DeviceFeatures &features,
                              uint32_t requestedSubgroupSize,
                              const unsigned grid[3], bool compileOnly) {
-  std::vector<std::string> missing;
-  bool needsMatrixUnits = false;
-  for (uint32_t capability : module.capabilities) {
-    if (hasCapability(capability, info, features))
-      continue;
-    if (capability == spv::CapabilityCooperativeMatrixKHR) {
-      missing.push_back("cooperative matrices (capability "
-                        "CooperativeMatrixKHR, VK_KHR_cooperative_matrix)");
-      needsMatrixUnits = true;
-    } else if (capability == 5118) {
-      missing.push_back(
-          "bf16 cooperative matrices (capability "
-          "BFloat16CooperativeMatrixKHR, VK_KHR_shader_bfloat16)");
-      needsMatrixUnits = true;
-    } else {
-      missing.push_back("capability " + getCapabilityName(capability));
-    }
-  }
-  if (!needsMatrixUnits && !module.multiplies.empty()) {
-    std::vector<VkCooperativeMatrixPropertiesKHR> offered =
-        getCooperativeMatrixProperties(info);
-    for (const CooperativeMatrixMultiply &multiply : module.multiplies) {
-      std::optional<VkComponentTypeKHR> a = parseComponent(multiply.a),
-                                        b = parseComponent(multiply.b),
-                                        c = parseComponent(multiply.c),
-                                        r = parseComponent(multiply.result);
-      bool found = a && b && c && r &&
-                   std::any_of(offered.begin(), offered.end(),
-                               [&](const VkCooperativeMatrixPropertiesKHR &p) {
-                                 return p.scope == VK_SCOPE_SUBGROUP_KHR &&
-                                        p.MSize == multiply.m &&
-                                        p.NSize == multiply.n &&
-                                        p.KSize == multiply.k &&
-                                        p.AType == *a && p.BType == *b &&
-                                        p.CType == *c && p.ResultType == *r &&
-                                        bool(p.saturatingAccumulation) ==
-                                            multiply.saturating;
-                               });
-      if (!found) {
-        missing.push_back("the cooperative-matrix configuration " +
-                          multiply.describe());
-        needsMatrixUnits = true;
-      }
-    }
-  }
-  bool wrongSubgroupSize = false;
-  if (module.subgroupSize && !requestedSubgroupSize) {
-    bool canRequire = features.vulkan13.subgroupSizeControl &&
-                      features.vulkan13.computeFullSubgroups;
-    uint32_t low =
-        canRequire ? info.vulkan13.minSubgroupSize : info.subgroup.subgroupSize;
-    uint32_t high =
-        canRequire ? info.vulkan13.maxSubgroupSize : info.subgroup.subgroupSize;
-    if (module.subgroupSize < low || module.subgroupSize > high) {
-      missing.push_back(
-          "subgroups of " + std::to_string(module.subgroupSize) +
-          " invocations, which the kernel was lowered for (the device runs " +
-          std::to_string(low) +
-          (low == high ? "" : ".." + std::to_string(high)) + ")");
-      wrongSubgroupSize = true;
-    }
-  }
-  const uint32_t *maxCount =
-      info.properties.properties.limits.maxComputeWorkGroupCount;
-  for (int d = 0; d < 3; ++d)
-    if (grid[d] > maxCount[d])
-      missing.push_back("a grid of " + std::to_string(grid[d]) +
-                        " workgroups in dimension " + std::to_string(d) +
-                        " (at most " + std::to_string(maxCount[d]) + ")");
+  MissingRequirements missing = findMissingRequirements(
+      module, info, features, requestedSubgroupSize, grid);
   if (missing.empty())
     return;
-  std::string message = "'" + path + "' needs what device '" +
-                        info.properties.properties.deviceName +
-                        "' does not offer:";
-  for (const std::string &piece : missing)
-    message += "\n  - " + piece;
-  if (needsMatrixUnits || wrongSubgroupSize)
-    message += "\nLower the kernel for this device: sm-opt "
-               "--sm-lower-to-vulkan=target=NAME with its preset "
-               "(cpu-lavapipe for Mesa's CPU device) or the target that "
-               "--list-coopmat prints";
-  if (needsMatrixUnits)
-    message += ", or emulate the matrices it lacks with "
-               "--sm-lower-to-vulkan=emulation=all";
+  std::string message = missing.describe(path, info);
   // Compiling alone is how the driver's compiler is tried on kernels for
   // other devices (RADV's null device compiles the H100's kernels): the
   // mismatch is worth knowing, and nothing runs.
@@ -892,13 +566,7 @@ int main(int argc, char **argv) {
   VkInstance instance;
   check(vkCreateInstance(&instanceInfo, nullptr, &instance),
         "vkCreateInstance");
-#define SM_LOAD_INSTANCE(name)                                                 \
-  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(instance, #name));
-  SM_INSTANCE_FUNCTIONS(SM_LOAD_INSTANCE)
-  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
-          vkGetInstanceProcAddr(
-              instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  loadInstanceFunctions(instance);
 
   uint32_t deviceCount = 0;
   vkEnumeratePhysicalDevices(instance, &deviceCount, nullptr);
@@ -1002,9 +670,7 @@ int main(int argc, char **argv) {
   VkDevice device;
   check(vkCreateDevice(info.physical, &deviceInfo, nullptr, &device),
         "vkCreateDevice");
-#define SM_LOAD_DEVICE(name)                                                   \
-  name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));
-  SM_DEVICE_FUNCTIONS(SM_LOAD_DEVICE)
+  loadDeviceFunctions(device);
   VkQueue queue;
   vkGetDeviceQueue(device, family, 0, &queue);
 

@@ -244,9 +244,23 @@ bool sm_runner::readSpirvModule(const std::string &path, SpirvModule &module,
   if (size % 4)
     return malformed("its size, " + std::to_string(size) +
                      " bytes, is not a whole number of words");
-  module.words.resize(size / 4);
+  std::vector<uint32_t> words(size / 4);
   file.seekg(0);
-  file.read(reinterpret_cast<char *>(module.words.data()), size);
+  file.read(reinterpret_cast<char *>(words.data()), size);
+  return parseSpirvModule(std::move(words), "'" + path + "'", module, error);
+}
+
+bool sm_runner::parseSpirvModule(std::vector<uint32_t> words,
+                                 const std::string &name, SpirvModule &module,
+                                 std::string &error) {
+  auto malformed = [&](const std::string &why) {
+    error = name + " is not a well-formed SPIR-V binary: " + why;
+    return false;
+  };
+  if (words.size() < 5)
+    return malformed("it has " + std::to_string(words.size() * 4) +
+                     " bytes, fewer than a header's 20");
+  module.words = std::move(words);
   if (module.words[0] != spv::MagicNumber)
     return malformed("bad magic number");
   uint32_t bound = module.words[3];

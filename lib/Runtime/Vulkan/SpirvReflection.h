@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SM_VULKAN_RUNNER_SPIRVREFLECTION_H
-#define SM_VULKAN_RUNNER_SPIRVREFLECTION_H
+#ifndef SM_RUNTIME_VULKAN_SPIRVREFLECTION_H
+#define SM_RUNTIME_VULKAN_SPIRVREFLECTION_H
 
 #include "KernelSignature.h"
 
@@ -54,6 +54,10 @@ struct SpirvModule {
 bool readSpirvModule(const std::string &path, SpirvModule &module,
                      std::string &error);
 
+/// readSpirvModule for a binary in memory; messages call it `name`.
+bool parseSpirvModule(std::vector<uint32_t> words, const std::string &name,
+                      SpirvModule &module, std::string &error);
+
 /// The runner options recorded for `entry`
 /// (`OpModuleProcessed "subgroup_matrix.launch ENTRY OPTIONS..."`), split
 /// into words; empty when there are none.
@@ -74,4 +78,4 @@ std::string getCapabilityName(uint32_t capability);
 
 } // namespace sm_runner
 
-#endif // SM_VULKAN_RUNNER_SPIRVREFLECTION_H
+#endif // SM_RUNTIME_VULKAN_SPIRVREFLECTION_H

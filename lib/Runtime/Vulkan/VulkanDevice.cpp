@@ -1,0 +1,635 @@
+//===- VulkanDevice.cpp - a Vulkan device that runs programs --------------===//
+
+#include "VulkanDevice.h"
+
+#include "BufferGuards.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+using namespace sm_runner;
+
+namespace {
+std::string vulkanError(const char *what, VkResult result) {
+  std::string message = std::string(what) + " failed with VkResult " +
+                        std::to_string(int(result));
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    message += " (the device is out of memory)";
+  else if (result == VK_ERROR_OUT_OF_HOST_MEMORY)
+    message += " (the host is out of memory)";
+  else if (result == VK_ERROR_DEVICE_LOST)
+    message += " (the device was lost: a kernel faulted or ran too long)";
+  return message;
+}
+} // namespace
+
+#define SM_CHECK(call, what)                                                   \
+  do {                                                                         \
+    VkResult checkedResult = (call);                                           \
+    if (checkedResult != VK_SUCCESS) {                                         \
+      error = vulkanError(what, checkedResult);                                \
+      return {};                                                               \
+    }                                                                          \
+  } while (false)
+
+struct VulkanDevice::Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint64_t size = 0;
+};
+
+struct VulkanDevice::Kernel {
+  VkShaderModule shader = VK_NULL_HANDLE;
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  unsigned bindings = 0;
+};
+
+struct VulkanDevice::Prepared {
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t timestamps = 0;
+};
+
+std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
+                                                 std::string &error) {
+  if (!loadVulkanLoader(error))
+    return nullptr;
+  std::unique_ptr<VulkanDevice> result(new VulkanDevice());
+  VulkanDevice &self = *result;
+  VkApplicationInfo application{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  application.pApplicationName = "subgroup-matrix-runtime";
+  application.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instanceInfo.pApplicationInfo = &application;
+  SM_CHECK(vkCreateInstance(&instanceInfo, nullptr, &self.instance),
+           "vkCreateInstance");
+  loadInstanceFunctions(self.instance);
+
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(self.instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> physicals(count);
+  vkEnumeratePhysicalDevices(self.instance, &count, physicals.data());
+  if (count == 0) {
+    error = "there is no Vulkan device";
+    return nullptr;
+  }
+  int chosen = selection.index;
+  if (chosen >= int(count)) {
+    error = "there is no Vulkan device " + std::to_string(chosen) +
+            " (there are " + std::to_string(count) + ")";
+    return nullptr;
+  }
+  if (chosen < 0) {
+    // The first device of the wanted kind, else the first of any kind.
+    for (uint32_t i = 0; i < count && chosen < 0; ++i) {
+      VkPhysicalDeviceProperties properties;
+      VkPhysicalDeviceProperties2 properties2{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      vkGetPhysicalDeviceProperties2(physicals[i], &properties2);
+      properties = properties2.properties;
+      bool isCpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+      if (isCpu == selection.preferCpu)
+        chosen = int(i);
+    }
+    if (chosen < 0)
+      chosen = 0;
+  }
+  self.info = queryDevice(physicals[chosen]);
+
+  DeviceFeatures &queried = self.features;
+  std::vector<const char *> extensions;
+  void *chain = &queried.vulkan13;
+  queried.vulkan13.pNext = &queried.vulkan12;
+  queried.vulkan12.pNext = &queried.vulkan11;
+  if (hasExtension(self.info.extensions,
+                   VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    queried.cooperativeMatrix.pNext = chain;
+    chain = &queried.cooperativeMatrix;
+  }
+  if (hasExtension(self.info.extensions,
+                   VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME)) {
+    extensions.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+    queried.bfloat16.pNext = chain;
+    chain = &queried.bfloat16;
+  }
+  queried.core.pNext = chain;
+  vkGetPhysicalDeviceFeatures2(self.info.physical, &queried.core);
+  // Robust buffer access costs speed and would hide the writes the guards
+  // catch.
+  queried.core.features.robustBufferAccess = VK_FALSE;
+  queried.vulkan13.robustImageAccess = VK_FALSE;
+  queried.cooperativeMatrix.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(self.info.physical, &familyCount,
+                                           nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(self.info.physical, &familyCount,
+                                           families.data());
+  self.queueFamily = UINT32_MAX;
+  for (uint32_t i = 0; i < familyCount && self.queueFamily == UINT32_MAX; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      self.queueFamily = i;
+  if (self.queueFamily == UINT32_MAX) {
+    error = "device '" + result->describe() + "' has no compute queue";
+    return nullptr;
+  }
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = self.queueFamily;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.pNext = &queried.core;
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  deviceInfo.enabledExtensionCount = uint32_t(extensions.size());
+  deviceInfo.ppEnabledExtensionNames = extensions.data();
+  SM_CHECK(
+      vkCreateDevice(self.info.physical, &deviceInfo, nullptr, &self.device),
+      "vkCreateDevice");
+  loadDeviceFunctions(self.device);
+  vkGetDeviceQueue(self.device, self.queueFamily, 0, &self.queue);
+  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  poolInfo.queueFamilyIndex = self.queueFamily;
+  SM_CHECK(
+      vkCreateCommandPool(self.device, &poolInfo, nullptr, &self.commandPool),
+      "vkCreateCommandPool");
+  vkGetPhysicalDeviceMemoryProperties(self.info.physical,
+                                      &self.memoryProperties);
+  uint64_t alignment = std::max<uint64_t>(
+      self.info.properties.properties.limits.minStorageBufferOffsetAlignment,
+      1);
+  self.guardBytes = (4096 + alignment - 1) / alignment * alignment;
+  return result;
+}
+
+VulkanDevice::~VulkanDevice() {
+  if (device) {
+    vkQueueWaitIdle(queue);
+    for (size_t i = 0; i < prepared.size(); ++i)
+      destroyPrepared(int(i));
+    for (std::unique_ptr<Kernel> &kernel : kernels) {
+      vkDestroyPipeline(device, kernel->pipeline, nullptr);
+      vkDestroyPipelineLayout(device, kernel->layout, nullptr);
+      vkDestroyDescriptorSetLayout(device, kernel->setLayout, nullptr);
+      vkDestroyShaderModule(device, kernel->shader, nullptr);
+    }
+    for (size_t i = 0; i < buffers.size(); ++i)
+      destroyBuffer(int(i));
+    vkDestroyCommandPool(device, commandPool, nullptr);
+    vkDestroyDevice(device, nullptr);
+  }
+  if (instance)
+    vkDestroyInstance(instance, nullptr);
+}
+
+std::string VulkanDevice::describe() const {
+  return std::string(info.properties.properties.deviceName) + " (" +
+         info.driver.driverName + " " + info.driver.driverInfo + ")";
+}
+
+bool VulkanDevice::hasTimestamps() const {
+  return info.properties.properties.limits.timestampComputeAndGraphics &&
+         info.properties.properties.limits.timestampPeriod > 0;
+}
+
+bool VulkanDevice::createRawBuffer(uint64_t size, bool hostVisible,
+                                   VkBuffer &buffer, VkDeviceMemory &memory,
+                                   std::string &error) {
+  VkBufferCreateInfo bufferInfo{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bufferInfo.size = std::max<uint64_t>(size, 4);
+  bufferInfo.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                     VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                     (hostVisible ? 0 : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  SM_CHECK(vkCreateBuffer(device, &bufferInfo, nullptr, &buffer),
+           "vkCreateBuffer");
+  VkMemoryRequirements requirements;
+  vkGetBufferMemoryRequirements(device, buffer, &requirements);
+  VkMemoryPropertyFlags wanted = hostVisible
+                                     ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                     : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0;
+       i < memoryProperties.memoryTypeCount && type == UINT32_MAX; ++i)
+    if ((requirements.memoryTypeBits & (1u << i)) &&
+        (memoryProperties.memoryTypes[i].propertyFlags & wanted) == wanted)
+      type = i;
+  if (type == UINT32_MAX) {
+    vkDestroyBuffer(device, buffer, nullptr);
+    error = "the device has no memory type for a buffer";
+    return false;
+  }
+  VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  allocate.allocationSize = requirements.size;
+  allocate.memoryTypeIndex = type;
+  VkResult result = vkAllocateMemory(device, &allocate, nullptr, &memory);
+  if (result != VK_SUCCESS) {
+    vkDestroyBuffer(device, buffer, nullptr);
+    error = vulkanError("vkAllocateMemory", result) + " allocating " +
+            std::to_string(size) + " bytes";
+    return false;
+  }
+  SM_CHECK(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory");
+  return true;
+}
+
+int VulkanDevice::createBuffer(uint64_t size, std::string &error) {
+  auto buffer = std::make_unique<Buffer>();
+  buffer->size = size;
+  uint64_t padded = (size + 3) / 4 * 4;
+  if (!createRawBuffer(guardBytes + padded + guardBytes, false, buffer->buffer,
+                       buffer->memory, error))
+    return -1;
+  buffers.push_back(std::move(buffer));
+  int id = int(buffers.size()) - 1;
+  // The guards hold a pattern that depends on the position, so that a
+  // write is seen wherever it lands.
+  std::vector<uint8_t> front(guardBytes), back(guardBytes + padded - size);
+  fillGuardBytes(front.data(), front.size(), -int64_t(front.size()));
+  fillGuardBytes(back.data(), back.size(), 0);
+  if (!writeBuffer(id, -guardBytes, front.data(), front.size(), error) ||
+      !writeBuffer(id, size, back.data(), back.size(), error))
+    return -1;
+  return id;
+}
+
+void VulkanDevice::destroyBuffer(int id) {
+  if (id < 0 || id >= int(buffers.size()) || !buffers[id])
+    return;
+  vkDestroyBuffer(device, buffers[id]->buffer, nullptr);
+  vkFreeMemory(device, buffers[id]->memory, nullptr);
+  buffers[id].reset();
+}
+
+bool VulkanDevice::submitOnce(
+    const std::function<void(VkCommandBuffer)> &record, std::string &error) {
+  VkCommandBufferAllocateInfo allocate{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocate.commandPool = commandPool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  VkCommandBuffer commands;
+  SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &commands),
+           "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  SM_CHECK(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  record(commands);
+  SM_CHECK(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands;
+  SM_CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
+  SM_CHECK(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
+  vkFreeCommandBuffers(device, commandPool, 1, &commands);
+  return true;
+}
+
+/// Makes transfers and kernels before a barrier visible to those after it.
+static void recordBarrier(VkCommandBuffer commands) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask =
+      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask =
+      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(commands, stages, stages, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+}
+
+bool VulkanDevice::writeBuffer(int id, uint64_t offset, const void *data,
+                               uint64_t size, std::string &error) {
+  // `offset` counts from the data; the guards before it are reachable
+  // through negative offsets (createBuffer writes them that way).
+  uint64_t start = guardBytes + offset;
+  if (size == 0)
+    return true;
+  VkBuffer staging;
+  VkDeviceMemory stagingMemory;
+  if (!createRawBuffer(size, true, staging, stagingMemory, error))
+    return false;
+  void *mapped = nullptr;
+  VkResult result = vkMapMemory(device, stagingMemory, 0, size, 0, &mapped);
+  if (result == VK_SUCCESS) {
+    std::memcpy(mapped, data, size);
+    vkUnmapMemory(device, stagingMemory);
+  }
+  bool ok = result == VK_SUCCESS;
+  if (!ok)
+    error = vulkanError("vkMapMemory", result);
+  VkBuffer target = buffers[id]->buffer;
+  ok = ok && submitOnce(
+                 [&](VkCommandBuffer commands) {
+                   recordBarrier(commands);
+                   VkBufferCopy region{0, start, size};
+                   vkCmdCopyBuffer(commands, staging, target, 1, &region);
+                 },
+                 error);
+  vkDestroyBuffer(device, staging, nullptr);
+  vkFreeMemory(device, stagingMemory, nullptr);
+  return ok;
+}
+
+bool VulkanDevice::readBuffer(int id, uint64_t offset, void *data,
+                              uint64_t size, std::string &error) {
+  uint64_t start = guardBytes + offset;
+  if (size == 0)
+    return true;
+  VkBuffer staging;
+  VkDeviceMemory stagingMemory;
+  if (!createRawBuffer(size, true, staging, stagingMemory, error))
+    return false;
+  VkBuffer source = buffers[id]->buffer;
+  bool ok = submitOnce(
+      [&](VkCommandBuffer commands) {
+        recordBarrier(commands);
+        VkBufferCopy region{start, 0, size};
+        vkCmdCopyBuffer(commands, source, staging, 1, &region);
+      },
+      error);
+  if (ok) {
+    void *mapped = nullptr;
+    VkResult result = vkMapMemory(device, stagingMemory, 0, size, 0, &mapped);
+    if (result == VK_SUCCESS) {
+      std::memcpy(data, mapped, size);
+      vkUnmapMemory(device, stagingMemory);
+    } else {
+      error = vulkanError("vkMapMemory", result);
+      ok = false;
+    }
+  }
+  vkDestroyBuffer(device, staging, nullptr);
+  vkFreeMemory(device, stagingMemory, nullptr);
+  return ok;
+}
+
+std::string VulkanDevice::checkGuards(int id, std::string &error) {
+  uint64_t size = buffers[id]->size;
+  uint64_t padded = (size + 3) / 4 * 4;
+  std::vector<uint8_t> front(guardBytes), back(guardBytes + padded - size);
+  if (!readBuffer(id, -guardBytes, front.data(), front.size(), error) ||
+      !readBuffer(id, size, back.data(), back.size(), error))
+    return "";
+  std::vector<uint8_t> expectedFront(front.size()), expectedBack(back.size());
+  fillGuardBytes(expectedFront.data(), front.size(), -int64_t(front.size()));
+  fillGuardBytes(expectedBack.data(), back.size(), 0);
+  for (size_t i = front.size(); i-- > 0;)
+    if (front[i] != expectedFront[i])
+      return "written before its start, at byte -" +
+             std::to_string(front.size() - i);
+  for (size_t i = 0; i < back.size(); ++i)
+    if (back[i] != expectedBack[i])
+      return "written past its end, at byte " + std::to_string(size + i);
+  return "";
+}
+
+int VulkanDevice::createKernel(const SpirvModule &module,
+                               const std::string &entry, unsigned bindings,
+                               std::string &error) {
+  auto kernel = std::make_unique<Kernel>();
+  kernel->bindings = bindings;
+  VkShaderModuleCreateInfo moduleInfo{
+      VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  moduleInfo.codeSize = module.words.size() * 4;
+  moduleInfo.pCode = module.words.data();
+  auto fail = [&](const std::string &message) {
+    error = message;
+    if (kernel->layout)
+      vkDestroyPipelineLayout(device, kernel->layout, nullptr);
+    if (kernel->setLayout)
+      vkDestroyDescriptorSetLayout(device, kernel->setLayout, nullptr);
+    if (kernel->shader)
+      vkDestroyShaderModule(device, kernel->shader, nullptr);
+    return -1;
+  };
+  VkResult result =
+      vkCreateShaderModule(device, &moduleInfo, nullptr, &kernel->shader);
+  if (result != VK_SUCCESS)
+    return fail(vulkanError("vkCreateShaderModule", result));
+  std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
+  for (unsigned i = 0; i < bindings; ++i) {
+    layoutBindings[i].binding = i;
+    layoutBindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layoutBindings[i].descriptorCount = 1;
+    layoutBindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo setInfo{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  setInfo.bindingCount = bindings;
+  setInfo.pBindings = layoutBindings.data();
+  result = vkCreateDescriptorSetLayout(device, &setInfo, nullptr,
+                                       &kernel->setLayout);
+  if (result != VK_SUCCESS)
+    return fail(vulkanError("vkCreateDescriptorSetLayout", result));
+  VkPipelineLayoutCreateInfo layoutInfo{
+      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layoutInfo.setLayoutCount = 1;
+  layoutInfo.pSetLayouts = &kernel->setLayout;
+  result =
+      vkCreatePipelineLayout(device, &layoutInfo, nullptr, &kernel->layout);
+  if (result != VK_SUCCESS)
+    return fail(vulkanError("vkCreatePipelineLayout", result));
+
+  uint32_t subgroupSize =
+      module.subgroupSize ? module.subgroupSize : info.subgroup.subgroupSize;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo requiredSize{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  requiredSize.requiredSubgroupSize = subgroupSize;
+  VkComputePipelineCreateInfo pipelineInfo{
+      VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipelineInfo.stage.sType =
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipelineInfo.stage.module = kernel->shader;
+  pipelineInfo.stage.pName = entry.c_str();
+  if (features.vulkan13.subgroupSizeControl &&
+      features.vulkan13.computeFullSubgroups) {
+    pipelineInfo.stage.pNext = &requiredSize;
+    pipelineInfo.stage.flags =
+        VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  } else if (subgroupSize != info.subgroup.subgroupSize) {
+    return fail("the device cannot require subgroups of " +
+                std::to_string(subgroupSize) + " invocations");
+  }
+  pipelineInfo.layout = kernel->layout;
+  result = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo,
+                                    nullptr, &kernel->pipeline);
+  if (result != VK_SUCCESS)
+    return fail(vulkanError("vkCreateComputePipelines", result) +
+                " for entry point '" + entry + "'");
+  kernels.push_back(std::move(kernel));
+  return int(kernels.size()) - 1;
+}
+
+int VulkanDevice::prepare(const std::vector<Step> &steps, std::string &error) {
+  auto result = std::make_unique<Prepared>();
+  uint64_t alignment = std::max<uint64_t>(
+      info.properties.properties.limits.minStorageBufferOffsetAlignment, 1);
+  const uint32_t *maxCount =
+      info.properties.properties.limits.maxComputeWorkGroupCount;
+  uint32_t sets = 0, descriptors = 0;
+  for (const Step &step : steps) {
+    if (step.isCopy)
+      continue;
+    ++sets;
+    descriptors += uint32_t(step.bindings.size());
+    for (int d = 0; d < 3; ++d)
+      if (step.grid[d] > maxCount[d]) {
+        error = "a launch of " + std::to_string(step.grid[d]) +
+                " workgroups in dimension " + std::to_string(d) +
+                " exceeds the device's limit of " + std::to_string(maxCount[d]);
+        return -1;
+      }
+    for (const Binding &binding : step.bindings)
+      if (binding.offset % alignment) {
+        error = "a kernel argument starts at byte " +
+                std::to_string(binding.offset) +
+                " of its buffer, which the device cannot bind (offsets "
+                "must be multiples of " +
+                std::to_string(alignment) + ")";
+        return -1;
+      }
+  }
+  if (sets) {
+    VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  std::max<uint32_t>(descriptors, 1)};
+    VkDescriptorPoolCreateInfo poolInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    poolInfo.maxSets = sets;
+    poolInfo.poolSizeCount = 1;
+    poolInfo.pPoolSizes = &poolSize;
+    SM_CHECK(vkCreateDescriptorPool(device, &poolInfo, nullptr, &result->pool),
+             "vkCreateDescriptorPool");
+  }
+  if (hasTimestamps()) {
+    result->timestamps = uint32_t(steps.size()) + 1;
+    VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queryInfo.queryCount = result->timestamps;
+    SM_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &result->queries),
+             "vkCreateQueryPool");
+  }
+  VkCommandBufferAllocateInfo allocate{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocate.commandPool = commandPool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &result->commands),
+           "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  SM_CHECK(vkBeginCommandBuffer(result->commands, &begin),
+           "vkBeginCommandBuffer");
+  VkCommandBuffer commands = result->commands;
+  if (result->queries) {
+    vkCmdResetQueryPool(commands, result->queries, 0, result->timestamps);
+    vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                        result->queries, 0);
+  }
+  recordBarrier(commands);
+  for (size_t index = 0; index < steps.size(); ++index) {
+    const Step &step = steps[index];
+    if (index)
+      recordBarrier(commands);
+    if (step.isCopy) {
+      VkBufferCopy region{guardBytes + step.copySource.offset,
+                          guardBytes + step.copyTarget.offset,
+                          step.copySource.size};
+      vkCmdCopyBuffer(commands, buffers[step.copySource.buffer]->buffer,
+                      buffers[step.copyTarget.buffer]->buffer, 1, &region);
+    } else {
+      const Kernel &kernel = *kernels[step.kernel];
+      VkDescriptorSetAllocateInfo setInfo{
+          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      setInfo.descriptorPool = result->pool;
+      setInfo.descriptorSetCount = 1;
+      setInfo.pSetLayouts = &kernel.setLayout;
+      VkDescriptorSet set;
+      SM_CHECK(vkAllocateDescriptorSets(device, &setInfo, &set),
+               "vkAllocateDescriptorSets");
+      std::vector<VkDescriptorBufferInfo> bufferInfos(step.bindings.size());
+      std::vector<VkWriteDescriptorSet> writes(step.bindings.size());
+      for (size_t i = 0; i < step.bindings.size(); ++i) {
+        const Binding &binding = step.bindings[i];
+        const Buffer &buffer = *buffers[binding.buffer];
+        // The range reaches over the guard after the data, so that drivers
+        // that bounds-check each access against it let a stray write land
+        // in the guard, where it is seen.
+        uint64_t padded = (buffer.size + 3) / 4 * 4;
+        bufferInfos[i] = {buffer.buffer, guardBytes + binding.offset,
+                          padded - binding.offset + guardBytes};
+        writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[i].dstSet = set;
+        writes[i].dstBinding = uint32_t(i);
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &bufferInfos[i];
+      }
+      vkUpdateDescriptorSets(device, uint32_t(writes.size()), writes.data(), 0,
+                             nullptr);
+      vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                        kernel.pipeline);
+      vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                              kernel.layout, 0, 1, &set, 0, nullptr);
+      if (step.grid[0] && step.grid[1] && step.grid[2])
+        vkCmdDispatch(commands, step.grid[0], step.grid[1], step.grid[2]);
+    }
+    if (result->queries)
+      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                          result->queries, uint32_t(index + 1));
+  }
+  recordBarrier(commands);
+  SM_CHECK(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+  prepared.push_back(std::move(result));
+  return int(prepared.size()) - 1;
+}
+
+void VulkanDevice::destroyPrepared(int id) {
+  if (id < 0 || id >= int(prepared.size()) || !prepared[id])
+    return;
+  Prepared &sequence = *prepared[id];
+  vkFreeCommandBuffers(device, commandPool, 1, &sequence.commands);
+  if (sequence.pool)
+    vkDestroyDescriptorPool(device, sequence.pool, nullptr);
+  if (sequence.queries)
+    vkDestroyQueryPool(device, sequence.queries, nullptr);
+  prepared[id].reset();
+}
+
+bool VulkanDevice::run(int id, unsigned times,
+                       std::vector<std::vector<double>> *stepNanoseconds,
+                       std::string &error) {
+  Prepared &sequence = *prepared[id];
+  double period = info.properties.properties.limits.timestampPeriod;
+  for (unsigned run = 0; run < times; ++run) {
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &sequence.commands;
+    SM_CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
+    SM_CHECK(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
+    if (!stepNanoseconds || !sequence.queries)
+      continue;
+    std::vector<uint64_t> stamps(sequence.timestamps);
+    SM_CHECK(vkGetQueryPoolResults(
+                 device, sequence.queries, 0, sequence.timestamps,
+                 stamps.size() * sizeof(uint64_t), stamps.data(),
+                 sizeof(uint64_t),
+                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    std::vector<double> times;
+    for (size_t i = 1; i < stamps.size(); ++i)
+      times.push_back(double(stamps[i] - stamps[i - 1]) * period);
+    stepNanoseconds->push_back(std::move(times));
+  }
+  return true;
+}

@@ -1,0 +1,123 @@
+//===- VulkanDevice.h - a Vulkan device that runs programs ------*- C++ -*-===//
+//
+// The device side of the runtime: buffers in device memory, kernels as
+// compute pipelines, and sequences of dispatches and copies recorded once
+// into one command buffer, with a barrier between consecutive steps, and
+// submitted as often as wanted. Every failure is returned as a message;
+// nothing here exits.
+//
+// Each buffer is allocated with guard bytes before and after its data and
+// bound with a range that reaches over those after it, so that a kernel
+// that writes outside its argument is caught (checkGuards), as
+// sm-vulkan-runner does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SM_RUNTIME_VULKAN_VULKANDEVICE_H
+#define SM_RUNTIME_VULKAN_VULKANDEVICE_H
+
+#include "VulkanDeviceInfo.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sm_runner {
+
+class VulkanDevice {
+public:
+  /// Which device to open: `index` in the loader's order when it is not
+  /// negative, else the first GPU, or the first CPU device (lavapipe) when
+  /// `preferCpu` is set (and a GPU when there is no CPU device).
+  struct Selection {
+    int index = -1;
+    bool preferCpu = false;
+  };
+
+  /// Opens a device with every feature kernels may use that it offers;
+  /// returns nullptr with `error` set on failure.
+  static std::unique_ptr<VulkanDevice> open(Selection selection,
+                                            std::string &error);
+  ~VulkanDevice();
+  VulkanDevice(const VulkanDevice &) = delete;
+  VulkanDevice &operator=(const VulkanDevice &) = delete;
+
+  const DeviceInfo &getInfo() const { return info; }
+  const DeviceFeatures &getFeatures() const { return features; }
+  /// "NVIDIA H100 (NVIDIA 580.65)".
+  std::string describe() const;
+
+  /// A device buffer of `size` bytes; returns its id, or -1 with `error`.
+  int createBuffer(uint64_t size, std::string &error);
+  void destroyBuffer(int buffer);
+  /// Copies between host memory and bytes [offset, offset + size) of a
+  /// buffer's data.
+  bool writeBuffer(int buffer, uint64_t offset, const void *data, uint64_t size,
+                   std::string &error);
+  bool readBuffer(int buffer, uint64_t offset, void *data, uint64_t size,
+                  std::string &error);
+  /// Whether the guard bytes around the buffer's data are intact: "" if
+  /// they are, else where they were written ("past its end at byte 4100").
+  std::string checkGuards(int buffer, std::string &error);
+
+  /// A pipeline for `entry` of `module` with `bindings` storage buffers;
+  /// returns its id, or -1 with `error` (the module needs what the device
+  /// lacks, the driver refused it).
+  int createKernel(const SpirvModule &module, const std::string &entry,
+                   unsigned bindings, std::string &error);
+
+  /// One step of a sequence: a dispatch, or a copy between buffers.
+  struct Binding {
+    int buffer = -1;
+    uint64_t offset = 0, size = 0;
+  };
+  struct Step {
+    bool isCopy = false;
+    int kernel = -1;
+    std::array<uint32_t, 3> grid{1, 1, 1};
+    std::vector<Binding> bindings;
+    Binding copySource, copyTarget;
+  };
+  /// Records `steps` into a command buffer; returns its id, or -1 with
+  /// `error` (an argument at an offset the device cannot bind, a grid
+  /// larger than the device's limit).
+  int prepare(const std::vector<Step> &steps, std::string &error);
+  void destroyPrepared(int prepared);
+  /// Submits a prepared sequence `times` times, waiting for each. When the
+  /// device has timestamps, `stepNanoseconds` gets, for each run, the time
+  /// of each step (from the end of the one before).
+  bool run(int prepared, unsigned times,
+           std::vector<std::vector<double>> *stepNanoseconds,
+           std::string &error);
+  bool hasTimestamps() const;
+
+private:
+  VulkanDevice() = default;
+  struct Buffer;
+  struct Kernel;
+  struct Prepared;
+  bool submitOnce(const std::function<void(VkCommandBuffer)> &record,
+                  std::string &error);
+  bool createRawBuffer(uint64_t size, bool hostVisible, VkBuffer &buffer,
+                       VkDeviceMemory &memory, std::string &error);
+
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queueFamily = 0;
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memoryProperties{};
+  DeviceInfo info;
+  DeviceFeatures features;
+  uint64_t guardBytes = 0;
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<std::unique_ptr<Prepared>> prepared;
+};
+
+} // namespace sm_runner
+
+#endif // SM_RUNTIME_VULKAN_VULKANDEVICE_H

@@ -1,0 +1,231 @@
+//===- VulkanDeviceInfo.cpp - what a Vulkan device offers -----------------===//
+
+#include "VulkanDeviceInfo.h"
+
+#include <spirv/unified1/spirv.hpp>
+
+#include <algorithm>
+
+namespace sm_runner {
+
+DeviceInfo queryDevice(VkPhysicalDevice physical) {
+  DeviceInfo info;
+  info.physical = physical;
+  info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  info.vulkan13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES;
+  info.vulkan13.pNext = &info.driver;
+  info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  info.subgroup.pNext = &info.vulkan13;
+  info.properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  info.properties.pNext = &info.subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &info.properties);
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  info.extensions.resize(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count,
+                                       info.extensions.data());
+  return info;
+}
+
+const char *componentName(VkComponentTypeKHR type) {
+  if (type == VK_COMPONENT_TYPE_BFLOAT16_KHR)
+    return "bf16";
+  switch (type) {
+  case VK_COMPONENT_TYPE_FLOAT16_KHR:
+    return "f16";
+  case VK_COMPONENT_TYPE_FLOAT32_KHR:
+    return "f32";
+  case VK_COMPONENT_TYPE_SINT8_KHR:
+    return "si8";
+  case VK_COMPONENT_TYPE_UINT8_KHR:
+    return "ui8";
+  case VK_COMPONENT_TYPE_SINT32_KHR:
+    return "si32";
+  case VK_COMPONENT_TYPE_UINT32_KHR:
+    return "ui32";
+  default:
+    return nullptr;
+  }
+}
+
+std::vector<VkCooperativeMatrixPropertiesKHR>
+getCooperativeMatrixProperties(const DeviceInfo &info) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
+      !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    return {};
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    nullptr);
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(info.physical, &count,
+                                                    properties.data());
+  return properties;
+}
+
+namespace {
+/// The VkComponentTypeKHR of a component name of CooperativeMatrixMultiply.
+std::optional<VkComponentTypeKHR> parseComponent(const std::string &name) {
+  for (VkComponentTypeKHR type :
+       {VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR,
+        VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_UINT8_KHR,
+        VK_COMPONENT_TYPE_SINT32_KHR, VK_COMPONENT_TYPE_UINT32_KHR,
+        VK_COMPONENT_TYPE_BFLOAT16_KHR})
+    if (name == componentName(type))
+      return type;
+  return std::nullopt;
+}
+
+} // namespace
+
+bool hasCapability(uint32_t capability, const DeviceInfo &info,
+                   const DeviceFeatures &features) {
+  // Each class of subgroup operations, and the device's flag for it.
+  static constexpr std::pair<spv::Capability, VkSubgroupFeatureFlagBits>
+      subgroupClasses[] = {
+          {spv::CapabilityGroupNonUniform, VK_SUBGROUP_FEATURE_BASIC_BIT},
+          {spv::CapabilityGroupNonUniformVote, VK_SUBGROUP_FEATURE_VOTE_BIT},
+          {spv::CapabilityGroupNonUniformArithmetic,
+           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT},
+          {spv::CapabilityGroupNonUniformBallot,
+           VK_SUBGROUP_FEATURE_BALLOT_BIT},
+          {spv::CapabilityGroupNonUniformShuffle,
+           VK_SUBGROUP_FEATURE_SHUFFLE_BIT},
+          {spv::CapabilityGroupNonUniformShuffleRelative,
+           VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT},
+          {spv::CapabilityGroupNonUniformClustered,
+           VK_SUBGROUP_FEATURE_CLUSTERED_BIT},
+          {spv::CapabilityGroupNonUniformQuad, VK_SUBGROUP_FEATURE_QUAD_BIT}};
+  for (auto [subgroupCapability, flag] : subgroupClasses)
+    if (capability == uint32_t(subgroupCapability))
+      return (info.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+             (info.subgroup.supportedOperations & flag);
+  bool bfloat16 =
+      hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+  switch (capability) {
+  case spv::CapabilityFloat16:
+    return features.vulkan12.shaderFloat16;
+  case spv::CapabilityFloat64:
+    return features.core.features.shaderFloat64;
+  case spv::CapabilityInt64:
+    return features.core.features.shaderInt64;
+  case spv::CapabilityInt16:
+    return features.core.features.shaderInt16;
+  case spv::CapabilityInt8:
+    return features.vulkan12.shaderInt8;
+  case spv::CapabilityStorageBuffer16BitAccess:
+    return features.vulkan11.storageBuffer16BitAccess;
+  case spv::CapabilityStorageBuffer8BitAccess:
+    return features.vulkan12.storageBuffer8BitAccess;
+  case spv::CapabilityVulkanMemoryModel:
+    return features.vulkan12.vulkanMemoryModel;
+  case spv::CapabilityCooperativeMatrixKHR:
+    return hasExtension(info.extensions,
+                        VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+           features.cooperativeMatrix.cooperativeMatrix;
+  case 5116: // BFloat16TypeKHR
+    return bfloat16 && features.bfloat16.shaderBFloat16Type;
+  case 5118: // BFloat16CooperativeMatrixKHR
+    return bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix;
+  default:
+    return true;
+  }
+}
+
+MissingRequirements findMissingRequirements(const SpirvModule &module,
+                                            const DeviceInfo &info,
+                                            const DeviceFeatures &features,
+                                            uint32_t requestedSubgroupSize,
+                                            const unsigned grid[3]) {
+  MissingRequirements result;
+  std::vector<std::string> &missing = result.pieces;
+  bool &needsMatrixUnits = result.needsMatrixUnits;
+  for (uint32_t capability : module.capabilities) {
+    if (hasCapability(capability, info, features))
+      continue;
+    if (capability == spv::CapabilityCooperativeMatrixKHR) {
+      missing.push_back("cooperative matrices (capability "
+                        "CooperativeMatrixKHR, VK_KHR_cooperative_matrix)");
+      needsMatrixUnits = true;
+    } else if (capability == 5118) {
+      missing.push_back(
+          "bf16 cooperative matrices (capability "
+          "BFloat16CooperativeMatrixKHR, VK_KHR_shader_bfloat16)");
+      needsMatrixUnits = true;
+    } else {
+      missing.push_back("capability " + getCapabilityName(capability));
+    }
+  }
+  if (!needsMatrixUnits && !module.multiplies.empty()) {
+    std::vector<VkCooperativeMatrixPropertiesKHR> offered =
+        getCooperativeMatrixProperties(info);
+    for (const CooperativeMatrixMultiply &multiply : module.multiplies) {
+      std::optional<VkComponentTypeKHR> a = parseComponent(multiply.a),
+                                        b = parseComponent(multiply.b),
+                                        c = parseComponent(multiply.c),
+                                        r = parseComponent(multiply.result);
+      bool found = a && b && c && r &&
+                   std::any_of(offered.begin(), offered.end(),
+                               [&](const VkCooperativeMatrixPropertiesKHR &p) {
+                                 return p.scope == VK_SCOPE_SUBGROUP_KHR &&
+                                        p.MSize == multiply.m &&
+                                        p.NSize == multiply.n &&
+                                        p.KSize == multiply.k &&
+                                        p.AType == *a && p.BType == *b &&
+                                        p.CType == *c && p.ResultType == *r &&
+                                        bool(p.saturatingAccumulation) ==
+                                            multiply.saturating;
+                               });
+      if (!found) {
+        missing.push_back("the cooperative-matrix configuration " +
+                          multiply.describe());
+        needsMatrixUnits = true;
+      }
+    }
+  }
+  bool &wrongSubgroupSize = result.wrongSubgroupSize;
+  if (module.subgroupSize && !requestedSubgroupSize) {
+    bool canRequire = features.vulkan13.subgroupSizeControl &&
+                      features.vulkan13.computeFullSubgroups;
+    uint32_t low =
+        canRequire ? info.vulkan13.minSubgroupSize : info.subgroup.subgroupSize;
+    uint32_t high =
+        canRequire ? info.vulkan13.maxSubgroupSize : info.subgroup.subgroupSize;
+    if (module.subgroupSize < low || module.subgroupSize > high) {
+      missing.push_back(
+          "subgroups of " + std::to_string(module.subgroupSize) +
+          " invocations, which the kernel was lowered for (the device runs " +
+          std::to_string(low) +
+          (low == high ? "" : ".." + std::to_string(high)) + ")");
+      wrongSubgroupSize = true;
+    }
+  }
+  const uint32_t *maxCount =
+      info.properties.properties.limits.maxComputeWorkGroupCount;
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > maxCount[d])
+      missing.push_back("a grid of " + std::to_string(grid[d]) +
+                        " workgroups in dimension " + std::to_string(d) +
+                        " (at most " + std::to_string(maxCount[d]) + ")");
+  return result;
+}
+
+std::string MissingRequirements::describe(const std::string &path,
+                                          const DeviceInfo &info) const {
+  std::string message = "'" + path + "' needs what device '" +
+                        info.properties.properties.deviceName +
+                        "' does not offer:";
+  for (const std::string &piece : pieces)
+    message += "\n  - " + piece;
+  if (needsMatrixUnits || wrongSubgroupSize)
+    message += "\nLower the kernel for this device: sm-opt "
+               "--sm-lower-to-vulkan=target=NAME with its preset "
+               "(cpu-lavapipe for Mesa's CPU device) or the target that "
+               "--list-coopmat prints";
+  if (needsMatrixUnits)
+    message += ", or emulate the matrices it lacks with "
+               "--sm-lower-to-vulkan=emulation=all";
+  return message;
+}
+
+} // namespace sm_runner

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Runs whole programs through sm-run and checks every output.
+
+Each case is a linalg program (on tensors or memrefs) with the shapes to run
+it at. Inputs are fresh random arrays (the seed is printed, and --seed
+repeats a run); each output sm-run writes (result_<i>.npy, arg_<i>.npy) is
+compared with a float64 reference computed here with numpy. Outputs that
+the program allocates start poisoned (all bytes 0xFF), and written
+arguments start with random data, so an element that no kernel writes is a
+mismatch. Prints one line per run and a summary; exits 1 on any failure.
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+MLP = """
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#columns = affine_map<(d0, d1) -> (d1)>
+func.func @mlp(%x: tensor<?x256xf16>, %w: tensor<256x128xf16>,
+               %bias: tensor<128xf32>) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>)
+      -> tensor<?x128xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<?x256xf16>, tensor<256x128xf16>)
+      outs(%acc : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #columns, #rows],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x128xf32>, tensor<128xf32>)
+      outs(%e : tensor<?x128xf32>) {
+  ^bb0(%v: f32, %b: f32, %out: f32):
+    %s = arith.addf %v, %b : f32
+    %relu = arith.maximumf %s, %zero : f32
+    linalg.yield %relu : f32
+  } -> tensor<?x128xf32>
+  return %r : tensor<?x128xf32>
+}
+"""
+
+ACCUMULATE = """
+func.func @accumulate(%a: memref<64x128xf16>, %b: memref<128x48xf16>,
+                      %c: memref<64x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x48xf16>)
+                outs(%c : memref<64x48xf32>)
+  return
+}
+"""
+
+TWO_LAYERS = """
+func.func @two_layers(%x: tensor<32x64xf16>, %w1: tensor<64x96xf16>,
+                      %w2: tensor<96x16xf16>) -> (tensor<32x16xf32>,
+                                                  tensor<32x96xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32x96xf32>
+  %a1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32x96xf32>)
+      -> tensor<32x96xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<32x64xf16>, tensor<64x96xf16>)
+      outs(%a1 : tensor<32x96xf32>) -> tensor<32x96xf32>
+  %e16 = tensor.empty() : tensor<32x96xf16>
+  %h16 = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                       affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<32x96xf32>) outs(%e16 : tensor<32x96xf16>) {
+  ^bb0(%v: f32, %out: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<32x96xf16>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %a2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x16xf32>)
+      -> tensor<32x16xf32>
+  %y = linalg.matmul ins(%h16, %w2 : tensor<32x96xf16>, tensor<96x16xf16>)
+      outs(%a2 : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %y, %h16 : tensor<32x16xf32>, tensor<32x96xf16>
+}
+"""
+
+# A host function as one writes it by hand: a dynamic size, an allocation,
+# a copy, and a loop of launches with a scalar argument.
+HOST_LOOP = """
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {
+      subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
+    gpu.func @add_one(%buf: memref<?xf32>, %n: index) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %i = gpu.global_id x
+      %inside = arith.cmpi ult, %i, %n : index
+      scf.if %inside {
+        %v = memref.load %buf[%i] : memref<?xf32>
+        %one = arith.constant 1.0 : f32
+        %w = arith.addf %v, %one : f32
+        memref.store %w, %buf[%i] : memref<?xf32>
+      }
+      gpu.return
+    }
+  }
+  func.func @add_three(%x: memref<?xf32>) -> memref<?xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c64 = arith.constant 64 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %copy = memref.alloc(%n) : memref<?xf32>
+    memref.copy %x, %copy : memref<?xf32> to memref<?xf32>
+    %blocks = arith.ceildivui %n, %c64 : index
+    scf.for %step = %c0 to %c3 step %c1 {
+      gpu.launch_func @kernels::@add_one blocks in (%blocks, %c1, %c1)
+          threads in (%c64, %c1, %c1)
+          args(%copy : memref<?xf32>, %n : index)
+    }
+    return %copy : memref<?xf32>
+  }
+}
+"""
+
+
+def f16(rng, shape):
+    return rng.uniform(-1, 1, shape).astype(np.float16)
+
+
+def f32(rng, shape):
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+
+def mlp_reference(x, w, bias):
+    h = x.astype(np.float64) @ w.astype(np.float64) + bias
+    return {"result_0": np.maximum(h, 0)}
+
+
+def accumulate_reference(a, b, c):
+    return {"arg_2": c.astype(np.float64) +
+            a.astype(np.float64) @ b.astype(np.float64)}
+
+
+def add_three_reference(x):
+    # The argument is only read: no arg_0.npy may appear.
+    return {"result_0": x.astype(np.float64) + 3, "arg_0": None}
+
+
+def two_layers_reference(x, w1, w2):
+    h = x.astype(np.float64) @ w1.astype(np.float64)
+    h16 = h.astype(np.float16)
+    return {"result_0": h16.astype(np.float64) @ w2.astype(np.float64),
+            "result_1": h16.astype(np.float64)}
+
+
+# name, program, [input makers per run], reference, tolerance
+CASES = [
+    ("mlp (dynamic rows, bias, relu)", MLP,
+     [[(f16, (64, 256)), (f16, (256, 128)), (f32, (128,))],
+      [(f16, (37, 256)), (f16, (256, 128)), (f32, (128,))]],
+     mlp_reference, 2e-3),
+    ("accumulate into a memref argument", ACCUMULATE,
+     [[(f16, (64, 128)), (f16, (128, 48)), (f32, (64, 48))]],
+     accumulate_reference, 2e-3),
+    ("two layers, two results", TWO_LAYERS,
+     [[(f16, (32, 64)), (f16, (64, 96)), (f16, (96, 16))]],
+     two_layers_reference, 4e-3),
+    ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
+     [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
+]
+
+
+def compare(name, got, want, tolerance):
+    if got.shape != want.shape:
+        return False, "%s: shape %s, expected %s" % (name, got.shape,
+                                                    want.shape)
+    got64 = got.astype(np.float64)
+    error = np.abs(got64 - want)
+    bad = ~(error <= tolerance * np.maximum(1.0, np.abs(want)))
+    worst = float(np.nanmax(np.where(np.isnan(error), np.inf, error)))
+    detail = "%s: %d elements, %d mismatches, max error %.3g" % (
+        name, got.size, int(bad.sum()), worst)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        detail += " (first at %s: %r, expected %r)" % (
+            index, float(got64[index]), float(want[index]))
+    return not bad.any(), detail
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", required=True)
+    parser.add_argument("--target", default="cpu-lavapipe")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--repeat", type=int, default=0)
+    options = parser.parse_args()
+    seed = options.seed if options.seed is not None else \
+        int.from_bytes(os.urandom(4), "little")
+    print("seed %d" % seed)
+    rng = np.random.default_rng(seed)
+    sm_run = os.path.join(options.tools, "sm-run")
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        for number, (name, program, runs, reference, tolerance) in \
+                enumerate(CASES):
+            source = scratch / ("case%d.mlir" % number)
+            source.write_text(program)
+            for run, makers in enumerate(runs):
+                inputs = [make(rng, shape) for make, shape in makers]
+                directory = scratch / ("case%d.run%d" % (number, run))
+                directory.mkdir()
+                argv = [sm_run, str(source), "--target", options.target,
+                        "--output-dir", str(directory)]
+                for index, array in enumerate(inputs):
+                    path = directory / ("input_%d.npy" % index)
+                    np.save(path, array)
+                    argv += ["--input", str(path)]
+                if options.repeat:
+                    argv += ["--repeat", str(options.repeat)]
+                done = subprocess.run(argv, capture_output=True, text=True)
+                label = "%s [%s]" % (name, ", ".join(
+                    "x".join(str(d) for d in a.shape) for a in inputs))
+                if done.returncode:
+                    print("FAILED %s: sm-run exited %d: %s" % (
+                        label, done.returncode,
+                        (done.stderr + done.stdout).strip()[-1500:]))
+                    failed += 1
+                    continue
+                details, ok = [], True
+                for output, want in reference(*inputs).items():
+                    path = directory / (output + ".npy")
+                    if want is None:
+                        if path.exists():
+                            ok = False
+                            details.append("%s: written, though the program "
+                                           "only reads it" % output)
+                        continue
+                    if not path.exists():
+                        ok = False
+                        details.append("%s: not written" % output)
+                        continue
+                    good, detail = compare(output, np.load(path), want,
+                                           tolerance)
+                    ok &= good
+                    details.append(detail)
+                if options.repeat:
+                    details.append(" | ".join(
+                        line.strip() for line in done.stdout.splitlines()
+                        if "us" in line))
+                print("%s %s: %s" % ("PASSED" if ok else "FAILED", label,
+                                     "; ".join(details)))
+                passed += ok
+                failed += not ok
+    print("programs: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
