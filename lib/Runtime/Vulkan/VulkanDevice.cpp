@@ -310,65 +310,51 @@ static void recordBarrier(VkCommandBuffer commands) {
 
 bool VulkanDevice::writeBuffer(int id, uint64_t offset, const void *data,
                                uint64_t size, std::string &error) {
-  // `offset` counts from the data; the guards before it are reachable
-  // through negative offsets (createBuffer writes them that way).
-  uint64_t start = guardBytes + offset;
-  if (size == 0)
-    return true;
-  VkBuffer staging;
-  VkDeviceMemory stagingMemory;
-  if (!createRawBuffer(size, true, staging, stagingMemory, error))
-    return false;
-  void *mapped = nullptr;
-  VkResult result = vkMapMemory(device, stagingMemory, 0, size, 0, &mapped);
-  if (result == VK_SUCCESS) {
-    std::memcpy(mapped, data, size);
-    vkUnmapMemory(device, stagingMemory);
-  }
-  bool ok = result == VK_SUCCESS;
-  if (!ok)
-    error = vulkanError("vkMapMemory", result);
-  VkBuffer target = buffers[id]->buffer;
-  ok = ok && submitOnce(
-                 [&](VkCommandBuffer commands) {
-                   recordBarrier(commands);
-                   VkBufferCopy region{0, start, size};
-                   vkCmdCopyBuffer(commands, staging, target, 1, &region);
-                 },
-                 error);
-  vkDestroyBuffer(device, staging, nullptr);
-  vkFreeMemory(device, stagingMemory, nullptr);
-  return ok;
+  return transfer(id, offset, const_cast<void *>(data), size, true, error);
 }
 
 bool VulkanDevice::readBuffer(int id, uint64_t offset, void *data,
                               uint64_t size, std::string &error) {
-  uint64_t start = guardBytes + offset;
+  return transfer(id, offset, data, size, false, error);
+}
+
+bool VulkanDevice::transfer(int id, uint64_t offset, void *host, uint64_t size,
+                            bool toDevice, std::string &error) {
   if (size == 0)
     return true;
+  // `offset` counts from the data; the guards before it are reachable
+  // through negative offsets (createBuffer writes them that way).
+  uint64_t start = guardBytes + offset;
   VkBuffer staging;
   VkDeviceMemory stagingMemory;
   if (!createRawBuffer(size, true, staging, stagingMemory, error))
     return false;
-  VkBuffer source = buffers[id]->buffer;
-  bool ok = submitOnce(
-      [&](VkCommandBuffer commands) {
-        recordBarrier(commands);
-        VkBufferCopy region{start, 0, size};
-        vkCmdCopyBuffer(commands, source, staging, 1, &region);
-      },
-      error);
-  if (ok) {
+  auto copyStaging = [&](bool intoStaging) {
     void *mapped = nullptr;
     VkResult result = vkMapMemory(device, stagingMemory, 0, size, 0, &mapped);
-    if (result == VK_SUCCESS) {
-      std::memcpy(data, mapped, size);
-      vkUnmapMemory(device, stagingMemory);
-    } else {
+    if (result != VK_SUCCESS) {
       error = vulkanError("vkMapMemory", result);
-      ok = false;
+      return false;
     }
-  }
+    if (intoStaging)
+      std::memcpy(mapped, host, size);
+    else
+      std::memcpy(host, mapped, size);
+    vkUnmapMemory(device, stagingMemory);
+    return true;
+  };
+  VkBuffer buffer = buffers[id]->buffer;
+  bool ok = (!toDevice || copyStaging(true)) &&
+            submitOnce(
+                [&](VkCommandBuffer commands) {
+                  recordBarrier(commands);
+                  VkBufferCopy region{toDevice ? 0 : start,
+                                      toDevice ? start : 0, size};
+                  vkCmdCopyBuffer(commands, toDevice ? staging : buffer,
+                                  toDevice ? buffer : staging, 1, &region);
+                },
+                error) &&
+            (toDevice || copyStaging(false));
   vkDestroyBuffer(device, staging, nullptr);
   vkFreeMemory(device, stagingMemory, nullptr);
   return ok;

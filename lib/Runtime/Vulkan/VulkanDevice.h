@@ -101,6 +101,10 @@ private:
   struct Prepared;
   bool submitOnce(const std::function<void(VkCommandBuffer)> &record,
                   std::string &error);
+  /// Copies `size` bytes between `host` and a buffer through a staging
+  /// buffer, to the device when `toDevice`.
+  bool transfer(int buffer, uint64_t offset, void *host, uint64_t size,
+                bool toDevice, std::string &error);
   bool createRawBuffer(uint64_t size, bool hostVisible, VkBuffer &buffer,
                        VkDeviceMemory &memory, std::string &error);
 
