@@ -5,7 +5,7 @@
 #include "SubgroupMatrix/Runtime/ExecutionPlan.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
-#include "VulkanDevice.h"
+#include "PlanExecutor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -163,24 +163,13 @@ static std::string describeTypeCode(StringRef code) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// A program's kernels on the device, and the buffers and recorded steps
-/// of each set of argument shapes it ran with.
+/// A program on the device: the executor of each set of argument shapes it
+/// ran with (buffers, pipelines and recorded steps are kept for the next
+/// run of those shapes), and what each plan's outputs are.
 struct LoadedProgram {
-  /// Pipelines by "module::kernel".
-  llvm::StringMap<int> kernels;
-  /// The parameters of each kernel as its binary declares them.
-  llvm::StringMap<std::vector<sm_runner::KernelParameter>> parameters;
-
   struct Instance {
-    ExecutionPlan plan;
-    /// The device buffer of each plan buffer.
-    std::vector<int> buffers;
-    /// The one-value buffers that hold launch scalars.
-    std::vector<int> scalarBuffers;
-    int prepared = -1;
-    std::vector<std::string> stepNames;
+    std::unique_ptr<sm_runner::PlanExecutor> executor;
   };
-  /// By argument shapes.
   std::map<std::vector<std::vector<int64_t>>, Instance> instances;
 };
 } // namespace
@@ -239,30 +228,23 @@ static std::vector<char> encodeScalar(const LaunchArgument &argument,
   return bytes;
 }
 
-FailureOr<RunResults> Device::run(CompiledProgram &program,
-                                  ArrayRef<NpyArray> arguments,
-                                  RunTimings *timings, unsigned repeat) {
-  sm_runner::VulkanDevice &device = *state->device;
-  ModuleOp module = program.getModule();
-  auto host = module.lookupSymbol<func::FuncOp>(program.getEntry());
-  Location location = host.getLoc();
-  std::string error;
-  auto fail = [&](const Twine &message) -> FailureOr<RunResults> {
-    return emitError(location) << message;
+/// Checks `arguments` against the types of `host`'s arguments (count,
+/// element type, shape) and gives their shapes.
+static LogicalResult checkArguments(func::FuncOp host,
+                                    ArrayRef<NpyArray> arguments,
+                                    SmallVector<SmallVector<int64_t>> &shapes) {
+  auto fail = [&](const Twine &message) {
+    return emitError(host.getLoc()) << message;
   };
-
-  // The arguments against the function's types.
   if (arguments.size() != host.getNumArguments())
-    return fail("'" + program.getEntry() + "' takes " +
+    return fail("'" + host.getSymName() + "' takes " +
                 Twine(host.getNumArguments()) + " arguments, but " +
                 Twine(arguments.size()) + " arrays were given");
-  std::vector<std::vector<int64_t>> shapes;
-  SmallVector<SmallVector<int64_t>> planShapes;
   for (auto [index, array] : llvm::enumerate(arguments)) {
     Type type = host.getArgumentTypes()[index];
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref)
-      return fail("argument " + Twine(index) + " of '" + program.getEntry() +
+      return fail("argument " + Twine(index) + " of '" + host.getSymName() +
                   "' is a scalar (" + printed(type) +
                   "), which the runtime does not pass yet; make it a "
                   "rank-0 tensor");
@@ -280,9 +262,139 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
     if (!fits)
       return fail("argument " + Twine(index) + " is " + printed(memref) +
                   ", but an array of shape " + array.describe() + " was given");
-    shapes.push_back(array.shape);
-    planShapes.emplace_back(array.shape.begin(), array.shape.end());
+    shapes.emplace_back(array.shape.begin(), array.shape.end());
   }
+
+  return success();
+}
+
+FailureOr<sm_runner::DevicePlan>
+Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
+                        ArrayRef<NpyArray> arguments) {
+  sm_runner::DevicePlan result;
+  result.target = program.target;
+  for (const auto &binary : program.binaries)
+    result.binaries.push_back(binary->spirv.words);
+  auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
+  for (auto [type, array] : llvm::zip(host.getArgumentTypes(), arguments))
+    result.inputs.push_back(
+        {getNpyTypeCode(cast<MemRefType>(type).getElementType()), array.shape});
+  for (const PlanBuffer &buffer : plan.buffers) {
+    sm_runner::DevicePlan::Buffer planned;
+    planned.size = uint64_t(buffer.sizeInBytes);
+    if (buffer.origin == PlanBuffer::Origin::Argument) {
+      planned.start = sm_runner::DevicePlan::Buffer::Start::Input;
+      planned.argument = int(buffer.argument);
+    } else if (buffer.origin == PlanBuffer::Origin::Constant) {
+      planned.start = sm_runner::DevicePlan::Buffer::Start::Data;
+      auto dense = dyn_cast<DenseElementsAttr>(buffer.initialValue);
+      if (!dense)
+        return emitError(host.getLoc())
+               << "a constant of the program is not dense data";
+      ArrayRef<char> raw = dense.getRawData();
+      for (int64_t i = 0; dense.isSplat() && i < buffer.sizeInBytes;
+           i += int64_t(raw.size()))
+        planned.data.insert(planned.data.end(), raw.begin(), raw.end());
+      if (!dense.isSplat())
+        planned.data.assign(raw.begin(), raw.end());
+      if (planned.data.size() != planned.size)
+        return emitError(host.getLoc())
+               << "a constant of the program has elements the runtime cannot "
+                  "upload (not whole bytes)";
+    }
+    result.buffers.push_back(std::move(planned));
+  }
+  llvm::StringMap<unsigned> kernelIndices;
+  for (const auto &step : plan.steps) {
+    sm_runner::DevicePlan::Step planned;
+    if (const auto *copy = std::get_if<PlanCopy>(&step)) {
+      planned.isCopy = true;
+      planned.name = "copy";
+      sm_runner::DevicePlan::Argument source, target;
+      source.buffer = copy->source;
+      source.offset = uint64_t(copy->sourceOffsetInBytes);
+      target.buffer = copy->target;
+      target.offset = uint64_t(copy->targetOffsetInBytes);
+      source.size = target.size = uint64_t(copy->sizeInBytes);
+      planned.arguments = {source, target};
+      result.steps.push_back(std::move(planned));
+      continue;
+    }
+    const PlanLaunch &launch = std::get<PlanLaunch>(step);
+    std::string key = launch.kernelModule + "::" + launch.kernel;
+    unsigned binaryIndex = 0;
+    const CompiledProgram::Binary *binary = nullptr;
+    for (auto [index, candidate] : llvm::enumerate(program.binaries))
+      if (candidate->kernelModule == launch.kernelModule) {
+        binary = candidate.get();
+        binaryIndex = unsigned(index);
+      }
+    if (!binary)
+      return emitError(launch.location)
+             << "launches a kernel of '" << launch.kernelModule
+             << "', which was not compiled";
+    auto [kernel, inserted] =
+        kernelIndices.insert({key, unsigned(result.kernels.size())});
+    if (inserted)
+      result.kernels.push_back({binaryIndex, launch.kernel});
+    std::vector<sm_runner::KernelParameter> parameters =
+        sm_runner::getEntryParameters(binary->spirv, launch.kernel);
+    if (parameters.size() != launch.arguments.size())
+      return emitError(launch.location)
+             << "passes " << launch.arguments.size()
+             << " arguments to a kernel whose binary takes "
+             << parameters.size();
+    planned.name = "@" + launch.kernelModule + "::@" + launch.kernel;
+    planned.kernel = kernel->second;
+    planned.grid = launch.grid;
+    for (auto [argument, parameter] : llvm::zip(launch.arguments, parameters)) {
+      sm_runner::DevicePlan::Argument placed;
+      if (argument.isBuffer) {
+        placed.buffer = argument.buffer;
+        placed.offset = uint64_t(argument.offsetInBytes);
+        placed.size = uint64_t(argument.sizeInBytes);
+      } else {
+        placed.isScalar = true;
+        placed.scalar = encodeScalar(argument, parameter);
+      }
+      planned.arguments.push_back(std::move(placed));
+    }
+    result.steps.push_back(std::move(planned));
+  }
+  for (const PlanResult &planned : plan.results)
+    result.outputs.push_back(
+        {-1, planned.buffer, uint64_t(planned.offsetInBytes),
+         getNpyTypeCode(planned.elementType),
+         std::vector<int64_t>(planned.shape.begin(), planned.shape.end())});
+  for (unsigned argument : plan.writtenArguments)
+    for (auto [index, buffer] : llvm::enumerate(plan.buffers))
+      if (buffer.origin == PlanBuffer::Origin::Argument &&
+          buffer.argument == argument)
+        result.outputs.push_back(
+            {int(argument), unsigned(index), 0,
+             getNpyTypeCode(buffer.elementType),
+             std::vector<int64_t>(buffer.shape.begin(), buffer.shape.end())});
+  return result;
+}
+
+FailureOr<RunResults> Device::run(CompiledProgram &program,
+                                  ArrayRef<NpyArray> arguments,
+                                  RunTimings *timings, unsigned repeat) {
+  sm_runner::VulkanDevice &device = *state->device;
+  ModuleOp module = program.getModule();
+  auto host = module.lookupSymbol<func::FuncOp>(program.getEntry());
+  Location location = host.getLoc();
+  std::string error;
+  auto fail = [&](const Twine &message) -> FailureOr<RunResults> {
+    return emitError(location) << message;
+  };
+
+  SmallVector<SmallVector<int64_t>> planShapes;
+  if (failed(checkArguments(host, arguments, planShapes)))
+    return failure();
+  std::vector<std::vector<int64_t>> shapes;
+  for (const NpyArray &array : arguments)
+    shapes.push_back(array.shape);
 
   LoadedProgram &loaded = state->programs[&program];
   auto found = loaded.instances.find(shapes);
@@ -290,194 +402,73 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
     FailureOr<ExecutionPlan> plan = planExecution(host, planShapes);
     if (failed(plan))
       return failure();
+    FailureOr<sm_runner::DevicePlan> devicePlan =
+        buildDevicePlan(program, *plan, arguments);
+    if (failed(devicePlan))
+      return failure();
+    int failedStep = -1;
     LoadedProgram::Instance instance;
-    instance.plan = std::move(*plan);
-    // Buffers: arguments are uploaded each run, allocations start poisoned
-    // (all bytes 0xFF, so that elements no kernel writes show), constants
-    // are uploaded once.
-    for (const PlanBuffer &buffer : instance.plan.buffers) {
-      int id = device.createBuffer(buffer.sizeInBytes, error);
-      if (id < 0)
-        return fail("cannot allocate a buffer of " + Twine(buffer.sizeInBytes) +
-                    " bytes: " + error);
-      instance.buffers.push_back(id);
-      std::vector<char> initial;
-      if (buffer.origin == PlanBuffer::Origin::Allocation) {
-        initial.assign(buffer.sizeInBytes, char(0xFF));
-      } else if (buffer.origin == PlanBuffer::Origin::Constant) {
-        auto dense = dyn_cast<DenseElementsAttr>(buffer.initialValue);
-        if (!dense)
-          return fail("a constant of the program is not dense data");
-        ArrayRef<char> raw = dense.getRawData();
-        if (dense.isSplat()) {
-          for (int64_t i = 0; i < buffer.sizeInBytes; i += raw.size())
-            initial.insert(initial.end(), raw.begin(), raw.end());
-        } else {
-          initial.assign(raw.begin(), raw.end());
-        }
-        if (int64_t(initial.size()) != buffer.sizeInBytes)
-          return fail("a constant of the program has elements the runtime "
-                      "cannot upload (not whole bytes)");
-      }
-      if (!initial.empty() &&
-          !device.writeBuffer(id, 0, initial.data(), initial.size(), error))
-        return fail(error);
-    }
-    // Kernels and the steps that launch them.
-    std::vector<sm_runner::VulkanDevice::Step> steps;
-    for (const auto &planned : instance.plan.steps) {
-      sm_runner::VulkanDevice::Step step;
-      if (const auto *copy = std::get_if<PlanCopy>(&planned)) {
-        step.isCopy = true;
-        step.copySource = {instance.buffers[copy->source],
-                           uint64_t(copy->sourceOffsetInBytes),
-                           uint64_t(copy->sizeInBytes)};
-        step.copyTarget = {instance.buffers[copy->target],
-                           uint64_t(copy->targetOffsetInBytes),
-                           uint64_t(copy->sizeInBytes)};
-        steps.push_back(step);
-        instance.stepNames.push_back("copy");
-        continue;
-      }
-      const PlanLaunch &launch = std::get<PlanLaunch>(planned);
-      std::string key = launch.kernelModule + "::" + launch.kernel;
-      auto kernel = loaded.kernels.find(key);
-      if (kernel == loaded.kernels.end()) {
-        const CompiledProgram::Binary *binary = nullptr;
-        for (const auto &candidate : program.binaries)
-          if (candidate->kernelModule == launch.kernelModule)
-            binary = candidate.get();
-        if (!binary)
-          return emitError(launch.location)
-                 << "launches a kernel of '" << launch.kernelModule
-                 << "', which was not compiled";
-        unsigned grid[3] = {launch.grid[0], launch.grid[1], launch.grid[2]};
-        sm_runner::MissingRequirements missing =
-            sm_runner::findMissingRequirements(binary->spirv, device.getInfo(),
-                                               device.getFeatures(), 0, grid);
-        if (!missing.empty())
-          return emitError(launch.location) << missing.describe(
-                     "@" + launch.kernelModule + "::@" + launch.kernel,
-                     device.getInfo());
-        std::vector<sm_runner::KernelParameter> parameters =
-            sm_runner::getEntryParameters(binary->spirv, launch.kernel);
-        int id = device.createKernel(binary->spirv, launch.kernel,
-                                     parameters.size(), error);
-        if (id < 0)
-          return emitError(launch.location) << error;
-        kernel = loaded.kernels.insert({key, id}).first;
-        loaded.parameters[key] = std::move(parameters);
-      }
-      const std::vector<sm_runner::KernelParameter> &parameters =
-          loaded.parameters[key];
-      if (parameters.size() != launch.arguments.size())
-        return emitError(launch.location)
-               << "passes " << launch.arguments.size()
-               << " arguments to a kernel whose binary takes "
-               << parameters.size();
-      step.kernel = kernel->second;
-      step.grid = launch.grid;
-      for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
-        if (argument.isBuffer) {
-          step.bindings.push_back({instance.buffers[argument.buffer],
-                                   uint64_t(argument.offsetInBytes),
-                                   uint64_t(argument.sizeInBytes)});
-          continue;
-        }
-        std::vector<char> bytes = encodeScalar(argument, parameters[index]);
-        int id = device.createBuffer(bytes.size(), error);
-        if (id < 0 ||
-            !device.writeBuffer(id, 0, bytes.data(), bytes.size(), error))
-          return fail(error);
-        instance.scalarBuffers.push_back(id);
-        step.bindings.push_back({id, 0, uint64_t(bytes.size())});
-      }
-      steps.push_back(std::move(step));
-      instance.stepNames.push_back("@" + launch.kernelModule + "::@" +
-                                   launch.kernel);
-    }
-    instance.prepared = device.prepare(steps, error);
-    if (instance.prepared < 0)
+    instance.executor = sm_runner::PlanExecutor::load(
+        device, std::move(*devicePlan), error, failedStep);
+    if (!instance.executor) {
+      if (failedStep >= 0)
+        if (const auto *launch =
+                std::get_if<PlanLaunch>(&plan->steps[failedStep]))
+          return emitError(launch->location) << error;
       return fail(error);
+    }
     found = loaded.instances.emplace(shapes, std::move(instance)).first;
   }
-  LoadedProgram::Instance &instance = found->second;
+  sm_runner::PlanExecutor &executor = *found->second.executor;
 
-  // Upload, run, check the guards, read back.
-  for (const PlanBuffer &buffer : instance.plan.buffers) {
-    if (buffer.origin != PlanBuffer::Origin::Argument)
-      continue;
-    const NpyArray &array = arguments[buffer.argument];
-    unsigned id = &buffer - instance.plan.buffers.begin();
-    if (!device.writeBuffer(instance.buffers[id], 0, array.data.data(),
-                            array.data.size(), error))
-      return fail(error);
-  }
-  if (!device.run(instance.prepared, 1, nullptr, error))
+  std::vector<const NpyArray *> inputs;
+  for (const NpyArray &array : arguments)
+    inputs.push_back(&array);
+  std::vector<NpyArray> outputs;
+  if (!executor.run(inputs, outputs, error))
     return fail(error);
-  for (auto [index, id] : llvm::enumerate(instance.buffers)) {
-    std::string damage = device.checkGuards(id, error);
-    if (!error.empty())
-      return fail(error);
-    if (!damage.empty()) {
-      const PlanBuffer &buffer = instance.plan.buffers[index];
-      std::string what = buffer.origin == PlanBuffer::Origin::Argument
-                             ? "argument " + std::to_string(buffer.argument)
-                             : "an intermediate buffer of " +
-                                   std::to_string(buffer.sizeInBytes) +
-                                   " bytes";
-      return fail("a kernel wrote outside " + what + ": " + damage);
-    }
-  }
   RunResults results;
-  auto readArray = [&](unsigned buffer, int64_t offset, Type elementType,
-                       ArrayRef<int64_t> shape,
-                       NpyArray &array) -> LogicalResult {
-    array.dtype = getNpyTypeCode(elementType);
-    array.shape.assign(shape.begin(), shape.end());
-    array.data.resize(array.getNumElements() * array.getElementSize());
-    if (!device.readBuffer(instance.buffers[buffer], offset, array.data.data(),
-                           array.data.size(), error))
-      return emitError(location) << error;
-    return success();
-  };
-  for (const PlanResult &result : instance.plan.results) {
-    NpyArray array;
-    if (failed(readArray(result.buffer, result.offsetInBytes,
-                         result.elementType, result.shape, array)))
-      return failure();
-    results.results.push_back(std::move(array));
+  for (auto [output, array] : llvm::zip(executor.getPlan().outputs, outputs)) {
+    if (output.argument < 0)
+      results.results.push_back(std::move(array));
+    else
+      results.writtenArguments.push_back(
+          {unsigned(output.argument), std::move(array)});
   }
-  for (unsigned argument : instance.plan.writtenArguments) {
-    for (auto [index, buffer] : llvm::enumerate(instance.plan.buffers)) {
-      if (buffer.origin != PlanBuffer::Origin::Argument ||
-          buffer.argument != argument)
-        continue;
-      NpyArray array;
-      if (failed(readArray(index, 0, buffer.elementType, buffer.shape, array)))
-        return failure();
-      results.writtenArguments.push_back({argument, std::move(array)});
-    }
-  }
-
   if (timings && repeat) {
-    std::vector<std::vector<double>> times;
-    if (!device.run(instance.prepared, repeat, &times, error))
+    std::vector<double> steps;
+    double total = 0;
+    if (!executor.time(repeat, steps, total, error))
       return fail(error);
     timings->runs = repeat;
     timings->steps.clear();
-    timings->totalMicroseconds = 0;
-    if (!times.empty()) {
-      std::vector<double> sums(instance.stepNames.size(), 0.0);
-      for (const std::vector<double> &run : times)
-        for (size_t i = 0; i < run.size() && i < sums.size(); ++i)
-          sums[i] += run[i];
-      for (size_t i = 0; i < sums.size(); ++i) {
-        double mean = sums[i] / times.size() / 1000.0;
-        timings->steps.push_back({instance.stepNames[i], mean});
-        timings->totalMicroseconds += mean;
-      }
-    }
+    timings->totalMicroseconds = total;
+    for (auto [step, microseconds] : llvm::zip(executor.getPlan().steps, steps))
+      timings->steps.push_back({step.name, microseconds});
   }
   return results;
+}
+
+LogicalResult Device::writePlan(CompiledProgram &program,
+                                ArrayRef<NpyArray> arguments,
+                                StringRef directory) {
+  auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
+  SmallVector<SmallVector<int64_t>> shapes;
+  if (failed(checkArguments(host, arguments, shapes)))
+    return failure();
+  FailureOr<ExecutionPlan> plan = planExecution(host, shapes);
+  if (failed(plan))
+    return failure();
+  FailureOr<sm_runner::DevicePlan> devicePlan =
+      buildDevicePlan(program, *plan, arguments);
+  if (failed(devicePlan))
+    return failure();
+  std::string error;
+  if (!sm_runner::writeDevicePlan(*devicePlan, directory.str(), error))
+    return emitError(host.getLoc()) << error;
+  for (auto [index, array] : llvm::enumerate(arguments))
+    if (!writeNpy(directory.str() + "/input_" + std::to_string(index) + ".npy",
+                  array, error))
+      return emitError(host.getLoc()) << error;
+  return success();
 }

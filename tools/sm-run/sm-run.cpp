@@ -60,6 +60,11 @@ static cl::opt<unsigned>
            cl::desc("Time N further runs on the device and print each "
                     "kernel's time beside the total"),
            cl::cat(category));
+static cl::opt<std::string> emitPlan(
+    "emit-plan",
+    cl::desc("Write what the device would run (binaries, buffers, launches) "
+             "and the inputs into DIR, for sm-plan-runner, and stop"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<int>
     deviceIndex("device", cl::init(-1),
                 cl::desc("Vulkan device to use (default: the CPU device for "
@@ -121,6 +126,17 @@ int main(int argc, char **argv) {
       runtime::CompiledProgram::compile(std::move(module), target, entry);
   if (failed(program))
     return 2;
+  if (!emitPlan.empty()) {
+    if (std::error_code code = llvm::sys::fs::create_directories(emitPlan)) {
+      llvm::errs() << "sm-run: error: cannot create '" << emitPlan
+                   << "': " << code.message() << "\n";
+      return 2;
+    }
+    if (failed(runtime::Device::writePlan(**program, arrays, emitPlan)))
+      return 2;
+    llvm::outs() << "plan: " << emitPlan << "\n";
+    return 0;
+  }
   FailureOr<std::unique_ptr<runtime::Device>> device =
       runtime::Device::open(&context, deviceIndex, target);
   if (failed(device))

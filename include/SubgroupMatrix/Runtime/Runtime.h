@@ -23,9 +23,14 @@
 #include <memory>
 #include <string>
 
+namespace sm_runner {
+struct DevicePlan;
+} // namespace sm_runner
+
 namespace mlir::subgroup_matrix::runtime {
 
 class Device;
+struct ExecutionPlan;
 
 /// A program compiled for one target: the module with its host function and
 /// kernels (after sm-linalg-to-gpu), and the SPIR-V binary of each kernel
@@ -100,8 +105,19 @@ public:
                             ArrayRef<NpyArray> arguments,
                             RunTimings *timings = nullptr, unsigned repeat = 0);
 
+  /// Evaluates `program` for `arguments`' shapes and writes what the device
+  /// runs (binaries, buffers, launches, outputs) and the arguments
+  /// (input_<i>.npy) into `directory`, where sm-plan-runner runs it on a
+  /// machine without this project's toolchain.
+  static LogicalResult writePlan(CompiledProgram &program,
+                                 ArrayRef<NpyArray> arguments,
+                                 StringRef directory);
+
 private:
   Device() = default;
+  static FailureOr<sm_runner::DevicePlan>
+  buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
+                  ArrayRef<NpyArray> arguments);
   struct State;
   std::unique_ptr<State> state;
 };

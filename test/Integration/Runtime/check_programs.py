@@ -83,6 +83,32 @@ func.func @two_layers(%x: tensor<32x64xf16>, %w1: tensor<64x96xf16>,
 }
 """
 
+# The generated docs' @mlp: split over K on the H100 (a kernel of partial
+# products into an intermediate buffer, then their sum with the epilogue).
+SPLIT_K_MLP = """
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#columns = affine_map<(d0, d1) -> (d1)>
+func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
+               %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x1024xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>)
+      -> tensor<256x1024xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<256x512xf16>, tensor<512x1024xf16>)
+                      outs(%acc : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #columns, #rows],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<256x1024xf32>, tensor<1024xf32>)
+      outs(%e : tensor<256x1024xf32>) {
+  ^bb0(%m: f32, %b: f32, %out: f32):
+    %s = arith.addf %m, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<256x1024xf32>
+  return %y : tensor<256x1024xf32>
+}
+"""
+
 # A host function as one writes it by hand: a dynamic size, an allocation,
 # a copy, and a loop of launches with a scalar argument.
 HOST_LOOP = """
@@ -164,6 +190,9 @@ CASES = [
     ("two layers, two results", TWO_LAYERS,
      [[(f16, (32, 64)), (f16, (64, 96)), (f16, (96, 16))]],
      two_layers_reference, 4e-3),
+    ("the docs' @mlp (split-K on the H100)", SPLIT_K_MLP,
+     [[(f16, (256, 512)), (f16, (512, 1024)), (f32, (1024,))]],
+     mlp_reference, 3e-3),
     ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
      [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
 ]
@@ -186,71 +215,133 @@ def compare(name, got, want, tolerance):
     return not bad.any(), detail
 
 
+def check_outputs(reference, inputs, directory, tolerance):
+    """(ok, details) of the outputs in `directory` against `reference`."""
+    details, ok = [], True
+    for output, want in reference(*inputs).items():
+        path = directory / (output + ".npy")
+        if want is None:
+            if path.exists():
+                ok = False
+                details.append("%s: written, though the program only reads "
+                               "it" % output)
+            continue
+        if not path.exists():
+            ok = False
+            details.append("%s: not written" % output)
+            continue
+        good, detail = compare(output, np.load(path), want, tolerance)
+        ok &= good
+        details.append(detail)
+    return ok, details
+
+
+def runs(rng):
+    """(case number, run number, label, inputs) of every run."""
+    for number, (name, _, shapes, _, _) in enumerate(CASES):
+        for run, makers in enumerate(shapes):
+            inputs = [make(rng, shape) for make, shape in makers]
+            label = "%s [%s]" % (name, ", ".join(
+                "x".join(str(d) for d in a.shape) for a in inputs))
+            yield number, run, label, inputs
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", required=True)
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--repeat", type=int, default=0)
+    parser.add_argument("--via-plan", action="store_true",
+                        help="run each program as sm-run --emit-plan and "
+                        "sm-plan-runner")
+    parser.add_argument("--stage", metavar="DIR",
+                        help="only write each run's plan and inputs into "
+                        "DIR/caseN.runM (for sm-plan-runner elsewhere)")
+    parser.add_argument("--check", metavar="DIR",
+                        help="check the outputs sm-plan-runner wrote into "
+                        "DIR/caseN.runM against the staged inputs")
     options = parser.parse_args()
+    if options.check:
+        return check_staged(pathlib.Path(options.check))
     seed = options.seed if options.seed is not None else \
         int.from_bytes(os.urandom(4), "little")
     print("seed %d" % seed)
     rng = np.random.default_rng(seed)
     sm_run = os.path.join(options.tools, "sm-run")
+    plan_runner = os.path.join(options.tools, "sm-plan-runner")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as scratch:
-        scratch = pathlib.Path(scratch)
-        for number, (name, program, runs, reference, tolerance) in \
-                enumerate(CASES):
+        scratch = pathlib.Path(options.stage or scratch)
+        scratch.mkdir(parents=True, exist_ok=True)
+        for number, run, label, inputs in runs(rng):
+            name, program, _, reference, tolerance = CASES[number]
             source = scratch / ("case%d.mlir" % number)
             source.write_text(program)
-            for run, makers in enumerate(runs):
-                inputs = [make(rng, shape) for make, shape in makers]
-                directory = scratch / ("case%d.run%d" % (number, run))
-                directory.mkdir()
-                argv = [sm_run, str(source), "--target", options.target,
-                        "--output-dir", str(directory)]
-                for index, array in enumerate(inputs):
-                    path = directory / ("input_%d.npy" % index)
-                    np.save(path, array)
-                    argv += ["--input", str(path)]
-                if options.repeat:
-                    argv += ["--repeat", str(options.repeat)]
-                done = subprocess.run(argv, capture_output=True, text=True)
-                label = "%s [%s]" % (name, ", ".join(
-                    "x".join(str(d) for d in a.shape) for a in inputs))
+            directory = scratch / ("case%d.run%d" % (number, run))
+            directory.mkdir()
+            argv = [sm_run, str(source), "--target", options.target,
+                    "--output-dir", str(directory)]
+            for index, array in enumerate(inputs):
+                path = directory / ("input_%d.npy" % index)
+                np.save(path, array)
+                argv += ["--input", str(path)]
+            commands = [argv]
+            if options.stage or options.via_plan:
+                commands = [argv + ["--emit-plan", str(directory)]]
+                if options.via_plan:
+                    commands.append([plan_runner, str(directory)])
+            if options.repeat:
+                commands[-1] += ["--repeat", str(options.repeat)]
+            for command in commands:
+                done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode:
-                    print("FAILED %s: sm-run exited %d: %s" % (
-                        label, done.returncode,
-                        (done.stderr + done.stdout).strip()[-1500:]))
-                    failed += 1
-                    continue
-                details, ok = [], True
-                for output, want in reference(*inputs).items():
-                    path = directory / (output + ".npy")
-                    if want is None:
-                        if path.exists():
-                            ok = False
-                            details.append("%s: written, though the program "
-                                           "only reads it" % output)
-                        continue
-                    if not path.exists():
-                        ok = False
-                        details.append("%s: not written" % output)
-                        continue
-                    good, detail = compare(output, np.load(path), want,
-                                           tolerance)
-                    ok &= good
-                    details.append(detail)
-                if options.repeat:
-                    details.append(" | ".join(
-                        line.strip() for line in done.stdout.splitlines()
-                        if "us" in line))
-                print("%s %s: %s" % ("PASSED" if ok else "FAILED", label,
-                                     "; ".join(details)))
-                passed += ok
-                failed += not ok
+                    break
+            if done.returncode:
+                print("FAILED %s: %s exited %d: %s" % (
+                    label, os.path.basename(command[0]), done.returncode,
+                    (done.stderr + done.stdout).strip()[-1500:]))
+                failed += 1
+                continue
+            if options.stage:
+                print("STAGED %s: %s" % (label, directory))
+                passed += 1
+                continue
+            ok, details = check_outputs(reference, inputs, directory,
+                                        tolerance)
+            if options.repeat:
+                details.append(" | ".join(
+                    line.strip() for line in done.stdout.splitlines()
+                    if "us" in line))
+            print("%s %s: %s" % ("PASSED" if ok else "FAILED", label,
+                                 "; ".join(details)))
+            passed += ok
+            failed += not ok
+    print("programs: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+def check_staged(root):
+    """Checks the outputs of staged runs that ran elsewhere."""
+    passed = failed = 0
+    for number, (name, _, shapes, reference, tolerance) in enumerate(CASES):
+        for run in range(len(shapes)):
+            directory = root / ("case%d.run%d" % (number, run))
+            inputs = [np.load(directory / ("input_%d.npy" % i))
+                      for i in range(len(shapes[run]))]
+            label = "%s [%s]" % (name, ", ".join(
+                "x".join(str(d) for d in a.shape) for a in inputs))
+            ok, details = check_outputs(reference, inputs, directory,
+                                        tolerance)
+            log = directory / "runner.log"
+            if log.exists():
+                details.append(" | ".join(
+                    line.strip() for line in log.read_text().splitlines()
+                    if "us" in line or "error" in line))
+            print("%s %s: %s" % ("PASSED" if ok else "FAILED", label,
+                                 "; ".join(details)))
+            passed += ok
+            failed += not ok
     print("programs: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

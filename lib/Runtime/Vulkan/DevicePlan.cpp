@@ -1,0 +1,264 @@
+//===- DevicePlan.cpp - device plans on disk ------------------------------===//
+//
+// plan.txt holds one record per line: the header, the target, then
+// `binary`, `kernel`, `input`, `buffer`, `output` records and the steps
+// (`launch` or `copy`) each followed by its argument lines (indented
+// `buffer INDEX OFFSET SIZE` or `scalar SIZE HEXBYTES`). Binaries and
+// constant data are files beside it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DevicePlan.h"
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+using namespace sm_runner;
+
+static const char kHeader[] = "sm-device-plan 1";
+
+static bool writeFile(const std::string &path, const char *data, size_t size,
+                      std::string &error) {
+  std::ofstream file(path, std::ios::binary);
+  file.write(data, std::streamsize(size));
+  if (!file) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+static bool readFile(const std::string &path, std::vector<char> &data,
+                     std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  data.assign(std::istreambuf_iterator<char>(file),
+              std::istreambuf_iterator<char>());
+  return true;
+}
+
+static std::string hexOf(const std::vector<char> &bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (char byte : bytes) {
+    text += digits[(unsigned char)byte >> 4];
+    text += digits[(unsigned char)byte & 15];
+  }
+  return text;
+}
+
+bool sm_runner::writeDevicePlan(const DevicePlan &plan,
+                                const std::string &directory,
+                                std::string &error) {
+  std::ostringstream text;
+  text << kHeader << "\n";
+  text << "target " << plan.target << "\n";
+  for (size_t i = 0; i < plan.binaries.size(); ++i) {
+    std::string name = "binary_" + std::to_string(i) + ".spv";
+    const std::vector<uint32_t> &words = plan.binaries[i];
+    if (!writeFile(directory + "/" + name,
+                   reinterpret_cast<const char *>(words.data()),
+                   words.size() * 4, error))
+      return false;
+    text << "binary " << i << " " << name << "\n";
+  }
+  for (size_t i = 0; i < plan.kernels.size(); ++i)
+    text << "kernel " << i << " " << plan.kernels[i].binary << " "
+         << plan.kernels[i].entry << "\n";
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    text << "input " << i << " " << plan.inputs[i].dtype;
+    for (int64_t size : plan.inputs[i].shape)
+      text << " " << size;
+    text << "\n";
+  }
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const DevicePlan::Buffer &buffer = plan.buffers[i];
+    text << "buffer " << i << " " << buffer.size << " ";
+    if (buffer.start == DevicePlan::Buffer::Start::Input) {
+      text << "input " << buffer.argument << "\n";
+    } else if (buffer.start == DevicePlan::Buffer::Start::Poison) {
+      text << "poison\n";
+    } else {
+      std::string name = "buffer_" + std::to_string(i) + ".bin";
+      if (!writeFile(directory + "/" + name, buffer.data.data(),
+                     buffer.data.size(), error))
+        return false;
+      text << "data " << name << "\n";
+    }
+  }
+  for (const DevicePlan::Step &step : plan.steps) {
+    if (step.isCopy)
+      text << "copy " << step.name << "\n";
+    else
+      text << "launch " << step.name << " " << step.kernel << " "
+           << step.grid[0] << " " << step.grid[1] << " " << step.grid[2]
+           << "\n";
+    for (const DevicePlan::Argument &argument : step.arguments) {
+      if (argument.isScalar)
+        text << "  scalar " << argument.scalar.size() << " "
+             << hexOf(argument.scalar) << "\n";
+      else
+        text << "  buffer " << argument.buffer << " " << argument.offset << " "
+             << argument.size << "\n";
+    }
+  }
+  for (const DevicePlan::Output &output : plan.outputs) {
+    text << "output " << output.argument << " " << output.buffer << " "
+         << output.offset << " " << output.dtype;
+    for (int64_t size : output.shape)
+      text << " " << size;
+    text << "\n";
+  }
+  std::string content = text.str();
+  return writeFile(directory + "/plan.txt", content.data(), content.size(),
+                   error);
+}
+
+bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
+                               std::string &error) {
+  std::vector<char> bytes;
+  std::string path = directory + "/plan.txt";
+  if (!readFile(path, bytes, error))
+    return false;
+  std::istringstream text(std::string(bytes.begin(), bytes.end()));
+  std::string line;
+  unsigned number = 0;
+  auto fail = [&](const std::string &why) {
+    error = path + ":" + std::to_string(number) + ": " + why;
+    return false;
+  };
+  plan = DevicePlan();
+  if (!std::getline(text, line) || line != kHeader) {
+    number = 1;
+    return fail("not a device plan (expected '" + std::string(kHeader) + "')");
+  }
+  number = 1;
+  auto readShape = [](std::istringstream &fields, std::vector<int64_t> &shape) {
+    int64_t size;
+    while (fields >> size) {
+      if (size < 0)
+        return false;
+      shape.push_back(size);
+    }
+    return fields.eof();
+  };
+  while (std::getline(text, line)) {
+    ++number;
+    if (line.empty())
+      continue;
+    std::istringstream fields(line);
+    std::string kind;
+    fields >> kind;
+    bool isArgument = line.rfind("  ", 0) == 0;
+    if (isArgument) {
+      if (plan.steps.empty())
+        return fail("an argument line before any step");
+      DevicePlan::Argument argument;
+      if (kind == "buffer") {
+        if (!(fields >> argument.buffer >> argument.offset >> argument.size) ||
+            argument.buffer >= plan.buffers.size() ||
+            argument.offset + argument.size >
+                plan.buffers[argument.buffer].size)
+          return fail("a malformed buffer argument");
+      } else if (kind == "scalar") {
+        size_t size;
+        std::string hex;
+        if (!(fields >> size >> hex) || hex.size() != 2 * size || size > 8)
+          return fail("a malformed scalar argument");
+        argument.isScalar = true;
+        for (size_t i = 0; i < size; ++i)
+          argument.scalar.push_back(
+              char(std::stoi(hex.substr(2 * i, 2), nullptr, 16)));
+      } else {
+        return fail("an unknown argument kind '" + kind + "'");
+      }
+      plan.steps.back().arguments.push_back(std::move(argument));
+      continue;
+    }
+    if (kind == "target") {
+      fields >> plan.target;
+    } else if (kind == "binary") {
+      size_t index;
+      std::string name;
+      if (!(fields >> index >> name) || index != plan.binaries.size())
+        return fail("a malformed binary record");
+      std::vector<char> data;
+      if (!readFile(directory + "/" + name, data, error))
+        return false;
+      if (data.size() % 4)
+        return fail("binary '" + name + "' is not a whole number of words");
+      plan.binaries.emplace_back(data.size() / 4);
+      std::copy(data.begin(), data.end(),
+                reinterpret_cast<char *>(plan.binaries.back().data()));
+    } else if (kind == "kernel") {
+      size_t index;
+      DevicePlan::Kernel kernel;
+      if (!(fields >> index >> kernel.binary >> kernel.entry) ||
+          index != plan.kernels.size() || kernel.binary >= plan.binaries.size())
+        return fail("a malformed kernel record");
+      plan.kernels.push_back(kernel);
+    } else if (kind == "input") {
+      size_t index;
+      DevicePlan::Input input;
+      if (!(fields >> index >> input.dtype) || index != plan.inputs.size() ||
+          !readShape(fields, input.shape))
+        return fail("a malformed input record");
+      plan.inputs.push_back(std::move(input));
+    } else if (kind == "buffer") {
+      size_t index;
+      std::string start;
+      DevicePlan::Buffer buffer;
+      if (!(fields >> index >> buffer.size >> start) ||
+          index != plan.buffers.size())
+        return fail("a malformed buffer record");
+      if (start == "input") {
+        buffer.start = DevicePlan::Buffer::Start::Input;
+        if (!(fields >> buffer.argument) || buffer.argument < 0 ||
+            size_t(buffer.argument) >= plan.inputs.size())
+          return fail("a buffer of an input the plan does not take");
+      } else if (start == "poison") {
+        buffer.start = DevicePlan::Buffer::Start::Poison;
+      } else if (start == "data") {
+        buffer.start = DevicePlan::Buffer::Start::Data;
+        std::string name;
+        fields >> name;
+        if (!readFile(directory + "/" + name, buffer.data, error))
+          return false;
+        if (buffer.data.size() != buffer.size)
+          return fail("constant '" + name + "' does not hold " +
+                      std::to_string(buffer.size) + " bytes");
+      } else {
+        return fail("a buffer that starts as '" + start + "'");
+      }
+      plan.buffers.push_back(std::move(buffer));
+    } else if (kind == "launch" || kind == "copy") {
+      DevicePlan::Step step;
+      step.isCopy = kind == "copy";
+      if (!(fields >> step.name))
+        return fail("a step without a name");
+      if (!step.isCopy && (!(fields >> step.kernel >> step.grid[0] >>
+                             step.grid[1] >> step.grid[2]) ||
+                           step.kernel >= plan.kernels.size()))
+        return fail("a malformed launch record");
+      plan.steps.push_back(std::move(step));
+    } else if (kind == "output") {
+      DevicePlan::Output output;
+      if (!(fields >> output.argument >> output.buffer >> output.offset >>
+            output.dtype) ||
+          output.buffer >= plan.buffers.size() ||
+          !readShape(fields, output.shape))
+        return fail("a malformed output record");
+      plan.outputs.push_back(std::move(output));
+    } else {
+      return fail("an unknown record '" + kind + "'");
+    }
+  }
+  for (const DevicePlan::Step &step : plan.steps)
+    if (step.isCopy && step.arguments.size() != 2)
+      return fail("a copy needs a source and a target");
+  return true;
+}

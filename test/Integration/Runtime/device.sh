@@ -1,0 +1,58 @@
+#!/bin/bash
+# The runtime's programs on the H100, checked here:
+# `stage` (here, with a build) writes each program's device plan for the
+# H100 and its fresh random inputs into build/runtime-device/plans
+# (test/Integration/Runtime/check_programs.py --stage) and copies
+# sm-plan-runner and the Vulkan loader's packages beside them;
+# `run` (on the GPU machine, that folder carried) runs every plan with an
+# idle CUDA context held (so that the GPU runs at its full clock), timing
+# --repeat runs, and writes the outputs and logs into $OUT;
+# `check DIR` (here) compares the outputs that came back with float64
+# references computed from the staged inputs.
+#   bash test/Integration/Runtime/device.sh stage
+#   bash test/Integration/Runtime/device.sh run [REPEAT]
+#   bash test/Integration/Runtime/device.sh check DIR
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+STAGE=$ROOT/build/runtime-device
+
+case "${1:-}" in
+stage)
+  rm -rf "$STAGE" && mkdir -p "$STAGE/debs"
+  /usr/bin/python3 "$HERE/check_programs.py" --tools "$ROOT/build/bin" \
+    --target nvidia-h100 --stage "$STAGE/plans" || exit 1
+  cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
+  (cd "$STAGE/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 \
+    libglx0 libegl1 libgles2 >/dev/null 2>&1) || exit 1
+  echo "staged the runtime's plans in $STAGE"
+  ;;
+run)
+  OUT=${OUT:-/tmp/runtime-out}
+  for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
+  ldconfig
+  export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" &
+  HOLD=$!
+  sleep 8
+  echo "SM clock: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)"
+  for plan in "$STAGE"/plans/case*.run*/; do
+    name=$(basename "$plan")
+    mkdir -p "$OUT/$name"
+    cp "$plan"/input_*.npy "$OUT/$name/"
+    timeout 120 "$STAGE/sm-plan-runner" "$plan" --output-dir "$OUT/$name" \
+      --repeat "${2:-20}" >"$OUT/$name/runner.log" 2>&1
+    echo "$name: exit status $?; $(grep -h 'time:' "$OUT/$name/runner.log")"
+  done
+  kill $HOLD
+  ;;
+check)
+  /usr/bin/python3 "$HERE/check_programs.py" --tools "$ROOT/build/bin" \
+    --check "$2"
+  ;;
+*)
+  echo "usage: $0 stage|run [REPEAT]|check DIR" >&2
+  exit 2
+  ;;
+esac
