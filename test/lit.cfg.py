@@ -47,6 +47,7 @@ tools = [
     "sm-msl-host-runner",
     "sm-intel-host-runner",
     ToolSubst("sm-run", unresolved="ignore"),
+    ToolSubst("sm-capi-runtime-test", unresolved="ignore"),
     ToolSubst("spirv-val", unresolved="ignore"),
     ToolSubst("spirv-dis", unresolved="ignore"),
 ]
