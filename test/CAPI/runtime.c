@@ -116,7 +116,7 @@ int main(void) {
   // A bad call: its diagnostic comes to the callback and the call returns
   // null; the process goes on.
   // CHECK: diagnostic: {{.*}}error: 'accumulate' takes 3 arguments, but 2
-  // arrays were given CHECK: bad call returned null
+  // CHECK: bad call returned null
   SmRun bad =
       smDeviceRun(device, compiled, arguments, 2, 0, printDiagnostic, NULL);
   printf("bad call returned %s\n", bad ? "a run" : "null");
