@@ -19,6 +19,10 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "LinalgToGPU"))
+import suite  # noqa: E402  (its attention and dequantization programs)
+
 MLP = """
 #rows = affine_map<(d0, d1) -> (d0, d1)>
 #columns = affine_map<(d0, d1) -> (d1)>
@@ -148,6 +152,26 @@ module attributes {gpu.container_module} {
 """
 
 
+ATTENTION = suite.attention_program("attention", 2, 48, 40, 64, "f16", True,
+                                    "f16")
+
+DEQUANT_INT8 = suite.dequantization_program(
+    "dequant", suite.tensor((33, 64), "f16"), None,
+    [("q", suite.tensor((64, 48), "i8")), ("s", suite.tensor((48,), "f16"))],
+    ["affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1) -> (d1)>"],
+    """    %qf = arith.sitofp %q_v : i8 to f16
+    %w = arith.mulf %qf, %s_v : f16""", (64, 48), "f16", "f32", 33, 48, 64,
+    False)
+
+
+def int8(rng, shape):
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+def scales(rng, shape):
+    return rng.uniform(0.002, 0.01, shape).astype(np.float16)
+
+
 def f16(rng, shape):
     return rng.uniform(-1, 1, shape).astype(np.float16)
 
@@ -164,6 +188,22 @@ def mlp_reference(x, w, bias):
 def accumulate_reference(a, b, c):
     return {"arg_2": c.astype(np.float64) +
             a.astype(np.float64) @ b.astype(np.float64)}
+
+
+def attention_reference(q, k, v):
+    q, k, v = (t.astype(np.float64) for t in (q, k, v))
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    rows, columns = scores.shape[1:]
+    scores[:, np.triu(np.ones((rows, columns), bool), 1)] = -np.inf
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    return {"result_0": weights @ v}
+
+
+def dequant_reference(a, q, s):
+    # The program dequantizes in f16 (one rounding), then multiplies.
+    w = (q.astype(np.float64) * s.astype(np.float64)).astype(np.float16)
+    return {"result_0": a.astype(np.float64) @ w.astype(np.float64)}
 
 
 def add_three_reference(x):
@@ -193,6 +233,12 @@ CASES = [
     ("the docs' @mlp (split-K on the H100)", SPLIT_K_MLP,
      [[(f16, (256, 512)), (f16, (512, 1024)), (f32, (1024,))]],
      mlp_reference, 3e-3),
+    ("int8 weights dequantized as they are staged", DEQUANT_INT8,
+     [[(f16, (33, 64)), (int8, (64, 48)), (scales, (48,))]],
+     dequant_reference, 2e-3),
+    ("causal attention (GPU only: emulated on lavapipe it takes minutes)",
+     ATTENTION, [[(f16, (2, 48, 64)), (f16, (2, 40, 64)), (f16, (2, 40, 64))]],
+     attention_reference, 5e-3),
     ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
      [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
 ]
@@ -236,9 +282,11 @@ def check_outputs(reference, inputs, directory, tolerance):
     return ok, details
 
 
-def runs(rng):
+def runs(rng, target):
     """(case number, run number, label, inputs) of every run."""
     for number, (name, _, shapes, _, _) in enumerate(CASES):
+        if "GPU only" in name and target == "cpu-lavapipe":
+            continue
         for run, makers in enumerate(shapes):
             inputs = [make(rng, shape) for make, shape in makers]
             label = "%s [%s]" % (name, ", ".join(
@@ -274,7 +322,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(options.stage or scratch)
         scratch.mkdir(parents=True, exist_ok=True)
-        for number, run, label, inputs in runs(rng):
+        for number, run, label, inputs in runs(rng, options.target):
             name, program, _, reference, tolerance = CASES[number]
             source = scratch / ("case%d.mlir" % number)
             source.write_text(program)
@@ -327,6 +375,8 @@ def check_staged(root):
     for number, (name, _, shapes, reference, tolerance) in enumerate(CASES):
         for run in range(len(shapes)):
             directory = root / ("case%d.run%d" % (number, run))
+            if not directory.exists():
+                continue
             inputs = [np.load(directory / ("input_%d.npy" % i))
                       for i in range(len(shapes[run]))]
             label = "%s [%s]" % (name, ", ".join(
