@@ -377,6 +377,18 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
   return result;
 }
 
+FailureOr<sm_runner::DevicePlan>
+Device::planDevice(CompiledProgram &program,
+                   ArrayRef<SmallVector<int64_t>> shapes,
+                   ArrayRef<NpyArray> arguments, ExecutionPlan &plan) {
+  auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
+  FailureOr<ExecutionPlan> evaluated = planExecution(host, shapes);
+  if (failed(evaluated))
+    return failure();
+  plan = std::move(*evaluated);
+  return buildDevicePlan(program, plan, arguments);
+}
+
 FailureOr<RunResults> Device::run(CompiledProgram &program,
                                   ArrayRef<NpyArray> arguments,
                                   RunTimings *timings, unsigned repeat) {
@@ -399,11 +411,9 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
   LoadedProgram &loaded = state->programs[&program];
   auto found = loaded.instances.find(shapes);
   if (found == loaded.instances.end()) {
-    FailureOr<ExecutionPlan> plan = planExecution(host, planShapes);
-    if (failed(plan))
-      return failure();
+    ExecutionPlan plan;
     FailureOr<sm_runner::DevicePlan> devicePlan =
-        buildDevicePlan(program, *plan, arguments);
+        planDevice(program, planShapes, arguments, plan);
     if (failed(devicePlan))
       return failure();
     int failedStep = -1;
@@ -413,7 +423,7 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
     if (!instance.executor) {
       if (failedStep >= 0)
         if (const auto *launch =
-                std::get_if<PlanLaunch>(&plan->steps[failedStep]))
+                std::get_if<PlanLaunch>(&plan.steps[failedStep]))
           return emitError(launch->location) << error;
       return fail(error);
     }
@@ -456,11 +466,9 @@ LogicalResult Device::writePlan(CompiledProgram &program,
   SmallVector<SmallVector<int64_t>> shapes;
   if (failed(checkArguments(host, arguments, shapes)))
     return failure();
-  FailureOr<ExecutionPlan> plan = planExecution(host, shapes);
-  if (failed(plan))
-    return failure();
+  ExecutionPlan plan;
   FailureOr<sm_runner::DevicePlan> devicePlan =
-      buildDevicePlan(program, *plan, arguments);
+      planDevice(program, shapes, arguments, plan);
   if (failed(devicePlan))
     return failure();
   std::string error;

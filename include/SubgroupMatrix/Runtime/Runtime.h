@@ -115,6 +115,11 @@ public:
 
 private:
   Device() = default;
+  /// Evaluates the host function for `shapes` into `plan` and returns what
+  /// the device runs.
+  static FailureOr<sm_runner::DevicePlan>
+  planDevice(CompiledProgram &program, ArrayRef<SmallVector<int64_t>> shapes,
+             ArrayRef<NpyArray> arguments, ExecutionPlan &plan);
   static FailureOr<sm_runner::DevicePlan>
   buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
                   ArrayRef<NpyArray> arguments);

@@ -23,31 +23,37 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "LinalgToGPU"))
 import suite  # noqa: E402  (its attention and dequantization programs)
 
-MLP = """
+def mlp_program(rows, k, n):
+    """relu(x W + bias) with f32 accumulation; `rows` "?" for a dynamic
+    number of rows."""
+    x, y = "tensor<%sx%dxf16>" % (rows, k), "tensor<%sx%dxf32>" % (rows, n)
+    dynamic = rows == "?"
+    return """
 #rows = affine_map<(d0, d1) -> (d0, d1)>
 #columns = affine_map<(d0, d1) -> (d1)>
-func.func @mlp(%x: tensor<?x256xf16>, %w: tensor<256x128xf16>,
-               %bias: tensor<128xf32>) -> tensor<?x128xf32> {
-  %c0 = arith.constant 0 : index
-  %m = tensor.dim %x, %c0 : tensor<?x256xf16>
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty(%m) : tensor<?x128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>)
-      -> tensor<?x128xf32>
-  %mm = linalg.matmul ins(%x, %w : tensor<?x256xf16>, tensor<256x128xf16>)
-      outs(%acc : tensor<?x128xf32>) -> tensor<?x128xf32>
-  %r = linalg.generic {indexing_maps = [#rows, #columns, #rows],
+func.func @mlp(%%x: %(x)s, %%w: tensor<%(k)dx%(n)dxf16>,
+               %%bias: tensor<%(n)dxf32>) -> %(y)s {
+%(dim)s  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty(%(sizes)s) : %(y)s
+  %%acc = linalg.fill ins(%%zero : f32) outs(%%e : %(y)s) -> %(y)s
+  %%mm = linalg.matmul ins(%%x, %%w : %(x)s, tensor<%(k)dx%(n)dxf16>)
+      outs(%%acc : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [#rows, #columns, #rows],
                        iterator_types = ["parallel", "parallel"]}
-      ins(%mm, %bias : tensor<?x128xf32>, tensor<128xf32>)
-      outs(%e : tensor<?x128xf32>) {
-  ^bb0(%v: f32, %b: f32, %out: f32):
-    %s = arith.addf %v, %b : f32
-    %relu = arith.maximumf %s, %zero : f32
-    linalg.yield %relu : f32
-  } -> tensor<?x128xf32>
-  return %r : tensor<?x128xf32>
+      ins(%%mm, %%bias : %(y)s, tensor<%(n)dxf32>) outs(%%e : %(y)s) {
+  ^bb0(%%v: f32, %%b: f32, %%out: f32):
+    %%s = arith.addf %%v, %%b : f32
+    %%relu = arith.maximumf %%s, %%zero : f32
+    linalg.yield %%relu : f32
+  } -> %(y)s
+  return %%r : %(y)s
 }
-"""
+""" % dict(x=x, y=y, k=k, n=n, sizes="%m" if dynamic else "",
+           dim="  %%c0 = arith.constant 0 : index\n"
+               "  %%m = tensor.dim %%x, %%c0 : %s\n" % x if dynamic else "")
+
+
+MLP = mlp_program("?", 256, 128)
 
 ACCUMULATE = """
 func.func @accumulate(%a: memref<64x128xf16>, %b: memref<128x48xf16>,
@@ -89,29 +95,7 @@ func.func @two_layers(%x: tensor<32x64xf16>, %w1: tensor<64x96xf16>,
 
 # The generated docs' @mlp: split over K on the H100 (a kernel of partial
 # products into an intermediate buffer, then their sum with the epilogue).
-SPLIT_K_MLP = """
-#rows = affine_map<(d0, d1) -> (d0, d1)>
-#columns = affine_map<(d0, d1) -> (d1)>
-func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
-               %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<256x1024xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>)
-      -> tensor<256x1024xf32>
-  %mm = linalg.matmul ins(%x, %w : tensor<256x512xf16>, tensor<512x1024xf16>)
-                      outs(%acc : tensor<256x1024xf32>) -> tensor<256x1024xf32>
-  %y = linalg.generic {indexing_maps = [#rows, #columns, #rows],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%mm, %bias : tensor<256x1024xf32>, tensor<1024xf32>)
-      outs(%e : tensor<256x1024xf32>) {
-  ^bb0(%m: f32, %b: f32, %out: f32):
-    %s = arith.addf %m, %b : f32
-    %r = arith.maximumf %s, %zero : f32
-    linalg.yield %r : f32
-  } -> tensor<256x1024xf32>
-  return %y : tensor<256x1024xf32>
-}
-"""
+SPLIT_K_MLP = mlp_program(256, 512, 1024)
 
 # A host function as one writes it by hand: a dynamic size, an allocation,
 # a copy, and a loop of launches with a scalar argument.
