@@ -3,6 +3,7 @@
 #include "SubgroupMatrix/Runtime/Runtime.h"
 
 #include "SubgroupMatrix/Runtime/ExecutionPlan.h"
+#include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
 #include "PlanExecutor.h"
@@ -12,7 +13,12 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -29,8 +35,20 @@ using namespace mlir::subgroup_matrix::runtime;
 /// The SPIR-V binary of one kernel module.
 struct CompiledProgram::Binary {
   std::string kernelModule;
+  /// The Vulkan binary.
   sm_runner::SpirvModule spirv;
+  /// For the host runners: LLVM IR or Metal source of every kernel.
+  std::string hostSource;
 };
+
+CompiledProgram::Backend
+mlir::subgroup_matrix::runtime::getBackend(StringRef target) {
+  if (target.starts_with("intel-"))
+    return CompiledProgram::Backend::IntelHost;
+  if (target.starts_with("apple-"))
+    return CompiledProgram::Backend::MetalHost;
+  return CompiledProgram::Backend::Vulkan;
+}
 
 CompiledProgram::~CompiledProgram() = default;
 
@@ -50,14 +68,7 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
                          StringRef entry) {
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   program->target = target.str();
-  // Intel and Metal programs would run through the CPU host runners, which
-  // the runtime does not drive yet.
-  if (target.starts_with("intel-") || target.starts_with("apple-"))
-    return emitError(module->getLoc())
-           << "the runtime runs programs on Vulkan devices; target '" << target
-           << "' (Intel or Metal) is not run by it yet: compile with "
-              "sm-lower-to-intel or --emit-msl and run the kernels with "
-              "sm-intel-host-runner or sm-msl-host-runner";
+  program->backend = getBackend(target);
   // A program that launches nothing yet is a linalg program.
   bool compiled =
       module->walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
@@ -73,6 +84,28 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
   // The kernels are lowered on a copy: the host function and the kernels'
   // own IR (which says which arguments they write) stay as they are.
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>((*module)->clone()));
+  if (program->backend != Backend::Vulkan) {
+    // Intel's per-invocation form as LLVM IR for sm-intel-host-runner, or
+    // Metal source for sm-msl-host-runner: one file for all kernels.
+    auto binary = std::make_unique<Binary>();
+    llvm::raw_string_ostream text(binary->hostSource);
+    if (program->backend == Backend::IntelHost) {
+      if (failed(runPipeline(
+              *lowered, "sm-lower-to-intel{target=" + target.str() + "}")) ||
+          failed(translateToIntelHostLLVM(*lowered, text)))
+        return failure();
+    } else if (failed(runPipeline(
+                   *lowered, "sm-check-target{target=" + target.str() + "}")) ||
+               failed(translateToMSL(*lowered, text))) {
+      return failure();
+    }
+    lowered->walk([&](gpu::GPUModuleOp kernels) {
+      binary->kernelModule = kernels.getSymName().str();
+    });
+    program->binaries.push_back(std::move(binary));
+    program->module = std::move(module);
+    return program;
+  }
   if (failed(runPipeline(*lowered,
                          "sm-lower-to-vulkan{target=" + target.str() + "}")))
     return failure();
@@ -176,11 +209,21 @@ struct LoadedProgram {
 
 struct Device::State {
   MLIRContext *context = nullptr;
+  /// The Vulkan device, or none for the host runners' targets.
   std::unique_ptr<sm_runner::VulkanDevice> device;
+  CompiledProgram::Backend backend = CompiledProgram::Backend::Vulkan;
+  /// Where sm-intel-host-runner and sm-msl-host-runner are.
+  std::string runnerDirectory;
   std::map<CompiledProgram *, LoadedProgram> programs;
 };
 
 Device::~Device() = default;
+
+/// The CPU runner of a host backend.
+static std::string getRunnerName(CompiledProgram::Backend backend) {
+  return backend == CompiledProgram::Backend::IntelHost ? "sm-intel-host-runner"
+                                                        : "sm-msl-host-runner";
+}
 
 FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
                                                 StringRef target) {
@@ -188,6 +231,30 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
   result->state = std::make_unique<State>();
   result->state->context = context;
   std::string error;
+  result->state->backend = getBackend(target);
+  if (result->state->backend != CompiledProgram::Backend::Vulkan) {
+    // Beside this executable (sm-run), else the build's tools (the C API's
+    // callers), unless SM_TOOLS_DIR says otherwise.
+    std::string directory;
+    if (const char *fromEnvironment = std::getenv("SM_TOOLS_DIR")) {
+      directory = fromEnvironment;
+    } else {
+      std::string executable =
+          llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+      directory = llvm::sys::path::parent_path(executable).str();
+      std::string runner = getRunnerName(result->state->backend);
+      if (!llvm::sys::fs::can_execute(directory + "/" + runner))
+        directory = SM_DEFAULT_TOOLS_DIR;
+    }
+    std::string runner =
+        directory + "/" + getRunnerName(result->state->backend);
+    if (!llvm::sys::fs::can_execute(runner))
+      return emitError(UnknownLoc::get(context))
+             << "target '" << target << "' runs through " << runner
+             << ", which is not there (build it, or set SM_TOOLS_DIR)";
+    result->state->runnerDirectory = directory;
+    return result;
+  }
   sm_runner::VulkanDevice::Selection selection;
   selection.index = index;
   selection.preferCpu = target == "cpu-lavapipe";
@@ -197,7 +264,17 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
   return result;
 }
 
-std::string Device::describe() const { return state->device->describe(); }
+std::string Device::describe() const {
+  if (!state->device)
+    return "the CPU, through " + state->runnerDirectory + "/" +
+           getRunnerName(state->backend);
+  return state->device->describe();
+}
+
+/// The bytes of one element of a buffer of `type`.
+static int64_t getElementSizeInBytes(Type type) {
+  return type.isIndex() ? 8 : type.getIntOrFloatBitWidth() / 8;
+}
 
 /// How `value` prints, for messages.
 template <typename T> static std::string printed(T value) {
@@ -389,9 +466,187 @@ Device::planDevice(CompiledProgram &program,
   return buildDevicePlan(program, plan, arguments);
 }
 
+/// The host runners' name of a buffer element type, or "" for types they do
+/// not take.
+static std::string getRunnerTypeName(Type type) {
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
+    return type.isBF16() ? "bf16" : printed(type);
+  if (auto integer = dyn_cast<IntegerType>(type))
+    if (integer.getWidth() == 8 || integer.getWidth() == 32)
+      return (integer.isUnsigned() ? "u" : "i") +
+             std::to_string(integer.getWidth());
+  return "";
+}
+
+FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
+                                        ArrayRef<NpyArray> arguments) {
+  auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
+  SmallVector<SmallVector<int64_t>> shapes;
+  if (failed(checkArguments(host, arguments, shapes)))
+    return failure();
+  FailureOr<ExecutionPlan> plan = planExecution(host, shapes);
+  if (failed(plan))
+    return failure();
+  auto fail = [&](Location location,
+                  const Twine &message) -> FailureOr<RunResults> {
+    return emitError(location) << message;
+  };
+
+  // The buffers live on the host; each launch hands the runner the ranges
+  // it takes as files and reads back what it wrote.
+  llvm::SmallString<128> directory;
+  if (std::error_code code =
+          llvm::sys::fs::createUniqueDirectory("sm-runtime", directory))
+    return fail(host.getLoc(),
+                "cannot create a scratch directory: " + code.message());
+  auto removeDirectory = llvm::make_scope_exit(
+      [&] { llvm::sys::fs::remove_directories(directory); });
+  std::string kernelFile =
+      (directory + (program.backend == CompiledProgram::Backend::IntelHost
+                        ? "/kernels.ll"
+                        : "/kernels.metal"))
+          .str();
+  std::string error;
+  auto writeBytes = [&](const std::string &path, const char *data,
+                        size_t size) {
+    std::error_code code;
+    llvm::raw_fd_ostream file(path, code);
+    if (code)
+      return false;
+    file.write(data, size);
+    return !file.has_error();
+  };
+  const std::string &source = program.binaries.front()->hostSource;
+  if (!writeBytes(kernelFile, source.data(), source.size()))
+    return fail(host.getLoc(), "cannot write " + kernelFile);
+
+  std::vector<std::vector<char>> buffers;
+  for (const PlanBuffer &buffer : plan->buffers) {
+    std::vector<char> bytes;
+    if (buffer.origin == PlanBuffer::Origin::Argument) {
+      bytes = arguments[buffer.argument].data;
+    } else if (buffer.origin == PlanBuffer::Origin::Allocation) {
+      bytes.assign(buffer.sizeInBytes, char(0xFF));
+    } else {
+      auto dense = cast<DenseElementsAttr>(buffer.initialValue);
+      ArrayRef<char> raw = dense.getRawData();
+      while (int64_t(bytes.size()) < buffer.sizeInBytes)
+        bytes.insert(bytes.end(), raw.begin(), raw.end());
+    }
+    buffers.push_back(std::move(bytes));
+  }
+  std::string runner =
+      state->runnerDirectory + "/" + getRunnerName(program.backend);
+  for (auto [stepIndex, step] : llvm::enumerate(plan->steps)) {
+    if (const auto *copy = std::get_if<PlanCopy>(&step)) {
+      std::memmove(buffers[copy->target].data() + copy->targetOffsetInBytes,
+                   buffers[copy->source].data() + copy->sourceOffsetInBytes,
+                   copy->sizeInBytes);
+      continue;
+    }
+    const PlanLaunch &launch = std::get<PlanLaunch>(step);
+    SmallVector<std::string> argv = {runner,
+                                     kernelFile,
+                                     "--entry",
+                                     launch.kernel,
+                                     "--grid",
+                                     std::to_string(launch.grid[0]) + "," +
+                                         std::to_string(launch.grid[1]) + "," +
+                                         std::to_string(launch.grid[2])};
+    SmallVector<std::pair<unsigned, std::string>> outputs;
+    for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
+      if (!argument.isBuffer) {
+        argv.push_back("--scalar");
+        argv.push_back(isa<FloatType>(argument.scalarType)
+                           ? "f32:" + std::to_string(argument.floatValue)
+                           : "i32:" + std::to_string(argument.integerValue));
+        continue;
+      }
+      Type elementType = plan->buffers[argument.buffer].elementType;
+      std::string typeName = getRunnerTypeName(elementType);
+      if (typeName.empty())
+        return fail(launch.location,
+                    "passes a buffer of " + printed(elementType) +
+                        ", which the host runners do not take (f16, bf16, "
+                        "f32, f64, 8- and 32-bit integers)");
+      std::string path = (directory + "/step" + Twine(stepIndex) + "_arg" +
+                          Twine(index) + ".bin")
+                             .str();
+      if (!writeBytes(path,
+                      buffers[argument.buffer].data() + argument.offsetInBytes,
+                      argument.sizeInBytes))
+        return fail(launch.location, "cannot write " + path);
+      int64_t count = argument.sizeInBytes / getElementSizeInBytes(elementType);
+      argv.push_back("--arg");
+      argv.push_back(typeName + ":" + std::to_string(count) + ":file:" + path);
+      argv.push_back("--output");
+      argv.push_back(std::to_string(index) + ":" + path + ".out");
+      outputs.push_back({unsigned(index), path + ".out"});
+    }
+    std::string log = (directory + "/step" + Twine(stepIndex) + ".log").str();
+    SmallVector<StringRef> argvRefs(argv.begin(), argv.end());
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                            StringRef(log)};
+    int status =
+        llvm::sys::ExecuteAndWait(runner, argvRefs, std::nullopt, redirects);
+    if (status != 0) {
+      auto text = llvm::MemoryBuffer::getFile(log);
+      std::string output = text ? (*text)->getBuffer().str() : "";
+      if (output.size() > 2000)
+        output = "..." + output.substr(output.size() - 2000);
+      return fail(launch.location, getRunnerName(program.backend) +
+                                       " failed (exit status " + Twine(status) +
+                                       "):\n" + output);
+    }
+    for (auto [index, path] : outputs) {
+      const LaunchArgument &argument = launch.arguments[index];
+      auto written = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+      if (!written ||
+          int64_t((*written)->getBufferSize()) != argument.sizeInBytes)
+        return fail(launch.location, "cannot read back " + path);
+      std::memcpy(buffers[argument.buffer].data() + argument.offsetInBytes,
+                  (*written)->getBufferStart(), argument.sizeInBytes);
+    }
+  }
+
+  RunResults results;
+  for (const PlanResult &planned : plan->results) {
+    NpyArray array;
+    array.dtype = getNpyTypeCode(planned.elementType);
+    array.shape.assign(planned.shape.begin(), planned.shape.end());
+    const char *start = buffers[planned.buffer].data() + planned.offsetInBytes;
+    array.data.assign(start,
+                      start + array.getNumElements() * array.getElementSize());
+    results.results.push_back(std::move(array));
+  }
+  for (unsigned argument : plan->writtenArguments)
+    for (auto [index, buffer] : llvm::enumerate(plan->buffers))
+      if (buffer.origin == PlanBuffer::Origin::Argument &&
+          buffer.argument == argument) {
+        NpyArray array;
+        array.dtype = getNpyTypeCode(buffer.elementType);
+        array.shape.assign(buffer.shape.begin(), buffer.shape.end());
+        array.data = buffers[index];
+        results.writtenArguments.push_back({argument, std::move(array)});
+      }
+  return results;
+}
+
 FailureOr<RunResults> Device::run(CompiledProgram &program,
                                   ArrayRef<NpyArray> arguments,
                                   RunTimings *timings, unsigned repeat) {
+  if (program.backend != state->backend)
+    return emitError(program.getModule().getLoc())
+           << "the program was compiled for target '" << program.target
+           << "', which this device does not run";
+  if (program.backend != CompiledProgram::Backend::Vulkan) {
+    if (timings) {
+      timings->steps.clear();
+      timings->runs = 0;
+      timings->totalMicroseconds = 0;
+    }
+    return runOnHost(program, arguments);
+  }
   sm_runner::VulkanDevice &device = *state->device;
   ModuleOp module = program.getModule();
   auto host = module.lookupSymbol<func::FuncOp>(program.getEntry());

@@ -21,6 +21,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -91,9 +92,13 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerSubgroupMatrixDialect(registry);
+  // Intel targets translate their kernels to LLVM IR for the host runner.
+  registerAllToLLVMIRTranslations(registry);
   registerAllPasses();
   registerSubgroupMatrixPassesAndPipelines();
   MLIRContext context(registry);
+  // Diagnostics name the op; its generic form after them helps no user.
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceManager;
   SourceMgrDiagnosticHandler handler(sourceManager, &context);

@@ -38,6 +38,10 @@ struct ExecutionPlan;
 /// types admit.
 class CompiledProgram {
 public:
+  /// Where the kernels run: a Vulkan device, or the CPU through
+  /// sm-intel-host-runner (Intel targets) or sm-msl-host-runner (Apple).
+  enum class Backend { Vulkan, IntelHost, MetalHost };
+
   /// Compiles `module`, taking it over: a linalg program goes through
   /// sm-linalg-to-gpu for `target` first; the kernels are lowered with
   /// sm-lower-to-vulkan. `entry` names the function to run (empty: the only
@@ -62,8 +66,12 @@ private:
   OwningOpRef<ModuleOp> module;
   std::string entry;
   std::string target;
+  Backend backend = Backend::Vulkan;
   SmallVector<std::unique_ptr<Binary>> binaries;
 };
+
+/// The backend that runs kernels compiled for `target`.
+CompiledProgram::Backend getBackend(StringRef target);
 
 /// What a run gives back.
 struct RunResults {
@@ -115,6 +123,10 @@ public:
 
 private:
   Device() = default;
+  /// Runs a program of a host backend through its CPU runner, one launch
+  /// at a time, its buffers on the host.
+  FailureOr<RunResults> runOnHost(CompiledProgram &program,
+                                  ArrayRef<NpyArray> arguments);
   /// Evaluates the host function for `shapes` into `plan` and returns what
   /// the device runs.
   static FailureOr<sm_runner::DevicePlan>

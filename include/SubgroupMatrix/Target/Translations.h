@@ -28,6 +28,10 @@ LogicalResult serializeSPIRVModule(spirv::ModuleOp module,
 /// sm-lower-to-intel) as an OpenCL SPIR-V binary.
 LogicalResult translateToIntelSPIRV(Operation *op, raw_ostream &output);
 
+/// Writes the Intel per-invocation kernels of `op` as LLVM IR for the host,
+/// the builtins left to sm-intel-host-runner's runtime.
+LogicalResult translateToIntelHostLLVM(Operation *op, raw_ostream &output);
+
 /// The arguments of `kernel` as the host runners read them from the files
 /// they run ("buffer:f16,scalar:i32,...": a memref is a buffer of its element
 /// type, index and integer scalars travel as 32 bits, types the runners do

@@ -597,7 +597,9 @@ defineHostEntries(Operation *op, llvm::Module &module,
   return success();
 }
 
-static LogicalResult emitIntelHostLLVM(Operation *op, raw_ostream &output) {
+LogicalResult
+mlir::subgroup_matrix::translateToIntelHostLLVM(Operation *op,
+                                                raw_ostream &output) {
   llvm::LLVMContext context;
   // Backend errors are reported at the kernels' module, which is emptied
   // into the LLVM module below.
@@ -639,5 +641,5 @@ void mlir::subgroup_matrix::registerToIntelSPIRVTranslation() {
       "emit-intel-host-llvm",
       "write the kernels of sm-lower-to-intel's output as LLVM IR for the "
       "host, with the builtins left to sm-intel-host-runner's runtime",
-      emitIntelHostLLVM, registerDialects);
+      subgroup_matrix::translateToIntelHostLLVM, registerDialects);
 }

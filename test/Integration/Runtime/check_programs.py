@@ -2,7 +2,8 @@
 """Runs whole programs through sm-run and checks every output.
 
 Each case is a linalg program (on tensors or memrefs) with the shapes to run
-it at. Inputs are fresh random arrays (the seed is printed, and --seed
+it at. On Vulkan targets sm-run runs it on a Vulkan device; on Intel and
+Apple targets through the CPU host runners, one launch at a time. Inputs are fresh random arrays (the seed is printed, and --seed
 repeats a run); each output sm-run writes (result_<i>.npy, arg_<i>.npy) is
 compared with a float64 reference computed here with numpy. Outputs that
 the program allocates start poisoned (all bytes 0xFF), and written
@@ -54,6 +55,15 @@ func.func @mlp(%%x: %(x)s, %%w: tensor<%(k)dx%(n)dxf16>,
 
 
 MLP = mlp_program("?", 256, 128)
+
+ACCUMULATE_F32 = """
+func.func @accumulate(%a: memref<32x64xf32>, %b: memref<64x24xf32>,
+                      %c: memref<32x24xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x24xf32>)
+                outs(%c : memref<32x24xf32>)
+  return
+}
+"""
 
 ACCUMULATE = """
 func.func @accumulate(%a: memref<64x128xf16>, %b: memref<128x48xf16>,
@@ -225,6 +235,9 @@ CASES = [
      attention_reference, 5e-3),
     ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
      [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
+    ("f32 product into a memref argument (Apple's configuration)",
+     ACCUMULATE_F32, [[(f32, (32, 64)), (f32, (64, 24)), (f32, (32, 24))]],
+     accumulate_reference, 1e-5),
 ]
 
 
@@ -266,10 +279,21 @@ def check_outputs(reference, inputs, directory, tolerance):
     return ok, details
 
 
-def runs(rng, target):
+def selected(name, options):
+    """Whether --only and --skip (comma-separated parts of names) keep the
+    case, and whether it can run on the target."""
+    only = [part for part in options.only.split(",") if part]
+    skip = [part for part in options.skip.split(",") if part]
+    if "GPU only" in name and options.target == "cpu-lavapipe":
+        return False
+    return (not only or any(part in name for part in only)) and \
+        not any(part in name for part in skip)
+
+
+def runs(rng, options):
     """(case number, run number, label, inputs) of every run."""
     for number, (name, _, shapes, _, _) in enumerate(CASES):
-        if "GPU only" in name and target == "cpu-lavapipe":
+        if not selected(name, options):
             continue
         for run, makers in enumerate(shapes):
             inputs = [make(rng, shape) for make, shape in makers]
@@ -284,6 +308,12 @@ def main():
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--repeat", type=int, default=0)
+    parser.add_argument("--only", default="",
+                        help="run only the cases whose name has one of "
+                        "these comma-separated parts")
+    parser.add_argument("--skip", default="",
+                        help="leave out the cases whose name has one of "
+                        "these comma-separated parts")
     parser.add_argument("--via-plan", action="store_true",
                         help="run each program as sm-run --emit-plan and "
                         "sm-plan-runner")
@@ -306,7 +336,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(options.stage or scratch)
         scratch.mkdir(parents=True, exist_ok=True)
-        for number, run, label, inputs in runs(rng, options.target):
+        for number, run, label, inputs in runs(rng, options):
             name, program, _, reference, tolerance = CASES[number]
             source = scratch / ("case%d.mlir" % number)
             source.write_text(program)
