@@ -1,7 +1,8 @@
 //===- sm-run.cpp - run a whole program on arrays -------------------------===//
 //
 // Compiles a linalg program (or its compiled form) for a target and runs it
-// on a Vulkan device on .npy arrays: argument i comes from the i-th
+// on .npy arrays, on a Vulkan device (on the CPU through the host runners
+// for Intel and Apple targets): argument i comes from the i-th
 // --input, result i goes to DIR/result_<i>.npy, and each memref argument
 // the program writes to DIR/arg_<i>.npy. --repeat N then times N more runs
 // on the device and prints each kernel's time beside the total.
