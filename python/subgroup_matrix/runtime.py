@@ -18,13 +18,17 @@ class Timings:
 
 
 class _Device:
-    """A Vulkan device the runtime opened; one per context, target kind and
-    device index, shared by the programs that run on it."""
+    """A device the runtime opened (Vulkan, or the CPU host runners); one
+    per context, kind of target and device index, shared by the programs
+    that run on it."""
     _open = {}
 
     @classmethod
     def get(cls, context, target, index):
-        kind = "cpu" if target == "cpu-lavapipe" else "gpu"
+        # Intel and Apple targets run through their CPU host runners, the
+        # others on a Vulkan device (lavapipe for cpu-lavapipe).
+        kind = target.split("-")[0] if target.startswith(("intel-", "apple-")) \
+            else "cpu" if target == "cpu-lavapipe" else "gpu"
         key = (id(context), kind, index)
         if key not in cls._open:
             cls._open[key] = cls(context, target, index)

@@ -90,3 +90,14 @@ def test_bad_arrays_are_errors():
         program.run(a, b, np.zeros((32, 16), np.float64))
     with pytest.raises(sm.MLIRError, match="but an array of shape f4.16x16."):
         program.run(a, b, np.zeros((16, 16), np.float32))
+
+
+def test_intel_target_runs_through_the_host_runner():
+    rng = np.random.default_rng()
+    program = sm.compile_linalg(ACCUMULATE, target="intel-xe-hpc")
+    a = random(rng, (32, 64), np.float16)
+    b = random(rng, (64, 16), np.float16)
+    c = random(rng, (32, 16), np.float32)
+    updated = program.run(a, b, c)
+    want = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(updated, want, rtol=2e-3, atol=2e-3)
