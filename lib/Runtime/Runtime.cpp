@@ -21,6 +21,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstring>
 #include <map>
 
@@ -68,6 +69,8 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
                          StringRef entry) {
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   program->target = target.str();
+  static std::atomic<uint64_t> nextIdentity{1};
+  program->identity = nextIdentity++;
   program->backend = getBackend(target);
   // A program that launches nothing yet is a linalg program.
   bool compiled =
@@ -214,7 +217,9 @@ struct Device::State {
   CompiledProgram::Backend backend = CompiledProgram::Backend::Vulkan;
   /// Where sm-intel-host-runner and sm-msl-host-runner are.
   std::string runnerDirectory;
-  std::map<CompiledProgram *, LoadedProgram> programs;
+  /// By CompiledProgram identity: an address could be reused by the next
+  /// program after one is destroyed.
+  std::map<uint64_t, LoadedProgram> programs;
 };
 
 Device::~Device() = default;
@@ -663,7 +668,7 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
   for (const NpyArray &array : arguments)
     shapes.push_back(array.shape);
 
-  LoadedProgram &loaded = state->programs[&program];
+  LoadedProgram &loaded = state->programs[program.identity];
   auto found = loaded.instances.find(shapes);
   if (found == loaded.instances.end()) {
     ExecutionPlan plan;

@@ -66,6 +66,8 @@ private:
   OwningOpRef<ModuleOp> module;
   std::string entry;
   std::string target;
+  /// Distinct for every program compiled in this process.
+  uint64_t identity = 0;
   Backend backend = Backend::Vulkan;
   SmallVector<std::unique_ptr<Binary>> binaries;
 };
