@@ -56,23 +56,20 @@ func.func @mlp(%%x: %(x)s, %%w: tensor<%(k)dx%(n)dxf16>,
 
 MLP = mlp_program("?", 256, 128)
 
-ACCUMULATE_F32 = """
-func.func @accumulate(%a: memref<32x64xf32>, %b: memref<64x24xf32>,
-                      %c: memref<32x24xf32>) {
-  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x24xf32>)
-                outs(%c : memref<32x24xf32>)
+def accumulate_program(m, k, n, t):
+    """C += A B on memrefs, C (f32) an argument the program writes."""
+    a, b, c = ("memref<%dx%dx%s>" % shape for shape in
+               ((m, k, t), (k, n, t), (m, n, "f32")))
+    return """
+func.func @accumulate(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
+  linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%c : %(c)s)
   return
 }
-"""
+""" % dict(a=a, b=b, c=c)
 
-ACCUMULATE = """
-func.func @accumulate(%a: memref<64x128xf16>, %b: memref<128x48xf16>,
-                      %c: memref<64x48xf32>) {
-  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x48xf16>)
-                outs(%c : memref<64x48xf32>)
-  return
-}
-"""
+
+ACCUMULATE = accumulate_program(64, 128, 48, "f16")
+ACCUMULATE_F32 = accumulate_program(32, 64, 24, "f32")
 
 TWO_LAYERS = """
 func.func @two_layers(%x: tensor<32x64xf16>, %w1: tensor<64x96xf16>,
