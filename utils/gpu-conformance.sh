@@ -68,15 +68,8 @@ python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" build vulkan \
 rm -f "$suite"/functions/*.mlir
 cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/"
 
-# Whole linalg programs through sm-linalg-to-gpu, with their own reference.
-python3 "$repoRoot/test/Integration/LinalgToGPU/suite.py" generate \
-  nvidia-h100 "$suite/linalg" >/dev/null
-python3 "$repoRoot/test/Integration/LinalgToGPU/suite.py" build vulkan \
-  "$suite/linalg" "$buildDir/bin" --spirv-val "$spirvVal" | tail -n1
-rm -f "$suite"/linalg/*.mlir
-mkdir -p "$suite/LinalgToGPU" "$suite/MatrixFunctions"
-cp "$repoRoot/test/Integration/LinalgToGPU/suite.py" "$suite/LinalgToGPU/"
-cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/MatrixFunctions/"
+# (Whole linalg programs run through the runtime:
+# test/Integration/Runtime/device.sh.)
 
 # Upstream gpu.subgroup_mma code, converted.
 "$buildDir/bin/sm-opt" "$repoRoot/test/Conversion/GPUToSubgroupMatrix/execution.mlir" \

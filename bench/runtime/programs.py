@@ -53,6 +53,40 @@ def dequant(m, n, k):
         body, (k, n), "f16", "f32", m, n, k, False)
 
 
+def layer_chain(layers, rows, width):
+    """`layers` small linear layers in a row, h = relu(h W_i) in f16 (f32
+    accumulation), each its own kernel: a program whose cost is mostly
+    launches."""
+    h = "tensor<%dx%dxf16>" % (rows, width)
+    acc = "tensor<%dx%dxf32>" % (rows, width)
+    w = "tensor<%dx%dxf16>" % (width, width)
+    arguments = ", ".join(["%%x: %s" % h] +
+                          ["%%w%d: %s" % (i, w) for i in range(layers)])
+    lines = ["#map = affine_map<(d0, d1) -> (d0, d1)>",
+             "func.func @chain(%s) -> %s {" % (arguments, h),
+             "  %zero = arith.constant 0.0 : f32"]
+    previous = "%x"
+    for i in range(layers):
+        lines += [
+            "  %%e%d = tensor.empty() : %s" % (i, acc),
+            "  %%acc%d = linalg.fill ins(%%zero : f32) outs(%%e%d : %s) -> %s"
+            % (i, i, acc, acc),
+            "  %%mm%d = linalg.matmul ins(%s, %%w%d : %s, %s) outs(%%acc%d : %s)"
+            " -> %s" % (i, previous, i, h, w, i, acc, acc),
+            "  %%eh%d = tensor.empty() : %s" % (i, h),
+            "  %%h%d = linalg.generic {indexing_maps = [#map, #map], "
+            "iterator_types = [\"parallel\", \"parallel\"]} ins(%%mm%d : %s) "
+            "outs(%%eh%d : %s) {" % (i, i, acc, i, h),
+            "  ^bb0(%v: f32, %o: f16):",
+            "    %r = arith.maximumf %v, %zero : f32",
+            "    %t = arith.truncf %r : f32 to f16",
+            "    linalg.yield %t : f16",
+            "  } -> %s" % h]
+        previous = "%%h%d" % i
+    lines += ["  return %s : %s" % (previous, h), "}", ""]
+    return "\n".join(lines)
+
+
 # name: (program, input specs [(shape, dtype, low, high)], torch function
 # of the inputs, tolerance relative to max(1, |reference|))
 PROGRAMS = {}
@@ -71,3 +105,8 @@ PROGRAMS["dequant_int8_16x4096x4096"] = (
     dequant(16, 4096, 4096),
     [((16, 4096), "float16", -1, 1), ((4096, 4096), "int8", -128, 127),
      ((4096,), "float16", 0.0005, 0.002)], "dequant", 2e-3)
+# Launch overhead: 20 dependent kernels of about the cost of a launch each.
+PROGRAMS["chain_20_layers_16x256x256"] = (
+    layer_chain(20, 16, 256),
+    [((16, 256), "float16", -1, 1)] +
+    [((256, 256), "float16", -0.12, 0.12)] * 20, "chain", 1e-2)

@@ -32,7 +32,14 @@ def dequant(x, q, s):
     return (x @ (q.to(torch.float16) * s)).float()
 
 
-FUNCTIONS = {"mlp": mlp, "attention": attention, "dequant": dequant}
+def chain(x, *weights):
+    for w in weights:
+        x = torch.relu((x @ w).float()).to(torch.float16)
+    return x
+
+
+FUNCTIONS = {"mlp": mlp, "attention": attention, "dequant": dequant,
+             "chain": chain}
 
 
 def time_torch(function, inputs, repeat):
@@ -70,6 +77,7 @@ def main():
     manifest = json.load(open(os.path.join(stage, "manifest.json")))
     print("%-32s %12s %12s %8s  %s" % ("program", "ours us", "torch us",
                                         "ratio", "check"))
+    overheads = []
     for name, entry in manifest.items():
         directory = os.path.join(stage, "plans", name)
         inputs = [torch.from_numpy(np.load(os.path.join(
@@ -94,6 +102,20 @@ def main():
                 int(bad.sum()), float(np.nanmax(error)))
         print("%-32s %12.1f %12.1f %8.2f  %s" % (name, ours, peer,
                                                ours / peer, check))
+        # Launch overhead: the whole run (on the device, first step to
+        # last; and on the host, submission to completion) against the sum
+        # of its steps' times.
+        steps = re.search(r"steps: ([0-9.]+) us summed; host: ([0-9.]+) us",
+                          log)
+        if steps:
+            summed, host = float(steps.group(1)), float(steps.group(2))
+            overheads.append("%-32s %3d steps: %9.1f us summed, run %9.1f us "
+                             "(%.2fx), host %9.1f us (%.2fx)" % (
+                                 name, log.count(" @"), summed, ours,
+                                 ours / summed, host, host / summed))
+    print()
+    for line in overheads:
+        print(line)
 
 
 if __name__ == "__main__":

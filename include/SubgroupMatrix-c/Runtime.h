@@ -23,6 +23,7 @@ extern "C" {
 typedef struct SmProgramImpl *SmProgram;
 typedef struct SmDeviceImpl *SmDevice;
 typedef struct SmRunImpl *SmRun;
+typedef struct SmPlanImpl *SmPlan;
 
 /// A host array: NumPy's type code without the byte order ("f2", "f4",
 /// "u2" for bf16 bits, "i1", ...), its shape, and its elements in C order.
@@ -79,6 +80,48 @@ MLIR_CAPI_EXPORTED intptr_t smRunGetNumSteps(SmRun run);
 MLIR_CAPI_EXPORTED double smRunGetStepMicroseconds(SmRun run, intptr_t index,
                                                    MlirStringRef *name);
 MLIR_CAPI_EXPORTED double smRunGetTotalMicroseconds(SmRun run);
+
+/// A kernel launch of a plan: the kernel (`@module::@kernel`), its grid and
+/// workgroup size, and how many arguments it takes.
+typedef struct {
+  MlirStringRef kernelModule;
+  MlirStringRef kernel;
+  uint32_t grid[3];
+  uint32_t block[3];
+  intptr_t numArguments;
+} SmLaunch;
+
+/// An argument of a launch: a byte range of one of the plan's buffers, or
+/// a scalar. `dtype` is the buffer's element type or the scalar's type, as
+/// for SmArray ("i8" for index).
+typedef struct {
+  bool isBuffer;
+  intptr_t buffer;
+  int64_t offsetInBytes;
+  int64_t sizeInBytes;
+  MlirStringRef dtype;
+  int64_t integerValue;
+  double floatValue;
+} SmLaunchArgument;
+
+/// Evaluates the host function `entry` of `module` (a program after
+/// sm-linalg-to-gpu; an empty name picks the only function that launches
+/// kernels) for arguments of the shapes of `arguments` (their data is not
+/// read and may be null), as the runtime does before a run, and returns
+/// the launches it makes in order. With `numArguments` < 0, the shapes are
+/// those of the arguments' types, which must all be static.
+MLIR_CAPI_EXPORTED SmPlan smPlanLaunches(MlirModule module, MlirStringRef entry,
+                                         const SmArray *arguments,
+                                         intptr_t numArguments,
+                                         SmTextCallback diagnostics,
+                                         void *userData);
+MLIR_CAPI_EXPORTED void smPlanDestroy(SmPlan plan);
+MLIR_CAPI_EXPORTED intptr_t smPlanGetNumLaunches(SmPlan plan);
+/// Launch `index`; its strings live as long as `plan`.
+MLIR_CAPI_EXPORTED SmLaunch smPlanGetLaunch(SmPlan plan, intptr_t index);
+MLIR_CAPI_EXPORTED SmLaunchArgument smPlanGetLaunchArgument(SmPlan plan,
+                                                            intptr_t launch,
+                                                            intptr_t index);
 
 #ifdef __cplusplus
 }

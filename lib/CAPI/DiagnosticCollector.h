@@ -17,12 +17,16 @@
 namespace mlir::subgroup_matrix {
 
 /// Hands every diagnostic emitted while it lives to a callback, as
-/// "LOCATION: SEVERITY: MESSAGE" with its notes, instead of stderr.
+/// "LOCATION: SEVERITY: MESSAGE" with its notes, instead of stderr. The
+/// operation a diagnostic is about is not printed after it: the message and
+/// location name it, and a whole function in generic form would bury them.
 class DiagnosticCollector {
 public:
   DiagnosticCollector(MLIRContext *context, SmTextCallback callback,
                       void *userData)
-      : handler(context, [=](Diagnostic &diagnostic) {
+      : context(context),
+        printedOperations(context->shouldPrintOpOnDiagnostic()),
+        handler(context, [=](Diagnostic &diagnostic) {
           if (!callback)
             return success();
           std::string text;
@@ -52,9 +56,14 @@ public:
           }
           callback(mlirStringRefCreate(text.data(), text.size()), userData);
           return success();
-        }) {}
+        }) {
+    context->printOpOnDiagnostic(false);
+  }
+  ~DiagnosticCollector() { context->printOpOnDiagnostic(printedOperations); }
 
 private:
+  MLIRContext *context;
+  bool printedOperations;
   ScopedDiagnosticHandler handler;
 };
 

@@ -4,6 +4,7 @@
 
 #include "DiagnosticCollector.h"
 
+#include "SubgroupMatrix/Runtime/ExecutionPlan.h"
 #include "SubgroupMatrix/Runtime/Runtime.h"
 
 #include "mlir/CAPI/IR.h"
@@ -24,6 +25,14 @@ struct SmRunImpl {
   /// The outputs, and the argument each was written to (-1: a result).
   std::vector<std::pair<intptr_t, runtime::NpyArray>> outputs;
   runtime::RunTimings timings;
+};
+
+struct SmPlanImpl {
+  runtime::ExecutionPlan plan;
+  /// The launches among the plan's steps, and each launch argument's type
+  /// code.
+  std::vector<const runtime::PlanLaunch *> launches;
+  std::vector<std::vector<std::string>> argumentTypeCodes;
 };
 
 SmProgram smProgramCompile(MlirModule module, MlirStringRef target,
@@ -125,4 +134,85 @@ double smRunGetStepMicroseconds(SmRun run, intptr_t index,
 
 double smRunGetTotalMicroseconds(SmRun run) {
   return run->timings.totalMicroseconds;
+}
+
+SmPlan smPlanLaunches(MlirModule module, MlirStringRef entry,
+                      const SmArray *arguments, intptr_t numArguments,
+                      SmTextCallback diagnostics, void *userData) {
+  ModuleOp program = unwrap(module);
+  DiagnosticCollector collector(program.getContext(), diagnostics, userData);
+  FailureOr<func::FuncOp> host =
+      runtime::findHostFunction(program, unwrap(entry));
+  if (failed(host))
+    return nullptr;
+  SmallVector<SmallVector<int64_t>> shapes;
+  if (numArguments < 0) {
+    for (auto [index, type] : llvm::enumerate(host->getArgumentTypes())) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      if (shaped && !shaped.hasStaticShape()) {
+        emitError(host->getLoc())
+            << "argument " << index << " of '" << host->getSymName()
+            << "' has dynamic sizes (" << type
+            << "): give the shapes to plan for";
+        return nullptr;
+      }
+      shapes.emplace_back(shaped ? shaped.getShape() : ArrayRef<int64_t>());
+    }
+  } else {
+    for (intptr_t i = 0; i < numArguments; ++i)
+      shapes.emplace_back(
+          ArrayRef<int64_t>(arguments[i].shape, arguments[i].rank));
+  }
+  FailureOr<runtime::ExecutionPlan> plan =
+      runtime::planExecution(*host, shapes);
+  if (failed(plan))
+    return nullptr;
+  auto result = std::make_unique<SmPlanImpl>();
+  result->plan = std::move(*plan);
+  for (auto &step : result->plan.steps) {
+    auto *launch = std::get_if<runtime::PlanLaunch>(&step);
+    if (!launch)
+      continue;
+    result->launches.push_back(launch);
+    std::vector<std::string> codes;
+    for (const runtime::LaunchArgument &argument : launch->arguments)
+      codes.push_back(runtime::getNpyTypeCode(
+          argument.isBuffer ? result->plan.buffers[argument.buffer].elementType
+                            : argument.scalarType));
+    result->argumentTypeCodes.push_back(std::move(codes));
+  }
+  return result.release();
+}
+
+void smPlanDestroy(SmPlan plan) { delete plan; }
+
+intptr_t smPlanGetNumLaunches(SmPlan plan) { return plan->launches.size(); }
+
+SmLaunch smPlanGetLaunch(SmPlan plan, intptr_t index) {
+  const runtime::PlanLaunch &launch = *plan->launches[index];
+  SmLaunch result;
+  result.kernelModule = mlirStringRefCreate(launch.kernelModule.data(),
+                                            launch.kernelModule.size());
+  result.kernel =
+      mlirStringRefCreate(launch.kernel.data(), launch.kernel.size());
+  for (int dim = 0; dim < 3; ++dim) {
+    result.grid[dim] = launch.grid[dim];
+    result.block[dim] = launch.block[dim];
+  }
+  result.numArguments = launch.arguments.size();
+  return result;
+}
+
+SmLaunchArgument smPlanGetLaunchArgument(SmPlan plan, intptr_t launch,
+                                         intptr_t index) {
+  const runtime::LaunchArgument &argument =
+      plan->launches[launch]->arguments[index];
+  const std::string &code = plan->argumentTypeCodes[launch][index];
+  return SmLaunchArgument{argument.isBuffer,
+                          intptr_t(argument.buffer),
+                          argument.offsetInBytes,
+                          argument.sizeInBytes,
+                          mlirStringRefCreate(code.data(), code.size()),
+                          argument.integerValue,
+                          argument.floatValue};
 }

@@ -706,15 +706,16 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
           {unsigned(output.argument), std::move(array)});
   }
   if (timings && repeat) {
-    std::vector<double> steps;
-    double total = 0;
-    if (!executor.time(repeat, steps, total, error))
+    sm_runner::VulkanDevice::Timing timing;
+    if (!executor.time(repeat, timing, error))
       return fail(error);
     timings->runs = repeat;
     timings->steps.clear();
-    timings->totalMicroseconds = total;
-    for (auto [step, microseconds] : llvm::zip(executor.getPlan().steps, steps))
-      timings->steps.push_back({step.name, microseconds});
+    timings->totalMicroseconds = timing.totalNanoseconds / 1000;
+    timings->hostMicroseconds = timing.hostNanoseconds / 1000;
+    for (auto [step, nanoseconds] :
+         llvm::zip(executor.getPlan().steps, timing.stepNanoseconds))
+      timings->steps.push_back({step.name, nanoseconds / 1000});
   }
   return results;
 }

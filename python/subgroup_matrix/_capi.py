@@ -58,6 +58,21 @@ class SmArray(ctypes.Structure):
                 ("data", ctypes.c_void_p), ("size", ctypes.c_ssize_t)]
 
 
+class SmLaunch(ctypes.Structure):
+    """A kernel launch of a plan (SmLaunch in the C API)."""
+    _fields_ = [("kernel_module", _StringRef), ("kernel", _StringRef),
+                ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
+                ("num_arguments", ctypes.c_ssize_t)]
+
+
+class SmLaunchArgument(ctypes.Structure):
+    """An argument of a planned launch (SmLaunchArgument in the C API)."""
+    _fields_ = [("is_buffer", ctypes.c_bool), ("buffer", ctypes.c_ssize_t),
+                ("offset", ctypes.c_int64), ("size", ctypes.c_int64),
+                ("dtype", _StringRef), ("integer", ctypes.c_int64),
+                ("float", ctypes.c_double)]
+
+
 def _library_path():
     if os.environ.get("SM_CAPI_LIBRARY"):
         return os.environ["SM_CAPI_LIBRARY"]
@@ -129,10 +144,18 @@ def _load():
                                       ctypes.POINTER(_StringRef)],
                                      ctypes.c_double),
         "smRunGetTotalMicroseconds": ([ctypes.c_void_p], ctypes.c_double),
+        "smPlanLaunches": ([_Handle, _StringRef, ctypes.POINTER(SmArray),
+                            ctypes.c_ssize_t, _TEXT_CALLBACK, ctypes.c_void_p],
+                           ctypes.c_void_p),
+        "smPlanDestroy": ([ctypes.c_void_p], None),
+        "smPlanGetNumLaunches": ([ctypes.c_void_p], ctypes.c_ssize_t),
+        "smPlanGetLaunch": ([ctypes.c_void_p, ctypes.c_ssize_t], SmLaunch),
+        "smPlanGetLaunchArgument": ([ctypes.c_void_p, ctypes.c_ssize_t,
+                                     ctypes.c_ssize_t], SmLaunchArgument),
     }
     for name, (arguments, result) in signatures.items():
         if not hasattr(lib, name) and name.startswith(("smProgram", "smDevice",
-                                                       "smRun")):
+                                                       "smRun", "smPlan")):
             continue
         function = getattr(lib, name)
         function.argtypes = arguments

@@ -1,11 +1,11 @@
 """The three outputs, and running SPIR-V through the Vulkan runner."""
 
+import ctypes
 import os
-import re
 import subprocess
 from dataclasses import dataclass, field
 
-from ._capi import Collector, check, lib, string_ref
+from ._capi import Collector, MLIRError, SmArray, check, lib, string_ref
 from .ir import Module, parse
 
 _PIPELINES = {
@@ -75,59 +75,102 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
         return completed.returncode == 0, completed.stdout + completed.stderr
 
 
+# sm-vulkan-runner's names of the element types the runtime's type codes
+# stand for.
+_RUNNER_TYPES = {"f2": "f16", "u2": "bf16", "f4": "f32", "f8": "f64",
+                 "i1": "i8", "u1": "u8", "i4": "i32", "u4": "u32"}
+
+
 @dataclass
 class Launch:
-    """One kernel launch of a compiled program, in program order: the
-    kernel's name, its grid and workgroup size, and the runner's argument
-    specifications (types and element counts of the flattened buffers).
-    A kernel built for sizes known only at run time names them in `sizes`
-    ("M", "N", "K"; "d0", ... for other ops); its grid and counts are then
-    expressions such as "{ceildiv(N,128)}" until `for_sizes` fills them."""
+    """One kernel launch of a compiled program, in program order, as the
+    runtime plans it from the host function for given argument shapes: the
+    kernel's name, its grid, its workgroup size (invocations), and its
+    arguments as sm-vulkan-runner specifications: a buffer's element type
+    and count ("f16:9360:random"), a scalar as ("scalar", "i32:130")."""
     kernel: str
     grid: tuple
     workgroup_size: int
     arguments: list = field(default_factory=list)
-    sizes: list = field(default_factory=list)
-
-    def for_sizes(self, **sizes):
-        """This launch at the given sizes (M=130, N=90, ...): numeric grid
-        and counts, and the sizes appended as the kernel's scalar arguments,
-        ready for run_vulkan."""
-        missing = [name for name in self.sizes if name not in sizes]
-        if missing:
-            raise ValueError("launch of %s needs the sizes %s" %
-                             (self.kernel, ", ".join(missing)))
-
-        def expand(text):
-            return re.sub(r"\{([^}]*)\}",
-                          lambda m: str(_evaluate_size(m.group(1), sizes)),
-                          str(text))
-        grid = tuple(int(expand(g)) for g in self.grid)
-        arguments = [expand(a) for a in self.arguments]
-        arguments += [("scalar", "i32:%d" % sizes[name])
-                      for name in self.sizes]
-        return Launch(self.kernel, grid, self.workgroup_size, arguments)
 
 
-def _evaluate_size(expression, sizes):
-    """The value of a launch size expression: integers and size names
-    multiplied with '*', ceildiv(X,Y) and min(X,Y)."""
-    if not re.fullmatch(r"[\w*(),]+", expression):
-        raise ValueError("malformed size expression %r" % expression)
-    names = dict(sizes, ceildiv=lambda x, y: -(-x // y), min=min)
-    return int(eval(expression, {"__builtins__": {}}, names))
+def _shape_of(argument):
+    """The shape of a planning argument: an array's, or a tuple itself."""
+    shape = getattr(argument, "shape", argument)
+    return tuple(int(d) for d in shape)
+
+
+def _plan_launches(module, shapes, entry=""):
+    """The launches of `module`'s host function for arguments of `shapes`
+    (None: the static shapes of its argument types), through the runtime's
+    planner (smPlanLaunches)."""
+    entry_ref, _keep = string_ref(entry)
+    diagnostics = Collector()
+    if shapes is None:
+        plan = lib.smPlanLaunches(module.handle, entry_ref, None, -1,
+                                  diagnostics.callback, None)
+    else:
+        dims = [(ctypes.c_int64 * max(len(s), 1))(*s) for s in shapes]
+        views = (SmArray * max(len(shapes), 1))()
+        for i, shape in enumerate(shapes):
+            views[i] = SmArray(b"", len(shape), dims[i], None, 0)
+        plan = lib.smPlanLaunches(module.handle, entry_ref, views,
+                                  len(shapes), diagnostics.callback, None)
+    if not plan:
+        raise MLIRError(diagnostics.texts())
+
+    def text(ref):
+        return ctypes.string_at(ref.data, ref.length).decode()
+    try:
+        launches = []
+        for i in range(lib.smPlanGetNumLaunches(plan)):
+            launch = lib.smPlanGetLaunch(plan, i)
+            arguments = []
+            for j in range(launch.num_arguments):
+                argument = lib.smPlanGetLaunchArgument(plan, i, j)
+                code = text(argument.dtype)
+                if argument.is_buffer:
+                    count = argument.size // int(code[1:])
+                    arguments.append("%s:%d:random" % (
+                        _RUNNER_TYPES.get(code, code), count))
+                elif code.startswith("f"):
+                    arguments.append(("scalar", "f32:%r" % argument.float))
+                else:
+                    # Index and integer scalars reach kernels as 32 bits.
+                    arguments.append(("scalar", "i32:%d" % argument.integer))
+            block = tuple(launch.block)
+            launches.append(Launch(text(launch.kernel), tuple(launch.grid),
+                                   block[0] * block[1] * block[2],
+                                   arguments))
+    finally:
+        lib.smPlanDestroy(plan)
+    return launches
 
 
 @dataclass
 class CompiledProgram:
     """What compile_linalg returns: the kernels as one `output` (bytes for
-    SPIR-V, text for Metal), the launches in program order, and the module
-    after sm-linalg-to-gpu (host functions and the gpu.module)."""
+    SPIR-V, text for Metal) and the module after sm-linalg-to-gpu (host
+    functions and the gpu.module). Its launches come from the host
+    function: `launches` for a program on static shapes, `launches_for`
+    for given ones."""
     binary: object
-    launches: list
     module: Module
     target: str = ""
     _runtimes: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def launches(self):
+        """The launches in program order, for a program whose arguments all
+        have static shapes (else raises MLIRError: see launches_for)."""
+        return _plan_launches(self.module, None)
+
+    def launches_for(self, *arguments):
+        """The launches in program order for arguments of the given shapes:
+        one array (its shape is used) or shape tuple per argument of the
+        function. Raises MLIRError when the shapes do not fit."""
+        return _plan_launches(self.module,
+                              [_shape_of(a) for a in arguments])
 
     def _runtime(self, device):
         from .runtime import ProgramRuntime
@@ -153,28 +196,6 @@ class CompiledProgram:
         return timings
 
 
-_KERNEL = re.compile(
-    r"gpu\.func @(\w+)\(.*?known_block_size = array<i32: (\d+), 1, 1>"
-    r"(?:.*?subgroup_matrix\.launch = \{([^\n]*?)\}\})?")
-
-
-def _parse_launch_attribute(text):
-    """(grid, arguments, sizes) of a printed subgroup_matrix.launch."""
-    arguments = re.search(r"arguments = \[(.*?)\]", text)
-    arguments = re.findall(r'"([^"]*)"', arguments.group(1)) if arguments \
-        else []
-    static = re.search(r"grid = array<i32: (\d+), (\d+), (\d+)>", text)
-    if static:
-        grid = tuple(int(g) for g in static.groups())
-    else:
-        dynamic = re.search(r'grid = "([^"]*)"', text)
-        grid = tuple(re.findall(r"\{[^}]*\}|[^,{}]+", dynamic.group(1))) \
-            if dynamic else (1, 1, 1)
-    sizes = re.search(r"sizes = \[(.*?)\]", text)
-    sizes = re.findall(r'"([^"]*)"', sizes.group(1)) if sizes else []
-    return grid, arguments, sizes
-
-
 def compile_linalg(program, target, output="spirv"):
     """Compiles a linalg program (MLIR text or a parsed Module, on tensors or
     memrefs) with sm-linalg-to-gpu for `target` and returns a
@@ -182,14 +203,5 @@ def compile_linalg(program, target, output="spirv"):
     whatever cannot go to the GPU."""
     module = parse(program) if isinstance(program, str) else program.copy()
     module.run_pipeline("sm-linalg-to-gpu{target=%s}" % target)
-    text = str(module)
-    kernels = {}
-    for match in _KERNEL.finditer(text):
-        name, threads = match.group(1), int(match.group(2))
-        grid, arguments, sizes = _parse_launch_attribute(match.group(3) or "")
-        grid = tuple(int(g) if str(g).isdigit() else g for g in grid)
-        kernels[name] = Launch(name, grid, threads, arguments, sizes)
-    launches = [kernels[name] for name in
-                re.findall(r"gpu\.launch_func\s+@\w+::@(\w+)", text)]
     binary = compile(module, target, output)
-    return CompiledProgram(binary, launches, module, target)
+    return CompiledProgram(binary, module, target)

@@ -118,18 +118,55 @@ func.func @negate(%x: memref<?xf32>, %y: memref<?xf32>) {
 
 def test_dynamic_sizes_resolve_at_launch():
     program = sm.compile_linalg(DYNAMIC_MATMUL, target="nvidia-h100")
-    launch = program.launches[0]
-    assert launch.sizes == ["M", "N", "K"]
-    assert launch.grid == ("{ceildiv(N,128)}", "{ceildiv(M,128)}", 1)
-    assert launch.arguments == ["f16:{M*K}:random", "f16:{K*N}:random",
-                                "f32:{M*N}:random"]
-    ready = launch.for_sizes(M=130, N=90, K=72)
-    assert ready.grid == (1, 2, 1)
-    assert ready.arguments == ["f16:9360:random", "f16:6480:random",
-                               "f32:11700:random", ("scalar", "i32:130"),
-                               ("scalar", "i32:90"), ("scalar", "i32:72")]
-    with pytest.raises(ValueError, match="needs the sizes K"):
-        launch.for_sizes(M=1, N=2)
+    with pytest.raises(sm.MLIRError, match="argument 0 of 'linear' has "
+                       "dynamic sizes"):
+        program.launches
+    (launch,) = program.launches_for((130, 72), (72, 90), (130, 90))
+    assert launch.kernel == "matmul_0"
+    # 128 x 128 workgroup tiles: one column of tiles, two rows.
+    assert launch.grid == (1, 2, 1)
+    assert launch.arguments == ["f16:9360:random", "f16:6480:random",
+                                "f32:11700:random", ("scalar", "i32:130"),
+                                ("scalar", "i32:90"), ("scalar", "i32:72")]
+    # Arrays give their shapes.
+    np = pytest.importorskip("numpy")
+    (same,) = program.launches_for(np.zeros((130, 72), np.float16),
+                                   np.zeros((72, 90), np.float16),
+                                   np.zeros((130, 90), np.float32))
+    assert same == launch
+    with pytest.raises(sm.MLIRError) as error:
+        program.launches_for((130, 72), (72,), (130, 90))
+    assert str(error.value) == 'loc("input.mlir":2:1): error: argument 1 is ' \
+        "'memref<?x?xf16>', but an array of 1 dimensions was given"
+
+
+SPLIT_K_MLP = """
+func.func @mlp(%x: tensor<16x4096xf16>, %w: tensor<4096x512xf16>)
+    -> tensor<16x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>)
+      -> tensor<16x512xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<16x4096xf16>, tensor<4096x512xf16>)
+                     outs(%acc : tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %y : tensor<16x512xf32>
+}
+"""
+
+
+def test_split_k_launches_come_from_the_host_function():
+    program = sm.compile_linalg(SPLIT_K_MLP, target="nvidia-h100")
+    launches = program.launches
+    # A long K over few rows is split: the parts, then their sum.
+    assert [launch.kernel for launch in launches] == ["matmul_0",
+                                                      "elementwise_1"]
+    product = launches[0]
+    assert product.grid[2] > 1
+    # x, w and the workspace of one 16 x 512 product per part.
+    assert product.arguments[:2] == ["f16:65536:random",
+                                     "f16:2097152:random"]
+    assert product.arguments[2] == "f32:%d:random" % (
+        16 * 512 * product.grid[2])
 
 
 LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json"
@@ -139,7 +176,7 @@ LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json"
                     reason="Mesa lavapipe not installed")
 def test_dynamic_kernel_runs_at_chosen_size(tmp_path):
     program = sm.compile_linalg(DYNAMIC_NEGATION, target="nvidia-h100")
-    launch = program.launches[0].for_sizes(d0=300)
+    (launch,) = program.launches_for((300,), (300,))
     # 300 elements in workgroups of 256.
     assert launch.grid == (2, 1, 1)
     arguments = ["f32:300:iota"] + launch.arguments[1:]

@@ -122,6 +122,37 @@ int main(void) {
   printf("bad call returned %s\n", bad ? "a run" : "null");
   // CHECK-NOT: no time measured
 
+  // The launches the host function makes, planned without running: the
+  // product's kernel on the three arguments, byte for byte.
+  MlirLogicalResult lowered = smRunPipeline(
+      module, stringRef("sm-linalg-to-gpu{target=cpu-lavapipe}"),
+      printDiagnostic, NULL);
+  if (mlirLogicalResultIsFailure(lowered))
+    return 1;
+  SmPlan plan = smPlanLaunches(module, stringRef(""), NULL, -1,
+                               printDiagnostic, NULL);
+  if (!plan)
+    return 1;
+  // CHECK: launches: 1
+  printf("launches: %ld\n", (long)smPlanGetNumLaunches(plan));
+  SmLaunch launch = smPlanGetLaunch(plan, 0);
+  // CHECK: @kernels::@matmul_0 grid {{[0-9]+x[0-9]+}}x1, 3 arguments
+  printf("@%.*s::@%.*s grid %ux%ux%u, %ld arguments\n",
+         (int)launch.kernelModule.length, launch.kernelModule.data,
+         (int)launch.kernel.length, launch.kernel.data, launch.grid[0],
+         launch.grid[1], launch.grid[2], (long)launch.numArguments);
+  // CHECK: buffer 0: f2, bytes 0..4096
+  // CHECK: buffer 1: f2, bytes 0..2048
+  // CHECK: buffer 2: f4, bytes 0..2048
+  for (intptr_t i = 0; i < launch.numArguments; ++i) {
+    SmLaunchArgument value = smPlanGetLaunchArgument(plan, 0, i);
+    printf("buffer %ld: %.*s, bytes %ld..%ld\n", (long)value.buffer,
+           (int)value.dtype.length, value.dtype.data,
+           (long)value.offsetInBytes,
+           (long)(value.offsetInBytes + value.sizeInBytes));
+  }
+  smPlanDestroy(plan);
+
   smDeviceDestroy(device);
   smProgramDestroy(compiled);
   smModuleDestroy(module);

@@ -129,19 +129,25 @@ int main(int argc, char **argv) {
     std::printf("%s: %s\n", name.c_str(), outputs[i].describe().c_str());
   }
   if (repeat) {
-    std::vector<double> steps;
-    double total = 0;
-    if (!executor->time(unsigned(repeat), steps, total, error))
+    sm_runner::VulkanDevice::Timing timing;
+    if (!executor->time(unsigned(repeat), timing, error))
       fail(error);
-    if (steps.empty()) {
+    if (timing.stepNanoseconds.empty()) {
       std::printf("time: not measured (the device has no timestamps)\n");
     } else {
       std::printf("time: %.3f us per run (mean of %u runs, first step to "
                   "last)\n",
-                  total, unsigned(repeat));
-      for (size_t i = 0; i < steps.size(); ++i)
+                  timing.totalNanoseconds / 1000, unsigned(repeat));
+      double sum = 0;
+      for (size_t i = 0; i < timing.stepNanoseconds.size(); ++i) {
+        sum += timing.stepNanoseconds[i] / 1000;
         std::printf("  %2zu %-40s %10.3f us\n", i,
-                    executor->getPlan().steps[i].name.c_str(), steps[i]);
+                    executor->getPlan().steps[i].name.c_str(),
+                    timing.stepNanoseconds[i] / 1000);
+      }
+      std::printf("steps: %.3f us summed; host: %.3f us per run, submission "
+                  "to completion\n",
+                  sum, timing.hostNanoseconds / 1000);
     }
   }
   return 0;

@@ -184,9 +184,18 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::format("time: %.3f us per run (mean of %u runs, "
                                    "first step to last)\n",
                                    timings.totalMicroseconds, timings.runs);
-      for (auto [index, step] : llvm::enumerate(timings.steps))
+      double sum = 0;
+      for (auto [index, step] : llvm::enumerate(timings.steps)) {
+        sum += step.second;
         llvm::outs() << llvm::format("  %2zu %-40s %10.3f us\n", index,
                                      step.first.c_str(), step.second);
+      }
+      llvm::outs() << llvm::format("steps: %.3f us summed", sum);
+      if (timings.hostMicroseconds > 0)
+        llvm::outs() << llvm::format(
+            "; host: %.3f us per run, submission to completion",
+            timings.hostMicroseconds);
+      llvm::outs() << "\n";
     }
   }
   return 0;

@@ -90,9 +90,13 @@ struct RunTimings {
   /// ("@kernels::@matmul_0", "copy") and its mean time in microseconds over
   /// the timed runs.
   SmallVector<std::pair<std::string, double>> steps;
-  /// The mean time of a whole run, from the start of the first step to the
-  /// end of the last, in microseconds.
+  /// The mean time of a whole run on the device, from the start of the first
+  /// step to the end of the last, in microseconds (measured without
+  /// timestamps between the steps).
   double totalMicroseconds = 0;
+  /// The mean time of a whole run on the host, from its submission to the
+  /// return of the wait for it (0 where the host runners run it).
+  double hostMicroseconds = 0;
   unsigned runs = 0;
 };
 

@@ -172,7 +172,7 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
                             input.data.size(), error))
       return false;
   }
-  if (!device.run(prepared, 1, nullptr, error))
+  if (!device.run(prepared, 1, error))
     return false;
   for (size_t index = 0; index < buffers.size(); ++index) {
     std::string damage = device.checkGuards(buffers[index], error);
@@ -203,20 +203,7 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
   return true;
 }
 
-bool PlanExecutor::time(unsigned repeat, std::vector<double> &stepMicroseconds,
-                        double &totalMicroseconds, std::string &error) {
-  stepMicroseconds.clear();
-  totalMicroseconds = 0;
-  std::vector<std::vector<double>> times;
-  if (!device.run(prepared, repeat, &times, error))
-    return false;
-  if (times.empty())
-    return true;
-  stepMicroseconds.assign(plan.steps.size(), 0.0);
-  for (const std::vector<double> &run : times)
-    for (size_t i = 0; i < run.size() && i < stepMicroseconds.size(); ++i)
-      stepMicroseconds[i] += run[i] / 1000.0 / times.size();
-  for (double step : stepMicroseconds)
-    totalMicroseconds += step;
-  return true;
+bool PlanExecutor::time(unsigned repeat, VulkanDevice::Timing &timing,
+                        std::string &error) {
+  return device.time(prepared, repeat, timing, error);
 }

@@ -40,12 +40,9 @@ public:
            std::vector<mlir::subgroup_matrix::runtime::NpyArray> &outputs,
            std::string &error);
 
-  /// Submits the recorded steps `repeat` times (on the inputs of the last
-  /// run) and gives the mean time of each step and of a whole run in
-  /// microseconds; `stepMicroseconds` stays empty on a device without
-  /// timestamps.
-  bool time(unsigned repeat, std::vector<double> &stepMicroseconds,
-            double &totalMicroseconds, std::string &error);
+  /// Times `repeat` runs of the recorded steps (on the inputs of the last
+  /// run): see VulkanDevice::time.
+  bool time(unsigned repeat, VulkanDevice::Timing &timing, std::string &error);
 
 private:
   PlanExecutor(VulkanDevice &device, DevicePlan plan)

@@ -5,6 +5,7 @@
 #include "BufferGuards.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -48,10 +49,14 @@ struct VulkanDevice::Kernel {
 };
 
 struct VulkanDevice::Prepared {
+  /// The steps as they run, timestamped at the start and the end.
   VkCommandBuffer commands = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
   VkQueryPool queries = VK_NULL_HANDLE;
-  uint32_t timestamps = 0;
+  /// The same steps with a timestamp after each.
+  VkCommandBuffer profiledCommands = VK_NULL_HANDLE;
+  VkQueryPool stepQueries = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  size_t steps = 0;
 };
 
 std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
@@ -459,7 +464,6 @@ int VulkanDevice::createKernel(const SpirvModule &module,
 }
 
 int VulkanDevice::prepare(const std::vector<Step> &steps, std::string &error) {
-  auto result = std::make_unique<Prepared>();
   uint64_t alignment = std::max<uint64_t>(
       info.properties.properties.limits.minStorageBufferOffsetAlignment, 1);
   const uint32_t *maxCount =
@@ -487,6 +491,20 @@ int VulkanDevice::prepare(const std::vector<Step> &steps, std::string &error) {
         return -1;
       }
   }
+  prepared.push_back(std::make_unique<Prepared>());
+  int id = int(prepared.size()) - 1;
+  if (!record(*prepared.back(), steps, sets, descriptors, error)) {
+    // What a failed recording left is freed with the rest.
+    destroyPrepared(id);
+    return -1;
+  }
+  return id;
+}
+
+bool VulkanDevice::record(Prepared &result, const std::vector<Step> &steps,
+                          uint32_t sets, uint32_t descriptors,
+                          std::string &error) {
+  result.steps = steps.size();
   if (sets) {
     VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   std::max<uint32_t>(descriptors, 1)};
@@ -495,127 +513,183 @@ int VulkanDevice::prepare(const std::vector<Step> &steps, std::string &error) {
     poolInfo.maxSets = sets;
     poolInfo.poolSizeCount = 1;
     poolInfo.pPoolSizes = &poolSize;
-    SM_CHECK(vkCreateDescriptorPool(device, &poolInfo, nullptr, &result->pool),
+    SM_CHECK(vkCreateDescriptorPool(device, &poolInfo, nullptr, &result.pool),
              "vkCreateDescriptorPool");
   }
-  if (hasTimestamps()) {
-    result->timestamps = uint32_t(steps.size()) + 1;
-    VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    queryInfo.queryCount = result->timestamps;
-    SM_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &result->queries),
-             "vkCreateQueryPool");
-  }
-  VkCommandBufferAllocateInfo allocate{
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocate.commandPool = commandPool;
-  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocate.commandBufferCount = 1;
-  SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &result->commands),
-           "vkAllocateCommandBuffers");
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  SM_CHECK(vkBeginCommandBuffer(result->commands, &begin),
-           "vkBeginCommandBuffer");
-  VkCommandBuffer commands = result->commands;
-  if (result->queries) {
-    vkCmdResetQueryPool(commands, result->queries, 0, result->timestamps);
-    vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                        result->queries, 0);
-  }
-  recordBarrier(commands);
+  // One descriptor set per launch, shared by both recordings.
+  std::vector<VkDescriptorSet> descriptorSets(steps.size(), VK_NULL_HANDLE);
   for (size_t index = 0; index < steps.size(); ++index) {
     const Step &step = steps[index];
-    if (index)
-      recordBarrier(commands);
+    if (step.isCopy)
+      continue;
+    const Kernel &kernel = *kernels[step.kernel];
+    VkDescriptorSetAllocateInfo setInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    setInfo.descriptorPool = result.pool;
+    setInfo.descriptorSetCount = 1;
+    setInfo.pSetLayouts = &kernel.setLayout;
+    SM_CHECK(vkAllocateDescriptorSets(device, &setInfo, &descriptorSets[index]),
+             "vkAllocateDescriptorSets");
+    std::vector<VkDescriptorBufferInfo> bufferInfos(step.bindings.size());
+    std::vector<VkWriteDescriptorSet> writes(step.bindings.size());
+    for (size_t i = 0; i < step.bindings.size(); ++i) {
+      const Binding &binding = step.bindings[i];
+      const Buffer &buffer = *buffers[binding.buffer];
+      // The range reaches over the guard after the data, so that drivers
+      // that bounds-check each access against it let a stray write land in
+      // the guard, where it is seen.
+      uint64_t padded = (buffer.size + 3) / 4 * 4;
+      bufferInfos[i] = {buffer.buffer, guardBytes + binding.offset,
+                        padded - binding.offset + guardBytes};
+      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[i].dstSet = descriptorSets[index];
+      writes[i].dstBinding = uint32_t(i);
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &bufferInfos[i];
+    }
+    vkUpdateDescriptorSets(device, uint32_t(writes.size()), writes.data(), 0,
+                           nullptr);
+  }
+
+  auto recordStep = [&](VkCommandBuffer commands, size_t index) {
+    const Step &step = steps[index];
     if (step.isCopy) {
       VkBufferCopy region{guardBytes + step.copySource.offset,
                           guardBytes + step.copyTarget.offset,
                           step.copySource.size};
       vkCmdCopyBuffer(commands, buffers[step.copySource.buffer]->buffer,
                       buffers[step.copyTarget.buffer]->buffer, 1, &region);
-    } else {
-      const Kernel &kernel = *kernels[step.kernel];
-      VkDescriptorSetAllocateInfo setInfo{
-          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      setInfo.descriptorPool = result->pool;
-      setInfo.descriptorSetCount = 1;
-      setInfo.pSetLayouts = &kernel.setLayout;
-      VkDescriptorSet set;
-      SM_CHECK(vkAllocateDescriptorSets(device, &setInfo, &set),
-               "vkAllocateDescriptorSets");
-      std::vector<VkDescriptorBufferInfo> bufferInfos(step.bindings.size());
-      std::vector<VkWriteDescriptorSet> writes(step.bindings.size());
-      for (size_t i = 0; i < step.bindings.size(); ++i) {
-        const Binding &binding = step.bindings[i];
-        const Buffer &buffer = *buffers[binding.buffer];
-        // The range reaches over the guard after the data, so that drivers
-        // that bounds-check each access against it let a stray write land
-        // in the guard, where it is seen.
-        uint64_t padded = (buffer.size + 3) / 4 * 4;
-        bufferInfos[i] = {buffer.buffer, guardBytes + binding.offset,
-                          padded - binding.offset + guardBytes};
-        writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = set;
-        writes[i].dstBinding = uint32_t(i);
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &bufferInfos[i];
-      }
-      vkUpdateDescriptorSets(device, uint32_t(writes.size()), writes.data(), 0,
-                             nullptr);
-      vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
-                        kernel.pipeline);
-      vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
-                              kernel.layout, 0, 1, &set, 0, nullptr);
-      if (step.grid[0] && step.grid[1] && step.grid[2])
-        vkCmdDispatch(commands, step.grid[0], step.grid[1], step.grid[2]);
+      return;
     }
-    if (result->queries)
-      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                          result->queries, uint32_t(index + 1));
-  }
-  recordBarrier(commands);
-  SM_CHECK(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
-  prepared.push_back(std::move(result));
-  return int(prepared.size()) - 1;
+    const Kernel &kernel = *kernels[step.kernel];
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      kernel.pipeline);
+    vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                            kernel.layout, 0, 1, &descriptorSets[index], 0,
+                            nullptr);
+    if (step.grid[0] && step.grid[1] && step.grid[2])
+      vkCmdDispatch(commands, step.grid[0], step.grid[1], step.grid[2]);
+  };
+  // The program as it runs, timestamped before its first step and after its
+  // last only, so that timing a whole run does not perturb it; and, where
+  // the device has timestamps, a second recording with one after every step,
+  // for the time of each.
+  auto recordSequence = [&](VkCommandBuffer &commands, VkQueryPool &queries,
+                            bool eachStep) -> bool {
+    uint32_t stamps = eachStep ? uint32_t(steps.size()) + 1 : 2;
+    if (hasTimestamps()) {
+      VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      queryInfo.queryCount = stamps;
+      SM_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &queries),
+               "vkCreateQueryPool");
+    }
+    VkCommandBufferAllocateInfo allocate{
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    allocate.commandPool = commandPool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &commands),
+             "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    SM_CHECK(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+    if (queries) {
+      vkCmdResetQueryPool(commands, queries, 0, stamps);
+      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries,
+                          0);
+    }
+    recordBarrier(commands);
+    for (size_t index = 0; index < steps.size(); ++index) {
+      if (index)
+        recordBarrier(commands);
+      recordStep(commands, index);
+      if (queries && (eachStep || index + 1 == steps.size()))
+        vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                            queries, eachStep ? uint32_t(index + 1) : 1);
+    }
+    recordBarrier(commands);
+    SM_CHECK(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+    return true;
+  };
+  return recordSequence(result.commands, result.queries, false) &&
+         (!hasTimestamps() ||
+          recordSequence(result.profiledCommands, result.stepQueries, true));
 }
 
 void VulkanDevice::destroyPrepared(int id) {
   if (id < 0 || id >= int(prepared.size()) || !prepared[id])
     return;
   Prepared &sequence = *prepared[id];
-  vkFreeCommandBuffers(device, commandPool, 1, &sequence.commands);
+  for (VkCommandBuffer commands :
+       {sequence.commands, sequence.profiledCommands})
+    if (commands)
+      vkFreeCommandBuffers(device, commandPool, 1, &commands);
   if (sequence.pool)
     vkDestroyDescriptorPool(device, sequence.pool, nullptr);
-  if (sequence.queries)
-    vkDestroyQueryPool(device, sequence.queries, nullptr);
+  for (VkQueryPool queries : {sequence.queries, sequence.stepQueries})
+    if (queries)
+      vkDestroyQueryPool(device, queries, nullptr);
   prepared[id].reset();
 }
 
-bool VulkanDevice::run(int id, unsigned times,
-                       std::vector<std::vector<double>> *stepNanoseconds,
-                       std::string &error) {
+bool VulkanDevice::submitAndWait(VkCommandBuffer commands, std::string &error) {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands;
+  SM_CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
+  SM_CHECK(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
+  return true;
+}
+
+bool VulkanDevice::run(int id, unsigned times, std::string &error) {
+  for (unsigned run = 0; run < times; ++run)
+    if (!submitAndWait(prepared[id]->commands, error))
+      return false;
+  return true;
+}
+
+bool VulkanDevice::time(int id, unsigned times, Timing &timing,
+                        std::string &error) {
   Prepared &sequence = *prepared[id];
+  timing = Timing();
+  if (!sequence.queries || !times)
+    return true;
   double period = info.properties.properties.limits.timestampPeriod;
-  for (unsigned run = 0; run < times; ++run) {
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &sequence.commands;
-    SM_CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
-    SM_CHECK(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
-    if (!stepNanoseconds || !sequence.queries)
-      continue;
-    std::vector<uint64_t> stamps(sequence.timestamps);
-    SM_CHECK(vkGetQueryPoolResults(
-                 device, sequence.queries, 0, sequence.timestamps,
-                 stamps.size() * sizeof(uint64_t), stamps.data(),
-                 sizeof(uint64_t),
-                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+  auto readStamps = [&](VkQueryPool queries,
+                        std::vector<uint64_t> &stamps) -> bool {
+    SM_CHECK(vkGetQueryPoolResults(device, queries, 0, uint32_t(stamps.size()),
+                                   stamps.size() * sizeof(uint64_t),
+                                   stamps.data(), sizeof(uint64_t),
+                                   VK_QUERY_RESULT_64_BIT |
+                                       VK_QUERY_RESULT_WAIT_BIT),
              "vkGetQueryPoolResults");
-    std::vector<double> times;
+    return true;
+  };
+  // Each step's time, from the recording with a timestamp after each.
+  std::vector<uint64_t> stamps(sequence.steps + 1);
+  timing.stepNanoseconds.assign(stamps.size() - 1, 0.0);
+  for (unsigned run = 0; run < times; ++run) {
+    if (!submitAndWait(sequence.profiledCommands, error) ||
+        !readStamps(sequence.stepQueries, stamps))
+      return false;
     for (size_t i = 1; i < stamps.size(); ++i)
-      times.push_back(double(stamps[i] - stamps[i - 1]) * period);
-    stepNanoseconds->push_back(std::move(times));
+      timing.stepNanoseconds[i - 1] +=
+          double(stamps[i] - stamps[i - 1]) * period / times;
+  }
+  // The whole program as it runs: on the device, first step to last, and on
+  // the host, from submission to the wait's return.
+  std::vector<uint64_t> ends(2);
+  for (unsigned run = 0; run < times; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    if (!submitAndWait(sequence.commands, error))
+      return false;
+    std::chrono::duration<double, std::nano> host =
+        std::chrono::steady_clock::now() - start;
+    if (!readStamps(sequence.queries, ends))
+      return false;
+    timing.totalNanoseconds += double(ends[1] - ends[0]) * period / times;
+    timing.hostNanoseconds += host.count() / times;
   }
   return true;
 }

@@ -86,12 +86,23 @@ public:
   /// larger than the device's limit).
   int prepare(const std::vector<Step> &steps, std::string &error);
   void destroyPrepared(int prepared);
-  /// Submits a prepared sequence `times` times, waiting for each. When the
-  /// device has timestamps, `stepNanoseconds` gets, for each run, the time
-  /// of each step (from the end of the one before).
-  bool run(int prepared, unsigned times,
-           std::vector<std::vector<double>> *stepNanoseconds,
-           std::string &error);
+  /// Submits a prepared sequence `times` times, waiting for each.
+  bool run(int prepared, unsigned times, std::string &error);
+  /// What timing a prepared sequence measures, as means over the timed
+  /// runs, in nanoseconds.
+  struct Timing {
+    /// Each step's time on the device, from the end of the one before (in a
+    /// recording with a timestamp after every step).
+    std::vector<double> stepNanoseconds;
+    /// A whole run on the device as it runs (no timestamps in between),
+    /// from the start of the first step to the end of the last.
+    double totalNanoseconds = 0;
+    /// A whole run on the host: from submission to the wait's return.
+    double hostNanoseconds = 0;
+  };
+  /// Submits the step-timed recording `times` times, then the plain one
+  /// `times` times; `timing` stays empty on a device without timestamps.
+  bool time(int prepared, unsigned times, Timing &timing, std::string &error);
   bool hasTimestamps() const;
 
 private:
@@ -120,6 +131,11 @@ private:
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::vector<std::unique_ptr<Kernel>> kernels;
   std::vector<std::unique_ptr<Prepared>> prepared;
+  /// Fills `result`: its descriptor sets, the plain recording of `steps`
+  /// and the step-timed one.
+  bool record(Prepared &result, const std::vector<Step> &steps, uint32_t sets,
+              uint32_t descriptors, std::string &error);
+  bool submitAndWait(VkCommandBuffer commands, std::string &error);
 };
 
 } // namespace sm_runner

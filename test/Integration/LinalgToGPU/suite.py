@@ -2,28 +2,31 @@
 """Execution suite of sm-linalg-to-gpu: linalg programs as front-ends write
 them (tensors and memrefs, batches, transposed operands, fused extensions
 and epilogues, 1x1 convolutions, split K, reductions), compiled for a
-target, run launch by launch as the host function would (its allocations
-poisoned, its arguments fresh random values, the kernels through the
-path's runner), and compared with this file's own double-precision
-evaluation of the program. Each case also says how many launches the
+target, run whole by sm-run (the runtime executes the host function: its
+allocations poisoned, its arguments fresh random values) and compared with
+this file's own double-precision evaluation of the program. Each case also says how many launches the
 program must become (fusion shows as one).
 
   suite.py generate TARGET OUT          write OUT/<case>.mlir (the programs)
   suite.py build PATH OUT TOOLS [--spirv-val SPIRV_VAL]
-  suite.py run PATH OUT TOOLS [--spirv-val X] [--prebuilt] [--only TEXT]
-                               [--runner-arg ARG]...
-PATH is vulkan, intel or msl.
+  suite.py run PATH OUT TOOLS [--spirv-val X] [--only TEXT] [--skip TEXT]
+                               [--seed N] [--stage DIR]
+  suite.py check DIR                    check staged runs that ran elsewhere
+PATH is vulkan, intel or msl: how the kernels are checked besides running
+(Vulkan SPIR-V and Intel OpenCL SPIR-V through spirv-val); sm-run runs the
+program on the target's device (the CPU host runners for Intel and Apple).
 """
 
 import argparse
 import concurrent.futures
 import importlib.util
-import json
 import math
 import os
 import random
 import re
 import sys
+
+import numpy as np
 
 # The element helpers of the convert/map/reduce suite, loaded by path (both
 # files are named suite.py).
@@ -33,8 +36,7 @@ _helpers_spec = importlib.util.spec_from_file_location(
                  "MatrixFunctions", "suite.py"))
 _helpers = importlib.util.module_from_spec(_helpers_spec)
 _helpers_spec.loader.exec_module(_helpers)
-pack, unpack, run_tool, runner_for = (_helpers.pack, _helpers.unpack,
-                                      _helpers.run_tool, _helpers.runner_for)
+run_tool = _helpers.run_tool
 round_f16, round_f32 = _helpers.round_f16, _helpers.round_f32
 
 # Per target: the input and accumulator element types of its products and
@@ -1347,76 +1349,38 @@ def generate(target, out):
     print("%d cases for %s in %s" % (len(cases), target, out))
 
 
-def parse_host(text):
-    """The host function after sm-linalg-to-gpu, as data: its arguments,
-    its allocations, the views (aliases) of buffers, its launches in order
-    (kernel, grid, buffers) and the buffer it returns."""
-    host = text[text.index("func.func"):]
-    arguments = re.findall(r"(%arg\d+): memref<([^>]*)>", host.split("\n")[0])
-    constants = dict(re.findall(
-        r"(%[\w]+) = arith\.constant (\d+) : index", host))
-    # Allocations: (their type, the SSA names of their dynamic sizes).
-    allocations = {name: (spec, re.findall(r"%[\w]+", sizes))
-                   for name, sizes, spec in re.findall(
-        r"(%[\w]+) = memref\.alloc\(([^)]*)\)(?: \{[^}]*\})? : "
-        r"memref<([^>]*)>", host)}
-    # The index arithmetic of dynamic sizes, in order: memref.dim of a
-    # buffer, ceildivui/minui/muli of earlier values.
-    index_ops = [list(op) for op in re.findall(
-        r"(%[\w]+) = (memref\.dim|arith\.ceildivui|arith\.minui|"
-        r"arith\.muli) (%[\w]+), (%[\w]+) :", host)]
-    aliases = dict(re.findall(
-        r"(%[\w]+) = memref\.(?:collapse|expand)_shape (%[\w]+)", host))
-    copies = re.findall(r"memref\.copy (%[\w]+), (%[\w]+)", host)
-    launches = []
-    for match in re.finditer(
-            r"gpu\.launch_func\s+@\w+::@(\w+) blocks in \(([^)]*)\)"
-            r".*?args\(([^)]*)\)", host):
-        grid = [g.strip() for g in match.group(2).split(",")]
-        arguments_ = re.findall(r"(%[\w]+) : (index|memref)",
-                                match.group(3))
-        launches.append(dict(entry=match.group(1), grid=grid,
-                             args=[name for name, _ in arguments_],
-                             sizes=[name for name, kind in arguments_
-                                    if kind == "index"]))
-    returned = re.search(r"return (%[\w]+)", host)
-    return dict(arguments=arguments, allocations=allocations, aliases=aliases,
-                copies=copies, launches=launches, constants=constants,
-                index_ops=index_ops,
-                returned=returned.group(1) if returned else None)
+# NumPy's type for each storage the cases use; bf16 travels as its bits.
+NUMPY_TYPE = {"f16": "float16", "f32": "float32", "bf16": "uint16",
+              "si8": "int8", "ui8": "uint8", "si32": "int32",
+              "ui32": "uint32"}
+STORAGE_OF_NUMPY = {"float16": "f16", "float32": "f32", "uint16": "bf16",
+                    "int8": "si8", "uint8": "ui8", "int32": "si32",
+                    "uint32": "ui32"}
 
 
-STORAGE_OF = {"f16": "f16", "f32": "f32", "bf16": "bf16", "i8": "si8",
-              "i32": "si32"}
+def to_array(values, shape, storage):
+    """The flat `values` (already representable in `storage`) as an array
+    of `shape` for sm-run."""
+    if storage == "bf16":
+        bits = np.array(values, np.float32).view(np.uint32) >> 16
+        return bits.astype(np.uint16).reshape(shape)
+    return np.array(values, NUMPY_TYPE[storage]).reshape(shape)
 
 
-def memref_info(spec, dynamic_sizes=()):
-    """(shape, element count, storage) of a memref type's `AxBxT` text, its
-    `?` sizes taken from `dynamic_sizes` in order."""
-    parts = spec.split(",")[0].split("x")
-    sizes = iter(dynamic_sizes)
-    shape = [next(sizes) if dim == "?" else int(dim) for dim in parts[:-1]]
-    return shape, math.prod(shape), STORAGE_OF[parts[-1]]
-
-
-def evaluate_index_values(host, shapes):
-    """The host's index values at run time: its constants, and its dynamic
-    sizes evaluated from the buffers' `shapes` (name -> shape, the
-    allocations' added as their sizes are known)."""
-    values = {name: int(value) for name, value in host["constants"].items()}
-    for result, op, x, y in host["index_ops"]:
-        if op == "memref.dim":
-            values[result] = shapes[x][values[y]]
-        elif op == "arith.ceildivui":
-            values[result] = -(-values[x] // values[y])
-        elif op == "arith.minui":
-            values[result] = min(values[x], values[y])
-        else:
-            values[result] = values[x] * values[y]
-    return values
+def from_array(array):
+    """(flat list of Python numbers, storage) of an array sm-run read or
+    wrote."""
+    storage = STORAGE_OF_NUMPY[array.dtype.name]
+    if storage == "bf16":
+        array = (array.astype(np.uint32) << 16).view(np.float32)
+    return array.reshape(-1).tolist(), storage
 
 
 def build(path, case, out, tools, spirv_val, target):
+    """Compiles the case with sm-linalg-to-gpu (the form sm-run takes) and
+    checks its kernels the way `path` needs them: Vulkan SPIR-V serialized
+    and validated, the Intel form's OpenCL SPIR-V validated. Returns
+    (compiled program, error)."""
     tool = lambda t: os.path.join(tools, t)  # noqa: E731
     source = os.path.join(out, case.name + ".mlir")
     gpu = os.path.join(out, case.name + ".gpu.mlir")
@@ -1432,129 +1396,56 @@ def build(path, case, out, tools, spirv_val, target):
         # those binaries instead.
         if spirv_val and "bf16" not in case.text:
             steps.append([spirv_val, "--target-env", "vulkan1.3", kernel])
-    elif path == "intel":
+    elif path == "intel" and spirv_val:
         lowered = os.path.join(out, case.name + ".intel.mlir")
-        kernel = os.path.join(out, case.name + ".ll")
+        binary = os.path.join(out, case.name + ".intel.spv")
         steps += [[tool("sm-opt"), gpu, "--sm-lower-to-intel", "-o", lowered],
-                  [tool("sm-translate"), "--emit-intel-host-llvm", lowered,
-                   "-o", kernel]]
-        if spirv_val:
-            binary = os.path.join(out, case.name + ".intel.spv")
-            steps += [[tool("sm-translate"), "--emit-intel-spirv", lowered,
-                       "-o", binary],
-                      [spirv_val, "--target-env", "spv1.4", binary]]
-    else:
-        kernel = os.path.join(out, case.name + ".metal")
-        steps += [[tool("sm-translate"), "--emit-msl", gpu, "-o", kernel]]
+                  [tool("sm-translate"), "--emit-intel-spirv", lowered, "-o",
+                   binary],
+                  [spirv_val, "--target-env", "spv1.4", binary]]
     for argv in steps:
         result = run_tool(argv)
         if result.returncode:
             return None, "%s failed: %s" % (os.path.basename(argv[0]),
                                             (result.stderr or result.stdout)
                                             .strip()[-800:])
-    host = parse_host(open(gpu).read())
-    if len(host["launches"]) != case.launches:
-        return None, "expected %d launch(es), got %s" % (
-            case.launches, [l["entry"] for l in host["launches"]])
-    with open(os.path.join(out, case.name + ".launch.json"), "w") as f:
-        json.dump(host, f)
-    return kernel, None
+    # The launch ops the program became, as written (one in a loop counts
+    # once).
+    launches = open(gpu).read().count("gpu.launch_func ")
+    if launches != case.launches:
+        return None, "expected %d launch(es), got %d" % (case.launches,
+                                                         launches)
+    return gpu, None
 
 
-def check_case(path, case, out, tools, spirv_val, target, rng, extra,
-               prebuilt):
-    kernel = os.path.join(out, case.name + {
-        "vulkan": ".spv", "intel": ".ll", "msl": ".metal"}[path])
-    if not prebuilt:
-        kernel, error = build(path, case, out, tools, spirv_val, target)
-        if error:
-            return False, error
-    host = json.load(open(os.path.join(out, case.name + ".launch.json")))
-    if host["copies"]:
-        return False, "the program copies buffers, which this harness does " \
-            "not run"
-    details = []
-    for number, (inputs, reference) in enumerate(case.variants):
-        ok, detail = run_variant(path, case, out, tools, host, kernel, inputs,
-                                 reference, rng, extra,
-                                 "%s.v%d" % (case.name, number))
-        if len(case.variants) > 1:
-            detail = "%s %s: %s" % (inputs[0][0], "x".join(
-                str(d) for d in inputs[0][1]), detail)
-        details.append(detail)
-        if not ok:
-            return False, "; ".join(details)
-    return True, "; ".join(details)
-
-
-def run_variant(path, case, out, tools, host, kernel, case_inputs, reference,
-                rng, extra, stem):
-    """Runs the program once on fresh inputs of the shapes `case_inputs`
-    gives and compares its output with `reference`."""
-    # The program's buffers: its arguments (the inputs, fresh random
-    # values) and its allocations (poisoned: all bytes 0xFF).
-    buffers, types, shapes = {}, {}, {}
+def fresh_inputs(case_inputs, rng):
+    """Random arrays for the function's arguments: (flat values, array)
+    per argument."""
     inputs = []
-    for (name, shape, storage, distribution), (argument, spec) in zip(
-            case_inputs, host["arguments"]):
+    for _, shape, storage, (low, high) in case_inputs:
         count = math.prod(shape)
-        low, high = distribution
         if storage in ("f16", "bf16", "f32"):
             values = [round_to(rng.uniform(low, high), storage)
                       for _ in range(count)]
         else:
             values = [rng.randint(low, high) for _ in range(count)]
-        inputs.append(values)
-        buffers[argument] = bytearray(pack(values, storage))
-        types[argument] = (count, storage)
-        shapes[argument] = list(shape)
-    index_values = evaluate_index_values(host, shapes)
-    for name, (spec, sizes) in host["allocations"].items():
-        shape, count, storage = memref_info(
-            spec, [index_values[size] for size in sizes])
-        types[name] = (count, storage)
-        shapes[name] = shape
-        buffers[name] = bytearray(b"\xff" * len(pack([0] * count, storage)))
-    # Sizes read off allocations are known now.
-    index_values = evaluate_index_values(host, shapes)
+        inputs.append((values, to_array(values, shape, storage)))
+    return inputs
 
-    def base(name):
-        while name in host["aliases"]:
-            name = host["aliases"][name]
-        return name
 
-    for number, launch in enumerate(host["launches"]):
-        argv = [runner_for(path, tools), kernel, "--entry", launch["entry"],
-                "--grid", ",".join(str(index_values[g])
-                                   for g in launch["grid"])]
-        files = []
-        for index, name in enumerate(launch["args"]):
-            if name in launch["sizes"]:
-                argv += ["--scalar", "i32:%d" % index_values[name]]
-                continue
-            name = base(name)
-            count, storage = types[name]
-            data = os.path.join(out, "%s.%d.%d" % (stem, number, index))
-            with open(data, "wb") as f:
-                f.write(buffers[name])
-            argv += ["--arg", "%s:%d:file:%s" % (RUNNER_TYPE[storage], count,
-                                                  data),
-                     "--output", "%d:%s.out" % (index, data)]
-            files.append((name, data + ".out"))
-        result = run_tool(argv + extra)
-        if result.returncode:
-            return False, "launch %d (%s) failed (%d): %s" % (
-                number, launch["entry"], result.returncode,
-                (result.stderr + result.stdout).strip()[-600:])
-        for name, data in files:
-            buffers[name] = bytearray(open(data, "rb").read())
-    output = base(host["returned"]) if host["returned"] else \
-        base(host["arguments"][len(case_inputs) - 1][0])
-    count, out_storage = types[output]
-    result_path = os.path.join(out, stem + ".out")
-    with open(result_path, "wb") as f:
-        f.write(buffers[output])
-    got = unpack(open(result_path, "rb").read(), out_storage)
+def output_file(directory, argument_count):
+    """Where sm-run wrote the case's output: its result, or else the last
+    argument, which a memref program writes."""
+    result = os.path.join(directory, "result_0.npy")
+    if os.path.exists(result):
+        return result
+    return os.path.join(directory, "arg_%d.npy" % (argument_count - 1))
+
+
+def compare(case, got_array, inputs, reference):
+    """(ok, detail) of the output against the double-precision reference,
+    each expected value rounded to the output's storage."""
+    got, out_storage = from_array(got_array)
     expected = reference(inputs)
     mismatches, worst, first = 0, 0.0, None
     for i, (have, want) in enumerate(zip(got, expected)):
@@ -1566,12 +1457,97 @@ def run_variant(path, case, out, tools, host, kernel, case_inputs, reference,
             mismatches += 1
             if first is None:
                 first = "element %d: %r, expected %r" % (i, have, want)
-    ok = mismatches == 0 and len(got) == len(expected) == count
+    ok = mismatches == 0 and len(got) == len(expected)
     detail = "%d elements, %d mismatches, max error %.3g" % (
-        count, mismatches, worst)
+        len(got), mismatches, worst)
+    if len(got) != len(expected):
+        detail += " (expected %d elements)" % len(expected)
     if first:
         detail += " (first: %s)" % first
     return ok, detail
+
+
+def variant_label(case, case_inputs, detail):
+    if len(case.variants) == 1:
+        return detail
+    return "%s %s: %s" % (case_inputs[0][0], "x".join(
+        str(d) for d in case_inputs[0][1]), detail)
+
+
+def check_case(path, case, out, tools, spirv_val, target, rng, stage):
+    """Builds the case and runs each of its variants through sm-run on
+    fresh inputs, comparing the output with the reference; with `stage`,
+    writes each variant's device plan and inputs into STAGE/<case>.v<N>
+    instead of running it."""
+    program, error = build(path, case, out, tools, spirv_val, target)
+    if error:
+        return False, error
+    details = []
+    for number, (case_inputs, reference) in enumerate(case.variants):
+        directory = os.path.join(stage or out, "%s.v%d" % (case.name, number))
+        os.makedirs(directory, exist_ok=True)
+        argv = [os.path.join(tools, "sm-run"), program, "--target", target,
+                "--output-dir", directory]
+        inputs = fresh_inputs(case_inputs, rng)
+        for index, (_, array) in enumerate(inputs):
+            name = os.path.join(directory, "input_%d.npy" % index)
+            np.save(name, array)
+            argv += ["--input", name]
+        if stage:
+            argv += ["--emit-plan", directory]
+        result = run_tool(argv)
+        if result.returncode:
+            return False, "; ".join(details + [variant_label(
+                case, case_inputs, "sm-run failed (%d): %s" % (
+                    result.returncode,
+                    (result.stderr + result.stdout).strip()[-600:]))])
+        if stage:
+            details.append(variant_label(case, case_inputs, "staged"))
+            continue
+        got = np.load(output_file(directory, len(inputs)))
+        ok, detail = compare(case, got, [values for values, _ in inputs],
+                             reference)
+        details.append(variant_label(case, case_inputs, detail))
+        if not ok:
+            return False, "; ".join(details)
+    return True, "; ".join(details)
+
+
+def check_staged(root):
+    """Compares the outputs of staged variants that ran elsewhere
+    (sm-plan-runner wrote them beside the inputs in ROOT/<case>.v<N>) with
+    the reference."""
+    target = open(os.path.join(root, "target.txt")).read().strip()
+    passed = failed = 0
+    for case in cases_for(target):
+        details, ok = [], True
+        for number, (case_inputs, reference) in enumerate(case.variants):
+            directory = os.path.join(root, "%s.v%d" % (case.name, number))
+            if not os.path.isdir(directory):
+                continue
+            inputs = [from_array(np.load(os.path.join(
+                directory, "input_%d.npy" % i)))[0]
+                for i in range(len(case_inputs))]
+            output = output_file(directory, len(inputs))
+            if not os.path.exists(output):
+                log = os.path.join(directory, "runner.log")
+                detail = "no output (%s)" % (open(log).read().strip()[-600:]
+                                             if os.path.exists(log) else
+                                             "no log")
+                good = False
+            else:
+                good, detail = compare(case, np.load(output), inputs,
+                                       reference)
+            details.append(variant_label(case, case_inputs, detail))
+            ok = ok and good
+        if not details:
+            continue
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name,
+                             "; ".join(details)), flush=True)
+        passed += ok
+        failed += not ok
+    print("%s linalg suite: %d passed, %d failed" % (target, passed, failed))
+    return 0 if failed == 0 else 1
 
 
 def main():
@@ -1587,31 +1563,38 @@ def main():
         p.add_argument("tools")
         p.add_argument("--spirv-val", default="")
         if name == "run":
-            p.add_argument("--prebuilt", action="store_true")
             p.add_argument("--only", default="")
             p.add_argument("--skip", default="",
                            help="leave out the programs whose name has this")
             p.add_argument("--seed", type=int,
                            default=random.SystemRandom().randrange(1 << 30))
-            p.add_argument("--runner-arg", dest="extra", action="append",
-                           default=[])
+            p.add_argument("--stage", metavar="DIR", default="",
+                           help="write each variant's device plan and inputs "
+                           "into DIR/<case>.v<N> (sm-run --emit-plan, for "
+                           "sm-plan-runner elsewhere) instead of running it")
     c = sub.add_parser("compile")
     c.add_argument("out")
     c.add_argument("driver", help="a driver compile command taking a "
                    "binary and --entry NAME (e.g. lit's %%radv)")
+    k = sub.add_parser("check", help="check staged variants that ran "
+                       "elsewhere")
+    k.add_argument("staged")
     args = parser.parse_args()
+    if args.command == "check":
+        return check_staged(args.staged)
     if args.command == "compile":
         # Every kernel of every built program, through a real driver.
         import shlex
         failed = 0
         for name in sorted(os.listdir(args.out)):
-            if not name.endswith(".launch.json"):
+            if not name.endswith(".spv"):
                 continue
-            stem = name[:-len(".launch.json")]
-            host = json.load(open(os.path.join(args.out, name)))
-            for entry in sorted({l["entry"] for l in host["launches"]}):
+            stem = name[:-len(".spv")]
+            kernels = re.findall(r"gpu\.func @(\w+)", open(
+                os.path.join(args.out, stem + ".gpu.mlir")).read())
+            for entry in sorted(set(kernels)):
                 result = run_tool(shlex.split(args.driver) + [
-                    os.path.join(args.out, stem + ".spv"), "--entry", entry])
+                    os.path.join(args.out, name), "--entry", entry])
                 ok = result.returncode == 0
                 failed += not ok
                 print("%s %s:%s" % ("compiled" if ok else "FAILED", stem,
@@ -1640,16 +1623,21 @@ def main():
                 if (not only or any(part in c.name for part in only)) and
                 not any(part in c.name for part in skip)]
     print("seed %d" % args.seed)
+    if args.stage:
+        os.makedirs(args.stage, exist_ok=True)
+        with open(os.path.join(args.stage, "target.txt"), "w") as f:
+            f.write(target)
 
     def check(case):
         rng = random.Random("%d:%s" % (args.seed, case.name))
         try:
             return check_case(args.path, case, args.out, args.tools,
-                              args.spirv_val, target, rng, args.extra,
-                              args.prebuilt)
+                              args.spirv_val, target, rng, args.stage)
         except Exception as error:  # a harness error fails the case
             return False, "harness error: %r" % error
 
+    # Vulkan devices (lavapipe's JIT included) use every core themselves;
+    # the CPU host runners run one program per core.
     jobs = 1 if args.path == "vulkan" else (os.cpu_count() or 1)
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -1658,7 +1646,8 @@ def main():
                   flush=True)
             passed += ok
             failed += not ok
-    print("%s linalg suite: %d passed, %d failed" % (args.path, passed, failed))
+    print("%s linalg suite: %d %s, %d failed" % (
+        args.path, passed, "staged" if args.stage else "passed", failed))
     return 0 if failed == 0 else 1
 
 

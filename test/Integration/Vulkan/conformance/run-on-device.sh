@@ -73,12 +73,6 @@ if [ -d "$suite/functions" ]; then
     > "$out/functions.txt" 2>&1 || functionsStatus=1
   tail -n1 "$out/functions.txt" | tee -a "$out/summary.txt"
 fi
-linalgStatus=0
-if [ -d "$suite/linalg" ]; then
-  python3 "$suite/LinalgToGPU/suite.py" run --prebuilt vulkan "$suite/linalg" \
-    "$suite" > "$out/linalg.txt" 2>&1 || linalgStatus=1
-  tail -n1 "$out/linalg.txt" | tee -a "$out/summary.txt"
-fi
 # Upstream gpu.subgroup_mma code through sm-convert-gpu-mma
 # (test/Conversion/GPUToSubgroupMatrix/execution.mlir), against the runner's
 # GEMM reference: D = 2 (A B + C).
@@ -118,5 +112,5 @@ if [ -f "$suite/dynamic-mnk.spv" ]; then
   done
   cat "$out/dynamic-mnk.txt" >> "$out/summary.txt"
 fi
-[ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] && [ $linalgStatus -eq 0 ] &&
+[ $failed -eq 0 ] && [ $functionsStatus -eq 0 ] &&
   [ $mmaStatus -eq 0 ] && [ $dynamicStatus -eq 0 ]
