@@ -124,13 +124,13 @@ int main(void) {
 
   // The launches the host function makes, planned without running: the
   // product's kernel on the three arguments, byte for byte.
-  MlirLogicalResult lowered = smRunPipeline(
-      module, stringRef("sm-linalg-to-gpu{target=cpu-lavapipe}"),
-      printDiagnostic, NULL);
+  MlirLogicalResult lowered =
+      smRunPipeline(module, stringRef("sm-linalg-to-gpu{target=cpu-lavapipe}"),
+                    printDiagnostic, NULL);
   if (mlirLogicalResultIsFailure(lowered))
     return 1;
-  SmPlan plan = smPlanLaunches(module, stringRef(""), NULL, -1,
-                               printDiagnostic, NULL);
+  SmPlan plan =
+      smPlanLaunches(module, stringRef(""), NULL, -1, printDiagnostic, NULL);
   if (!plan)
     return 1;
   // CHECK: launches: 1
@@ -147,8 +147,7 @@ int main(void) {
   for (intptr_t i = 0; i < launch.numArguments; ++i) {
     SmLaunchArgument value = smPlanGetLaunchArgument(plan, 0, i);
     printf("buffer %ld: %.*s, bytes %ld..%ld\n", (long)value.buffer,
-           (int)value.dtype.length, value.dtype.data,
-           (long)value.offsetInBytes,
+           (int)value.dtype.length, value.dtype.data, (long)value.offsetInBytes,
            (long)(value.offsetInBytes + value.sizeInBytes));
   }
   smPlanDestroy(plan);
