@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -346,6 +347,24 @@ LogicalResult HostInterpreter::runOp(Operation *op, unsigned depth) {
         for (auto [result, value] : llvm::zip(call.getResults(), results))
           values[result] = value;
         return success();
+      })
+      .Case([&](cf::AssertOp assertion) -> LogicalResult {
+        FailureOr<int64_t> holds = integerOf(assertion.getArg());
+        if (failed(holds))
+          return assertion.emitOpError("has a condition the runtime cannot "
+                                       "determine");
+        if (*holds)
+          return success();
+        InFlightDiagnostic diagnostic = emitError(assertion.getLoc())
+                                        << assertion.getMsg();
+        // A comparison names the values that differ.
+        if (auto compare = assertion.getArg().getDefiningOp<arith::CmpIOp>()) {
+          FailureOr<int64_t> lhs = integerOf(compare.getLhs());
+          FailureOr<int64_t> rhs = integerOf(compare.getRhs());
+          if (succeeded(lhs) && succeeded(rhs))
+            diagnostic << " (" << *rhs << " and " << *lhs << ")";
+        }
+        return diagnostic;
       })
       .Case([&](affine::AffineApplyOp apply) -> LogicalResult {
         SmallVector<int64_t> operands;

@@ -138,6 +138,12 @@ def test_dynamic_sizes_resolve_at_launch():
         program.launches_for((130, 72), (72,), (130, 90))
     assert str(error.value) == 'loc("input.mlir":2:1): error: argument 1 is ' \
         "'memref<?x?xf16>', but an array of 1 dimensions was given"
+    # Shapes that fit each argument but disagree with each other: N is 91
+    # in w, 90 in y.
+    with pytest.raises(sm.MLIRError, match=r"input.mlir\":4:3\): error: the "
+                       r"shapes of the arrays disagree: dimension 1 of "
+                       r"operand 2 .* \(90 and 91\)"):
+        program.launches_for((130, 72), (72, 91), (130, 90))
 
 
 SPLIT_K_MLP = """

@@ -354,7 +354,10 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     M, N and K may be dynamic: the kernel then takes them as arguments after
     its buffers (M, N, K in that order), and the launch reads them off A and
     B and computes its grid; element-wise kernels take their dynamic loop
-    sizes likewise.
+    sizes likewise. Where operands spell one loop with dynamic sizes, the
+    host asserts that they agree (`cf.assert` at the op's location), so that
+    arrays of disagreeing shapes are an error before anything runs rather
+    than reads and writes past a buffer.
 
     Split K: where the tiles of C cannot fill the device (NVIDIA and AMD
     presets: fewer tiles than compute units), K is split in 2, 4 or 8 parts
@@ -462,6 +465,7 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",

@@ -19,12 +19,14 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -129,6 +131,75 @@ static LogicalResult bufferize(ModuleOp module) {
       };
   bufferization::BufferizationState state;
   return bufferization::runOneShotModuleBufferize(module, options, state);
+}
+
+/// Whether `buffer` is a view of an argument of its function: an array the
+/// caller passes, whose shape nothing in the program sets.
+static bool isViewOfArgument(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    buffer = view.getViewSource();
+  }
+  return true;
+}
+
+/// Asserts on the host, before each linalg op whose operands spell one loop
+/// with dynamic sizes, that the caller's arrays agree on it: kernels read
+/// each size off one operand only, so disagreeing arrays would otherwise be
+/// read and written past their ends. Buffers the program allocates are
+/// sized by the program itself (and a use of one here would keep a fill
+/// from folding into the product that follows it).
+static void insertShapeChecks(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics() && op.hasDynamicShape())
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    // Each loop's first (operand, dimension) that spells it.
+    DenseMap<unsigned, std::pair<OpOperand *, unsigned>> firstSpelling;
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    auto sizeOf = [&](OpOperand *operand, unsigned dim) -> Value {
+      auto type = cast<MemRefType>(operand->get().getType());
+      if (!type.isDynamicDim(dim))
+        return arith::ConstantIndexOp::create(builder, loc,
+                                              type.getDimSize(dim));
+      return memref::DimOp::create(builder, loc, operand->get(), dim);
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !isViewOfArgument(operand.get()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        auto loop = dyn_cast<AffineDimExpr>(expr);
+        if (!loop)
+          continue;
+        auto [found, inserted] = firstSpelling.try_emplace(
+            loop.getPosition(), &operand, unsigned(dim));
+        if (inserted)
+          continue;
+        auto [first, firstDim] = found->second;
+        auto firstType = cast<MemRefType>(first->get().getType());
+        if (!firstType.isDynamicDim(firstDim) && !type.isDynamicDim(dim))
+          continue;
+        Value agree = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::eq, sizeOf(first, firstDim),
+            sizeOf(&operand, dim));
+        std::string message;
+        llvm::raw_string_ostream os(message);
+        os << "the shapes of the arrays disagree: dimension " << dim
+           << " of operand " << operand.getOperandNumber() << " (" << type
+           << ") and dimension " << firstDim << " of operand "
+           << first->getOperandNumber() << " (" << firstType
+           << ") are the same loop of '" << op->getName() << "'";
+        cf::AssertOp::create(builder, loc, agree, message);
+      }
+    }
+  }
 }
 
 /// Builds `C[b] += A[b] * B` (maps given) as a linalg.generic whose body
@@ -383,8 +454,10 @@ struct LinalgToGPUPass
                 "or set subgroup_matrix.target on the module");
       return signalPassFailure();
     }
-    if (failed(foldLeadingBatchLoops(module)) || failed(bufferize(module)) ||
-        failed(rewriteUnitConvolutions(module)))
+    if (failed(foldLeadingBatchLoops(module)) || failed(bufferize(module)))
+      return signalPassFailure();
+    insertShapeChecks(module);
+    if (failed(rewriteUnitConvolutions(module)))
       return signalPassFailure();
 
     MatmulTiling requested;

@@ -88,6 +88,11 @@ struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
   X(vkGetQueryPoolResults)                                                     \
   X(vkQueueSubmit)                                                             \
   X(vkQueueWaitIdle)                                                           \
+  X(vkCreateFence)                                                             \
+  X(vkDestroyFence)                                                            \
+  X(vkResetFences)                                                             \
+  X(vkGetFenceStatus)                                                          \
+  X(vkWaitForFences)                                                           \
   X(vkResetCommandBuffer)                                                      \
   X(vkFreeCommandBuffers)
 

@@ -124,6 +124,8 @@ private:
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t queueFamily = 0;
   VkCommandPool commandPool = VK_NULL_HANDLE;
+  /// Signalled when a submission of a prepared sequence completes.
+  VkFence done = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memoryProperties{};
   DeviceInfo info;
   DeviceFeatures features;

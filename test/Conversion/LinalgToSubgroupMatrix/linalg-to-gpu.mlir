@@ -170,6 +170,14 @@ func.func @conv(%x: memref<2x4x4x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<
 // CHECK: memref.store %[[SUM]], %[[GC]][%{{.*}}] : memref<?xf32>
 // CHECK-LABEL: func.func @all_dynamic
 // CHECK-SAME: (%[[A:.*]]: memref<?x?xf16>, %[[B:.*]]: memref<?x?xf16>, %[[C:.*]]: memref<?x?xf32>)
+// The host first asserts that the operands' sizes of each loop agree: K of
+// B against K of A, then M and N of C against A and B.
+// CHECK: %[[KB:.*]] = memref.dim %[[B]], %c1
+// CHECK: %[[KA:.*]] = memref.dim %[[A]], %c1
+// CHECK: %[[SAME_K:.*]] = arith.cmpi eq, %[[KA]], %[[KB]] : index
+// CHECK: cf.assert %[[SAME_K]], "the shapes of the arrays disagree: dimension 1 of operand 1 (memref<?x?xf16>) and dimension 1 of operand 0 (memref<?x?xf16>) are the same loop of 'linalg.matmul'"
+// CHECK: cf.assert %{{.*}}, "the shapes of the arrays disagree: dimension 0 of operand 2 (memref<?x?xf32>) and dimension 0 of operand 0
+// CHECK: cf.assert %{{.*}}, "the shapes of the arrays disagree: dimension 1 of operand 2 (memref<?x?xf32>) and dimension 0 of operand 1
 // CHECK-DAG: %[[HM:.*]] = memref.dim %[[A]], %c0{{.*}} : memref<?x?xf16>
 // CHECK-DAG: %[[HN:.*]] = memref.dim %[[B]], %c0{{.*}} : memref<?x?xf16>
 // CHECK-DAG: %[[HK:.*]] = memref.dim %[[A]], %c1{{.*}} : memref<?x?xf16>
@@ -194,6 +202,8 @@ func.func @all_dynamic(%a: memref<?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?x
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[D0]], %[[D1]] : index
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CHECK-LABEL: func.func @dynamic_bias
+// The bias against x's columns; y's rows and columns against x's.
+// CHECK-COUNT-3: cf.assert
 // CHECK-DAG: %[[R:.*]] = memref.dim %arg0, %c0
 // CHECK-DAG: %[[S:.*]] = memref.dim %arg0, %c1
 // CHECK: %[[T:.*]] = arith.muli %[[R]], %[[S]] : index
