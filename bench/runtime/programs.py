@@ -87,26 +87,153 @@ def layer_chain(layers, rows, width):
     return "\n".join(lines)
 
 
-# name: (program, input specs [(shape, dtype, low, high)], torch function
-# of the inputs, tolerance relative to max(1, |reference|))
+def accumulate(m, n, k):
+    """C += A B on memrefs, f16 inputs, f32 C (written in place)."""
+    return ("func.func @accumulate(%%a: memref<%dx%dxf16>, "
+            "%%b: memref<%dx%dxf16>, %%c: memref<%dx%dxf32>) {\n"
+            "  linalg.matmul ins(%%a, %%b : memref<%dx%dxf16>, "
+            "memref<%dx%dxf16>) outs(%%c : memref<%dx%dxf32>)\n"
+            "  return\n}\n" % (m, k, k, n, m, n, m, k, k, n, m, n))
+
+
+INT4_GROUP = 128
+
+
+def linear(form, m, n, k):
+    """x W^T with W stored N x K (as PyTorch stores a linear layer's
+    weight): `f16` W itself; `int8` signed 8-bit W with one f16 scale per
+    output column; `int4` 4-bit W packed two to a byte along K (low nibble
+    first), offset by 8, one f16 scale per group of 128 along K. The weight
+    is dequantized by a producer that sm-linalg-to-gpu fuses into the
+    product's staging."""
+    a = "tensor<%dx%dxf16>" % (m, k)
+    w = "tensor<%dx%dxf16>" % (n, k)
+    c = "tensor<%dx%dxf32>" % (m, n)
+    product = """  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(c)s) -> %(c)s
+  %%r = linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%w : %(a)s, %(w)s) outs(%%f : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=a, w=w, c=c)
+    if form == "f16":
+        return ("func.func @linear(%%a: %s, %%w: %s) -> %s {\n" % (a, w, c) +
+                product)
+    if form == "int8":
+        q, s = "tensor<%dx%dxi8>" % (n, k), "tensor<%dxf16>" % n
+        maps = "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>"
+        body = """    %value = arith.sitofp %q_v : i8 to f16
+    %weight = arith.mulf %value, %s_v : f16"""
+    else:
+        q = "tensor<%dx%dxi8>" % (n, k // 2)
+        s = "tensor<%dx%dxf16>" % (n, k // INT4_GROUP)
+        maps = ("affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, "
+                "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % INT4_GROUP)
+        body = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %k = linalg.index 1 : index
+    %odd = arith.andi %k, %c1 : index
+    %shift_index = arith.muli %odd, %c4 : index
+    %shift = arith.index_cast %shift_index : index to i8
+    %shifted = arith.shrui %q_v, %shift : i8
+    %nibble = arith.andi %shifted, %c15 : i8
+    %centred = arith.subi %nibble, %c8 : i8
+    %value = arith.sitofp %centred : i8 to f16
+    %weight = arith.mulf %value, %s_v : f16"""
+    return """func.func @linear(%%a: %(a)s, %%q: %(q)s, %%s: %(s)s) -> %(c)s {
+  %%ew = tensor.empty() : %(w)s
+  %%w = linalg.generic {indexing_maps = [%(maps)s, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%q, %%s : %(q)s, %(s)s) outs(%%ew : %(w)s) {
+  ^bb0(%%q_v: i8, %%s_v: f16, %%o: f16):
+%(body)s
+    linalg.yield %%weight : f16
+  } -> %(w)s
+""" % dict(a=a, q=q, s=s, c=c, w=w, maps=maps, body=body) + product
+
+
+class Program:
+    """A benchmarked program: its text, its inputs [(shape, dtype, low,
+    high)] (made fresh on the GPU machine), the PyTorch function of the
+    inputs it is checked against and timed beside (torch_peer.py), the
+    tolerance relative to max(1, |reference|), sm-linalg-to-gpu options
+    beyond the target, which output is checked (result_0.npy, or
+    arg_<i>.npy for an argument written in place) and its FLOPs."""
+
+    def __init__(self, group, text, inputs, function, tolerance, options="",
+                 output="result_0.npy", flops=0):
+        self.group, self.text, self.inputs = group, text, inputs
+        self.function, self.tolerance = function, tolerance
+        self.options, self.output, self.flops = options, output, flops
+
+
 PROGRAMS = {}
+# Model layers: an MLP layer on a dynamic number of tokens, attention and an
+# int8 dequantizing projection.
 for tokens in (16, 512):
-    PROGRAMS["mlp_%d_tokens_4096x4096" % tokens] = (
-        mlp(4096, 4096),
-        [((tokens, 4096), "float16", -1, 1), ((4096, 4096), "float16", -0.05,
-                                               0.05),
-         ((4096,), "float32", -1, 1)],
-        "mlp", 2e-3)
-PROGRAMS["attention_16x512x512x64_f16"] = (
-    suite.attention_program("attention", 16, 512, 512, 64, "f16", False,
-                            "f16"),
-    [((16, 512, 64), "float16", -1, 1)] * 3, "attention", 5e-3)
-PROGRAMS["dequant_int8_16x4096x4096"] = (
-    dequant(16, 4096, 4096),
+    PROGRAMS["mlp_%d_tokens_4096x4096" % tokens] = Program(
+        "layers", mlp(4096, 4096),
+        [((tokens, 4096), "float16", -1, 1),
+         ((4096, 4096), "float16", -0.05, 0.05), ((4096,), "float32", -1, 1)],
+        "mlp", 2e-3, flops=2 * tokens * 4096 * 4096)
+PROGRAMS["attention_16x512x512x64_f16"] = Program(
+    "layers", suite.attention_program("attention", 16, 512, 512, 64, "f16",
+                                      False, "f16"),
+    [((16, 512, 64), "float16", -1, 1)] * 3, "attention", 5e-3,
+    flops=4 * 16 * 512 * 512 * 64)
+PROGRAMS["dequant_int8_16x4096x4096"] = Program(
+    "layers", dequant(16, 4096, 4096),
     [((16, 4096), "float16", -1, 1), ((4096, 4096), "int8", -128, 127),
-     ((4096,), "float16", 0.0005, 0.002)], "dequant", 2e-3)
+     ((4096,), "float16", 0.0005, 0.002)], "dequant", 2e-3,
+    flops=2 * 16 * 4096 * 4096)
 # Launch overhead: 20 dependent kernels of about the cost of a launch each.
-PROGRAMS["chain_20_layers_16x256x256"] = (
-    layer_chain(20, 16, 256),
+PROGRAMS["chain_20_layers_16x256x256"] = Program(
+    "layers", layer_chain(20, 16, 256),
     [((16, 256), "float16", -1, 1)] +
-    [((256, 256), "float16", -0.12, 0.12)] * 20, "chain", 1e-2)
+    [((256, 256), "float16", -0.12, 0.12)] * 20, "chain", 1e-2,
+    flops=20 * 2 * 16 * 256 * 256)
+
+# Split K on an LLM shape (4096 x 512 x 14336, f16 -> f32, C += A B): the
+# split product, then the reduction that adds the parts into C.
+SPLIT_M, SPLIT_N, SPLIT_K = 4096, 512, 14336
+for parts in (1, 2, 4, 8):
+    PROGRAMS["split_k_%d_4096x512x14336" % parts] = Program(
+        "split-k", accumulate(SPLIT_M, SPLIT_N, SPLIT_K),
+        [((SPLIT_M, SPLIT_K), "float16", -1, 1),
+         ((SPLIT_K, SPLIT_N), "float16", -1, 1),
+         ((SPLIT_M, SPLIT_N), "float32", -1, 1)],
+        "accumulate", 5e-3, options="split-k=%d" % parts, output="arg_2.npy",
+        flops=2 * SPLIT_M * SPLIT_N * SPLIT_K)
+
+# Quantized weights (N = K = 4096): the f16 weight (the baseline), int8 and
+# int4 (groups of 128), each dequantized as the kernel stages it.
+DEQUANT_NK = 4096
+for rows in (1, 16, 256, 4096):
+    n = k = DEQUANT_NK
+    weights = {
+        "f16": [((n, k), "float16", -0.05, 0.05)],
+        "int8": [((n, k), "int8", -128, 127),
+                 ((n,), "float16", 0.0005, 0.002)],
+        "int4": [((n, k // 2), "int8", -128, 127),
+                 ((n, k // INT4_GROUP), "float16", 0.001, 0.005)],
+    }
+    for form, weight in weights.items():
+        PROGRAMS["linear_%s_%dx%dx%d" % (form, rows, n, k)] = Program(
+            "dequant", linear(form, rows, n, k),
+            [((rows, k), "float16", -1, 1)] + weight, "linear_" + form, 2e-3,
+            flops=2 * rows * n * k)
+
+# Attention at length 4096 (16 heads, head dimension 128, f16 in and out),
+# with and without a causal mask: one flash-attention kernel each.
+for causal in (False, True):
+    PROGRAMS["attention_16x4096x4096x128%s" % ("_causal" if causal else "")] \
+        = Program(
+            "attention",
+            suite.attention_program("attention", 16, 4096, 4096, 128, "f16",
+                                    causal, "f16"),
+            [((16, 4096, 128), "float16", -1, 1)] * 3,
+            "attention_causal" if causal else "attention", 5e-3,
+            flops=4 * 16 * 4096 * 4096 * 128 // (2 if causal else 1))

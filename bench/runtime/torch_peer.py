@@ -32,14 +32,46 @@ def dequant(x, q, s):
     return (x @ (q.to(torch.float16) * s)).float()
 
 
+def attention_causal(q, k, v):
+    return torch.nn.functional.scaled_dot_product_attention(
+        q[None], k[None], v[None], is_causal=True)[0]
+
+
+def accumulate(a, b, c):
+    # f16 products accumulated in f32 (cuBLAS), then the f32 add of C.
+    return torch.matmul(a, b).float() + c
+
+
+def linear_f16(a, w):
+    return (a @ w.T).float()
+
+
+def linear_int8(a, q, s):
+    return (a @ (q.to(torch.float16) * s[:, None]).T).float()
+
+
+def linear_int4(a, q, s):
+    # Two 4-bit values per byte along K, the low nibble first, offset by 8;
+    # one scale per group of K.
+    bits = q.view(torch.uint8).to(torch.int16)
+    low, high = (bits & 15) - 8, ((bits >> 4) & 15) - 8
+    values = torch.stack([low, high], dim=-1).reshape(q.shape[0], -1)
+    group = values.shape[1] // s.shape[1]
+    w = values.to(torch.float16) * s.repeat_interleave(group, dim=1)
+    return (a @ w.T).float()
+
+
 def chain(x, *weights):
     for w in weights:
         x = torch.relu((x @ w).float()).to(torch.float16)
     return x
 
 
-FUNCTIONS = {"mlp": mlp, "attention": attention, "dequant": dequant,
-             "chain": chain}
+FUNCTIONS = {"mlp": mlp, "attention": attention,
+             "attention_causal": attention_causal, "dequant": dequant,
+             "chain": chain, "accumulate": accumulate,
+             "linear_f16": linear_f16, "linear_int8": linear_int8,
+             "linear_int4": linear_int4}
 
 
 def time_torch(function, inputs, repeat):
@@ -75,8 +107,9 @@ def main():
         return make_inputs(sys.argv[2])
     stage, out, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
     manifest = json.load(open(os.path.join(stage, "manifest.json")))
-    print("%-32s %12s %12s %8s  %s" % ("program", "ours us", "torch us",
-                                        "ratio", "check"))
+    print("%-36s %10s %10s %7s %8s %8s  %s" % (
+        "program", "ours us", "torch us", "ratio", "ours TF/s", "torch TF/s",
+        "check"))
     overheads = []
     for name, entry in manifest.items():
         directory = os.path.join(stage, "plans", name)
@@ -90,7 +123,7 @@ def main():
         log = open(os.path.join(out, name, "runner.log")).read()
         ours = re.search(r"time: ([0-9.]+) us", log)
         ours = float(ours.group(1)) if ours else math.nan
-        result = os.path.join(out, name, "result_0.npy")
+        result = os.path.join(out, name, entry.get("output", "result_0.npy"))
         if not os.path.exists(result):
             check = "FAILED: no output (%s)" % log.strip()[-300:]
         else:
@@ -100,8 +133,10 @@ def main():
             check = "%s: %d elements, %d mismatches, max error %.3g" % (
                 "PASSED" if not bad.any() else "FAILED", got.size,
                 int(bad.sum()), float(np.nanmax(error)))
-        print("%-32s %12.1f %12.1f %8.2f  %s" % (name, ours, peer,
-                                               ours / peer, check))
+        flops = entry.get("flops", 0)
+        print("%-36s %10.1f %10.1f %7.2f %8.1f %8.1f  %s" % (
+            name, ours, peer, ours / peer, flops / ours / 1e6,
+            flops / peer / 1e6, check), flush=True)
         # Launch overhead: the whole run (on the device, first step to
         # last; and on the host, submission to completion) against the sum
         # of its steps' times.
@@ -109,7 +144,7 @@ def main():
                           log)
         if steps:
             summed, host = float(steps.group(1)), float(steps.group(2))
-            overheads.append("%-32s %3d steps: %9.1f us summed, run %9.1f us "
+            overheads.append("%-36s %3d steps: %9.1f us summed, run %9.1f us "
                              "(%.2fx), host %9.1f us (%.2fx)" % (
                                  name, log.count(" @"), summed, ours,
                                  ours / summed, host, host / summed))

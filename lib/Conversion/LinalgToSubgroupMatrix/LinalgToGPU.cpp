@@ -160,7 +160,30 @@ static void insertShapeChecks(ModuleOp module) {
   for (linalg::LinalgOp op : ops) {
     // Each loop's first (operand, dimension) that spells it.
     DenseMap<unsigned, std::pair<OpOperand *, unsigned>> firstSpelling;
+    // The checks go where the arrays are first all defined (the start of the
+    // function, for its arguments), not between the op and its neighbours:
+    // a fill before a product and an epilogue after it fold into its kernel
+    // only when nothing comes between them. The runtime evaluates the whole
+    // host function before it runs anything, so an early check is as good.
+    Operation *latestDefinition = nullptr;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || !isViewOfArgument(operand))
+        continue;
+      if (def->getBlock() != op->getBlock()) {
+        latestDefinition = op;
+        break;
+      }
+      if (!latestDefinition || latestDefinition->isBeforeInBlock(def))
+        latestDefinition = def;
+    }
     OpBuilder builder(op);
+    if (latestDefinition == op)
+      builder.setInsertionPoint(op);
+    else if (latestDefinition)
+      builder.setInsertionPointAfter(latestDefinition);
+    else
+      builder.setInsertionPointToStart(op->getBlock());
     Location loc = op.getLoc();
     auto sizeOf = [&](OpOperand *operand, unsigned dim) -> Value {
       auto type = cast<MemRefType>(operand->get().getType());
