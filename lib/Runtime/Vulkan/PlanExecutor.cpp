@@ -76,8 +76,14 @@ std::unique_ptr<PlanExecutor> PlanExecutor::load(VulkanDevice &device,
   // each program writes them before it reads them, or the poison shows).
   for (const DevicePlan::Buffer &buffer : loaded.buffers) {
     int id = device.createBuffer(buffer.size, error);
-    if (id < 0)
+    if (id < 0) {
+      error = "the device cannot hold " +
+              (buffer.start == DevicePlan::Buffer::Start::Input
+                   ? "argument " + std::to_string(buffer.argument)
+                   : std::string("an intermediate buffer")) +
+              " of " + std::to_string(buffer.size) + " bytes: " + error;
       return nullptr;
+    }
     executor->buffers.push_back(id);
     std::vector<char> initial;
     if (buffer.start == DevicePlan::Buffer::Start::Poison)

@@ -213,6 +213,22 @@ bool VulkanDevice::hasTimestamps() const {
 bool VulkanDevice::createRawBuffer(uint64_t size, bool hostVisible,
                                    VkBuffer &buffer, VkDeviceMemory &memory,
                                    std::string &error) {
+  // Kernels bind each buffer whole; past the device's range (or its memory)
+  // the driver's own error would not say why.
+  const VkPhysicalDeviceLimits &limits = info.properties.properties.limits;
+  if (!hostVisible && size > limits.maxStorageBufferRange) {
+    error = "it is larger than the device can bind as one storage buffer (" +
+            std::to_string(limits.maxStorageBufferRange) + " bytes)";
+    return false;
+  }
+  uint64_t largestHeap = 0;
+  for (uint32_t i = 0; i < memoryProperties.memoryHeapCount; ++i)
+    largestHeap = std::max(largestHeap, memoryProperties.memoryHeaps[i].size);
+  if (size > largestHeap) {
+    error = "it is larger than the device's memory (" +
+            std::to_string(largestHeap) + " bytes)";
+    return false;
+  }
   VkBufferCreateInfo bufferInfo{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bufferInfo.size = std::max<uint64_t>(size, 4);
   bufferInfo.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
