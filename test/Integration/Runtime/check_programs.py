@@ -314,6 +314,9 @@ def main():
     parser.add_argument("--via-plan", action="store_true",
                         help="run each program as sm-run --emit-plan and "
                         "sm-plan-runner")
+    parser.add_argument("--spirv-val", metavar="PATH",
+                        help="with --via-plan, validate every binary the "
+                        "plan holds (those the device runs)")
     parser.add_argument("--stage", metavar="DIR",
                         help="only write each run's plan and inputs into "
                         "DIR/caseN.runM (for sm-plan-runner elsewhere)")
@@ -356,6 +359,17 @@ def main():
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode:
                     break
+                if command[-2:] == ["--emit-plan", str(directory)] and \
+                        options.spirv_val:
+                    for binary in sorted(directory.glob("binary_*.spv")):
+                        done = subprocess.run(
+                            [options.spirv_val, "--target-env", "vulkan1.3",
+                             str(binary)], capture_output=True, text=True)
+                        if done.returncode:
+                            command = [options.spirv_val, str(binary)]
+                            break
+                    if done.returncode:
+                        break
             if done.returncode:
                 print("FAILED %s: %s exited %d: %s" % (
                     label, os.path.basename(command[0]), done.returncode,
