@@ -64,8 +64,14 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
         for argument in arguments:
             if isinstance(argument, tuple):
                 argv += ["--scalar", argument[1]]
-            else:
+            elif isinstance(argument, str):
                 argv += ["--arg", argument]
+            else:
+                raise TypeError(
+                    "run_vulkan takes sm-vulkan-runner's argument "
+                    "specifications (\"f16:256:random\"), not %s; to run a "
+                    "program on arrays, use compile_linalg(...).run(*arrays)"
+                    % type(argument).__name__)
         for spec in checks:
             argv += ["--check", spec]
         argv += list(extra)

@@ -194,3 +194,11 @@ def test_dynamic_kernel_runs_at_chosen_size(tmp_path):
     assert passed, report
     values = struct.unpack("<300f", output.read_bytes())
     assert list(values) == [-float(i) for i in range(300)]
+
+
+def test_run_vulkan_points_arrays_to_run():
+    np = pytest.importorskip("numpy")
+    program = sm.compile_linalg(DYNAMIC_NEGATION, target="nvidia-h100")
+    with pytest.raises(TypeError, match=r"not ndarray; to run a program on "
+                       r"arrays, use compile_linalg\(\.\.\.\)\.run"):
+        sm.run_vulkan(program.binary, [np.zeros(4, np.float32)])
