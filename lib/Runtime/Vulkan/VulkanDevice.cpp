@@ -296,16 +296,23 @@ void VulkanDevice::destroyBuffer(int id) {
   buffers[id].reset();
 }
 
-bool VulkanDevice::submitOnce(
-    const std::function<void(VkCommandBuffer)> &record, std::string &error) {
+bool VulkanDevice::allocateCommands(VkCommandBuffer &commands,
+                                    std::string &error) {
   VkCommandBufferAllocateInfo allocate{
       VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = commandPool;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = 1;
-  VkCommandBuffer commands;
   SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &commands),
            "vkAllocateCommandBuffers");
+  return true;
+}
+
+bool VulkanDevice::submitOnce(
+    const std::function<void(VkCommandBuffer)> &record, std::string &error) {
+  VkCommandBuffer commands;
+  if (!allocateCommands(commands, error))
+    return false;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   SM_CHECK(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
@@ -606,13 +613,8 @@ bool VulkanDevice::record(Prepared &result, const std::vector<Step> &steps,
       SM_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &queries),
                "vkCreateQueryPool");
     }
-    VkCommandBufferAllocateInfo allocate{
-        VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    allocate.commandPool = commandPool;
-    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    allocate.commandBufferCount = 1;
-    SM_CHECK(vkAllocateCommandBuffers(device, &allocate, &commands),
-             "vkAllocateCommandBuffers");
+    if (!allocateCommands(commands, error))
+      return false;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     SM_CHECK(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
     if (queries) {

@@ -138,6 +138,8 @@ private:
   bool record(Prepared &result, const std::vector<Step> &steps, uint32_t sets,
               uint32_t descriptors, std::string &error);
   bool submitAndWait(VkCommandBuffer commands, std::string &error);
+  /// A primary command buffer from the device's pool.
+  bool allocateCommands(VkCommandBuffer &commands, std::string &error);
 };
 
 } // namespace sm_runner
