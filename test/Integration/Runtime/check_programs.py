@@ -202,6 +202,33 @@ def add_three_reference(x):
     return {"result_0": x.astype(np.float64) + 3, "arg_0": None}
 
 
+# A weight that is a constant of the program (as a front-end that folds
+# its parameters writes it): the plan uploads it once. Drawn from a fixed
+# seed so that a staged run is checked against the same weight.
+CONSTANT_WEIGHT = np.random.default_rng(35).uniform(
+    -1, 1, (64, 32)).astype(np.float16)
+CONSTANT_PROJECTION = """
+func.func @projection(%%x: tensor<?x64xf16>) -> tensor<?x32xf32> {
+  %%w = arith.constant dense<[%s]> : tensor<64x32xf16>
+  %%c0 = arith.constant 0 : index
+  %%m = tensor.dim %%x, %%c0 : tensor<?x64xf16>
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty(%%m) : tensor<?x32xf32>
+  %%acc = linalg.fill ins(%%zero : f32) outs(%%e : tensor<?x32xf32>)
+      -> tensor<?x32xf32>
+  %%y = linalg.matmul ins(%%x, %%w : tensor<?x64xf16>, tensor<64x32xf16>)
+      outs(%%acc : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %%y : tensor<?x32xf32>
+}
+""" % ", ".join("[%s]" % ", ".join(repr(float(v)) for v in row)
+                for row in CONSTANT_WEIGHT)
+
+
+def constant_projection_reference(x):
+    return {"result_0": x.astype(np.float64) @
+            CONSTANT_WEIGHT.astype(np.float64)}
+
+
 def two_layers_reference(x, w1, w2):
     h = x.astype(np.float64) @ w1.astype(np.float64)
     h16 = h.astype(np.float16)
@@ -230,6 +257,9 @@ CASES = [
     ("causal attention (GPU only: emulated on lavapipe it takes minutes)",
      ATTENTION, [[(f16, (2, 48, 64)), (f16, (2, 40, 64)), (f16, (2, 40, 64))]],
      attention_reference, 5e-3),
+    ("a weight that is a constant of the program", CONSTANT_PROJECTION,
+     [[(f16, (16, 64))], [(f16, (5, 64))]], constant_projection_reference,
+     2e-3),
     ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
      [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
     ("f32 product into a memref argument (Apple's configuration)",
