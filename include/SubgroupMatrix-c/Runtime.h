@@ -80,6 +80,9 @@ MLIR_CAPI_EXPORTED intptr_t smRunGetNumSteps(SmRun run);
 MLIR_CAPI_EXPORTED double smRunGetStepMicroseconds(SmRun run, intptr_t index,
                                                    MlirStringRef *name);
 MLIR_CAPI_EXPORTED double smRunGetTotalMicroseconds(SmRun run);
+/// The timed runs' mean time on the host, from submission to completion
+/// (0 where the CPU host runners ran the program).
+MLIR_CAPI_EXPORTED double smRunGetHostMicroseconds(SmRun run);
 
 /// A kernel launch of a plan: the kernel (`@module::@kernel`), its grid and
 /// workgroup size, and how many arguments it takes.

@@ -136,6 +136,10 @@ double smRunGetTotalMicroseconds(SmRun run) {
   return run->timings.totalMicroseconds;
 }
 
+double smRunGetHostMicroseconds(SmRun run) {
+  return run->timings.hostMicroseconds;
+}
+
 SmPlan smPlanLaunches(MlirModule module, MlirStringRef entry,
                       const SmArray *arguments, intptr_t numArguments,
                       SmTextCallback diagnostics, void *userData) {

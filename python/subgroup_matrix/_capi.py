@@ -144,6 +144,7 @@ def _load():
                                       ctypes.POINTER(_StringRef)],
                                      ctypes.c_double),
         "smRunGetTotalMicroseconds": ([ctypes.c_void_p], ctypes.c_double),
+        "smRunGetHostMicroseconds": ([ctypes.c_void_p], ctypes.c_double),
         "smPlanLaunches": ([_Handle, _StringRef, ctypes.POINTER(SmArray),
                             ctypes.c_ssize_t, _TEXT_CALLBACK, ctypes.c_void_p],
                            ctypes.c_void_p),

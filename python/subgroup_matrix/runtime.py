@@ -9,12 +9,15 @@ from ._capi import Collector, MLIRError, SmArray, StringRef, lib, string_ref
 
 @dataclass
 class Timings:
-    """What CompiledProgram.time returns: the mean time of a whole run and
-    of each step (kernel launch or copy), in microseconds, over `runs`
-    runs timed on the device."""
+    """What CompiledProgram.time returns, in microseconds, as means over
+    `runs` timed runs: a whole run on the device (first launch to last),
+    each step (kernel launch or copy, from the end of the one before), and
+    a whole run on the host (submission to completion; 0 where the CPU
+    host runners run the program)."""
     total_us: float
     steps: list = field(default_factory=list)
     runs: int = 0
+    host_us: float = 0.0
 
 
 class _Device:
@@ -116,7 +119,8 @@ class ProgramRuntime:
                 steps.append((ctypes.string_at(name.data, name.length)
                               .decode(), micros))
             timings = Timings(lib.smRunGetTotalMicroseconds(run), steps,
-                              repeat if steps else 0)
+                              host_us=lib.smRunGetHostMicroseconds(run),
+                              runs=repeat if steps else 0)
         finally:
             lib.smRunDestroy(run)
         return outputs, timings

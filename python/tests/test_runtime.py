@@ -83,6 +83,7 @@ def test_time_reports_each_kernel():
     assert timings.runs == 3
     assert [name for name, _ in timings.steps] == ["@kernels::@matmul_0"]
     assert timings.total_us > 0
+    assert timings.host_us >= timings.total_us
 
 
 def test_bad_arrays_are_errors():
