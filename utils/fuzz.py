@@ -37,6 +37,7 @@ import hashlib
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,16 @@ RUNNER_VALUES = ["", "-1", "0", "1", "2", "1.5", "abc", "-", ":", "::",
                  "B=1,C=9", "gemm:M=-4", "gemm:lda=x", "3:3", "0:", "x:y",
                  "M=", "M=-1", "=4", "24", "128", "gemm", "missing",
                  "f32:4294967296:poison", "f64:4294967296:poison"]
+# sm-run's options and values of its own: targets, and .npy files that
+# RunnerCommandLines writes (well-formed ones of other shapes and types,
+# and malformed ones).
+SM_RUN_OPTIONS = ["--target", "--entry", "--input", "--output-dir",
+                  "--repeat", "--device", "--emit-plan", "--help", "-"]
+SM_RUN_VALUES = RUNNER_VALUES + [
+    "cpu-lavapipe", "nvidia-h100", "intel-xe-hpc", "apple-m1", "bogus",
+    "accumulate", "linear", "a.npy", "b.npy", "c.npy", "f64.npy",
+    "short.npy", "scalar.npy", "fortran.npy", "junk.npy", "truncated.npy",
+    "huge-header.npy", "empty.npy", "plan"]
 
 
 class Corpus:
@@ -463,6 +474,30 @@ class Harness:
         return findings, steps
 
 
+def write_npy_files(directory):
+    """The .npy files sm-run's command lines name: the inputs of
+    test/Integration/Runtime/Inputs/accumulate.mlir (a, b, c) and others
+    of the wrong type or shape, or malformed."""
+    import numpy as np
+    arrays = {"a": np.ones((64, 128), np.float16),
+              "b": np.ones((128, 48), np.float16),
+              "c": np.zeros((64, 48), np.float32),
+              "f64": np.zeros((64, 48), np.float64),
+              "short": np.zeros((63, 48), np.float32),
+              "scalar": np.float32(1),
+              "fortran": np.asfortranarray(np.zeros((64, 48), np.float32)),
+              "empty": np.zeros((0, 48), np.float32)}
+    for name, array in arrays.items():
+        np.save(os.path.join(directory, name + ".npy"), array)
+    with open(os.path.join(directory, "junk.npy"), "wb") as f:
+        f.write(b"not an array")
+    whole = open(os.path.join(directory, "c.npy"), "rb").read()
+    with open(os.path.join(directory, "truncated.npy"), "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    with open(os.path.join(directory, "huge-header.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00\xff\xff{'descr': '<f4'")
+
+
 class RunnerCommandLines:
     """Mutated runner command lines over kernels prepared once."""
 
@@ -505,23 +540,81 @@ class RunnerCommandLines:
                 [[opt, example, "--sm-lower-to-intel=target=intel-xe-hpc",
                   "-o", intel], [translate, "--emit-intel-host-llvm", intel]],
                 "sm-intel-host-runner", ["--entry", "gemm", "--grid", "2,1"])
+        # The runtime: sm-run on whole programs and .npy files, and
+        # sm-plan-runner on a plan whose text is mutated too.
+        self.plan, self.run_bases = None, []
+        try:
+            write_npy_files(directory)
+        except ImportError:  # numpy is what sm-run's inputs are written with
+            return
+        inputs = os.path.join(REPO, "test", "Integration", "Runtime",
+                              "Inputs")
+        self.run_bases = [
+            [self.tool("sm-run"), os.path.join(inputs, name), "--target",
+             "cpu-lavapipe", "--input", "a.npy", "--input", "b.npy",
+             "--input", "c.npy", "--output-dir", "out"]
+            for name in ("accumulate.mlir", "dynamic-linear.mlir")]
+        plan = subprocess.run(self.run_bases[0] + ["--emit-plan", "plan"],
+                              capture_output=True, cwd=directory,
+                              timeout=600)
+        if plan.returncode == 0:
+            self.plan = os.path.join(directory, "plan")
 
     def tool(self, name):
         return os.path.join(self.tools, name)
 
+    def mutate_plan(self, rng):
+        """A copy of the plan sm-run wrote, its text mutated: a line deleted,
+        duplicated or swapped, a number or a word replaced."""
+        copy = tempfile.mkdtemp(prefix="plan-", dir=self.directory)
+        for name in os.listdir(self.plan):
+            shutil.copy(os.path.join(self.plan, name), copy)
+        path = os.path.join(copy, "plan.txt")
+        lines = open(path).read().split("\n")
+        for _ in range(rng.randint(1, 3)):
+            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+            choice = rng.random()
+            if choice < 0.2:
+                del lines[i]
+            elif choice < 0.3:
+                lines.insert(i, lines[j])
+            elif choice < 0.4:
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                words = lines[i].split(" ")
+                k = rng.randrange(len(words))
+                words[k] = rng.choice(RUNNER_VALUES + [
+                    "launch", "copy", "buffer", "input", "output", "poison",
+                    "18446744073709551615", "-9223372036854775808"])
+                lines[i] = " ".join(words)
+            if not lines:
+                lines = [""]
+        open(path, "w").write("\n".join(lines))
+        return [self.tool("sm-plan-runner"), copy, "--output-dir", "out"]
+
     def mutate(self, rng):
         """A base command line with a few mutations."""
-        base = rng.choice(self.bases)
+        options, values = RUNNER_OPTIONS, RUNNER_VALUES
+        choice = rng.random()
+        if self.plan and choice < 0.15:
+            base = self.mutate_plan(rng)
+            if rng.random() < 0.7:
+                return base
+        elif self.run_bases and choice < 0.4:
+            base = rng.choice(self.run_bases)
+            options, values = SM_RUN_OPTIONS, SM_RUN_VALUES
+        else:
+            base = rng.choice(self.bases)
         argv = list(base[2:])
         for _ in range(rng.randint(1, 4)):
             choice = rng.random()
             if choice < 0.25 and argv:
                 del argv[rng.randrange(len(argv))]
             elif choice < 0.5 and argv:
-                argv[rng.randrange(len(argv))] = rng.choice(RUNNER_VALUES)
+                argv[rng.randrange(len(argv))] = rng.choice(values)
             elif choice < 0.75:
-                option = rng.choice(RUNNER_OPTIONS)
-                value = rng.choice(RUNNER_VALUES)
+                option = rng.choice(options)
+                value = rng.choice(values)
                 if option == "--output":
                     value = "%d:%s" % (rng.randrange(-1, 9), os.path.join(
                         self.directory, "output.bin"))
@@ -538,22 +631,30 @@ class RunnerCommandLines:
         """Returns ([(kind, step, argv, detail)], 1) for one command line."""
         argv = self.mutate(rng)
         step = os.path.basename(argv[0])
+        findings = self.findings(argv, step)
+        # A mutated plan is kept where it made a finding, to reproduce it.
+        if step == "sm-plan-runner" and not findings and argv[1].startswith(
+                self.directory):
+            shutil.rmtree(argv[1], ignore_errors=True)
+        return findings, 1
+
+    def findings(self, argv, step):
         try:
             result = subprocess.run(argv, capture_output=True,
                                     timeout=self.timeout, cwd=self.directory)
         except subprocess.TimeoutExpired:
             return [("hang", step, argv, "timed out after %ss"
-                     % self.timeout)], 1
+                     % self.timeout)]
         output = (result.stdout + result.stderr).decode(errors="replace")
         self.outcomes[(step, result.returncode)] += 1
         if result.returncode < 0:
             return [("crash", step, argv, "signal %d\n%s"
-                     % (-result.returncode, output[-4000:]))], 1
+                     % (-result.returncode, output[-4000:]))]
         if result.returncode not in (0, 1, 2) or any(
                 marker in output for marker in CRASH_MARKERS):
             return [("crash", step, argv, "exit status %d\n%s"
-                     % (result.returncode, output[-4000:]))], 1
-        return [], 1
+                     % (result.returncode, output[-4000:]))]
+        return []
 
 
 def signature(kind, step, detail):
@@ -596,7 +697,8 @@ def main():
     deadline = time.time() + 60 * options.minutes if options.minutes else None
     print("fuzz: %d cases in the corpus (%d valid), %d runners, seed %d, %s, "
           "%d jobs"
-          % (len(corpus.cases), len(corpus.valid), len(runners.bases),
+          % (len(corpus.cases), len(corpus.valid),
+             len(runners.bases) + len(runners.run_bases) + bool(runners.plan),
              options.seed,
              "%d mutants" % options.mutants if options.mutants
              else "%g minutes" % options.minutes, options.jobs), flush=True)

@@ -80,9 +80,14 @@ constexpr unsigned kMaxRepeat = 100000;
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "sm-run: compile a program for a target and run it on .npy arrays\n");
+  // A malformed command line is a bad input like any other: exit status 2
+  // (cl's default would be 1).
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "sm-run: compile a program for a target and run it on .npy "
+          "arrays\n",
+          &llvm::errs()))
+    return 2;
   if (repeat > kMaxRepeat) {
     llvm::errs() << "sm-run: error: --repeat " << repeat << " is more than the "
                  << kMaxRepeat << " allowed\n";
