@@ -10,6 +10,8 @@
 
 #include "DevicePlan.h"
 
+#include "Files.h"
+
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -26,18 +28,6 @@ static bool writeFile(const std::string &path, const char *data, size_t size,
     error = "cannot write '" + path + "'";
     return false;
   }
-  return true;
-}
-
-static bool readFile(const std::string &path, std::vector<char> &data,
-                     std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  data.assign(std::istreambuf_iterator<char>(file),
-              std::istreambuf_iterator<char>());
   return true;
 }
 
@@ -122,7 +112,7 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
                                std::string &error) {
   std::vector<char> bytes;
   std::string path = directory + "/plan.txt";
-  if (!readFile(path, bytes, error))
+  if (!readWholeFile(path, bytes, error))
     return false;
   std::istringstream text(std::string(bytes.begin(), bytes.end()));
   std::string line;
@@ -187,7 +177,7 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
       if (!(fields >> index >> name) || index != plan.binaries.size())
         return fail("a malformed binary record");
       std::vector<char> data;
-      if (!readFile(directory + "/" + name, data, error))
+      if (!readWholeFile(directory + "/" + name, data, error))
         return false;
       if (data.size() % 4)
         return fail("binary '" + name + "' is not a whole number of words");
@@ -226,7 +216,7 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
         buffer.start = DevicePlan::Buffer::Start::Data;
         std::string name;
         fields >> name;
-        if (!readFile(directory + "/" + name, buffer.data, error))
+        if (!readWholeFile(directory + "/" + name, buffer.data, error))
           return false;
         if (buffer.data.size() != buffer.size)
           return fail("constant '" + name + "' does not hold " +

@@ -2,6 +2,8 @@
 
 #include "SubgroupMatrix/Runtime/Npy.h"
 
+#include "Files.h"
+
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -150,13 +152,9 @@ private:
 bool mlir::subgroup_matrix::runtime::readNpy(const std::string &path,
                                              NpyArray &array,
                                              std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "cannot open '" + path + "'";
+  std::vector<char> bytes;
+  if (!sm_runner::readWholeFile(path, bytes, error))
     return false;
-  }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
-                          std::istreambuf_iterator<char>());
   auto failWith = [&](const std::string &message) {
     error = "'" + path + "' is not a .npy array this tool reads: " + message;
     return false;

@@ -2,6 +2,8 @@
 
 #include "SpirvReflection.h"
 
+#include "Files.h"
+
 #define SPV_ENABLE_UTILITY_CODE
 #include <spirv/unified1/spirv.hpp>
 
@@ -228,12 +230,10 @@ std::string sm_runner::getCapabilityName(uint32_t capability) {
 
 bool sm_runner::readSpirvModule(const std::string &path, SpirvModule &module,
                                 std::string &error) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) {
-    error = "cannot read '" + path + "'";
+  std::vector<char> bytes;
+  if (!readWholeFile(path, bytes, error))
     return false;
-  }
-  std::streamsize size = file.tellg();
+  size_t size = bytes.size();
   auto malformed = [&](const std::string &why) {
     error = "'" + path + "' is not a well-formed SPIR-V binary: " + why;
     return false;
@@ -245,8 +245,7 @@ bool sm_runner::readSpirvModule(const std::string &path, SpirvModule &module,
     return malformed("its size, " + std::to_string(size) +
                      " bytes, is not a whole number of words");
   std::vector<uint32_t> words(size / 4);
-  file.seekg(0);
-  file.read(reinterpret_cast<char *>(words.data()), size);
+  std::memcpy(words.data(), bytes.data(), size);
   return parseSpirvModule(std::move(words), "'" + path + "'", module, error);
 }
 

@@ -1,0 +1,24 @@
+//===- Files.h - whole files read without surprises -------------*- C++ -*-===//
+//
+// The runtime and its runners read every file they are given (.npy arrays,
+// plans, SPIR-V binaries) through one function, which reports what is wrong
+// with a path (missing, a directory, unreadable) instead of throwing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
+#define SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
+
+#include <string>
+#include <vector>
+
+namespace sm_runner {
+
+/// Reads the regular file at `path` whole into `data`; on failure, `error`
+/// says why, naming the path.
+bool readWholeFile(const std::string &path, std::vector<char> &data,
+                   std::string &error);
+
+} // namespace sm_runner
+
+#endif // SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
