@@ -18,6 +18,7 @@
 #include "SubgroupMatrix/Target/Translations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1389,11 +1390,13 @@ void mlir::subgroup_matrix::registerToMSLTranslation() {
       "emit-msl",
       "emit Metal Shading Language for the kernels of the gpu.modules",
       translateToMSL, [](DialectRegistry &registry) {
-        // Host code next to the gpu.modules (sm-tile-matmul's launch, for
-        // example) is parsed and left alone.
+        // Host code next to the gpu.modules (sm-tile-matmul's launch,
+        // sm-linalg-to-gpu's shape assertions, for example) is parsed and
+        // left alone.
         registry
-            .insert<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
-                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+            .insert<arith::ArithDialect, cf::ControlFlowDialect,
+                    func::FuncDialect, gpu::GPUDialect, math::MathDialect,
+                    memref::MemRefDialect, scf::SCFDialect,
                     SubgroupMatrixDialect, vector::VectorDialect>();
       });
 }

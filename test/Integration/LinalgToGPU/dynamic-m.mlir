@@ -20,6 +20,11 @@
 // RUN: sm-msl-host-runner %t.metal --entry matmul_0 --grid 3,4,1 --arg f32:7200:random --arg f32:6480:random --arg f32:9000:random --scalar i32:100 --check gemm:M=100,N=90,K=72,A=0,B=1,C=2,acc=2 | FileCheck %s --check-prefix=METAL
 
 // HOST-LABEL: func.func @decode
+// First, that C has as many rows as A (the kernel reads M off A only).
+// HOST: %[[C_ROWS:.*]] = memref.dim %arg2, %{{.*}} : memref<?x90xf32>
+// HOST: %[[A_ROWS:.*]] = memref.dim %arg0, %{{.*}} : memref<?x72xf16>
+// HOST: %[[SAME:.*]] = arith.cmpi eq, %[[A_ROWS]], %[[C_ROWS]] : index
+// HOST: cf.assert %[[SAME]], "the shapes of the arrays disagree: dimension 0 of operand 2 (memref<?x90xf32>) and dimension 0 of operand 0 (memref<?x72xf16>) are the same loop of 'linalg.matmul'"
 // HOST: %[[M:.*]] = memref.dim %arg0, %{{.*}} : memref<?x72xf16>
 // HOST: %[[ROWS:.*]] = arith.ceildivui %[[M]], %{{.*}} : index
 // HOST: gpu.launch_func @kernels::@matmul_0 blocks in (%{{[a-z0-9_]+}}, %[[ROWS]], %{{[a-z0-9_]+}})
