@@ -543,6 +543,8 @@ class RunnerCommandLines:
         # The runtime: sm-run on whole programs and .npy files, and
         # sm-plan-runner on a plan whose text is mutated too.
         self.plan, self.run_bases = None, []
+        if not os.path.exists(self.tool("sm-run")):
+            return
         try:
             write_npy_files(directory)
         except ImportError:  # numpy is what sm-run's inputs are written with
@@ -554,6 +556,8 @@ class RunnerCommandLines:
              "cpu-lavapipe", "--input", "a.npy", "--input", "b.npy",
              "--input", "c.npy", "--output-dir", "out"]
             for name in ("accumulate.mlir", "dynamic-linear.mlir")]
+        if not os.path.exists(self.tool("sm-plan-runner")):
+            return
         plan = subprocess.run(self.run_bases[0] + ["--emit-plan", "plan"],
                               capture_output=True, cwd=directory,
                               timeout=600)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds sm-opt, sm-translate and the runners and runs the mutation fuzzer
-# (utils/fuzz.py) over the lit corpus and the runners' command lines. A campaign of N minutes:
+# Builds sm-opt, sm-translate, the runners and the runtime's tools and runs
+# the mutation fuzzer (utils/fuzz.py) over the lit corpus and the runners'
+# command lines. A campaign of N minutes:
 #
 #   utils/fuzz.sh --minutes N [--seed S] [--jobs J]
 #
@@ -18,11 +19,12 @@ buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
 
 "$repoRoot/utils/setup.sh" >/dev/null
 "$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner \
-  sm-msl-host-runner sm-intel-host-runner >/dev/null
+  sm-msl-host-runner sm-intel-host-runner sm-run sm-plan-runner >/dev/null
 snapshot="$(mktemp -d "${TMPDIR:-/tmp}/sm-fuzz-tools-XXXXXX")"
 trap 'rm -rf "$snapshot"' EXIT
 cp "$buildDir/bin/sm-opt" "$buildDir/bin/sm-translate" "$snapshot/"
-for runner in sm-vulkan-runner sm-msl-host-runner sm-intel-host-runner; do
+for runner in sm-vulkan-runner sm-msl-host-runner sm-intel-host-runner \
+  sm-run sm-plan-runner; do
   if [ -x "$buildDir/bin/$runner" ]; then cp "$buildDir/bin/$runner" "$snapshot/"; fi
 done
 # Debian's interpreter, as the rest of the suite uses.
