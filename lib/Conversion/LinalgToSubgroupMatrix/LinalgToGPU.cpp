@@ -165,25 +165,22 @@ static void insertShapeChecks(ModuleOp module) {
     // a fill before a product and an epilogue after it fold into its kernel
     // only when nothing comes between them. The runtime evaluates the whole
     // host function before it runs anything, so an early check is as good.
+    OpBuilder builder = OpBuilder::atBlockBegin(op->getBlock());
     Operation *latestDefinition = nullptr;
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
       if (!def || !isViewOfArgument(operand))
         continue;
       if (def->getBlock() != op->getBlock()) {
-        latestDefinition = op;
+        // A view made in an enclosing region: checked right before the op.
+        builder.setInsertionPoint(op);
         break;
       }
-      if (!latestDefinition || latestDefinition->isBeforeInBlock(def))
+      if (!latestDefinition || latestDefinition->isBeforeInBlock(def)) {
         latestDefinition = def;
+        builder.setInsertionPointAfter(def);
+      }
     }
-    OpBuilder builder(op);
-    if (latestDefinition == op)
-      builder.setInsertionPoint(op);
-    else if (latestDefinition)
-      builder.setInsertionPointAfter(latestDefinition);
-    else
-      builder.setInsertionPointToStart(op->getBlock());
     Location loc = op.getLoc();
     auto sizeOf = [&](OpOperand *operand, unsigned dim) -> Value {
       auto type = cast<MemRefType>(operand->get().getType());

@@ -389,15 +389,14 @@ def main():
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode:
                     break
-                if command[-2:] == ["--emit-plan", str(directory)] and \
-                        options.spirv_val:
-                    for binary in sorted(directory.glob("binary_*.spv")):
-                        done = subprocess.run(
-                            [options.spirv_val, "--target-env", "vulkan1.3",
-                             str(binary)], capture_output=True, text=True)
-                        if done.returncode:
-                            command = [options.spirv_val, str(binary)]
-                            break
+            # The binaries of a plan are those the device runs.
+            if not done.returncode and options.spirv_val and \
+                    (options.stage or options.via_plan):
+                for binary in sorted(directory.glob("binary_*.spv")):
+                    command = [options.spirv_val, "--target-env", "vulkan1.3",
+                               str(binary)]
+                    done = subprocess.run(command, capture_output=True,
+                                          text=True)
                     if done.returncode:
                         break
             if done.returncode:
