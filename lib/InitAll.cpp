@@ -4,6 +4,7 @@
 
 #include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Pipelines/Pipelines.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
 void mlir::subgroup_matrix::registerSubgroupMatrixDialect(
@@ -14,4 +15,5 @@ void mlir::subgroup_matrix::registerSubgroupMatrixDialect(
 void mlir::subgroup_matrix::registerSubgroupMatrixPassesAndPipelines() {
   registerSubgroupMatrixPasses();
   registerSubgroupMatrixConversionPasses();
+  registerSubgroupMatrixPipelines();
 }

@@ -43,8 +43,9 @@ def digest(path):
 
 
 class Compiler:
-    def __init__(self, tools):
+    def __init__(self, tools, work):
         self.tools = tools
+        self.work = work
 
     def tool(self, name):
         return os.path.join(self.tools, name)
@@ -56,8 +57,9 @@ class Compiler:
             result = subprocess.run(argv, capture_output=True, text=True)
             if result.returncode:
                 text = (result.stderr or result.stdout).strip().splitlines()
-                return "FAILED %s: %s" % (os.path.basename(argv[0]),
-                                          text[0] if text else "")
+                # Paths relative to the scratch folder, which differs per run.
+                first = text[0].replace(self.work + os.sep, "") if text else ""
+                return "FAILED %s: %s" % (os.path.basename(argv[0]), first)
         return digest(output)
 
     def vulkan(self, source, options=""):
@@ -168,9 +170,9 @@ def main():
     parser.add_argument("--work", default="",
                         help="keep the generated programs and outputs here")
     options = parser.parse_args()
-    compiler = Compiler(os.path.abspath(options.tools))
     with tempfile.TemporaryDirectory() as scratch:
-        work = options.work or scratch
+        work = os.path.abspath(options.work or scratch)
+        compiler = Compiler(os.path.abspath(options.tools), work)
         targets = ["nvidia-h100", "amd-rdna3", "intel-xe-hpc", "apple-m1",
                    "cpu-lavapipe"]
         jobs = (conformance_jobs(compiler, work) +

@@ -65,6 +65,12 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
   if (attribute.getName() == getLaunchAttrName())
     return verifyLaunchAttribute(op, attribute.getValue());
+  if (attribute.getName() == getEmulatedAttrName()) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << getEmulatedAttrName() << "' must be a unit attribute";
+    return success();
+  }
   if (attribute.getName() != getTargetAttrName())
     return op->emitError() << "unknown attribute '"
                            << attribute.getName().strref()

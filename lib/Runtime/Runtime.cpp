@@ -1,6 +1,7 @@
 //===- Runtime.cpp - compile a program once, run it on arrays -------------===//
 
 #include "SubgroupMatrix/Runtime/Runtime.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
 
 #include "SubgroupMatrix/Runtime/ExecutionPlan.h"
 #include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
@@ -120,8 +121,8 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
     // sm-lower-to-vulkan names the SPIR-V module of gpu.module @NAME
     // "__spv__NAME".
     StringRef name = spirvModule.getSymName().value_or("");
-    binary->kernelModule =
-        name.starts_with("__spv__") ? name.drop_front(7).str() : name.str();
+    name.consume_front(getSPIRVModulePrefix());
+    binary->kernelModule = name.str();
     std::string error;
     if (!sm_runner::parseSpirvModule(
             std::vector<uint32_t>(words.begin(), words.end()),

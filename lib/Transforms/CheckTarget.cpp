@@ -307,7 +307,7 @@ struct CheckTargetPass
     FailureOr<TargetAttr> overrideTarget =
         resolveTargetOption(getOperation().getLoc(), targetName);
     if (failed(overrideTarget) ||
-        failed(checkTarget(getOperation(), *overrideTarget)))
+        failed(checkTarget(getOperation(), *overrideTarget, allowEmulation)))
       signalPassFailure();
   }
 };

@@ -2,6 +2,8 @@
 
 #include "SubgroupMatrix/Transforms/Checks.h"
 
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
@@ -35,4 +37,20 @@ mlir::subgroup_matrix::collectKernelModules(ModuleOp module,
          "compile the program into kernels first with "
          "--sm-linalg-to-gpu=target=NAME";
   return failure();
+}
+
+SmallVector<gpu::GPUModuleOp>
+mlir::subgroup_matrix::getModulesBeingLowered(ModuleOp module) {
+  SmallVector<gpu::GPUModuleOp> all, withTargetEnvironment;
+  module.walk([&](gpu::GPUModuleOp kernels) {
+    all.push_back(kernels);
+    if (kernels->hasAttr(spirv::getTargetEnvAttrName()))
+      withTargetEnvironment.push_back(kernels);
+    return WalkResult::skip();
+  });
+  return withTargetEnvironment.empty() ? all : withTargetEnvironment;
+}
+
+bool mlir::subgroup_matrix::isEmulated(Operation *function) {
+  return function->hasAttr(SubgroupMatrixDialect::getEmulatedAttrName());
 }

@@ -2,6 +2,8 @@
 
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
+#include "SubgroupMatrix/Transforms/Checks.h"
+
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
@@ -178,13 +180,17 @@ namespace {
 struct RobustAccessPass
     : public subgroup_matrix::impl::RobustAccessPassBase<RobustAccessPass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([](gpu::GPUFuncOp function) {
-      if (function.isKernel() && failed(addRobustAccessGuards(function)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    // Emulated kernels were guarded before their matrices were taken apart.
+    for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+      WalkResult result = kernels.walk([](gpu::GPUFuncOp function) {
+        if (function.isKernel() && !isEmulated(function) &&
+            failed(addRobustAccessGuards(function)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -5,84 +5,138 @@
 
 include "mlir/Pass/PassBase.td"
 
-def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
-  let summary = "lower gpu.modules with subgroup matrices to Vulkan SPIR-V";
+//===----------------------------------------------------------------------===//
+// The stages of the `sm-lower-to-vulkan` pipeline (lib/Pipelines), in order.
+// After sm-attach-vulkan-target, each works on the gpu.modules that carry a
+// `spirv.target_env`: the copies being lowered, not the originals kept for
+// the host.
+//===----------------------------------------------------------------------===//
+
+def AttachVulkanTargetPass : Pass<"sm-attach-vulkan-target", "ModuleOp"> {
+  let summary = "give each gpu.module a copy to lower for Vulkan";
   let description = [{
-    Takes every `gpu.module` of a dialect-level module (kernels written with
-    `subgroup_matrix`, `arith`, `math`, `scf`, `cf`, `memref` and `gpu`) to
-    a `spirv.module` for Vulkan, inserted before it (the `gpu.module` stays
-    for host code that launches it):
-
-    1. checks the module against the target (the `target` option, else the
-       `subgroup_matrix.target` attribute) and checks uniformity; any error
-       stops the pass before SPIR-V is emitted;
-    2. derives the SPIR-V target environment from the target: SPIR-V 1.6,
-       the Vulkan memory model, cooperative matrices, 8- and 16-bit storage
-       and arithmetic, bf16, the device's cooperative-matrix properties and
-       subgroup size; kernels get their entry-point workgroup size from
-       `known_block_size`;
-    3. maps global memrefs to storage buffers and workgroup memrefs to
-       workgroup variables, and converts everything with MLIR's SPIR-V
-       conversions and this project's cooperative-matrix patterns (f16 and
-       i8 memrefs are never emulated through wider types);
-    4. switches the module to the Vulkan memory model, marks loads and
-       stores of shared memory non-private, lowers the ABI attributes to
-       interface variables (argument `i` is binding `i` of set 0; scalars
-       are one-element storage buffers) and trims the capabilities and
-       extensions to those used.
-
-    With `robust-access`, every subgroup matrix load and store is checked
-    against the runtime length of its buffer: loads out of range give zeros
-    and stores out of range are skipped.
-
-    **Emulation.** On a target marked `emulated` (`cpu-lavapipe`: devices
-    without cooperative matrices) every kernel's matrices are emulated with
-    ordinary SPIR-V: each matrix becomes the scalars each invocation holds
-    (the per-invocation layout of the Intel path, unpacked: invocation i
-    holds column i of each subgroup-wide tile), loads and stores become
-    plain accesses (column-major memory, where an invocation's column is
-    contiguous, is read and written four elements at a time when the
-    buffer's accesses are provably aligned, else element by element),
-    `mma` becomes multiply-adds in f32 or 32-bit integers whose left-matrix
-    elements come by subgroup broadcast or shuffle, and
-    `convert`, `map` and `reduce` work in registers as on the Intel path.
-    Operands reach the invocations that need them by subgroup broadcast
-    and shuffle (`emulated-exchange=subgroup`) or through workgroup memory
-    (`emulated-exchange=workgroup`: a scratch buffer of a few KB per
-    subgroup, ordered by subgroup barriers, sized from `known_block_size`).
-    Broadcasts are 2.8x faster on lavapipe, workgroup memory 1.7-4x faster
-    on the H100 (docs/performance.md), so the default, `auto`, uses
-    workgroup memory on targets with matrix units (kernels that fall back
-    to emulation) whose workgroup size is known, and broadcasts on targets
-    marked `emulated`.
-    No cooperative-matrix capability is declared. `emulation=unsupported`
-    does the same, on a target with matrix units, for every kernel that uses
-    a shape or type the target lacks (the whole kernel is emulated, so
-    expect it to run several times slower than its native form; see
-    docs/performance.md); `emulation=all` emulates every kernel.
+    The first stage of `sm-lower-to-vulkan` after the checks. For every
+    `gpu.module` it checks what Vulkan requires of kernels (memref
+    arguments in global memory, which become storage buffers; a known
+    workgroup size, which the shader declares), gives each kernel the
+    `spirv.entry_point_abi` carrying that size, and inserts a copy of the
+    module before it: the copy is what the later stages lower into a
+    `spirv.module`, the original stays for the host code that launches its
+    kernels. The copy carries the Vulkan target environment of its target
+    (`spirv.target_env`: SPIR-V 1.6, the Vulkan memory model, cooperative
+    matrices, 8- and 16-bit storage and arithmetic, bf16, the device's
+    cooperative-matrix properties and subgroup size) and the target itself
+    (`subgroup_matrix.target`), so that later stages, and tests of them,
+    read both from the IR. The target is the `target` option's preset, else
+    the `subgroup_matrix.target` attribute in scope.
 
     ```mlir
-    // sm-opt --sm-lower-to-vulkan=target=cpu-lavapipe examples/gemm_f16.mlir
-    spirv.module @__spv__kernels Logical Vulkan requires
-        #spirv.vce<v1.5, [..., Shader, Float16, ..., GroupNonUniformBallot,
-                          ...], [...]> ... { ... }
-    ```
-
-    ```mlir
-    // sm-opt --sm-lower-to-vulkan=target=nvidia-h100 examples/gemm_f16.mlir
-    spirv.module @__spv__kernels Logical Vulkan requires
-        #spirv.vce<v1.6, [StorageBuffer16BitAccess, Shader,
-                          CooperativeMatrixKHR, Float16, VulkanMemoryModel,
-                          ...], [..., SPV_KHR_cooperative_matrix, ...]> ... { ... }
-    gpu.module @kernels ... { ... }
+    // sm-opt --sm-attach-vulkan-target=target=nvidia-h100
+    gpu.module @kernels {
+      gpu.func @fill(%out: memref<256xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        gpu.return
+      }
+    }
+    // becomes a copy named for its SPIR-V module, before the original
+    gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<...>, subgroup_matrix.target = ...} { ... }
+    gpu.module @kernels { ... }
     ```
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to lower for, overriding any target attribute">,
+  ];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+def NormalizeKernelMemoryPass
+    : Pass<"sm-normalize-kernel-memory", "ModuleOp"> {
+  let summary = "bring kernel memory to the forms SPIR-V addresses";
+  let description = [{
+    MLIR's GPU-to-SPIR-V conversion has no workgroup attributions, and
+    SPIR-V's access chains address a buffer through static strides. This
+    stage turns every workgroup attribution of a kernel into a workgroup
+    `memref.alloc` at the start of its body (one variable per workgroup,
+    the same meaning), folds accesses through `memref.subview` into
+    accesses of the viewed buffer, and reports each subgroup matrix load
+    or store whose memref still has dynamic strides or offset.
+
+    ```mlir
+    // sm-opt --sm-normalize-kernel-memory
+    gpu.module @kernels {
+      gpu.func @k(%out: memref<256xf16>) workgroup(%tile: memref<256xf16, #gpu.address_space<workgroup>>) kernel {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %m = subgroup_matrix.load %tile[%c0] stride %c16
+            : memref<256xf16, #gpu.address_space<workgroup>>
+            -> !subgroup_matrix.left<16x16xf16>
+        subgroup_matrix.store %m, %out[%c0] stride %c16
+            : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+        gpu.return
+      }
+    }
+    // becomes
+    gpu.func @k(%out: memref<256xf16>) kernel {
+      %tile = memref.alloc() : memref<256xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
+  let summary = "emulate the subgroup matrices of kernels with plain SPIR-V";
+  let description = [{
+    Rewrites the matrices of the kernels that cannot use matrix units into
+    the scalars each invocation holds: all kernels on a target marked
+    `emulated` (`cpu-lavapipe`: devices without cooperative matrices),
+    those using a shape or type the target lacks with
+    `emulation=unsupported`, every kernel with `emulation=all`. Each matrix
+    becomes the per-invocation layout of the Intel path, unpacked
+    (invocation i holds column i of each subgroup-wide tile); loads and
+    stores become plain accesses (column-major memory, where an
+    invocation's column is contiguous, is read and written four elements at
+    a time when the buffer's accesses are provably aligned, else element by
+    element); `mma` becomes multiply-adds in f32 or 32-bit integers whose
+    left-matrix elements come by subgroup broadcast or shuffle; `convert`,
+    `map` and `reduce` work in registers as on the Intel path. The buffers
+    of an emulated function are flattened to 1-D first (the emulation
+    addresses every element by its linear index), and with `robust-access`
+    its matrix loads and stores are guarded before they are taken apart.
+    Emulated functions are marked `subgroup_matrix.emulated`, which later
+    stages read.
+
+    Operands reach the invocations that need them by subgroup broadcast and
+    shuffle (`emulated-exchange=subgroup`) or through workgroup memory
+    (`emulated-exchange=workgroup`: a scratch buffer of a few KB per
+    subgroup, ordered by subgroup barriers, sized from `known_block_size`).
+    Broadcasts are 2.8x faster on lavapipe, workgroup memory 1.7-4x faster
+    on the H100 (docs/performance.md), so the default, `auto`, uses
+    workgroup memory on targets with matrix units whose kernel has a known
+    workgroup size, and broadcasts on targets marked `emulated`.
+
+    ```mlir
+    // sm-opt --sm-emulate-matrices=emulation=all
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+      gpu.func @copy(%in: memref<256xf32>, %out: memref<256xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %m = subgroup_matrix.load %in[%c0] stride %c16
+            : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+        subgroup_matrix.store %m, %out[%c0] stride %c16
+            : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+        gpu.return
+      }
+    }
+    // becomes a kernel of plain loads and stores
+    gpu.func @copy(%in: memref<256xf32>, %out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, subgroup_matrix.emulated} {
+    ```
+  }];
+  let options = [
     Option<"robustAccess", "robust-access", "bool", /*default=*/"false",
-           "Bounds-check subgroup matrix loads and stores against the "
-           "buffer length">,
+           "Bounds-check the matrix loads and stores of emulated kernels "
+           "before emulating them">,
     Option<"emulation", "emulation", "std::string", /*default=*/"\"none\"",
            "Which kernels emulate their matrices with ordinary SPIR-V: "
            "'none' (only on targets without matrix units), 'unsupported' "
@@ -101,9 +155,217 @@ def LowerToVulkanPass : Pass<"sm-lower-to-vulkan", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::spirv::SPIRVDialect",
-    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def ExpandThroughWorkgroupMemoryPass
+    : Pass<"sm-expand-through-workgroup-memory", "ModuleOp"> {
+  let summary = "do what cooperative matrices cannot through workgroup "
+                "memory";
+  let description = [{
+    `SPV_KHR_cooperative_matrix` has component-wise arithmetic, conversions
+    between types of one use, and nothing else: no access to an element by
+    its row and column, no reductions, no change of use. Every op that
+    needs one of those (`map` with a body other than component-wise
+    arithmetic, `reduce`, `convert` between kinds) is rewritten into a
+    store of its operands to a per-subgroup scratch tile in workgroup
+    memory, a loop of each invocation over its share of the elements
+    between subgroup barriers, and a load of the result. The tiles are
+    allocated once per kernel (a slice per subgroup of its known workgroup
+    size); such ops in functions other than kernels are reported, as those
+    cannot allocate workgroup memory. Kernels without such ops, and
+    emulated ones (which compute every element in registers), are left as
+    they are.
+
+    ```mlir
+    // sm-opt --sm-expand-through-workgroup-memory
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+      gpu.func @relu(%buf: memref<256xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %m = subgroup_matrix.load %buf[%c0] stride %c16
+            : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+        %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
+            -> !subgroup_matrix.result<16x16xf32> {
+        ^bb0(%row: index, %col: index, %x: f32):
+          %zero = arith.constant 0.0 : f32
+          %y = arith.maximumf %x, %zero : f32
+          subgroup_matrix.yield %y : f32
+        }
+        subgroup_matrix.store %r, %buf[%c0] stride %c16
+            : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+        gpu.return
+      }
+    }
+    // becomes a kernel with scratch tiles for its subgroup (maximumf is not
+    // among the operations cooperative matrices do component-wise)
+    gpu.func @relu(%buf: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %scratch = memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
+def PackWideAccessesPass : Pass<"sm-pack-wide-accesses", "ModuleOp"> {
+  let summary = "retype buffers so that vector accesses become wide ones";
+  let description = [{
+    SPIR-V has no pointer casts, so a `vector.load` of four f16 from a
+    buffer of f16 cannot be one 64-bit access. This stage retypes each 1-D
+    buffer of a kernel (an argument or a workgroup `memref.alloc`) that is
+    accessed only `W` elements at a time (by `vector.load`/`vector.store`
+    of 32, 64 or 128 bits bit-cast to i32 words, and by subgroup matrix
+    loads and stores at multiples of `W`) into a buffer of those words;
+    each access then becomes one wide access. A buffer whose vector
+    accesses cannot be packed is an error, except in emulated kernels
+    (marked `subgroup_matrix.emulated`), whose vector accesses are an
+    optimisation and become scalar accesses instead, as they do in the
+    other functions an emulated kernel calls.
+
+    ```mlir
+    // sm-opt --sm-pack-wide-accesses
+    gpu.module @kernels {
+      gpu.func @copy(%in: memref<256xf16>, %out: memref<256xf16>) kernel {
+        %c0 = arith.constant 0 : index
+        %v = vector.load %in[%c0] : memref<256xf16>, vector<4xf16>
+        vector.store %v, %out[%c0] : memref<256xf16>, vector<4xf16>
+        gpu.return
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def HoldBFloat16AsBitsPass : Pass<"sm-hold-bf16-as-bits", "ModuleOp"> {
+  let summary = "hold bf16 values as 16-bit integers on targets without "
+                "bf16";
+  let description = [{
+    Devices without matrix units (targets marked `emulated`) have no bf16
+    type in SPIR-V. By this stage every bf16 computation of an emulated
+    kernel happens in f32 (the emulation widens, and its conversions are
+    integer arithmetic on the bits), so what is left of bf16 is storage and
+    moves: buffers, loads, stores, selects and bit casts. This stage
+    retypes them to i16 (constants keep their bits) and removes the bit
+    casts that became no-ops; an arithmetic op still computing in bf16 is
+    an error. Kernels for targets with matrix units are left as they are.
+
+    ```mlir
+    // sm-opt --sm-hold-bf16-as-bits
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
+      gpu.func @copy(%in: memref<16xbf16>, %out: memref<16xbf16>) kernel {
+        %c0 = arith.constant 0 : index
+        %x = memref.load %in[%c0] : memref<16xbf16>
+        memref.store %x, %out[%c0] : memref<16xbf16>
+        gpu.return
+      }
+    }
+    // becomes
+    gpu.func @copy(%in: memref<16xi16>, %out: memref<16xi16>) kernel {
+      %x = memref.load %in[%c0] : memref<16xi16>
+    ```
+  }];
+}
+
+def ConvertKernelsToSPIRVPass
+    : Pass<"sm-convert-kernels-to-spirv", "ModuleOp"> {
+  let summary = "convert the prepared gpu.modules into spirv.modules";
+  let description = [{
+    The conversion itself: per-invocation allocations become
+    Function-storage variables (which only loads and stores may use);
+    memref memory spaces become storage classes (global memory storage
+    buffers, workgroup memory workgroup variables); and MLIR's own SPIR-V
+    conversions (GPU, SCF, arith, cf, func, math, memref, index, ub and
+    what is left of vector) with this project's cooperative-matrix patterns
+    turn each gpu.module into a `spirv.module` named `__spv__NAME`, with
+    the Vulkan memory model. f16 and i8 memrefs are never emulated through
+    wider types: that would change the meaning of matrix strides. The
+    target environment is the module's `spirv.target_env`.
+
+    ```mlir
+    // sm-opt --sm-convert-kernels-to-spirv
+    gpu.module @kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, StorageBuffer16BitAccess, VulkanMemoryModel, CooperativeMatrixKHR], [SPV_KHR_cooperative_matrix, SPV_KHR_16bit_storage, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<>>} {
+      gpu.func @copy(%in: memref<256xf16>, %out: memref<256xf16>) kernel
+          attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>} {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %m = subgroup_matrix.load %in[%c0] stride %c16
+            : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
+        subgroup_matrix.store %m, %out[%c0] stride %c16
+            : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+        gpu.return
+      }
+    }
+    // becomes
+    spirv.module @__spv__kernels Logical Vulkan ... { ... }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
+def MarkSharedAccessesNonPrivatePass
+    : Pass<"sm-mark-shared-accesses-nonprivate", "spirv::ModuleOp"> {
+  let summary = "make accesses to shared memory visible under the Vulkan "
+                "memory model";
+  let description = [{
+    Under the Vulkan memory model, plain loads and stores are private to
+    the invocation and barriers do not order them. This stage marks every
+    `spirv.Load` and `spirv.Store` of workgroup or storage-buffer memory
+    `NonPrivatePointer`, so that what one invocation writes, another reads
+    after a barrier. `sm-lower-to-vulkan` runs it after lowering the ABI
+    attributes, which adds the loads of scalar arguments.
+
+    ```mlir
+    // sm-opt --pass-pipeline=builtin.module(spirv.module(sm-mark-shared-accesses-nonprivate))
+    spirv.module Logical Vulkan {
+      spirv.GlobalVariable @tile : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>
+      spirv.func @read() -> f32 "None" {
+        %c0 = spirv.Constant 0 : i32
+        %base = spirv.mlir.addressof @tile : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>
+        %p = spirv.AccessChain %base[%c0] : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>, i32 -> !spirv.ptr<f32, Workgroup>
+        %x = spirv.Load "Workgroup" %p : f32
+        spirv.ReturnValue %x : f32
+      }
+    }
+    // becomes
+    %x = spirv.Load "Workgroup" %p ["NonPrivatePointer"] : f32
+    ```
+  }];
+}
+
+def AddVulkanCapabilitiesPass
+    : Pass<"sm-add-vulkan-capabilities", "spirv::ModuleOp"> {
+  let summary = "declare the capabilities spirv-update-vce does not derive";
+  let description = [{
+    `spirv-update-vce` derives a module's capabilities from its ops and
+    types, but not two that Vulkan kernels need: `VulkanMemoryModel`, from
+    the module's memory model, and `GroupNonUniform`, which SPIR-V requires
+    of modules reading the subgroup built-ins (`SubgroupId`,
+    `NumSubgroups`, `SubgroupSize`, `SubgroupLocalInvocationId`). This
+    stage adds them to the module's version-capability-extension triple;
+    the last stage of `sm-lower-to-vulkan`.
+
+    ```mlir
+    // sm-opt --pass-pipeline=builtin.module(spirv.module(sm-add-vulkan-capabilities))
+    spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
+    }
+    // becomes
+    spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, VulkanMemoryModel], []> {
+    ```
+  }];
 }
 
 def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {

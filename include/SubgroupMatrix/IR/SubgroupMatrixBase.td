@@ -82,6 +82,13 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.target";
     }
 
+    /// Name of the unit attribute that marks a function whose matrices
+    /// sm-emulate-matrices took apart into per-invocation scalars; later
+    /// stages of the Vulkan pipeline treat such functions differently.
+    static constexpr ::llvm::StringLiteral getEmulatedAttrName() {
+      return "subgroup_matrix.emulated";
+    }
+
     /// Name of the discardable attribute that says how to launch and check a
     /// kernel (sm-tile-matmul writes it): a dictionary with `grid`
     /// (array<i32> of three positive counts), `arguments` (one

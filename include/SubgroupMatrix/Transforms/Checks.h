@@ -42,6 +42,16 @@ checkUniformity(ModuleOp module,
 FailureOr<SmallVector<gpu::GPUModuleOp>>
 collectKernelModules(ModuleOp module, StringRef passName);
 
+/// The gpu.modules of `module` that a lowering pipeline is turning into
+/// device code: those carrying a `spirv.target_env` (the copies
+/// sm-attach-vulkan-target makes, next to the originals it keeps for the
+/// host), or every gpu.module when none carries one (a stage run alone on
+/// kernels).
+SmallVector<gpu::GPUModuleOp> getModulesBeingLowered(ModuleOp module);
+
+/// Whether sm-emulate-matrices took the matrices of `function` apart.
+bool isEmulated(Operation *function);
+
 } // namespace subgroup_matrix
 } // namespace mlir
 

@@ -50,6 +50,10 @@ def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to check against, overriding any target attribute">,
+    Option<"allowEmulation", "allow-emulation", "bool", /*default=*/"false",
+           "Accept what the emulated form of the target takes (every shape "
+           "and type combination it could run in ordinary code), as "
+           "sm-lower-to-vulkan does with emulation=unsupported or all">,
   ];
   let dependentDialects = ["::mlir::subgroup_matrix::SubgroupMatrixDialect"];
 }
@@ -250,6 +254,39 @@ def FlattenBuffersPass : Pass<"sm-flatten-buffers", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
+  let summary = "expand the math that device languages lack";
+  let description = [{
+    Rewrites what kernels compute into operations every path has: the bf16
+    arithmetic of `subgroup_matrix.map` bodies computes in f32 (as
+    `sm-promote-bf16-maps` does; SPIR-V converts bf16 but has no bf16
+    arithmetic), `math.erf` and `math.erfc` become upstream's f32
+    polynomial approximations (the GLSL extended instructions lack them),
+    and `arith.ceildivsi`, `floordivsi` and `ceildivui` (bounds of dynamic
+    sizes) become plain divisions. Works on the gpu.modules being lowered
+    (those carrying `spirv.target_env`, or all when none does).
+
+    ```mlir
+    // sm-opt --sm-expand-math
+    gpu.module @kernels {
+      gpu.func @tiles(%n: index, %out: memref<1xindex>) kernel {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %t = arith.ceildivui %n, %c16 : index
+        memref.store %t, %out[%c0] : memref<1xindex>
+        gpu.return
+      }
+    }
+    // becomes, without ceildivui
+    %t = arith.select ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
   ];
 }
 

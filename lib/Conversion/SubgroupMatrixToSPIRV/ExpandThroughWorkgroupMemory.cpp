@@ -13,7 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -24,6 +27,13 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_EXPANDTHROUGHWORKGROUPMEMORYPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -429,3 +439,28 @@ LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(
   });
   return failure(result.wasInterrupted());
 }
+
+namespace {
+struct ExpandThroughWorkgroupMemoryPass
+    : public subgroup_matrix::impl::ExpandThroughWorkgroupMemoryPassBase<
+          ExpandThroughWorkgroupMemoryPass> {
+  using ExpandThroughWorkgroupMemoryPassBase::
+      ExpandThroughWorkgroupMemoryPassBase;
+
+  void runOnOperation() override {
+    for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+      TargetAttr target = getLoweringTargetOrError(kernels, TargetAttr());
+      if (!target)
+        return signalPassFailure();
+      WalkResult expanded = kernels.walk([&](FunctionOpInterface function) {
+        if (failed(expandThroughWorkgroupMemory(function,
+                                                target.getSubgroupSize())))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (expanded.wasInterrupted())
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,6 +24,13 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <numeric>
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_PACKWIDEACCESSESPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -478,3 +487,31 @@ mlir::subgroup_matrix::packWideAccesses(gpu::GPUFuncOp kernel,
     splitLongBitCasts(kernel);
   return success();
 }
+
+namespace {
+struct PackWideAccessesPass
+    : public subgroup_matrix::impl::PackWideAccessesPassBase<
+          PackWideAccessesPass> {
+  using PackWideAccessesPassBase::PackWideAccessesPassBase;
+
+  void runOnOperation() override {
+    for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+      // The emulation's vector accesses are worth having only where the
+      // buffer can be retyped; elsewhere they become scalars.
+      WalkResult packed = kernels.walk([&](gpu::GPUFuncOp function) {
+        if (function.isKernel() &&
+            failed(packWideAccesses(function, isEmulated(function))))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (packed.wasInterrupted())
+        return signalPassFailure();
+      kernels.walk([&](FunctionOpInterface function) {
+        auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+        if (isEmulated(function) && (!kernel || !kernel.isKernel()))
+          scalarizeWideAccesses(function);
+      });
+    }
+  }
+};
+} // namespace

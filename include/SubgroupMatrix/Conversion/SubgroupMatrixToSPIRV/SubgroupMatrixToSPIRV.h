@@ -39,6 +39,17 @@ void populateSubgroupMatrixToSPIRVPatterns(
 /// subgroup size. `spirv-update-vce` later trims what a module does not use.
 spirv::TargetEnvAttr getVulkanTargetEnv(TargetAttr target);
 
+/// What the name of a gpu.module's SPIR-V module starts with: upstream's
+/// GPU-to-SPIR-V conversion names the module of gpu.module @NAME
+/// `__spv__NAME`, and hosts find the module of a launch by that name.
+inline llvm::StringLiteral getSPIRVModulePrefix() { return "__spv__"; }
+
+/// The Vulkan storage class of a memref memory space: the GPU dialect's
+/// address spaces (global memory is a storage buffer, workgroup memory a
+/// workgroup variable, private memory private), which upstream's map of
+/// numeric memory spaces does not know, and the numeric ones.
+std::optional<spirv::StorageClass> getVulkanStorageClass(Attribute memorySpace);
+
 /// Retypes the 1-D buffers of `kernel` (arguments and workgroup
 /// `memref.alloc`s) that are accessed only `W` elements at a time, by
 /// `vector.load`/`vector.store` of 32, 64 or 128 bits bit-cast to i32 words

@@ -1,0 +1,165 @@
+//===- ConvertKernelsToSPIRV.cpp - gpu.modules to spirv.modules -----------===//
+//
+// `sm-convert-kernels-to-spirv`: MLIR's own SPIR-V conversions for what is
+// not a subgroup matrix, this project's cooperative-matrix patterns for
+// what is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/PerInvocationAllocations.h"
+
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/IndexToSPIRV/IndexToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_CONVERTKERNELSTOSPIRVPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Maps memref memory spaces to storage classes: global memory to storage
+/// buffers, workgroup memory to workgroup variables.
+static void mapMemorySpaces(Operation *gpuModule) {
+  spirv::MemorySpaceToStorageClassConverter converter(getVulkanStorageClass);
+  // The upstream helper converts one op's results and attributes; block
+  // arguments (kernel arguments, workgroup attributions) are updated here.
+  gpuModule->walk([&](Operation *op) {
+    spirv::convertMemRefTypesAndAttrs(op, converter);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (Type converted = converter.convertType(argument.getType()))
+            argument.setType(converted);
+  });
+}
+
+namespace {
+/// gpu.subgroup_broadcast from a given lane, which upstream's GPU-to-SPIR-V
+/// patterns do not lower (the emulated matrices broadcast every left-matrix
+/// element): OpGroupNonUniformBroadcast, which drivers compile to a single
+/// register read where a shuffle may become a gather.
+struct SubgroupBroadcastLowering
+    : OpConversionPattern<gpu::SubgroupBroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupBroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getBroadcastType() != gpu::BroadcastType::specific_lane)
+      return rewriter.notifyMatchFailure(op, "not from a given lane");
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<spirv::GroupNonUniformBroadcastOp>(
+        op, type, spirv::Scope::Subgroup, adaptor.getSrc(), adaptor.getLane());
+    return success();
+  }
+};
+} // namespace
+
+static LogicalResult convertToSPIRV(Operation *gpuModule,
+                                    spirv::TargetEnvAttr targetEnv) {
+  MLIRContext *context = gpuModule->getContext();
+  SPIRVConversionOptions conversionOptions;
+  // Narrow types stay narrow: emulating f16 or i8 memrefs through 32-bit
+  // pointers would silently change the meaning of matrix strides.
+  conversionOptions.emulateLT32BitScalarTypes = false;
+  conversionOptions.emulateUnsupportedFloatTypes = false;
+  SPIRVTypeConverter typeConverter(targetEnv, conversionOptions);
+  populateSubgroupMatrixToSPIRVTypeConversion(typeConverter);
+
+  RewritePatternSet patterns(context);
+  ScfToSPIRVContext scfContext;
+  populateGPUToSPIRVPatterns(typeConverter, patterns);
+  populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
+  arith::populateArithToSPIRVPatterns(typeConverter, patterns);
+  cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);
+  populateFuncToSPIRVPatterns(typeConverter, patterns);
+  populateMathToSPIRVPatterns(typeConverter, patterns);
+  populateMemRefToSPIRVPatterns(typeConverter, patterns);
+  index::populateIndexToSPIRVPatterns(typeConverter, patterns);
+  ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
+  // The few vector ops left after packing wide accesses (a prologue's
+  // unpacking of staged words into elements).
+  populateVectorToSPIRVPatterns(typeConverter, patterns);
+  populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
+  patterns.add<SubgroupBroadcastLowering>(typeConverter, context);
+
+  std::unique_ptr<ConversionTarget> target =
+      SPIRVConversionTarget::get(targetEnv);
+  return applyFullConversion(gpuModule, *target, std::move(patterns));
+}
+
+namespace {
+struct ConvertKernelsToSPIRVPass
+    : public subgroup_matrix::impl::ConvertKernelsToSPIRVPassBase<
+          ConvertKernelsToSPIRVPass> {
+  using ConvertKernelsToSPIRVPassBase::ConvertKernelsToSPIRVPassBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void ConvertKernelsToSPIRVPass::runOnOperation() {
+  MLIRContext *context = &getContext();
+  for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+    auto targetEnv = kernels->getAttrOfType<spirv::TargetEnvAttr>(
+        spirv::getTargetEnvAttrName());
+    if (!targetEnv) {
+      kernels.emitError() << "has no '" << spirv::getTargetEnvAttrName()
+                          << "' to convert for (sm-attach-vulkan-target "
+                             "attaches one)";
+      return signalPassFailure();
+    }
+    // Per-invocation allocations become Function-storage variables, which
+    // only loads and stores may use.
+    if (failed(hoistPerInvocationAllocations(
+            kernels, spirv::StorageClassAttr::get(
+                         context, spirv::StorageClass::Function))))
+      return signalPassFailure();
+    // The mark of emulated functions has served the earlier stages.
+    kernels.walk([](FunctionOpInterface function) {
+      function->removeAttr(SubgroupMatrixDialect::getEmulatedAttrName());
+    });
+    mapMemorySpaces(kernels);
+    // The conversion replaces the gpu.module by a spirv.module in its place.
+    Block *block = kernels->getBlock();
+    Operation *next = kernels->getNextNode();
+    Location location = kernels.getLoc();
+    std::string name = kernels.getSymName().str();
+    if (failed(convertToSPIRV(kernels, targetEnv)))
+      return signalPassFailure();
+    auto spirvModule = dyn_cast_or_null<spirv::ModuleOp>(
+        next ? next->getPrevNode() : &block->back());
+    if (!spirvModule) {
+      emitError(location, "conversion to SPIR-V produced no spirv.module");
+      return signalPassFailure();
+    }
+    spirvModule.setMemoryModel(spirv::MemoryModel::Vulkan);
+    // Upstream names the SPIR-V module of gpu.module @NAME "__spv__NAME"; a
+    // copy that sm-attach-vulkan-target made already has that name.
+    if (StringRef(name).starts_with(getSPIRVModulePrefix()))
+      spirvModule.setSymName(name);
+  }
+}

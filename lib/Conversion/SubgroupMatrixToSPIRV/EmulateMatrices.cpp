@@ -1,0 +1,240 @@
+//===- EmulateMatrices.cpp - matrices as per-invocation SPIR-V ------------===//
+//
+// `sm-emulate-matrices`: the kernels that cannot use matrix units (on
+// targets without them, or by the `emulation` option) get their matrices as
+// the scalars each invocation holds, exchanging operands by subgroup
+// operations or through workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/FlattenBuffers.h"
+#include "SubgroupMatrix/Transforms/RobustAccess.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_EMULATEMATRICESPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Whether `function` uses a matrix type or multiplication that `target`
+/// has no matrix-unit configuration for.
+static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
+  auto unsupported = [&](Type type) {
+    auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+    return matrix && !target.supportsType(matrix);
+  };
+  WalkResult walk = function->walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), unsupported) ||
+        llvm::any_of(op->getOperandTypes(), unsupported))
+      return WalkResult::interrupt();
+    Value left, right, result;
+    if (auto mma = dyn_cast<MmaOp>(op))
+      left = mma.getLeft(), right = mma.getRight(), result = mma.getResult();
+    else if (auto multiply = dyn_cast<MultiplyOp>(op))
+      left = multiply.getLeft(), right = multiply.getRight(),
+      result = multiply.getResult();
+    if (left && !target.supportsMultiply(left.getType(), right.getType(),
+                                         result.getType()))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// A subgroup-scope barrier ordering workgroup memory: what the emulated
+/// multiplications need around their exchange, since only one subgroup
+/// shares each scratch region (the gpu dialect's barrier is workgroup-wide).
+static void buildSubgroupBarrier(OpBuilder &builder, Location loc) {
+  spirv::ControlBarrierOp::create(builder, loc, spirv::Scope::Subgroup,
+                                  spirv::Scope::Subgroup,
+                                  spirv::MemorySemantics::AcquireRelease |
+                                      spirv::MemorySemantics::WorkgroupMemory);
+}
+
+/// How emulated multiplications share operand elements between invocations
+/// (the `emulated-exchange` option).
+enum class EmulatedExchangeKind {
+  /// Workgroup memory on targets with matrix units when the kernel's
+  /// workgroup size is known, broadcasts and shuffles otherwise.
+  Auto,
+  /// Subgroup broadcasts and shuffles.
+  Subgroup,
+  /// Workgroup memory between subgroup barriers.
+  Workgroup,
+};
+
+/// Gives `function` the workgroup scratch its emulated multiplications
+/// exchange operands through: one region per subgroup of the workgroup
+/// (its size from `known_block_size`). Returns an empty exchange when the
+/// function multiplies nothing; fails when its workgroup size is unknown.
+static FailureOr<EmulatedOperandExchange>
+createWorkgroupExchange(Operation *function, unsigned subgroupSize) {
+  int64_t words = getEmulatedExchangeWords(function, subgroupSize);
+  if (!words)
+    return EmulatedOperandExchange();
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
+  std::optional<ArrayRef<int32_t>> blockSize =
+      kernel ? kernel.getKnownBlockSize() : std::nullopt;
+  if (!blockSize)
+    return function->emitOpError(
+               "cannot exchange emulated operands through workgroup memory "
+               "without a known_block_size, which sizes the scratch buffer; "
+               "use emulated-exchange=subgroup"),
+           failure();
+  int64_t invocations = 1;
+  for (int32_t size : *blockSize)
+    invocations *= size;
+  int64_t subgroups = llvm::divideCeil(invocations, subgroupSize);
+  OpBuilder builder = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  MLIRContext *context = function->getContext();
+  auto type = MemRefType::get(
+      {subgroups * words}, IntegerType::get(context, 32),
+      MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+  EmulatedOperandExchange exchange;
+  exchange.scratch = memref::AllocOp::create(builder, kernel.getLoc(), type);
+  exchange.wordsPerSubgroup = words;
+  exchange.buildSubgroupBarrier = buildSubgroupBarrier;
+  return exchange;
+}
+
+/// Whether `function`'s emulated multiplications exchange operands through
+/// workgroup memory. Measured on the H100 (docs/performance.md), where a
+/// 16-column matrix spreads over two lanes, workgroup memory is 1.7-4x
+/// faster than shuffles with per-lane indices; on lavapipe, where a
+/// subgroup is one thread's SIMD lanes, a broadcast is a register move and
+/// a barrier costly, so broadcasts are 2.8x faster. Hence `auto` picks
+/// workgroup memory on targets with matrix units (a kernel falling back to
+/// emulation) and broadcasts on emulated targets.
+static bool exchangesThroughWorkgroup(Operation *function, TargetAttr target,
+                                      EmulatedExchangeKind kind) {
+  switch (kind) {
+  case EmulatedExchangeKind::Subgroup:
+    return false;
+  case EmulatedExchangeKind::Workgroup:
+    return true;
+  case EmulatedExchangeKind::Auto:
+    break;
+  }
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
+  return !target.getEmulated() && kernel && kernel.getKnownBlockSize();
+}
+
+/// Rewrites the matrices of `function` into their emulated form (scalars per
+/// invocation, see populateEmulatedSubgroupMatrixPatterns); reports each op
+/// whose matrices have none.
+static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
+                                     bool exchangeThroughWorkgroup) {
+  if (failed(checkPerInvocationForm(function, subgroupSize,
+                                    /*emulated=*/true)))
+    return failure();
+  EmulatedOperandExchange exchange;
+  if (exchangeThroughWorkgroup) {
+    FailureOr<EmulatedOperandExchange> created =
+        createWorkgroupExchange(function, subgroupSize);
+    if (failed(created))
+      return failure();
+    exchange = *created;
+  }
+
+  MLIRContext *context = function->getContext();
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return type; });
+  populateEmulatedSubgroupMatrixTypeConversion(converter, subgroupSize);
+  ConversionTarget target(*context);
+  target.addIllegalDialect<SubgroupMatrixDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  RewritePatternSet patterns(context);
+  populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize,
+                                         exchange);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  if (failed(applyPartialConversion(function, target, std::move(patterns))))
+    return failure();
+  // The emulation computes bf16 in f32; its conversions become integer
+  // arithmetic on the bits, since devices without matrix units have no bf16.
+  RewritePatternSet expansions(context);
+  arith::populateExpandBFloat16Patterns(expansions);
+  return applyPatternsGreedily(function, std::move(expansions));
+}
+
+namespace {
+struct EmulateMatricesPass
+    : public subgroup_matrix::impl::EmulateMatricesPassBase<
+          EmulateMatricesPass> {
+  using EmulateMatricesPassBase::EmulateMatricesPassBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void EmulateMatricesPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (!llvm::is_contained({"none", "unsupported", "all"}, emulation)) {
+    emitError(module.getLoc()) << "unknown emulation '" << emulation
+                               << "'; expected 'none', 'unsupported' or 'all'";
+    return signalPassFailure();
+  }
+  std::optional<EmulatedExchangeKind> exchangeKind =
+      llvm::StringSwitch<std::optional<EmulatedExchangeKind>>(emulatedExchange)
+          .Case("auto", EmulatedExchangeKind::Auto)
+          .Case("subgroup", EmulatedExchangeKind::Subgroup)
+          .Case("workgroup", EmulatedExchangeKind::Workgroup)
+          .Default(std::nullopt);
+  if (!exchangeKind) {
+    emitError(module.getLoc())
+        << "unknown emulated-exchange '" << emulatedExchange
+        << "'; expected 'auto', 'subgroup' or 'workgroup'";
+    return signalPassFailure();
+  }
+  MLIRContext *context = &getContext();
+  for (gpu::GPUModuleOp kernels : getModulesBeingLowered(module)) {
+    TargetAttr target = getLoweringTargetOrError(kernels, TargetAttr());
+    if (!target)
+      return signalPassFailure();
+    WalkResult emulated = kernels.walk([&](FunctionOpInterface function) {
+      bool emulate = target.getEmulated() || emulation == "all" ||
+                     (emulation == "unsupported" &&
+                      usesUnsupportedMatrices(function, target));
+      if (!emulate)
+        return WalkResult::advance();
+      // The emulation addresses every element by its linear index into a
+      // 1-D buffer of the matrices' storage type.
+      flattenBuffers(function);
+      unpackWordBuffers(function);
+      // Bounds checks go on the matrix loads and stores that the emulation
+      // then takes apart.
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
+      if (robustAccess && kernel && kernel.isKernel() &&
+          failed(addRobustAccessGuards(kernel)))
+        return WalkResult::interrupt();
+      if (failed(emulateMatrices(
+              function, target.getSubgroupSize(),
+              exchangesThroughWorkgroup(function, target, *exchangeKind))))
+        return WalkResult::interrupt();
+      function->setAttr(SubgroupMatrixDialect::getEmulatedAttrName(),
+                        UnitAttr::get(context));
+      return WalkResult::advance();
+    });
+    if (emulated.wasInterrupted())
+      return signalPassFailure();
+  }
+}

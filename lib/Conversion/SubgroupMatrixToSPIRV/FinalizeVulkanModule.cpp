@@ -1,0 +1,96 @@
+//===- FinalizeVulkanModule.cpp - what Vulkan adds to SPIR-V --------------===//
+//
+// The last stages of sm-lower-to-vulkan, on each spirv.module:
+// `sm-mark-shared-accesses-nonprivate` and `sm-add-vulkan-capabilities`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_MARKSHAREDACCESSESNONPRIVATEPASS
+#define GEN_PASS_DEF_ADDVULKANCAPABILITIESPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Under the Vulkan memory model, plain loads and stores are private to the
+/// invocation and barriers do not order them; memory that other invocations
+/// read (workgroup and storage buffers) must be accessed as non-private.
+static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
+  auto isShared = [](Value pointer) {
+    auto type = dyn_cast<spirv::PointerType>(pointer.getType());
+    return type &&
+           (type.getStorageClass() == spirv::StorageClass::Workgroup ||
+            type.getStorageClass() == spirv::StorageClass::StorageBuffer);
+  };
+  auto addNonPrivate = [](Operation *op, spirv::MemoryAccessAttr current) {
+    auto access = current ? current.getValue() : spirv::MemoryAccess::None;
+    op->setAttr(
+        "memory_access",
+        spirv::MemoryAccessAttr::get(
+            op->getContext(), access | spirv::MemoryAccess::NonPrivatePointer));
+  };
+  module.walk([&](Operation *op) {
+    if (auto load = dyn_cast<spirv::LoadOp>(op)) {
+      if (isShared(load.getPtr()))
+        addNonPrivate(op, load.getMemoryAccessAttr());
+    } else if (auto store = dyn_cast<spirv::StoreOp>(op)) {
+      if (isShared(store.getPtr()))
+        addNonPrivate(op, store.getMemoryAccessAttr());
+    }
+  });
+}
+
+/// Adds what spirv-update-vce does not derive: the Vulkan memory model
+/// capability (from the module's memory model) and GroupNonUniform (from
+/// the subgroup built-ins, which SPIR-V only allows with it).
+static void addUnderivedCapabilities(spirv::ModuleOp module) {
+  std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
+  if (!triple)
+    return;
+  SmallVector<spirv::Capability> capabilities(triple->getCapabilities());
+  auto require = [&](spirv::Capability capability) {
+    if (!llvm::is_contained(capabilities, capability))
+      capabilities.push_back(capability);
+  };
+  require(spirv::Capability::VulkanMemoryModel);
+  module.walk([&](spirv::GlobalVariableOp variable) {
+    std::optional<StringRef> builtIn = variable.getBuiltIn();
+    if (builtIn &&
+        llvm::is_contained({"SubgroupId", "NumSubgroups", "SubgroupSize",
+                            "SubgroupLocalInvocationId"},
+                           *builtIn))
+      require(spirv::Capability::GroupNonUniform);
+  });
+  SmallVector<spirv::Extension> extensions(triple->getExtensions());
+  module.setVceTripleAttr(spirv::VerCapExtAttr::get(
+      triple->getVersion(), capabilities, extensions, module.getContext()));
+}
+
+namespace {
+struct MarkSharedAccessesNonPrivatePass
+    : public subgroup_matrix::impl::MarkSharedAccessesNonPrivatePassBase<
+          MarkSharedAccessesNonPrivatePass> {
+  using MarkSharedAccessesNonPrivatePassBase::
+      MarkSharedAccessesNonPrivatePassBase;
+
+  void runOnOperation() override {
+    markSharedAccessesNonPrivate(getOperation());
+  }
+};
+
+struct AddVulkanCapabilitiesPass
+    : public subgroup_matrix::impl::AddVulkanCapabilitiesPassBase<
+          AddVulkanCapabilitiesPass> {
+  using AddVulkanCapabilitiesPassBase::AddVulkanCapabilitiesPassBase;
+
+  void runOnOperation() override { addUnderivedCapabilities(getOperation()); }
+};
+} // namespace

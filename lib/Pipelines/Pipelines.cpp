@@ -1,0 +1,47 @@
+//===- Pipelines.cpp - the driver pipelines -------------------------------===//
+
+#include "SubgroupMatrix/Pipelines/Pipelines.h"
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
+    OpPassManager &pm, const LowerToVulkanOptions &options) {
+  // Nothing is emitted for a program that the device would reject.
+  pm.addPass(createCheckTargetPass(
+      {options.target, /*allowEmulation=*/options.emulation != "none"}));
+  pm.addPass(createCheckUniformityPass());
+  pm.addPass(createAttachVulkanTargetPass({options.target}));
+  pm.addPass(createNormalizeKernelMemoryPass());
+  pm.addPass(createExpandMathPass());
+  pm.addPass(createEmulateMatricesPass(
+      {options.robustAccess, options.emulation, options.emulatedExchange}));
+  pm.addPass(createExpandThroughWorkgroupMemoryPass());
+  pm.addPass(createPackWideAccessesPass());
+  if (options.robustAccess)
+    pm.addPass(createRobustAccessPass());
+  pm.addPass(createHoldBFloat16AsBitsPass());
+  pm.addPass(createConvertKernelsToSPIRVPass());
+  OpPassManager &spirvModule = pm.nest<spirv::ModuleOp>();
+  spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  // After the ABI lowering, which adds the loads of scalar arguments.
+  spirvModule.addPass(createMarkSharedAccessesNonPrivatePass());
+  spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirvModule.addPass(createAddVulkanCapabilitiesPass());
+}
+
+void mlir::subgroup_matrix::registerSubgroupMatrixPipelines() {
+  PassPipelineRegistration<LowerToVulkanOptions>(
+      "sm-lower-to-vulkan",
+      "Lower the gpu.modules of a dialect-level module to Vulkan SPIR-V "
+      "(the stages are listed in docs/Design.md)",
+      buildLowerToVulkanPipeline);
+}

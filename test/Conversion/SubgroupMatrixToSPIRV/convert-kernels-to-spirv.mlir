@@ -1,0 +1,60 @@
+// RUN: sm-opt %s --sm-convert-kernels-to-spirv --split-input-file --verify-diagnostics | FileCheck %s
+
+// A prepared copy (named for its SPIR-V module, with a target environment)
+// becomes a spirv.module of that name with the Vulkan memory model; the
+// original gpu.module, which carries no target environment, stays.
+
+// CHECK-LABEL: spirv.module @__spv__kernels Logical Vulkan
+// CHECK: spirv.func @copy
+// CHECK: spirv.KHR.CooperativeMatrixLoad
+// CHECK: spirv.KHR.CooperativeMatrixStore
+// CHECK: gpu.module @kernels
+// CHECK: subgroup_matrix.load
+module attributes {gpu.container_module} {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, Float16, StorageBuffer16BitAccess, VulkanMemoryModel, CooperativeMatrixKHR], [SPV_KHR_cooperative_matrix, SPV_KHR_16bit_storage, SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<>>} {
+    gpu.func @copy(%in: memref<256xf16>, %out: memref<256xf16>) kernel
+        attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>, subgroup_matrix.emulated} {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %m = subgroup_matrix.load %in[%c0] stride %c16
+          : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
+      subgroup_matrix.store %m, %out[%c0] stride %c16
+          : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+      gpu.return
+    }
+  }
+  gpu.module @kernels {
+    gpu.func @copy(%in: memref<256xf16>, %out: memref<256xf16>) kernel {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %m = subgroup_matrix.load %in[%c0] stride %c16
+          : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
+      subgroup_matrix.store %m, %out[%c0] stride %c16
+          : !subgroup_matrix.left<16x16xf16>, memref<256xf16>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A gpu.module of its own gets upstream's name; the mark of emulated
+// functions does not reach SPIR-V.
+
+// CHECK-LABEL: spirv.module @__spv__alone Logical Vulkan
+// CHECK-NOT: subgroup_matrix.emulated
+gpu.module @alone attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], []>, #spirv.resource_limits<>>} {
+  gpu.func @empty() kernel
+      attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>, subgroup_matrix.emulated} {
+    gpu.return
+  }
+}
+
+// -----
+
+// expected-error @below {{has no 'spirv.target_env' to convert for (sm-attach-vulkan-target attaches one)}}
+gpu.module @untargeted {
+  gpu.func @empty() kernel {
+    gpu.return
+  }
+}

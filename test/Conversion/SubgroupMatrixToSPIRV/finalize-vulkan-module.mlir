@@ -1,0 +1,29 @@
+// RUN: sm-opt %s --pass-pipeline='builtin.module(spirv.module(sm-mark-shared-accesses-nonprivate))' | FileCheck %s --check-prefix=NONPRIVATE
+// RUN: sm-opt %s --pass-pipeline='builtin.module(spirv.module(sm-add-vulkan-capabilities))' | FileCheck %s --check-prefix=CAPABILITIES
+
+// Accesses to workgroup and storage-buffer memory are non-private under the
+// Vulkan memory model; those to function memory stay plain.
+
+// NONPRIVATE-LABEL: spirv.func @accesses
+// NONPRIVATE: spirv.Load "Workgroup" %{{.*}} ["NonPrivatePointer"] : f32
+// NONPRIVATE: spirv.Store "Function" %{{.*}}, %{{.*}} : f32
+// NONPRIVATE: spirv.Load "Function" %{{.*}} : f32
+
+// The module gets VulkanMemoryModel, and GroupNonUniform for its use of a
+// subgroup built-in.
+
+// CAPABILITIES: spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, VulkanMemoryModel, GroupNonUniform], []>
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.GlobalVariable @tile : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>
+  spirv.GlobalVariable @lane built_in("SubgroupLocalInvocationId") : !spirv.ptr<i32, Input>
+  spirv.func @accesses() -> f32 "None" {
+    %c0 = spirv.Constant 0 : i32
+    %private = spirv.Variable : !spirv.ptr<f32, Function>
+    %base = spirv.mlir.addressof @tile : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>
+    %p = spirv.AccessChain %base[%c0] : !spirv.ptr<!spirv.array<4 x f32>, Workgroup>, i32 -> !spirv.ptr<f32, Workgroup>
+    %x = spirv.Load "Workgroup" %p : f32
+    spirv.Store "Function" %private, %x : f32
+    %y = spirv.Load "Function" %private : f32
+    spirv.ReturnValue %y : f32
+  }
+}

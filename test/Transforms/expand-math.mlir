@@ -1,0 +1,57 @@
+// RUN: sm-opt %s --sm-expand-math --split-input-file | FileCheck %s
+
+// erf becomes a polynomial, ceil division plain divisions, and bf16 map
+// arithmetic f32 arithmetic.
+
+// CHECK-LABEL: gpu.func @expansions
+// CHECK-NOT: math.erf
+// CHECK-NOT: arith.ceildivui
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+gpu.module @kernels {
+  gpu.func @expansions(%x: f32, %n: index, %out: memref<1xf32>, %tiles: memref<1xindex>,
+                       %m: !subgroup_matrix.result<16x16xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %e = math.erf %x : f32
+    memref.store %e, %out[%c0] : memref<1xf32>
+    %t = arith.ceildivui %n, %c16 : index
+    memref.store %t, %tiles[%c0] : memref<1xindex>
+    %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xbf16>
+        -> !subgroup_matrix.result<16x16xbf16> {
+    ^bb0(%row: index, %col: index, %v: bf16):
+      %s = arith.addf %v, %v : bf16
+      subgroup_matrix.yield %s : bf16
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// In a module that sm-attach-vulkan-target has prepared, only the copy being
+// lowered is expanded; the original, kept for the host, is not.
+
+// CHECK-LABEL: gpu.module @__spv__kernels
+// CHECK-NOT: math.erf
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: math.erf
+module {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader], []>, #spirv.resource_limits<>>} {
+    gpu.func @k(%x: f32, %out: memref<1xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %e = math.erf %x : f32
+      memref.store %e, %out[%c0] : memref<1xf32>
+      gpu.return
+    }
+  }
+  gpu.module @kernels {
+    gpu.func @k(%x: f32, %out: memref<1xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %e = math.erf %x : f32
+      memref.store %e, %out[%c0] : memref<1xf32>
+      gpu.return
+    }
+  }
+}
