@@ -38,7 +38,47 @@ void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
   spirvModule.addPass(createAddVulkanCapabilitiesPass());
 }
 
+void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
+    OpPassManager &pm, const LinalgToGPUOptions &options) {
+  pm.addPass(createFoldBatchLoopsPass());
+  pm.addPass(createBufferizeProgramPass());
+  pm.addPass(createInsertShapeChecksPass());
+  pm.addPass(createUnitConvolutionsToContractionsPass());
+
+  AttentionToKernelsPassOptions attention;
+  attention.targetName = options.target;
+  attention.attentionSubgroups = options.attentionSubgroups;
+  attention.attentionKeyBlock = options.attentionKeyBlock;
+  attention.attentionSoftmax = options.attentionSoftmax;
+  pm.addPass(createAttentionToKernelsPass(attention));
+
+  ContractionsToKernelsPassOptions contractions;
+  contractions.targetName = options.target;
+  contractions.tileM = options.tileM;
+  contractions.tileN = options.tileN;
+  contractions.tileK = options.tileK;
+  contractions.subgroupsM = options.subgroupsM;
+  contractions.subgroupsN = options.subgroupsN;
+  contractions.padding = options.padding;
+  contractions.stages = options.stages;
+  contractions.prefetch = options.prefetch;
+  contractions.preloadC = options.preloadC;
+  contractions.stageBTransposed = options.stageBTransposed;
+  contractions.vectorWidth = options.vectorWidth;
+  contractions.groupM = options.groupM;
+  contractions.splitK = options.splitK;
+  contractions.tuningTable = options.tuningTable;
+  pm.addPass(createContractionsToKernelsPass(contractions));
+
+  pm.addPass(createElementwiseToKernelsPass({options.target}));
+}
+
 void mlir::subgroup_matrix::registerSubgroupMatrixPipelines() {
+  PassPipelineRegistration<LinalgToGPUOptions>(
+      "sm-linalg-to-gpu",
+      "Turn a linalg program into subgroup-matrix kernels and their launches "
+      "(the stages are listed in docs/Design.md)",
+      buildLinalgToGPUPipeline);
   PassPipelineRegistration<LowerToVulkanOptions>(
       "sm-lower-to-vulkan",
       "Lower the gpu.modules of a dialect-level module to Vulkan SPIR-V "

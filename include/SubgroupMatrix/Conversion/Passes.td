@@ -554,64 +554,215 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
   ];
 }
 
-def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
-  let summary = "turn a linalg program into subgroup-matrix kernels and their "
-                "launches";
-  let description = [{
-    The entry point for graph compilers: takes a program of linalg ops on
-    tensors or memrefs and leaves all of its computation in one `gpu.module`
-    of kernels (this dialect for the matrix products) and the
-    `gpu.launch_func`s that run them; the host keeps allocation and launches.
-    The result goes to `--sm-lower-to-vulkan`, `--sm-lower-to-intel` or
-    `--emit-msl` as it is.
+//===----------------------------------------------------------------------===//
+// The stages of the `sm-linalg-to-gpu` pipeline (lib/Pipelines), in order.
+// The three kernel stages put their kernels into the program's gpu.module
+// @kernels (made, with the target attached, by the first that needs it) and
+// number them in the order they make them.
+//===----------------------------------------------------------------------===//
 
-    1. Tensors are bufferized (one-shot, function boundaries included) into
-       dense row-major buffers, whatever layout the input uses.
-    2. 1x1 `linalg.conv_2d_nhwc_hwcf` (a (N*H*W) x C by C x F product) and
-       `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
-       strides and dilations become matrix products over views of the same
-       buffers; other convolutions are reported.
-    3. Attention, softmax(f(Q K^T)) V (two `linalg.batch_matmul`s around
-       `linalg.softmax`, element-wise scale and mask ops on the scores,
-       including additive masks read from other tensors, casts of P and
-       O; heads folded into the batch by reshapes, or as a second leading
-       dimension of `linalg.generic` products and a 4-D softmax, whose
-       two leading loops are folded into one first; sequence lengths
-       static or dynamic), becomes one flash-attention kernel where the
-       target has a configuration for it; `attention-subgroups`,
-       `attention-key-block` and `attention-softmax` choose its tiling
-       and where its online softmax runs (see docs/Design.md).
-    4. Every matrix product (`linalg.matmul`, `linalg.batch_matmul`,
-       `linalg.batch_reduce_matmul`, or a
-       `linalg.generic` contraction; either operand transposed through its
-       indexing map; f16, bf16, f32 and 8-bit inputs as the target allows)
-       becomes a tiled kernel, as `sm-tile-matmul` builds it (same options),
-       with batches along the grid's z dimension. Around it, the kernel
-       takes over:
-       - element-wise extensions of its inputs (`arith.extsi`/`extui` of
-         8-bit integers, `arith.extf` of f16) that write temporaries: the
-         kernel reads the narrow data; other element-wise producers that
-         keep the element type (a scale) are applied as tiles are staged;
-       - a producer of A or B that computes it from other buffers through
-         maps of dimensions and constants (`+`, and `*`, `floordiv`, `mod`
-         by constants): a dequantization of 8-bit weights with per-column
-         scales and zero points, or of 4-bit values packed two to a byte
-         with a scale per group of K, or a cast of f32 activations. The
-         kernel reads the stored buffers and runs the producer's body as it
-         stages the tile, so the weight moves in its stored form;
-       - a chain of element-wise consumers of its result (bias along rows or
-         columns, scale, ReLU, GELU, SiLU, clamp, residual add, casts) whose
-         intermediate buffers nothing else reads: they run on the
-         accumulators before the single store, as `subgroup_matrix.map`
-         where whole result matrices can take them, else element by element
-         on the way to memory.
-    5. `linalg.softmax` elsewhere becomes the generics that compute it;
-       every other linalg op (named ops are generalized) becomes a kernel of
-       its own, one invocation per output element; reduction loops run
-       inside the invocation.
-    6. Anything else (a dynamic batch count, non-unit convolutions, bodies
-       with ops other than arith and math) is reported where it is; nothing
-       stays on the host unannounced.
+def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
+  let summary = "fold two leading batch loops of a program on tensors into one";
+  let description = [{
+    Kernels take one batch dimension (the grid's z or y), but attention
+    written on 4-D tensors has two leading ones, batch and heads. This
+    stage rewrites each `linalg.generic` whose first two loops are parallel
+    and appear together (or not at all) in every indexing map, and each
+    4-D `linalg.softmax` over a later dimension, into its 3-D form between
+    `tensor.collapse_shape` and `tensor.expand_shape`, which then cancel
+    between neighbours.
+
+    ```mlir
+    // sm-opt --sm-fold-batch-loops
+    #map = affine_map<(b, h, i, j) -> (b, h, i, j)>
+    func.func @scale(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+      %e = tensor.empty() : tensor<2x4x8x8xf32>
+      %y = linalg.generic {indexing_maps = [#map, #map],
+                           iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%x : tensor<2x4x8x8xf32>) outs(%e : tensor<2x4x8x8xf32>) {
+      ^bb0(%v: f32, %out: f32):
+        %s = arith.addf %v, %v : f32
+        linalg.yield %s : f32
+      } -> tensor<2x4x8x8xf32>
+      return %y : tensor<2x4x8x8xf32>
+    }
+    // becomes a generic on tensor<8x8x8xf32> between reshapes
+    %c = tensor.collapse_shape %x [[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
+  let summary = "bufferize a program into dense row-major buffers";
+  let description = [{
+    One-shot bufferization of the whole program, function boundaries
+    included, into dense row-major buffers (identity layouts), whatever
+    layout the input uses: the form kernels take. A program without
+    tensors is left as it is.
+
+    ```mlir
+    // sm-opt --sm-bufferize-program
+    func.func @copy(%x: tensor<16xf32>) -> tensor<16xf32> {
+      return %x : tensor<16xf32>
+    }
+    // becomes
+    func.func @copy(%x: memref<16xf32>) -> memref<16xf32> {
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def InsertShapeChecksPass : Pass<"sm-insert-shape-checks", "ModuleOp"> {
+  let summary = "assert that the caller's arrays agree on dynamic sizes";
+  let description = [{
+    Kernels read each dynamic size off one operand only, so arrays of
+    disagreeing shapes would be read and written past their ends. Before
+    each linalg op on buffers whose operands spell one loop with dynamic
+    sizes, this stage asserts on the host (`cf.assert` at the op's
+    location) that the arrays the caller passed agree on it. Buffers the
+    program allocates are sized by the program itself and are not checked.
+
+    ```mlir
+    // sm-opt --sm-insert-shape-checks
+    func.func @add(%x: memref<?xf32>, %y: memref<?xf32>) {
+      linalg.add ins(%x, %x : memref<?xf32>, memref<?xf32>) outs(%y : memref<?xf32>)
+      return
+    }
+    // becomes
+    %same = arith.cmpi eq, %n, %m : index
+    cf.assert %same, ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def UnitConvolutionsToContractionsPass
+    : Pass<"sm-unit-convolutions-to-contractions", "ModuleOp"> {
+  let summary = "turn 1x1 convolutions into matrix products";
+  let description = [{
+    1x1 `linalg.conv_2d_nhwc_hwcf` (a (N*H*W) x C by C x F product) and
+    `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
+    strides and dilations become matrix products over views of the same
+    buffers; other convolutions are reported.
+
+    ```mlir
+    // sm-opt --sm-unit-convolutions-to-contractions
+    func.func @conv(%x: memref<1x8x8x32xf16>, %w: memref<1x1x32x64xf16>,
+                    %y: memref<1x8x8x64xf32>) {
+      linalg.conv_2d_nhwc_hwcf
+          {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : memref<1x8x8x32xf16>, memref<1x1x32x64xf16>)
+          outs(%y : memref<1x8x8x64xf32>)
+      return
+    }
+    // becomes a product of the collapsed views
+    %a = memref.collapse_shape %x [[0, 1, 2], [3]] : memref<1x8x8x32xf16> into memref<64x32xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def AttentionToKernelsPass : Pass<"sm-attention-to-kernels", "ModuleOp"> {
+  let summary = "make attention one kernel, and other softmaxes generics";
+  let description = [{
+    Attention, softmax(f(Q K^T)) V (two `linalg.batch_matmul`s around
+    `linalg.softmax`, element-wise scale and mask ops on the scores,
+    including additive masks read from other tensors, casts of P and
+    O; heads folded into the batch by reshapes, or as a second leading
+    dimension of `linalg.generic` products and a 4-D softmax, whose
+    two leading loops are folded into one first; sequence lengths
+    static or dynamic), becomes one flash-attention kernel where the
+    target has a configuration for it; `attention-subgroups`,
+    `attention-key-block` and `attention-softmax` choose its tiling
+    and where its online softmax runs (see docs/Design.md).
+    Tiling asked for with the options is honoured or reported, never
+    dropped for separate kernels. Every other `linalg.softmax` becomes the
+    four generics that compute it (a max, the shifted exponentials, their
+    sum, the quotient), which the element-wise stage makes kernels of.
+    test/Conversion/LinalgToSubgroupMatrix/attention*.mlir show the kernel.
+
+    ```mlir
+    // sm-opt --sm-attention-to-kernels=target=nvidia-h100
+    func.func @softmax(%x: memref<8x64xf32>, %y: memref<8x64xf32>) {
+      linalg.softmax dimension(1) ins(%x : memref<8x64xf32>) outs(%y : memref<8x64xf32>)
+      return
+    }
+    // becomes, without a product around it to fuse with, generics
+    linalg.generic ...
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to generate for (else the module's target attribute)">,
+    Option<"attentionSubgroups", "attention-subgroups", "int64_t",
+           /*default=*/"0",
+           "Subgroups per attention workgroup, each a matrix height of "
+           "queries (0: 4)">,
+    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
+           /*default=*/"0",
+           "Keys per step of the attention loop, a multiple of the matrix "
+           "width (0: 64, fewer where workgroup memory is short)">,
+    Option<"attentionSoftmax", "attention-softmax", "std::string",
+           /*default=*/"\"\"",
+           "Where attention's online softmax runs: 'registers' (map, reduce "
+           "and convert of result matrices) or 'workgroup-memory' (scalars, "
+           "one round trip per key block); empty: workgroup memory on "
+           "Vulkan devices, registers elsewhere">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
+def ContractionsToKernelsPass
+    : Pass<"sm-contractions-to-kernels", "ModuleOp"> {
+  let summary = "make every matrix product a tiled subgroup-matrix kernel";
+  let description = [{
+    Every matrix product (`linalg.matmul`, `linalg.batch_matmul`,
+    `linalg.batch_reduce_matmul`, or a
+    `linalg.generic` contraction; either operand transposed through its
+    indexing map; f16, bf16, f32 and 8-bit inputs as the target allows)
+    becomes a tiled kernel, as `sm-tile-matmul` builds it (same options),
+    with batches along the grid's z dimension. Around it, the kernel
+    takes over:
+    - element-wise extensions of its inputs (`arith.extsi`/`extui` of
+      8-bit integers, `arith.extf` of f16) that write temporaries: the
+      kernel reads the narrow data; other element-wise producers that
+      keep the element type (a scale) are applied as tiles are staged;
+    - a producer of A or B that computes it from other buffers through
+      maps of dimensions and constants (`+`, and `*`, `floordiv`, `mod`
+      by constants): a dequantization of 8-bit weights with per-column
+      scales and zero points, or of 4-bit values packed two to a byte
+      with a scale per group of K, or a cast of f32 activations. The
+      kernel reads the stored buffers and runs the producer's body as it
+      stages the tile, so the weight moves in its stored form;
+    - a chain of element-wise consumers of its result (bias along rows or
+      columns, scale, ReLU, GELU, SiLU, clamp, residual add, casts) whose
+      intermediate buffers nothing else reads: they run on the
+      accumulators before the single store, as `subgroup_matrix.map`
+      where whole result matrices can take them, else element by element
+      on the way to memory.
 
     M, N and K may be dynamic: the kernel then takes them as arguments after
     its buffers (M, N, K in that order), and the launch reads them off A and
@@ -637,34 +788,15 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
     bytes of A's row, and with split K two workgroups per compute unit.
 
     ```mlir
-    // sm-opt --sm-linalg-to-gpu=target=nvidia-h100
-    // (test/Conversion/LinalgToSubgroupMatrix/mlp-example.mlir runs this)
-    #rows = affine_map<(d0, d1) -> (d0, d1)>
-    #columns = affine_map<(d0, d1) -> (d1)>
-    func.func @mlp(%x: tensor<256x512xf16>, %w: tensor<512x1024xf16>,
-                   %bias: tensor<1024xf32>) -> tensor<256x1024xf32> {
-      %zero = arith.constant 0.0 : f32
-      %e = tensor.empty() : tensor<256x1024xf32>
-      %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<256x1024xf32>)
-          -> tensor<256x1024xf32>
-      %mm = linalg.matmul ins(%x, %w : tensor<256x512xf16>, tensor<512x1024xf16>)
-                          outs(%acc : tensor<256x1024xf32>) -> tensor<256x1024xf32>
-      %y = linalg.generic {indexing_maps = [#rows, #columns, #rows],
-                           iterator_types = ["parallel", "parallel"]}
-          ins(%mm, %bias : tensor<256x1024xf32>, tensor<1024xf32>)
-          outs(%e : tensor<256x1024xf32>) {
-      ^bb0(%m: f32, %b: f32, %out: f32):
-        %s = arith.addf %m, %b : f32
-        %r = arith.maximumf %s, %zero : f32
-        linalg.yield %r : f32
-      } -> tensor<256x1024xf32>
-      return %y : tensor<256x1024xf32>
+    // sm-opt --sm-contractions-to-kernels=target=nvidia-h100
+    func.func @matmul(%a: memref<128x64xf16>, %b: memref<64x128xf16>,
+                      %c: memref<128x128xf32>) {
+      linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>)
+                    outs(%c : memref<128x128xf32>)
+      return
     }
-    // becomes three kernels and their gpu.launch_funcs: 256x1024 gives the
-    // H100's 132 compute units too few workgroups, so K is split in two:
-    // @kernels::@matmul_0 (a grid of 8x2x2) writes each half's product to
-    // a workspace, @elementwise_1 adds the halves, and @elementwise_2, the
-    // epilogue, adds the bias and applies the ReLU.
+    // becomes
+    gpu.launch_func @kernels::@matmul_0 ...
     ```
   }];
   let options = [
@@ -709,31 +841,49 @@ def LinalgToGPUPass : Pass<"sm-linalg-to-gpu", "ModuleOp"> {
            "Tuning table the tiling of a problem comes from where no tiling "
            "option is given: a file (data/tuning/*.tuning format), 'none', "
            "or empty for the target's shipped table">,
-    Option<"attentionSubgroups", "attention-subgroups", "int64_t",
-           /*default=*/"0",
-           "Subgroups per attention workgroup, each a matrix height of "
-           "queries (0: 4)">,
-    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
-           /*default=*/"0",
-           "Keys per step of the attention loop, a multiple of the matrix "
-           "width (0: 64, fewer where workgroup memory is short)">,
-    Option<"attentionSoftmax", "attention-softmax", "std::string",
-           /*default=*/"\"\"",
-           "Where attention's online softmax runs: 'registers' (map, reduce "
-           "and convert of result matrices) or 'workgroup-memory' (scalars, "
-           "one round trip per key block); empty: workgroup memory on "
-           "Vulkan devices, registers elsewhere">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::bufferization::BufferizationDialect",
-    "::mlir::cf::ControlFlowDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
     "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
+def ElementwiseToKernelsPass
+    : Pass<"sm-elementwise-to-kernels", "ModuleOp"> {
+  let summary = "make every other linalg op a kernel, or report it";
+  let description = [{
+    The last stage of `sm-linalg-to-gpu`: every linalg op left on the host
+    (named ops are generalized) becomes a kernel of its own, one invocation
+    per output element; reduction loops run inside the invocation. Anything
+    else (a dynamic batch count, non-unit convolutions, bodies with ops
+    other than arith and math) is reported where it is; nothing stays on
+    the host unannounced.
+
+    ```mlir
+    // sm-opt --sm-elementwise-to-kernels=target=nvidia-h100
+    func.func @add(%x: memref<256xf32>, %y: memref<256xf32>) {
+      linalg.add ins(%x, %x : memref<256xf32>, memref<256xf32>) outs(%y : memref<256xf32>)
+      return
+    }
+    // becomes
+    gpu.launch_func @kernels::@elementwise_0 ...
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to generate for (else the module's target attribute)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

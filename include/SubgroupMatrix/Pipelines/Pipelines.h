@@ -52,6 +52,105 @@ struct LowerToVulkanOptions : public PassPipelineOptions<LowerToVulkanOptions> {
 void buildLowerToVulkanPipeline(OpPassManager &pm,
                                 const LowerToVulkanOptions &options);
 
+/// The options of `sm-linalg-to-gpu`: the target, the tiling of matrix
+/// products (as `sm-contractions-to-kernels` takes them) and of attention.
+struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc(
+          "Preset to generate for (else the module's target attribute)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> tileM{*this, "tile-m",
+                                     llvm::cl::desc("Rows of C per workgroup"),
+                                     llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileN{
+      *this, "tile-n", llvm::cl::desc("Columns of C per workgroup"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> tileK{
+      *this, "tile-k", llvm::cl::desc("Depth of one step of the K loop"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> subgroupsM{
+      *this, "subgroups-m", llvm::cl::desc("Subgroups per workgroup along M"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> subgroupsN{
+      *this, "subgroups-n", llvm::cl::desc("Subgroups per workgroup along N"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> padding{
+      *this, "padding",
+      llvm::cl::desc("Elements added to each row of the workgroup copies "
+                     "(-1: target default)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("Workgroup buffers per operand: 1, or 2 for double "
+                     "buffering"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("With one stage, load the next K step into registers "
+                     "before multiplying this one (1) or after (0); -1: "
+                     "target default"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> preloadC{
+      *this, "preload-c",
+      llvm::cl::desc("Start the accumulators from C loaded before the K "
+                     "loop (1), or from zero with C added as they are "
+                     "stored (0); -1: target default (0)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> stageBTransposed{
+      *this, "stage-b-transposed",
+      llvm::cl::desc("Transpose a row-major 8-bit B as it is staged, so "
+                     "that its matrices are read column-major (1), or stage "
+                     "it as it is (0); -1: target default (0)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("Elements each invocation copies at once"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> groupM{
+      *this, "group-m",
+      llvm::cl::desc("Tile rows consecutive workgroups walk down before "
+                     "moving to the next tile column (1: row-major order)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> splitK{
+      *this, "split-k",
+      llvm::cl::desc("Parts K is split into (0: enough to fill the device "
+                     "where the tiles of C cannot, 1: no split)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> tuningTable{
+      *this, "tuning-table",
+      llvm::cl::desc("Tuning table the tiling of a problem comes from "
+                     "where no tiling option is given: a file "
+                     "(data/tuning/*.tuning format), 'none', or empty for "
+                     "the target's shipped table"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> attentionSubgroups{
+      *this, "attention-subgroups",
+      llvm::cl::desc("Subgroups per attention workgroup, each a matrix "
+                     "height of queries (0: 4)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionKeyBlock{
+      *this, "attention-key-block",
+      llvm::cl::desc("Keys per step of the attention loop, a multiple of "
+                     "the matrix width (0: 64, fewer where workgroup memory "
+                     "is short)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> attentionSoftmax{
+      *this, "attention-softmax",
+      llvm::cl::desc("Where attention's online softmax runs: 'registers' "
+                     "(map, reduce and convert of result matrices) or "
+                     "'workgroup-memory' (scalars, one round trip per key "
+                     "block); empty: workgroup memory on Vulkan devices, "
+                     "registers elsewhere"),
+      llvm::cl::init("")};
+};
+
+/// Adds the stages of `sm-linalg-to-gpu` to `pm` (on builtin.module): batch
+/// loops folded, bufferization, shape checks, 1x1 convolutions as products,
+/// then attention, contraction and element-wise kernels.
+void buildLinalgToGPUPipeline(OpPassManager &pm,
+                              const LinalgToGPUOptions &options);
+
 /// Registers the pipelines with the pass registry (sm-opt, pipeline text).
 void registerSubgroupMatrixPipelines();
 

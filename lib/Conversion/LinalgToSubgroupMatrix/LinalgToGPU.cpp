@@ -1,10 +1,11 @@
 //===- LinalgToGPU.cpp - a linalg program to kernels and launches ---------===//
 //
-// The graph-compiler entry: bufferizes a linalg program on tensors, turns
-// 1x1 convolutions into matrix products, makes every contraction a tiled
-// subgroup-matrix kernel with its element-wise neighbours fused in, and
-// every remaining element-wise op a kernel of its own. What cannot go to
-// the GPU is reported; nothing silently stays on the host.
+// The stages of sm-linalg-to-gpu, the graph-compiler entry: batch loops
+// folded, the program bufferized and its shapes checked, 1x1 convolutions
+// made matrix products; then attention, every contraction (with its
+// element-wise neighbours fused in) and every remaining element-wise op
+// become kernels. What cannot go to the GPU is reported; nothing silently
+// stays on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +32,13 @@
 
 namespace mlir {
 namespace subgroup_matrix {
-#define GEN_PASS_DEF_LINALGTOGPUPASS
+#define GEN_PASS_DEF_FOLDBATCHLOOPSPASS
+#define GEN_PASS_DEF_BUFFERIZEPROGRAMPASS
+#define GEN_PASS_DEF_INSERTSHAPECHECKSPASS
+#define GEN_PASS_DEF_UNITCONVOLUTIONSTOCONTRACTIONSPASS
+#define GEN_PASS_DEF_ATTENTIONTOKERNELSPASS
+#define GEN_PASS_DEF_CONTRACTIONSTOKERNELSPASS
+#define GEN_PASS_DEF_ELEMENTWISETOKERNELSPASS
 #include "SubgroupMatrix/Conversion/Passes.h.inc"
 } // namespace subgroup_matrix
 } // namespace mlir
@@ -452,34 +459,178 @@ static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
   return success();
 }
 
+/// The target a kernel stage generates for: the `target` option's preset,
+/// else the module's attribute, else that of the kernels an earlier stage
+/// made; reports its absence.
+static FailureOr<TargetAttr> getProgramTarget(ModuleOp module,
+                                              StringRef targetName) {
+  FailureOr<TargetAttr> overrideTarget =
+      resolveTargetOption(module.getLoc(), targetName);
+  if (failed(overrideTarget))
+    return failure();
+  TargetAttr target = *overrideTarget;
+  if (!target)
+    target = module->getAttrOfType<TargetAttr>(
+        SubgroupMatrixDialect::getTargetAttrName());
+  for (auto kernels : module.getOps<gpu::GPUModuleOp>())
+    if (!target && kernels.getSymName() == "kernels")
+      target = kernels->getAttrOfType<TargetAttr>(
+          SubgroupMatrixDialect::getTargetAttrName());
+  if (!target) {
+    emitError(module.getLoc(),
+              "sm-linalg-to-gpu needs a target: pass target=NAME "
+              "or set subgroup_matrix.target on the module");
+    return failure();
+  }
+  return target;
+}
+
+/// Whether `op` is host code (not already in a kernel).
+static bool isOnHost(Operation *op) {
+  return !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
 namespace {
-struct LinalgToGPUPass
-    : public subgroup_matrix::impl::LinalgToGPUPassBase<LinalgToGPUPass> {
-  using LinalgToGPUPassBase::LinalgToGPUPassBase;
+/// Where the kernel stages put their kernels: all kernels of a program go
+/// into one gpu.module @kernels (one SPIR-V module, one Metal library)
+/// before the first function, made by the first stage that needs it, and
+/// are numbered in the order they are made, whichever stage makes them.
+class ProgramKernels {
+public:
+  ProgramKernels(ModuleOp module, TargetAttr target)
+      : module(module), target(target) {
+    for (auto existing : module.getOps<gpu::GPUModuleOp>())
+      if (existing.getSymName() == "kernels") {
+        kernels = existing;
+        count = llvm::range_size(existing.getOps<gpu::GPUFuncOp>());
+      }
+  }
+
+  gpu::GPUModuleOp get() {
+    if (kernels)
+      return kernels;
+    MLIRContext *context = module.getContext();
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
+    kernels->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+    SymbolTable(module).insert(kernels, module.getBody()->begin());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(context));
+    return kernels;
+  }
+
+  /// The name of the next kernel: `stem_N`, N counting every kernel made.
+  std::string nextName(StringRef stem) {
+    return (stem + "_" + Twine(count++)).str();
+  }
+
+private:
+  ModuleOp module;
+  TargetAttr target;
+  gpu::GPUModuleOp kernels;
+  unsigned count = 0;
+};
+
+struct FoldBatchLoopsPass
+    : public subgroup_matrix::impl::FoldBatchLoopsPassBase<FoldBatchLoopsPass> {
+  using FoldBatchLoopsPassBase::FoldBatchLoopsPassBase;
+
+  void runOnOperation() override {
+    if (failed(foldLeadingBatchLoops(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct BufferizeProgramPass
+    : public subgroup_matrix::impl::BufferizeProgramPassBase<
+          BufferizeProgramPass> {
+  using BufferizeProgramPassBase::BufferizeProgramPassBase;
+
+  void runOnOperation() override {
+    if (failed(bufferize(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct InsertShapeChecksPass
+    : public subgroup_matrix::impl::InsertShapeChecksPassBase<
+          InsertShapeChecksPass> {
+  using InsertShapeChecksPassBase::InsertShapeChecksPassBase;
+
+  void runOnOperation() override { insertShapeChecks(getOperation()); }
+};
+
+struct UnitConvolutionsToContractionsPass
+    : public subgroup_matrix::impl::UnitConvolutionsToContractionsPassBase<
+          UnitConvolutionsToContractionsPass> {
+  using UnitConvolutionsToContractionsPassBase::
+      UnitConvolutionsToContractionsPassBase;
+
+  void runOnOperation() override {
+    if (failed(rewriteUnitConvolutions(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct AttentionToKernelsPass
+    : public subgroup_matrix::impl::AttentionToKernelsPassBase<
+          AttentionToKernelsPass> {
+  using AttentionToKernelsPassBase::AttentionToKernelsPassBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetAttr> overrideTarget =
-        resolveTargetOption(module.getLoc(), targetName);
-    if (failed(overrideTarget))
+    FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+    if (failed(target))
       return signalPassFailure();
-    TargetAttr target = *overrideTarget;
-    if (!target)
-      if (auto attr = module->getAttrOfType<TargetAttr>(
-              SubgroupMatrixDialect::getTargetAttrName()))
-        target = attr;
-    if (!target) {
-      emitError(module.getLoc(),
-                "sm-linalg-to-gpu needs a target: pass target=NAME "
-                "or set subgroup_matrix.target on the module");
+    AttentionTiling attentionTiling;
+    attentionTiling.subgroups = attentionSubgroups;
+    attentionTiling.keyBlock = attentionKeyBlock;
+    if (attentionSoftmax == "registers")
+      attentionTiling.softmax = AttentionTiling::Softmax::Registers;
+    else if (attentionSoftmax == "workgroup-memory")
+      attentionTiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
+    else if (!attentionSoftmax.empty()) {
+      emitError(module.getLoc(), "attention-softmax must be 'registers' or "
+                                 "'workgroup-memory', not '")
+          << attentionSoftmax << "'";
       return signalPassFailure();
     }
-    if (failed(foldLeadingBatchLoops(module)) || failed(bufferize(module)))
-      return signalPassFailure();
-    insertShapeChecks(module);
-    if (failed(rewriteUnitConvolutions(module)))
-      return signalPassFailure();
+    ProgramKernels kernels(module, *target);
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::SoftmaxOp> softmaxOps;
+    module.walk([&](linalg::SoftmaxOp op) {
+      if (isOnHost(op))
+        softmaxOps.push_back(op);
+    });
+    for (linalg::SoftmaxOp op : softmaxOps) {
+      std::optional<Attention> attention = matchAttention(op);
+      // Tiling asked for explicitly is honoured or reported, never dropped
+      // for separate kernels.
+      if (attention &&
+          (!attentionTiling.isDefault() ||
+           canEmitAttentionKernel(*attention, *target, attentionTiling))) {
+        if (failed(emitAttentionKernel(rewriter, *attention, *target,
+                                       attentionTiling, kernels.get(),
+                                       kernels.nextName("attention"))))
+          return signalPassFailure();
+        continue;
+      }
+      if (failed(decomposeSoftmax(rewriter, op)))
+        return signalPassFailure();
+    }
+  }
+};
 
+struct ContractionsToKernelsPass
+    : public subgroup_matrix::impl::ContractionsToKernelsPassBase<
+          ContractionsToKernelsPass> {
+  using ContractionsToKernelsPassBase::ContractionsToKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+    if (failed(target))
+      return signalPassFailure();
     MatmulTiling requested;
     requested.tileM = tileM;
     requested.tileN = tileN;
@@ -497,73 +648,13 @@ struct LinalgToGPUPass
     TuningTableOption tuningOption;
     if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
       return signalPassFailure();
-    const TuningTable *tuning = tuningOption.getFor(target);
+    const TuningTable *tuning = tuningOption.getFor(*target);
 
-    AttentionTiling attentionTiling;
-    attentionTiling.subgroups = attentionSubgroups;
-    attentionTiling.keyBlock = attentionKeyBlock;
-    if (attentionSoftmax == "registers")
-      attentionTiling.softmax = AttentionTiling::Softmax::Registers;
-    else if (attentionSoftmax == "workgroup-memory")
-      attentionTiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
-    else if (!attentionSoftmax.empty()) {
-      emitError(module.getLoc(), "attention-softmax must be 'registers' or "
-                                 "'workgroup-memory', not '")
-          << attentionSoftmax << "'";
-      return signalPassFailure();
-    }
-
-    // All kernels of the program go into one gpu.module (one SPIR-V
-    // module, one Metal library), before the first function.
+    ProgramKernels kernels(module, *target);
     IRRewriter rewriter(&getContext());
-    gpu::GPUModuleOp kernels;
-    auto getKernels = [&]() {
-      if (kernels)
-        return kernels;
-      OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-      kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
-      kernels->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
-      SymbolTable(module).insert(kernels, module.getBody()->begin());
-      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                      UnitAttr::get(&getContext()));
-      return kernels;
-    };
-    unsigned kernelCount = 0;
-    auto nextName = [&](StringRef stem) {
-      return (stem + "_" + Twine(kernelCount++)).str();
-    };
-
-    auto onHost = [](Operation *op) {
-      return !op->getParentOfType<gpu::GPUModuleOp>();
-    };
-    // Attention first: its products and softmax become one kernel; any
-    // other softmax becomes the generics that compute it, which then get
-    // kernels like every other linalg op.
-    SmallVector<linalg::SoftmaxOp> softmaxOps;
-    module.walk([&](linalg::SoftmaxOp op) {
-      if (onHost(op))
-        softmaxOps.push_back(op);
-    });
-    for (linalg::SoftmaxOp op : softmaxOps) {
-      std::optional<Attention> attention = matchAttention(op);
-      // Tiling asked for explicitly is honoured or reported, never dropped
-      // for separate kernels.
-      if (attention &&
-          (!attentionTiling.isDefault() ||
-           canEmitAttentionKernel(*attention, target, attentionTiling))) {
-        if (failed(emitAttentionKernel(rewriter, *attention, target,
-                                       attentionTiling, getKernels(),
-                                       nextName("attention"))))
-          return signalPassFailure();
-        continue;
-      }
-      if (failed(decomposeSoftmax(rewriter, op)))
-        return signalPassFailure();
-    }
-
     SmallVector<linalg::LinalgOp> contractions;
     module.walk([&](linalg::LinalgOp op) {
-      if (onHost(op) && isMatrixContraction(op))
+      if (isOnHost(op) && isMatrixContraction(op))
         contractions.push_back(op);
     });
     bool failedAny = false;
@@ -574,54 +665,78 @@ struct LinalgToGPUPass
         continue;
       }
       fuseElementwiseNeighbours(*contraction);
-      if (failed(tileContraction(rewriter, *contraction, target,
+      linalg::GenericOp splitReduction;
+      if (failed(tileContraction(rewriter, *contraction, *target,
                                  applyTuning(*contraction, requested, tuning),
-                                 getKernels(), nextName("matmul"))))
+                                 kernels.get(), kernels.nextName("matmul"),
+                                 &splitReduction)))
+        failedAny = true;
+      // A product's kernels are made together: the reduction of a split K
+      // is not linalg that the IR may be verified with (see
+      // tileContraction).
+      else if (splitReduction && failed(emitElementwiseKernel(
+                                     rewriter, splitReduction, kernels.get(),
+                                     kernels.nextName("elementwise"))))
         failedAny = true;
     }
     if (failedAny)
-      return signalPassFailure();
-
-    // What is left: element-wise ops become kernels of their own; the rest
-    // is reported.
-    SmallVector<linalg::LinalgOp> remaining;
-    module.walk([&](linalg::LinalgOp op) {
-      if (onHost(op))
-        remaining.push_back(op);
-    });
-    for (linalg::LinalgOp op : remaining) {
-      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-      if (!generic) {
-        rewriter.setInsertionPoint(op);
-        FailureOr<linalg::GenericOp> generalized =
-            linalg::generalizeNamedOp(rewriter, op);
-        if (failed(generalized)) {
-          op->emitOpError("cannot be put on the GPU: it is neither a matrix "
-                          "product nor element-wise");
-          failedAny = true;
-          continue;
-        }
-        generic = *generalized;
-      }
-      if (failed(emitElementwiseKernel(rewriter, generic, getKernels(),
-                                       nextName("elementwise"))))
-        failedAny = true;
-    }
-    if (failedAny)
-      return signalPassFailure();
-
-    // Nothing of linalg stays on the host unannounced.
-    WalkResult leftover = module.walk([&](Operation *op) {
-      if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) &&
-          onHost(op) && !isa<linalg::YieldOp>(op)) {
-        op->emitOpError("cannot be put on the GPU: sm-linalg-to-gpu has no "
-                        "kernel for it");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (leftover.wasInterrupted())
-      return signalPassFailure();
+      signalPassFailure();
   }
 };
+
+struct ElementwiseToKernelsPass
+    : public subgroup_matrix::impl::ElementwiseToKernelsPassBase<
+          ElementwiseToKernelsPass> {
+  using ElementwiseToKernelsPassBase::ElementwiseToKernelsPassBase;
+
+  void runOnOperation() override;
+};
 } // namespace
+
+void ElementwiseToKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+  if (failed(target))
+    return signalPassFailure();
+  ProgramKernels kernels(module, *target);
+  IRRewriter rewriter(&getContext());
+  SmallVector<linalg::LinalgOp> remaining;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isOnHost(op))
+      remaining.push_back(op);
+  });
+  bool failedAny = false;
+  for (linalg::LinalgOp op : remaining) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized)) {
+        op->emitOpError("cannot be put on the GPU: it is neither a matrix "
+                        "product nor element-wise");
+        failedAny = true;
+        continue;
+      }
+      generic = *generalized;
+    }
+    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(),
+                                     kernels.nextName("elementwise"))))
+      failedAny = true;
+  }
+  if (failedAny)
+    return signalPassFailure();
+
+  // Nothing of linalg stays on the host unannounced.
+  WalkResult leftover = module.walk([&](Operation *op) {
+    if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) &&
+        isOnHost(op) && !isa<linalg::YieldOp>(op)) {
+      op->emitOpError("cannot be put on the GPU: sm-linalg-to-gpu has no "
+                      "kernel for it");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (leftover.wasInterrupted())
+    signalPassFailure();
+}

@@ -179,15 +179,16 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
 /// the order in which they would be added into C one by one. Where C was
 /// filled with a constant, the sum starts from that constant and C is only
 /// written: the fill needs no kernel of its own (on the H100 that kernel
-/// alone took 2.7 us for a 1x4096 C, 5 us for 256x4096). Returns whether
-/// the fill was folded.
-static bool emitSplitReduction(RewriterBase &rewriter, Location loc,
-                               const Contraction &original, Value workspace,
-                               int64_t parts, int64_t rowsPerPart) {
+/// alone took 2.7 us for a 1x4096 C, 5 us for 256x4096). Sets `foldsFill`
+/// to whether the fill was folded.
+static linalg::GenericOp
+emitSplitReduction(RewriterBase &rewriter, Location loc,
+                   const Contraction &original, Value workspace, int64_t parts,
+                   int64_t rowsPerPart, bool &foldsFill) {
   MLIRContext *context = rewriter.getContext();
   Type element = cast<MemRefType>(original.c.getType()).getElementType();
   TypedAttr fillValue = original.fillValue;
-  bool foldsFill = fillValue && fillValue.getType() == element;
+  foldsFill = fillValue && fillValue.getType() == element;
   AffineExpr d0, d1;
   bindDims(context, d0, d1);
   SmallVector<Value> inputs(parts, workspace);
@@ -197,7 +198,7 @@ static bool emitSplitReduction(RewriterBase &rewriter, Location loc,
         AffineMap::get(2, 0, {d0 + part * rowsPerPart, d1}, context));
   maps.push_back(AffineMap::get(2, 0, {d0, d1}, context));
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-  linalg::GenericOp::create(
+  return linalg::GenericOp::create(
       rewriter, loc, inputs, ValueRange{original.c}, maps, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
         Value sum =
@@ -211,12 +212,12 @@ static bool emitSplitReduction(RewriterBase &rewriter, Location loc,
         }
         linalg::YieldOp::create(nested, loc, sum);
       });
-  return foldsFill;
 }
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     RewriterBase &rewriter, const Contraction &original, TargetAttr target,
-    const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name) {
+    const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name,
+    linalg::GenericOp *splitReduction) {
   Operation *op = original.op;
   FailureOr<TilingPlan> plan = planTiling(original, target, requested);
   if (failed(plan))
@@ -345,8 +346,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     rewriter.eraseOp(step.op);
   bool fillFolded = false;
   if (workspace) {
-    fillFolded = emitSplitReduction(rewriter, loc, original, workspace, parts,
-                                    contraction.outputRowsPerPart);
+    linalg::GenericOp reduction =
+        emitSplitReduction(rewriter, loc, original, workspace, parts,
+                           contraction.outputRowsPerPart, fillFolded);
+    if (splitReduction)
+      *splitReduction = reduction;
     memref::DeallocOp::create(rewriter, loc, workspace);
   }
   rewriter.eraseOp(op);

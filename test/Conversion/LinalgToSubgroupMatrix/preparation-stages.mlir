@@ -1,0 +1,62 @@
+// The stages of sm-linalg-to-gpu that prepare a program, each on its own input.
+// RUN: sm-opt %s --split-input-file --sm-fold-batch-loops | FileCheck %s --check-prefix=FOLD
+// RUN: sm-opt %s --split-input-file --sm-bufferize-program | FileCheck %s --check-prefix=BUFFERIZE
+// RUN: sm-opt %s --split-input-file --sm-insert-shape-checks | FileCheck %s --check-prefix=CHECKS
+// RUN: sm-opt %s --split-input-file --sm-unit-convolutions-to-contractions | FileCheck %s --check-prefix=CONV
+
+// Two leading batch loops become one, between reshapes.
+
+// FOLD-LABEL: func.func @heads
+// FOLD: %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+// FOLD: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8x8x8xf32>)
+// FOLD: tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2], [3]] output_shape [2, 4, 8, 8]
+
+// BUFFERIZE-LABEL: func.func @heads
+// BUFFERIZE-SAME: (%{{.*}}: memref<2x4x8x8xf32>) -> memref<2x4x8x8xf32>
+#map = affine_map<(b, h, i, j) -> (b, h, i, j)>
+func.func @heads(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  %e = tensor.empty() : tensor<2x4x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#map, #map],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x8x8xf32>) outs(%e : tensor<2x4x8x8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %s = arith.addf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8x8xf32>
+  return %y : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// The caller's arrays must agree on the loop they share.
+
+// CHECKS-LABEL: func.func @add
+// CHECKS-SAME: (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CHECKS: %[[OUT:.*]] = memref.dim %[[Y]]
+// CHECKS: %[[IN:.*]] = memref.dim %[[X]]
+// CHECKS: %[[SAME:.*]] = arith.cmpi eq, %[[IN]], %[[OUT]] : index
+// CHECKS: cf.assert %[[SAME]], "the shapes of the arrays disagree: dimension 0 of operand 2
+// CHECKS: linalg.add
+func.func @add(%x: memref<?xf32>, %y: memref<?xf32>) {
+  linalg.add ins(%x, %x : memref<?xf32>, memref<?xf32>) outs(%y : memref<?xf32>)
+  return
+}
+
+// -----
+
+// A 1x1 convolution is a product of the collapsed images and filter.
+
+// CONV-LABEL: func.func @conv
+// CONV: %[[A:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : memref<1x8x8x32xf16> into memref<64x32xf16>
+// CONV: %[[B:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : memref<1x1x32x64xf16> into memref<32x64xf16>
+// CONV: %[[C:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : memref<1x8x8x64xf32> into memref<64x64xf32>
+// CONV: linalg.generic {{.*}} ins(%[[A]], %[[B]] : memref<64x32xf16>, memref<32x64xf16>) outs(%[[C]] : memref<64x64xf32>)
+// CONV-NOT: linalg.conv_2d
+func.func @conv(%x: memref<1x8x8x32xf16>, %w: memref<1x1x32x64xf16>,
+                %y: memref<1x8x8x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf
+      {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x8x8x32xf16>, memref<1x1x32x64xf16>)
+      outs(%y : memref<1x8x8x64xf32>)
+  return
+}
