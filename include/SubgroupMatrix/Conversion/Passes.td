@@ -418,6 +418,49 @@ def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
   ];
 }
 
+// The tiling options of sm-tile-matmul and sm-contractions-to-kernels
+// (MatmulTiling in TilingPlan.h), and the tuning table that fills what they
+// leave open.
+defvar MatmulTilingOptions = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
+           "Rows of C per workgroup">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
+           "Columns of C per workgroup">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"0",
+           "Depth of one step of the K loop">,
+    Option<"subgroupsM", "subgroups-m", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along M">,
+    Option<"subgroupsN", "subgroups-n", "int64_t", /*default=*/"0",
+           "Subgroups per workgroup along N">,
+    Option<"padding", "padding", "int64_t", /*default=*/"-1",
+           "Elements added to each row of the workgroup copies (-1: target "
+           "default)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Workgroup buffers per operand: 1, or 2 for double buffering">,
+    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
+           "With one stage, load the next K step into registers before "
+           "multiplying this one (1) or after (0); -1: target default">,
+    Option<"preloadC", "preload-c", "int64_t", /*default=*/"-1",
+           "Start the accumulators from C loaded before the K loop (1), or "
+           "from zero with C added as they are stored (0); -1: target "
+           "default (0)">,
+    Option<"stageBTransposed", "stage-b-transposed", "int64_t",
+           /*default=*/"-1",
+           "Transpose a row-major 8-bit B as it is staged, so that its "
+           "matrices are read column-major (1), or stage it as it is (0); "
+           "-1: target default (0)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Elements each invocation copies at once">,
+    Option<"groupM", "group-m", "int64_t", /*default=*/"0",
+           "Tile rows consecutive workgroups walk down before moving to the "
+           "next tile column (1: row-major order)">,
+];
+defvar TuningTableOption =
+  Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Tuning table the tiling of a problem comes from where no tiling "
+           "option is given: a file (data/tuning/*.tuning format), 'none', "
+           "or empty for the target's shipped table">;
+
 def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
   let summary = "turn linalg.matmul on memrefs into a tiled subgroup-matrix "
                 "GPU kernel and its launch";
@@ -504,46 +547,10 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
     }
     ```
   }];
-  let options = [
+  let options = !listconcat([
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
-           "Preset to generate for (else the module's target attribute)">,
-    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
-           "Rows of C per workgroup">,
-    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
-           "Columns of C per workgroup">,
-    Option<"tileK", "tile-k", "int64_t", /*default=*/"0",
-           "Depth of one step of the K loop">,
-    Option<"subgroupsM", "subgroups-m", "int64_t", /*default=*/"0",
-           "Subgroups per workgroup along M">,
-    Option<"subgroupsN", "subgroups-n", "int64_t", /*default=*/"0",
-           "Subgroups per workgroup along N">,
-    Option<"padding", "padding", "int64_t", /*default=*/"-1",
-           "Elements added to each row of the workgroup copies (-1: target "
-           "default)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "Workgroup buffers per operand: 1, or 2 for double buffering">,
-    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
-           "With one stage, load the next K step into registers before "
-           "multiplying this one (1) or after (0); -1: target default">,
-    Option<"preloadC", "preload-c", "int64_t", /*default=*/"-1",
-           "Start the accumulators from C loaded before the K loop (1), or "
-           "from zero with C added as they are stored (0); -1: target "
-           "default (0)">,
-    Option<"stageBTransposed", "stage-b-transposed", "int64_t",
-           /*default=*/"-1",
-           "Transpose a row-major 8-bit B as it is staged, so that its "
-           "matrices are read column-major (1), or stage it as it is (0); "
-           "-1: target default (0)">,
-    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
-           "Elements each invocation copies at once">,
-    Option<"groupM", "group-m", "int64_t", /*default=*/"0",
-           "Tile rows consecutive workgroups walk down before moving to the "
-           "next tile column (1: row-major order)">,
-    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
-           "Tuning table the tiling of a problem comes from where no tiling "
-           "option is given: a file (data/tuning/*.tuning format), 'none', "
-           "or empty for the target's shipped table">,
-  ];
+           "Preset to generate for (else the module's target attribute)">
+  ], MatmulTilingOptions, [TuningTableOption]);
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
@@ -799,49 +806,14 @@ def ContractionsToKernelsPass
     gpu.launch_func @kernels::@matmul_0 ...
     ```
   }];
-  let options = [
+  let options = !listconcat([
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
-           "Preset to generate for (else the module's target attribute)">,
-    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
-           "Rows of C per workgroup">,
-    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
-           "Columns of C per workgroup">,
-    Option<"tileK", "tile-k", "int64_t", /*default=*/"0",
-           "Depth of one step of the K loop">,
-    Option<"subgroupsM", "subgroups-m", "int64_t", /*default=*/"0",
-           "Subgroups per workgroup along M">,
-    Option<"subgroupsN", "subgroups-n", "int64_t", /*default=*/"0",
-           "Subgroups per workgroup along N">,
-    Option<"padding", "padding", "int64_t", /*default=*/"-1",
-           "Elements added to each row of the workgroup copies (-1: target "
-           "default)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "Workgroup buffers per operand: 1, or 2 for double buffering">,
-    Option<"prefetch", "prefetch", "int64_t", /*default=*/"-1",
-           "With one stage, load the next K step into registers before "
-           "multiplying this one (1) or after (0); -1: target default">,
-    Option<"preloadC", "preload-c", "int64_t", /*default=*/"-1",
-           "Start the accumulators from C loaded before the K loop (1), or "
-           "from zero with C added as they are stored (0); -1: target "
-           "default (0)">,
-    Option<"stageBTransposed", "stage-b-transposed", "int64_t",
-           /*default=*/"-1",
-           "Transpose a row-major 8-bit B as it is staged, so that its "
-           "matrices are read column-major (1), or stage it as it is (0); "
-           "-1: target default (0)">,
-    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
-           "Elements each invocation copies at once">,
-    Option<"groupM", "group-m", "int64_t", /*default=*/"0",
-           "Tile rows consecutive workgroups walk down before moving to the "
-           "next tile column (1: row-major order)">,
+           "Preset to generate for (else the module's target attribute)">
+  ], MatmulTilingOptions, [
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",
            "Parts K is split into (0: enough to fill the device where the "
            "tiles of C cannot, 1: no split)">,
-    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
-           "Tuning table the tiling of a problem comes from where no tiling "
-           "option is given: a file (data/tuning/*.tuning format), 'none', "
-           "or empty for the target's shipped table">,
-  ];
+    TuningTableOption]);
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

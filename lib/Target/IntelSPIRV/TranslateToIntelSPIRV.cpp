@@ -60,8 +60,6 @@ void LLVMInitializeSPIRVTargetMC();
 void LLVMInitializeSPIRVAsmPrinter();
 }
 
-/// Lowers the single gpu.module of `op` (already in the per-invocation form)
-/// to an LLVM IR module.
 /// Points the loads, stores and address computations that use `from` at
 /// `to`, a pointer to the same memory in another address space; returns
 /// false, changing nothing, if some use is anything else.
@@ -133,6 +131,8 @@ static void allocateArraysOnTheStack(llvm::Module &module) {
   }
 }
 
+/// Lowers the single gpu.module of `op` (already in the per-invocation form)
+/// to an LLVM IR module.
 static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
                                                    llvm::LLVMContext &context) {
   SmallVector<gpu::GPUModuleOp> gpuModules;
@@ -325,6 +325,56 @@ static void splitWideVectorPhis(llvm::Module &module) {
   }
 }
 
+/// An element of a per-invocation vector wider than 16 components read at
+/// an index known only at run time (a reduction across the columns of a
+/// left matrix: `extractelement <32 x i8> %v, i64 %i`) is spilled by LLVM
+/// 22's SPIR-V backend into a Function variable whose Alignment decoration
+/// it writes from uninitialized memory (a different value every run, and no
+/// power of two). Each becomes reads of 16-component chunks at the index
+/// within the chunk, the chunk picked by selects: no memory, and a binary
+/// that is the same every time.
+static void splitWideDynamicExtracts(llvm::Module &module) {
+  constexpr unsigned chunk = 16;
+  SmallVector<llvm::ExtractElementInst *> wideExtracts;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (auto *extract = dyn_cast<llvm::ExtractElementInst>(&instruction))
+        if (auto *type = dyn_cast<llvm::FixedVectorType>(
+                extract->getVectorOperandType());
+            type && !isa<llvm::ConstantInt>(extract->getIndexOperand()) &&
+            type->getNumElements() > chunk &&
+            type->getNumElements() % chunk == 0)
+          wideExtracts.push_back(extract);
+
+  for (llvm::ExtractElementInst *extract : wideExtracts) {
+    llvm::IRBuilder<> builder(extract);
+    llvm::Value *vector = extract->getVectorOperand();
+    llvm::Value *index = extract->getIndexOperand();
+    unsigned components =
+        cast<llvm::FixedVectorType>(extract->getVectorOperandType())
+            ->getNumElements();
+    llvm::Value *within = builder.CreateURem(
+        index, llvm::ConstantInt::get(index->getType(), chunk));
+    llvm::Value *whichChunk = builder.CreateUDiv(
+        index, llvm::ConstantInt::get(index->getType(), chunk));
+    llvm::Value *element = nullptr;
+    for (unsigned first = 0; first < components; first += chunk) {
+      llvm::Value *part = builder.CreateShuffleVector(
+          vector, llvm::createSequentialMask(first, chunk, 0));
+      llvm::Value *candidate = builder.CreateExtractElement(part, within);
+      element =
+          element ? builder.CreateSelect(
+                        builder.CreateICmpEQ(
+                            whichChunk, llvm::ConstantInt::get(index->getType(),
+                                                               first / chunk)),
+                        candidate, element)
+                  : candidate;
+    }
+    extract->replaceAllUsesWith(element);
+    extract->eraseFromParent();
+  }
+}
+
 /// Turns on the extension in LLVM's SPIR-V backend, which reads it from its
 /// `--spirv-ext` command-line option.
 static void enableExtension() {
@@ -399,6 +449,7 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   module->setDataLayout(machine->createDataLayout());
   removeBFloatMemoryAccesses(*module);
   splitWideVectorPhis(*module);
+  splitWideDynamicExtracts(*module);
 
   SmallVector<char> binary;
   llvm::raw_svector_ostream stream(binary);
