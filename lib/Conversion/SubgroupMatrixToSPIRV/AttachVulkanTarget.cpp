@@ -121,6 +121,10 @@ struct AttachVulkanTargetPass
       // The gpu.module stays for the host code that launches its kernels;
       // the SPIR-V module is built from a copy placed before it, under the
       // name the SPIR-V module will have (two symbols cannot share one).
+      // Only the copy carries a target environment, which is how the later
+      // stages tell it from the original (whose own, if any, the target's
+      // replaces).
+      gpuModule->removeAttr(spirv::getTargetEnvAttrName());
       OpBuilder builder(gpuModule);
       auto copy = cast<gpu::GPUModuleOp>(builder.clone(*gpuModule));
       copy.setSymName((getSPIRVModulePrefix() + gpuModule.getSymName()).str());

@@ -51,3 +51,19 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A target environment written on the input is replaced by the target's on
+// the copy and removed from the original, so that the later stages, which
+// lower the gpu.modules carrying one, leave the original to the host.
+
+// CHECK-LABEL: gpu.module @__spv__written
+// CHECK-SAME: spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel
+// CHECK-LABEL: gpu.module @written {
+gpu.module @written attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.0, [Shader], []>, #spirv.resource_limits<>>} {
+  gpu.func @fill(%out: memref<256xf32>) kernel
+      attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
