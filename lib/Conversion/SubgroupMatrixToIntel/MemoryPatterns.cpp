@@ -1,0 +1,208 @@
+//===- MemoryPatterns.cpp - loads, stores and splats ----------------------===//
+//
+// Per-invocation loads, stores and splats: each invocation moves its own
+// elements with the op's stride and layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InvocationBuilder.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+using namespace mlir::subgroup_matrix::per_invocation;
+
+namespace {
+/// Elements per vector access of an emulated matrix whose invocations each
+/// hold whole columns of column-major memory, which lie contiguously: four,
+/// so that every access is 32, 64 or 128 bits wide and its vector is one
+/// that SPIR-V holds without the Vector16 capability.
+static constexpr unsigned kEmulatedAccessWidth = 4;
+
+/// Whether each invocation's elements of `layout` are runs of contiguous
+/// memory when the matrix is `colMajor`: whole columns per invocation.
+static bool hasContiguousColumns(const IntelLayout &layout, bool colMajor) {
+  return layout.emulated && colMajor && layout.spread == 1 &&
+         layout.rows % kEmulatedAccessWidth == 0;
+}
+
+/// Calls `access(address, firstSlot)` for each run of
+/// `kEmulatedAccessWidth` rows of each column an invocation of `layout`
+/// holds (see hasContiguousColumns): `address` is the run's first element,
+/// `firstSlot` the slot holding it.
+static void forEachColumnRun(InvocationBuilder &b, const IntelLayout &layout,
+                             Value base, Value stride,
+                             llvm::function_ref<void(Value, unsigned)> access) {
+  OpBuilder &builder = b.builder;
+  Location loc = b.loc;
+  unsigned perTile = layout.getSlotsPerTile();
+  for (unsigned tile = 0; tile < layout.tiles; ++tile) {
+    Value column = std::get<1>(b.locate(layout, tile * perTile, 0));
+    Value start = arith::AddIOp::create(
+        builder, loc, base,
+        arith::MulIOp::create(builder, loc, column, stride));
+    for (unsigned row = 0; row < layout.rows; row += kEmulatedAccessWidth)
+      access(arith::AddIOp::create(builder, loc, start, b.index(row)),
+             tile * perTile + row);
+  }
+}
+
+struct LoadLowering : IntelPattern<LoadOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    if (failed(layout))
+      return failure();
+    FailureOr<std::pair<Value, Value>> flat =
+        flatten(op, rewriter, adaptor.getSource().front(),
+                getSingleValues(adaptor.getIndices()));
+    if (failed(flat))
+      return failure();
+    auto [memref, base] = *flat;
+    Value stride = adaptor.getStride().front();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
+    SmallVector<Value> packedElements;
+    if (hasContiguousColumns(*layout, op.getColMajor())) {
+      // One vector load per run of rows. Whether the buffer can be
+      // addressed with vectors is decided later, for the whole kernel
+      // (packWideAccesses); where it cannot, they become scalars again.
+      auto vectorType =
+          VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
+      forEachColumnRun(b, *layout, base, stride, [&](Value address, unsigned) {
+        Value run = vector::LoadOp::create(rewriter, op.getLoc(), vectorType,
+                                           memref, address);
+        for (unsigned i = 0; i < kEmulatedAccessWidth; ++i)
+          packedElements.push_back(
+              vector::ExtractOp::create(rewriter, op.getLoc(), run, i));
+      });
+      replaceWithSlots(rewriter, op, *layout, packedElements);
+      return success();
+    }
+    Type storage = getStorageType(layout->component);
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*layout, p, s);
+        Value major = op.getColMajor() ? column : row;
+        Value minor = op.getColMajor() ? row : column;
+        Value address = arith::AddIOp::create(
+            rewriter, op.getLoc(), base,
+            arith::AddIOp::create(
+                rewriter, op.getLoc(),
+                arith::MulIOp::create(rewriter, op.getLoc(), major, stride),
+                minor));
+        Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
+                                               ValueRange{address});
+        if (valid) {
+          Value zero = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                                 rewriter.getZeroAttr(storage));
+          element = arith::SelectOp::create(rewriter, op.getLoc(), valid,
+                                            element, zero);
+        }
+        elements.push_back(element);
+      }
+      packedElements.push_back(b.pack(*layout, elements));
+    }
+    replaceWithSlots(rewriter, op, *layout, packedElements);
+    return success();
+  }
+};
+
+struct StoreLowering : IntelPattern<StoreOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout = getLayout(op, op.getValue().getType());
+    if (failed(layout))
+      return failure();
+    FailureOr<std::pair<Value, Value>> flat =
+        flatten(op, rewriter, adaptor.getTarget().front(),
+                getSingleValues(adaptor.getIndices()));
+    if (failed(flat))
+      return failure();
+    auto [memref, base] = *flat;
+    Value stride = adaptor.getStride().front();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
+    Location loc = op.getLoc();
+    SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
+    if (hasContiguousColumns(*layout, op.getColMajor())) {
+      // As in LoadLowering: a vector store per run of rows.
+      auto vectorType =
+          VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
+      forEachColumnRun(
+          b, *layout, base, stride, [&](Value address, unsigned firstSlot) {
+            Value run = vector::FromElementsOp::create(
+                rewriter, loc, vectorType,
+                ArrayRef(slots).slice(firstSlot, kEmulatedAccessWidth));
+            vector::StoreOp::create(rewriter, loc, run, memref, address);
+          });
+      rewriter.eraseOp(op);
+      return success();
+    }
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      Value packed = slots[p];
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*layout, p, s);
+        Value major = op.getColMajor() ? column : row;
+        Value minor = op.getColMajor() ? row : column;
+        Value address = arith::AddIOp::create(
+            rewriter, loc, base,
+            arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, major, stride), minor));
+        Value element = b.unpack(*layout, packed, s);
+        if (!valid) {
+          memref::StoreOp::create(rewriter, loc, element, memref,
+                                  ValueRange{address});
+          continue;
+        }
+        auto guard = scf::IfOp::create(rewriter, loc, valid,
+                                       /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        memref::StoreOp::create(rewriter, loc, element, memref,
+                                ValueRange{address});
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct SplatLowering : IntelPattern<SplatOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    if (failed(layout))
+      return failure();
+    InvocationBuilder b(rewriter, op.getLoc(), emulated);
+    Value element = scalarToComponent(
+        rewriter, op.getLoc(), adaptor.getValue().front(), layout->component);
+    SmallVector<Value> copies(layout->elementsPerPacked, element);
+    Value packed = b.pack(*layout, copies);
+    if (emulated) {
+      replaceWithSlots(rewriter, op, *layout,
+                       SmallVector<Value>(layout->packedCount, packed));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
+        op, layout->getVectorType(), packed);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::subgroup_matrix::per_invocation::populateMemoryPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, bool emulated) {
+  patterns.add<LoadLowering, StoreLowering, SplatLowering>(
+      converter, patterns.getContext(), subgroupSize, emulated);
+}

@@ -1,0 +1,435 @@
+//===- MultiplyPatterns.cpp - mma, multiply and scalar ops ----------------===//
+//
+// `mma` and `multiply` as calls of the Intel builtin (one per 8-row chunk
+// and subgroup-wide column tile) or, emulated, as multiply-adds with operands
+// from other invocations; scalar ops element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InvocationBuilder.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+using namespace mlir::subgroup_matrix::per_invocation;
+
+//===----------------------------------------------------------------------===//
+// Builtin names
+//===----------------------------------------------------------------------===//
+
+/// Itanium mangling of a builtin argument type, with the substitutions that
+/// repeated vector types take.
+static std::string mangleType(Type type,
+                              SmallVectorImpl<std::string> &substitutable) {
+  auto scalar = [](Type element) -> std::string {
+    if (element.isF32())
+      return "f";
+    if (element.isF16())
+      return "Dh";
+    switch (element.getIntOrFloatBitWidth()) {
+    case 8:
+      return "c";
+    case 16:
+      return "s";
+    case 64:
+      return "l";
+    default:
+      return "i";
+    }
+  };
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector)
+    return scalar(type);
+  std::string text = "Dv" + std::to_string(vector.getNumElements()) + "_" +
+                     scalar(vector.getElementType());
+  for (auto [index, seen] : llvm::enumerate(substitutable))
+    if (seen == text)
+      return index == 0 ? "S_" : "S" + std::to_string(index - 1) + "_";
+  substitutable.push_back(text);
+  return text;
+}
+
+std::string mlir::subgroup_matrix::getIntelMultiplyBuiltinName(Type a, Type b,
+                                                               Type c) {
+  SmallVector<std::string> substitutable;
+  std::string name = "__spirv_SubgroupMatrixMultiplyAccumulateINTEL";
+  std::string mangled = "_Z" + std::to_string(name.size()) + name + "i";
+  mangled += mangleType(a, substitutable);
+  mangled += mangleType(b, substitutable);
+  mangled += mangleType(c, substitutable);
+  return mangled + "i";
+}
+
+uint32_t mlir::subgroup_matrix::getIntelMultiplyOperands(Type component) {
+  if (component.isF16())
+    return 0x400 | 0x800; // MatrixA/BPackedFloat16INTEL
+  if (component.isBF16())
+    return 0x1000 | 0x2000; // MatrixA/BPackedBFloat16INTEL
+  if (component.isF32())
+    return 0x100 | 0x200; // MatrixA/BTF32INTEL
+  auto integer = cast<IntegerType>(component);
+  uint32_t operands = 0x10 | 0x20; // MatrixA/BPackedInt8INTEL
+  if (integer.isSigned())
+    operands |= 0x1 | 0x2; // MatrixA/BSignedComponentsINTEL
+  return operands;
+}
+
+namespace {
+/// Lowers `mma` (with an accumulator) and `multiply` (with zeros).
+template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
+  using IntelPattern<OpTy>::IntelPattern;
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
+    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
+    FailureOr<IntelLayout> result =
+        this->getLayout(op, op.getResult().getType());
+    if (failed(left) || failed(right) || failed(result))
+      return failure();
+    Value accumulator;
+    if constexpr (std::is_same_v<OpTy, MmaOp>)
+      accumulator = adaptor.getAcc().front();
+    else
+      accumulator = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getZeroAttr(result->getVectorType()));
+
+    auto module = op->template getParentOfType<gpu::GPUModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not in a gpu.module");
+    Type component = left->component;
+    Value k = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                           getIntelK(component));
+    Value operands =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     getIntelMultiplyOperands(component));
+    unsigned rightPerTile = right->packedCount / right->tiles;
+    Value output = accumulator;
+    for (unsigned chunk = 0; chunk < left->chunks; ++chunk) {
+      Value a = slice(rewriter, loc, adaptor.getLeft().front(),
+                      chunk * left->leftPerChunk, left->leftPerChunk);
+      for (unsigned tile = 0; tile < right->tiles; ++tile) {
+        Value bTile = slice(rewriter, loc, adaptor.getRight().front(),
+                            tile * rightPerTile, rightPerTile);
+        unsigned offset = tile * result->rows + chunk * result->chunkRows;
+        Value c = slice(rewriter, loc, accumulator, offset, result->chunkRows);
+        std::string name = getIntelMultiplyBuiltinName(
+            a.getType(), bTile.getType(), c.getType());
+        auto function = getOrDeclare(rewriter, module, name,
+                                     {k.getType(), a.getType(), bTile.getType(),
+                                      c.getType(), operands.getType()},
+                                     c.getType());
+        Value d = func::CallOp::create(rewriter, loc, function,
+                                       ValueRange{k, a, bTile, c, operands})
+                      .getResult(0);
+        output = insert(rewriter, loc, d, output, offset);
+      }
+    }
+    rewriter.replaceOp(op, output);
+    return success();
+  }
+
+  static func::FuncOp getOrDeclare(OpBuilder &builder, gpu::GPUModuleOp module,
+                                   StringRef name, ArrayRef<Type> inputs,
+                                   Type result) {
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+      return existing;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto function =
+        func::FuncOp::create(builder, module.getLoc(), name,
+                             builder.getFunctionType(inputs, result));
+    function.setPrivate();
+    return function;
+  }
+};
+
+/// Scalar ops work element by element on the invocation's slice: unpack,
+/// apply the component-typed operation, pack again.
+template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
+  using IntelPattern<OpTy>::IntelPattern;
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> layout = this->getLayout(op, op.getType());
+    if (failed(layout))
+      return failure();
+    InvocationBuilder b(rewriter, loc, this->emulated);
+    Type component = layout->component;
+    Value scalar = scalarToComponent(rewriter, loc, adaptor.getScalar().front(),
+                                     component);
+    bool isFloat = isa<FloatType>(component);
+    // 16-bit floats compute in f32 and round once, which is exact for one
+    // operation.
+    Type f32 = rewriter.getF32Type();
+    if (isFloat && !component.isF32())
+      scalar = arith::ExtFOp::create(rewriter, loc, f32, scalar);
+    SmallVector<Value> packedElements;
+    SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getMatrix());
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      Value packed = slots[p];
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        Value element = b.unpack(*layout, packed, s);
+        if (isFloat && !component.isF32())
+          element = arith::ExtFOp::create(rewriter, loc, f32, element);
+        Value computed = compute(rewriter, loc, isFloat, element, scalar);
+        if (isFloat && !component.isF32())
+          computed =
+              arith::TruncFOp::create(rewriter, loc, component, computed);
+        elements.push_back(computed);
+      }
+      packedElements.push_back(b.pack(*layout, elements));
+    }
+    replaceWithSlots(rewriter, op, *layout, packedElements);
+    return success();
+  }
+
+  static Value compute(OpBuilder &builder, Location loc, bool isFloat, Value a,
+                       Value b) {
+    if constexpr (std::is_same_v<OpTy, ScalarAddOp>)
+      return isFloat ? arith::AddFOp::create(builder, loc, a, b).getResult()
+                     : arith::AddIOp::create(builder, loc, a, b).getResult();
+    if constexpr (std::is_same_v<OpTy, ScalarSubOp>)
+      return isFloat ? arith::SubFOp::create(builder, loc, a, b).getResult()
+                     : arith::SubIOp::create(builder, loc, a, b).getResult();
+    if constexpr (std::is_same_v<OpTy, ScalarMulOp>)
+      return isFloat ? arith::MulFOp::create(builder, loc, a, b).getResult()
+                     : arith::MulIOp::create(builder, loc, a, b).getResult();
+    return arith::DivFOp::create(builder, loc, a, b);
+  }
+};
+
+/// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
+/// for each of its result slots, the K products of its row of the left and
+/// its column of the right matrix, in f32 (floats) or 32-bit integers, and
+/// rounds once. Operand elements held by other invocations come by shuffle
+/// (each distinct fetch once per op; the emulated layout keeps the right
+/// matrix's column local and broadcasts each left element) or, with an
+/// exchange scratch buffer, through workgroup memory.
+template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
+  EmulatedMultiplyLowering(const TypeConverter &converter, MLIRContext *context,
+                           unsigned subgroupSize,
+                           const EmulatedOperandExchange &exchange)
+      : IntelPattern<OpTy>(converter, context, subgroupSize,
+                           /*emulated=*/true),
+        exchange(exchange) {}
+  using OneToNOpAdaptor = typename IntelPattern<OpTy>::OneToNOpAdaptor;
+
+  EmulatedOperandExchange exchange;
+
+  /// Writes `slots` (widened to `computeType`) into this subgroup's scratch
+  /// at `offset`, row-major, and returns the address of element (0, 0).
+  Value writeToScratch(InvocationBuilder &b, const IntelLayout &layout,
+                       ArrayRef<Value> slots, Value subgroupBase,
+                       int64_t offset,
+                       llvm::function_ref<Value(Value)> toWord) const {
+    OpBuilder &builder = b.builder;
+    Location loc = b.loc;
+    Value start =
+        arith::AddIOp::create(builder, loc, subgroupBase, b.index(offset));
+    for (unsigned p = 0; p < layout.packedCount; ++p) {
+      auto [row, column, valid] = b.locate(layout, p, 0);
+      Value address = arith::AddIOp::create(
+          builder, loc, start,
+          arith::AddIOp::create(
+              builder, loc,
+              arith::MulIOp::create(builder, loc, row, b.index(layout.columns)),
+              column));
+      Value word = toWord(slots[p]);
+      if (!valid) {
+        memref::StoreOp::create(builder, loc, word, exchange.scratch, address);
+        continue;
+      }
+      auto guard = scf::IfOp::create(builder, loc, valid,
+                                     /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(builder);
+      builder.setInsertionPoint(guard.thenBlock()->getTerminator());
+      memref::StoreOp::create(builder, loc, word, exchange.scratch, address);
+    }
+    return start;
+  }
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
+    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
+    FailureOr<IntelLayout> result =
+        this->getLayout(op, op.getResult().getType());
+    if (failed(left) || failed(right) || failed(result))
+      return failure();
+    InvocationBuilder b(rewriter, loc, /*scalarOnly=*/true);
+    SmallVector<Value> leftSlots = getSlots(rewriter, loc, adaptor.getLeft());
+    SmallVector<Value> rightSlots = getSlots(rewriter, loc, adaptor.getRight());
+    SmallVector<Value> accumulators;
+    if constexpr (std::is_same_v<OpTy, MmaOp>)
+      accumulators = getSlots(rewriter, loc, adaptor.getAcc());
+    auto leftHolders = getHolders(*left), rightHolders = getHolders(*right);
+
+    Type resultComponent = result->component;
+    bool isFloat = isa<FloatType>(resultComponent);
+    Type computeType =
+        isFloat ? Type(rewriter.getF32Type()) : Type(rewriter.getI32Type());
+    auto widen = [&](Value value, Type component) -> Value {
+      if (component.isBF16())
+        return bfloat16ToF32(rewriter, loc, value);
+      if (value.getType() == computeType)
+        return value;
+      if (isFloat)
+        return arith::ExtFOp::create(rewriter, loc, computeType, value);
+      if (cast<IntegerType>(component).isSigned())
+        return arith::ExtSIOp::create(rewriter, loc, computeType, value);
+      return arith::ExtUIOp::create(rewriter, loc, computeType, value);
+    };
+    // One fetch per operand and per distinct set of sources.
+    std::map<std::pair<bool, std::vector<unsigned>>, Value> fetched;
+    auto fetch = [&](bool fromLeft, ArrayRef<ElementSource> sources) {
+      std::vector<unsigned> key;
+      for (const ElementSource &source : sources)
+        key.insert(key.end(), {source.lane, source.packed, source.sub});
+      Value &value = fetched[{fromLeft, key}];
+      if (!value) {
+        const IntelLayout &layout = fromLeft ? *left : *right;
+        value = widen(gatherElement(b, fromLeft ? leftSlots : rightSlots,
+                                    layout, sources),
+                      layout.component);
+      }
+      return value;
+    };
+
+    unsigned lanes = result->subgroupSize, depth = left->columns;
+    // Through workgroup memory: the operands go there as 32-bit words of the
+    // compute type, between barriers (the first keeps the previous
+    // multiplication's reads before these writes).
+    Value leftStart, rightStart;
+    auto toWord = [&](Value slot, Type component) -> Value {
+      Value wide = widen(slot, component);
+      return isFloat ? arith::BitcastOp::create(rewriter, loc,
+                                                rewriter.getI32Type(), wide)
+                           .getResult()
+                     : wide;
+    };
+    auto fromWord = [&](Value word) -> Value {
+      return isFloat
+                 ? arith::BitcastOp::create(rewriter, loc, computeType, word)
+                       .getResult()
+                 : word;
+    };
+    if (exchange.scratch) {
+      Value subgroupBase = arith::MulIOp::create(
+          rewriter, loc, gpu::SubgroupIdOp::create(rewriter, loc, nullptr),
+          b.index(exchange.wordsPerSubgroup));
+      exchange.buildSubgroupBarrier(rewriter, loc);
+      leftStart =
+          writeToScratch(b, *left, leftSlots, subgroupBase, 0, [&](Value slot) {
+            return toWord(slot, left->component);
+          });
+      if (!holdsWholeColumns(*right))
+        rightStart = writeToScratch(
+            b, *right, rightSlots, subgroupBase,
+            int64_t(left->rows) * left->columns,
+            [&](Value slot) { return toWord(slot, right->component); });
+      exchange.buildSubgroupBarrier(rewriter, loc);
+    }
+    auto readScratch = [&](Value address) {
+      return fromWord(
+          memref::LoadOp::create(rewriter, loc, exchange.scratch, address));
+    };
+    SmallVector<Value> outputs;
+    for (unsigned p = 0; p < result->packedCount; ++p) {
+      SmallVector<IntelLayout::Position> positions;
+      for (unsigned lane = 0; lane < lanes; ++lane)
+        positions.push_back(result->getPosition(lane, p, 0));
+      // Through workgroup memory: where this slot's row of the left operand
+      // starts, and its column of the right one.
+      Value leftRow, rightColumn;
+      if (leftStart) {
+        auto [row, column, valid] = b.locate(*result, p, 0);
+        leftRow = arith::AddIOp::create(
+            rewriter, loc, leftStart,
+            arith::MulIOp::create(rewriter, loc, row, b.index(depth)));
+        if (rightStart)
+          rightColumn =
+              arith::AddIOp::create(rewriter, loc, rightStart, column);
+      }
+      Value total = accumulators.empty()
+                        ? arith::ConstantOp::create(
+                              rewriter, loc, rewriter.getZeroAttr(computeType))
+                              .getResult()
+                        : widen(accumulators[p], resultComponent);
+      for (unsigned k = 0; k < depth; ++k) {
+        // Padding slots (rows past the matrix) compute anything; their
+        // lanes read their own first slot.
+        SmallVector<ElementSource> leftSources, rightSources;
+        for (auto [lane, position] : llvm::enumerate(positions)) {
+          if (!position.valid) {
+            leftSources.push_back({unsigned(lane), 0, 0});
+            rightSources.push_back({unsigned(lane), 0, 0});
+            continue;
+          }
+          leftSources.push_back(leftHolders.lookup({position.row, k}));
+          rightSources.push_back(rightHolders.lookup({k, position.column}));
+        }
+        Value product, x, y;
+        if (leftRow) {
+          x = readScratch(
+              arith::AddIOp::create(rewriter, loc, leftRow, b.index(k)));
+          y = rightColumn ? readScratch(arith::AddIOp::create(
+                                rewriter, loc, rightColumn,
+                                b.index(k * right->columns)))
+                          : fetch(false, rightSources);
+        } else {
+          x = fetch(true, leftSources);
+          y = fetch(false, rightSources);
+        }
+        if (isFloat)
+          product = arith::MulFOp::create(rewriter, loc, x, y);
+        else
+          product = arith::MulIOp::create(rewriter, loc, x, y);
+        total = isFloat ? arith::AddFOp::create(rewriter, loc, total, product)
+                              .getResult()
+                        : arith::AddIOp::create(rewriter, loc, total, product)
+                              .getResult();
+      }
+      if (resultComponent.isBF16())
+        total = f32ToBFloat16(rewriter, loc, total);
+      else if (isFloat && !resultComponent.isF32())
+        total = arith::TruncFOp::create(rewriter, loc, resultComponent, total);
+      outputs.push_back(total);
+    }
+    replaceWithSlots(rewriter, op, *result, outputs);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::subgroup_matrix::per_invocation::populateMultiplyPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, bool emulated) {
+  patterns.add<MultiplyLowering<MmaOp>, MultiplyLowering<MultiplyOp>>(
+      converter, patterns.getContext(), subgroupSize, emulated);
+}
+
+void mlir::subgroup_matrix::per_invocation::populateScalarOpPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, bool emulated) {
+  patterns.add<ScalarOpLowering<ScalarAddOp>, ScalarOpLowering<ScalarSubOp>,
+               ScalarOpLowering<ScalarMulOp>, ScalarOpLowering<ScalarDivOp>>(
+      converter, patterns.getContext(), subgroupSize, emulated);
+}
+
+void mlir::subgroup_matrix::per_invocation::populateEmulatedMultiplyPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, const EmulatedOperandExchange &exchange) {
+  patterns.add<EmulatedMultiplyLowering<MmaOp>,
+               EmulatedMultiplyLowering<MultiplyOp>>(
+      converter, patterns.getContext(), subgroupSize, exchange);
+}

@@ -1,0 +1,358 @@
+//===- RegisterPatterns.cpp - convert, map and reduce ---------------------===//
+//
+// `convert`, `map` and `reduce` in registers: elements change invocation by
+// shuffles, element-wise functions run on each slot, reductions combine
+// within and across invocations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InvocationBuilder.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+using namespace mlir::subgroup_matrix::per_invocation;
+
+namespace {
+struct ConvertLowering : IntelPattern<ConvertOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<IntelLayout> from = getLayout(op, op.getSource().getType());
+    FailureOr<IntelLayout> to = getLayout(op, op.getType());
+    if (failed(from) || failed(to))
+      return failure();
+    FailureOr<MovePlan> moves = planMoves(*from, *to);
+    if (failed(moves))
+      return op.emitOpError("cannot find every element of ")
+             << op.getType() << " in " << op.getSource().getType();
+    Location loc = op.getLoc();
+    Type fromComponent = from->component, toComponent = to->component;
+    SmallVector<Value> moved = moveElements(
+        rewriter, loc, getSlots(rewriter, loc, adaptor.getSource()), *from, *to,
+        *moves, [&](Value element) {
+          return convertElement(rewriter, loc, element, fromComponent,
+                                toComponent);
+        });
+    replaceWithSlots(rewriter, op, *to, moved);
+    return success();
+  }
+};
+
+/// Each invocation computes its own elements: the body runs once per slot,
+/// with the slot's row and column.
+struct MapLowering : IntelPattern<MapOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(MapOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> result = getLayout(op, op.getType());
+    if (failed(result))
+      return failure();
+    SmallVector<IntelLayout> inputs;
+    for (Value input : op.getInputs()) {
+      FailureOr<IntelLayout> layout = getLayout(op, input.getType());
+      if (failed(layout))
+        return failure();
+      // Inputs of another layout (a component type of another width) move
+      // into the result's slots first.
+      inputs.push_back(*layout);
+    }
+    SmallVector<SmallVector<Value>> aligned;
+    for (auto [layout, input] : llvm::zip(inputs, adaptor.getInputs())) {
+      if (layout.packedCount == result->packedCount &&
+          layout.elementsPerPacked == result->elementsPerPacked) {
+        aligned.push_back(getSlots(rewriter, loc, input));
+        continue;
+      }
+      return op.emitOpError("cannot be done in registers on the Intel path: "
+                            "an input's slots differ from the result's");
+    }
+    InvocationBuilder b(rewriter, loc, emulated);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < result->packedCount; ++p) {
+      SmallVector<Value> packedInputs;
+      for (ArrayRef<Value> input : aligned)
+        packedInputs.push_back(input[p]);
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < result->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*result, p, s);
+        IRMapping mapping;
+        mapping.map(op.getRow(), row);
+        mapping.map(op.getColumn(), column);
+        for (auto [k, packed] : llvm::enumerate(packedInputs))
+          mapping.map(op.getInputElement(k), b.unpack(inputs[k], packed, s));
+        for (Operation &inner : op.getBodyBlock().without_terminator())
+          rewriter.clone(inner, mapping);
+        elements.push_back(mapping.lookupOrDefault(op.getYieldedValue()));
+      }
+      packedElements.push_back(b.pack(*result, elements));
+    }
+    replaceWithSlots(rewriter, op, *result, packedElements);
+    return success();
+  }
+};
+
+/// Reductions of result matrices: each invocation holds whole columns (one
+/// per tile), so a column reduces in its registers and a row across the
+/// subgroup, by butterfly shuffles.
+/// The value `kind` combines with to leave the other operand unchanged, in
+/// `type` (the computation type of `component`).
+static Value buildIdentity(OpBuilder &builder, Location loc, ReductionKind kind,
+                           Type component, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value =
+        kind == ReductionKind::Add ? APFloat::getZero(semantics)
+        : kind == ReductionKind::Mul
+            ? APFloat::getOne(semantics)
+            : APFloat::getInf(semantics,
+                              /*Negative=*/kind == ReductionKind::Max);
+    return arith::ConstantFloatOp::create(builder, loc, floatType, value);
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  bool isSigned = cast<IntegerType>(component).isSigned();
+  APInt value;
+  switch (kind) {
+  case ReductionKind::Add:
+    value = APInt::getZero(bits);
+    break;
+  case ReductionKind::Mul:
+    value = APInt(bits, 1);
+    break;
+  case ReductionKind::Max:
+    value = isSigned ? APInt::getSignedMinValue(bits) : APInt::getZero(bits);
+    break;
+  case ReductionKind::Min:
+    value =
+        isSigned ? APInt::getSignedMaxValue(bits) : APInt::getMaxValue(bits);
+    break;
+  }
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getIntegerAttr(type, value));
+}
+
+/// Reduces a matrix of any layout. For every line (row, column, or the
+/// whole matrix) each invocation combines its elements on that line, the
+/// subgroup combines the partial results (a butterfly of shuffles), and
+/// each element then takes the total of its line. Where an element lies
+/// depends on the invocation, so elements off the line contribute the
+/// identity: lines x elements selects, lines x log2(subgroup) shuffles.
+/// bf16 is combined in f32 and rounded once.
+static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
+                                        ReduceOp op, const IntelLayout &layout,
+                                        ArrayRef<Value> matrix,
+                                        unsigned subgroupSize) {
+  InvocationBuilder b(builder, loc, layout.emulated);
+  Type component = layout.component;
+  Type computeType =
+      component.isBF16() ? builder.getF32Type() : getStorageType(component);
+  auto combine = [&](Value x, Value y) {
+    return ReduceOp::buildCombine(builder, loc, op.getKind(),
+                                  component.isBF16() ? computeType : component,
+                                  x, y);
+  };
+  struct Slot {
+    Value element, row, column, valid;
+  };
+  SmallVector<Slot> slots;
+  for (unsigned p = 0; p < layout.packedCount; ++p) {
+    Value packed = matrix[p];
+    for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
+      Value element = b.unpack(layout, packed, sub);
+      if (component.isBF16())
+        element = bfloat16ToF32(builder, loc, element);
+      auto [row, column, valid] = b.locate(layout, p, sub);
+      slots.push_back({element, row, column, valid});
+    }
+  }
+  Value identity =
+      buildIdentity(builder, loc, op.getKind(), component, computeType);
+  ReductionDimensions dimensions = op.getDimensions();
+  unsigned lines = dimensions == ReductionDimensions::Rows      ? layout.rows
+                   : dimensions == ReductionDimensions::Columns ? layout.columns
+                                                                : 1;
+  auto lineOf = [&](const Slot &slot) {
+    return dimensions == ReductionDimensions::Rows ? slot.row : slot.column;
+  };
+  // Where the lines lie decides what the reduction needs: shuffles only for
+  // lines that span invocations, selects only where an invocation holds
+  // more than one line (a left matrix's columns need neither).
+  bool crossesLanes = false, oneLinePerLane = true;
+  {
+    DenseMap<unsigned, unsigned> laneOfLine;
+    for (unsigned lane = 0; lane < subgroupSize; ++lane) {
+      std::optional<unsigned> laneLine;
+      for (unsigned p = 0; p < layout.packedCount; ++p)
+        for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
+          IntelLayout::Position position = layout.getPosition(lane, p, sub);
+          if (!position.valid)
+            continue;
+          unsigned line = dimensions == ReductionDimensions::Rows ? position.row
+                          : dimensions == ReductionDimensions::Columns
+                              ? position.column
+                              : 0;
+          auto [it, inserted] = laneOfLine.try_emplace(line, lane);
+          crossesLanes |= it->second != lane;
+          oneLinePerLane &= !laneLine || *laneLine == line;
+          laneLine = line;
+        }
+    }
+  }
+  if (!crossesLanes && oneLinePerLane) {
+    Value total;
+    for (const Slot &slot : slots) {
+      Value element = slot.valid
+                          ? arith::SelectOp::create(builder, loc, slot.valid,
+                                                    slot.element, identity)
+                                .getResult()
+                          : slot.element;
+      total = total ? combine(total, element) : element;
+    }
+    if (component.isBF16())
+      total = f32ToBFloat16(builder, loc, total);
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < layout.packedCount; ++p)
+      packedElements.push_back(
+          b.pack(layout, SmallVector<Value>(layout.elementsPerPacked, total)));
+    return packedElements;
+  }
+  SmallVector<Value> totals;
+  for (unsigned line = 0; line < lines; ++line) {
+    Value partial = identity;
+    for (const Slot &slot : slots) {
+      Value onLine = slot.valid;
+      if (dimensions != ReductionDimensions::All) {
+        Value same =
+            arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                  lineOf(slot), b.index(line));
+        onLine =
+            onLine
+                ? arith::AndIOp::create(builder, loc, onLine, same).getResult()
+                : same;
+      }
+      Value contribution = onLine
+                               ? arith::SelectOp::create(builder, loc, onLine,
+                                                         slot.element, identity)
+                                     .getResult()
+                               : slot.element;
+      partial = combine(partial, contribution);
+    }
+    for (unsigned mask = 1; crossesLanes && mask < subgroupSize; mask *= 2) {
+      Value offset = arith::ConstantIntOp::create(builder, loc,
+                                                  builder.getI32Type(), mask);
+      partial =
+          combine(partial, shuffleFrom(builder, loc, partial, offset,
+                                       subgroupSize, gpu::ShuffleMode::XOR));
+    }
+    totals.push_back(partial);
+  }
+  SmallVector<Value> packedElements, elements;
+  for (const Slot &slot : slots) {
+    Value total = dimensions == ReductionDimensions::All
+                      ? totals.front()
+                      : b.pick(totals, lineOf(slot));
+    if (component.isBF16())
+      total = f32ToBFloat16(builder, loc, total);
+    elements.push_back(total);
+    if (elements.size() == layout.elementsPerPacked) {
+      packedElements.push_back(b.pack(layout, elements));
+      elements.clear();
+    }
+  }
+  return packedElements;
+}
+
+struct ReduceLowering : IntelPattern<ReduceOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    if (failed(layout))
+      return failure();
+    SmallVector<Value> elements = getSlots(rewriter, loc, adaptor.getMatrix());
+    // Whole columns per invocation (result matrices, and the emulated form
+    // of every kind that is at least as wide as the subgroup) reduce with
+    // the fast paths below; other layouts line by line.
+    bool wholeColumns = layout->emulated ? layout->spread == 1
+                                         : layout->kind == MatrixKind::Result;
+    if (!wholeColumns) {
+      replaceWithSlots(
+          rewriter, op, *layout,
+          reduceByLines(rewriter, loc, op, *layout, elements, subgroupSize));
+      return success();
+    }
+    Type component = layout->component;
+    unsigned rows = layout->rows, tiles = layout->tiles;
+    // bf16 combines in f32 and rounds once (as reduceByLines does).
+    bool isBFloat16 = component.isBF16();
+    if (isBFloat16) {
+      for (Value &element : elements)
+        element = bfloat16ToF32(rewriter, loc, element);
+      component = rewriter.getF32Type();
+    }
+    auto combine = [&](Value x, Value y) {
+      return ReduceOp::buildCombine(rewriter, loc, op.getKind(), component, x,
+                                    y);
+    };
+    auto acrossSubgroup = [&](Value value) {
+      for (unsigned mask = 1; mask < subgroupSize; mask *= 2) {
+        Value offset = arith::ConstantIntOp::create(
+            rewriter, loc, rewriter.getI32Type(), mask);
+        Value other = shuffleFrom(rewriter, loc, value, offset, subgroupSize,
+                                  gpu::ShuffleMode::XOR);
+        value = combine(value, other);
+      }
+      return value;
+    };
+    SmallVector<Value> reduced(elements.size());
+    switch (op.getDimensions()) {
+    case ReductionDimensions::Columns:
+      for (unsigned t = 0; t < tiles; ++t) {
+        Value total = elements[t * rows];
+        for (unsigned r = 1; r < rows; ++r)
+          total = combine(total, elements[t * rows + r]);
+        for (unsigned r = 0; r < rows; ++r)
+          reduced[t * rows + r] = total;
+      }
+      break;
+    case ReductionDimensions::Rows:
+      for (unsigned r = 0; r < rows; ++r) {
+        Value total = elements[r];
+        for (unsigned t = 1; t < tiles; ++t)
+          total = combine(total, elements[t * rows + r]);
+        total = acrossSubgroup(total);
+        for (unsigned t = 0; t < tiles; ++t)
+          reduced[t * rows + r] = total;
+      }
+      break;
+    case ReductionDimensions::All: {
+      Value total = elements.front();
+      for (Value element : ArrayRef(elements).drop_front())
+        total = combine(total, element);
+      total = acrossSubgroup(total);
+      reduced.assign(elements.size(), total);
+      break;
+    }
+    }
+    if (isBFloat16)
+      for (Value &element : reduced)
+        element = f32ToBFloat16(rewriter, loc, element);
+    replaceWithSlots(rewriter, op, *layout, reduced);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::subgroup_matrix::per_invocation::populateRegisterPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    unsigned subgroupSize, bool emulated) {
+  patterns.add<ConvertLowering, MapLowering, ReduceLowering>(
+      converter, patterns.getContext(), subgroupSize, emulated);
+}
