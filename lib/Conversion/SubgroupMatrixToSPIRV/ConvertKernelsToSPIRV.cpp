@@ -132,6 +132,24 @@ void ConvertKernelsToSPIRVPass::runOnOperation() {
                              "attaches one)";
       return signalPassFailure();
     }
+    // A storage buffer of 3-component vectors has no layout of 12-byte
+    // elements (each takes 16 bytes), so such an argument would make an
+    // invalid binary.
+    bool threeWide = false;
+    kernels.walk([&](gpu::GPUFuncOp function) {
+      for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+        if (auto memref = dyn_cast<MemRefType>(type))
+          if (auto vector = dyn_cast<VectorType>(memref.getElementType());
+              vector && vector.getNumElements() == 3) {
+            function.emitError()
+                << "argument " << index << " of type " << memref
+                << " cannot be a Vulkan storage buffer: its elements of 3 "
+                   "components would each take 16 bytes; use 1, 2 or 4";
+            threeWide = true;
+          }
+    });
+    if (threeWide)
+      return signalPassFailure();
     // Per-invocation allocations become Function-storage variables, which
     // only loads and stores may use.
     if (failed(hoistPerInvocationAllocations(

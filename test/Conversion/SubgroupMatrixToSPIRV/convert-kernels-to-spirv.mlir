@@ -58,3 +58,16 @@ gpu.module @untargeted {
     gpu.return
   }
 }
+
+// -----
+
+// Words packed three to an element have no storage-buffer layout (found by
+// utils/fuzz.py: the binary failed spirv-val).
+
+gpu.module @three_wide attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], []>, #spirv.resource_limits<>>} {
+  // expected-error @below {{argument 0 of type 'memref<256xvector<3xi32>>' cannot be a Vulkan storage buffer: its elements of 3 components would each take 16 bytes; use 1, 2 or 4}}
+  gpu.func @k(%words: memref<256xvector<3xi32>>) kernel
+      attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>} {
+    gpu.return
+  }
+}
