@@ -18,6 +18,7 @@ with `diff`, show what changed.
 import argparse
 import concurrent.futures
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -136,8 +137,6 @@ def matrix_function_jobs(compiler, work, targets):
 def linalg_jobs(compiler, work, targets):
     jobs = []
     suite = os.path.join(ROOT, "test/Integration/LinalgToGPU/suite.py")
-    sys.path.insert(0, os.path.dirname(suite))
-    import importlib.util
     spec = importlib.util.spec_from_file_location("linalg_suite", suite)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

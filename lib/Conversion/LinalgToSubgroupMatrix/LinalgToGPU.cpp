@@ -459,6 +459,17 @@ static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
   return success();
 }
 
+/// The name of the gpu.module that holds all kernels of a program.
+static constexpr llvm::StringLiteral kProgramKernelsName = "kernels";
+
+/// The program's gpu.module of kernels, if an earlier stage made it.
+static gpu::GPUModuleOp findProgramKernels(ModuleOp module) {
+  for (auto kernels : module.getOps<gpu::GPUModuleOp>())
+    if (kernels.getSymName() == kProgramKernelsName)
+      return kernels;
+  return {};
+}
+
 /// The target a kernel stage generates for: the `target` option's preset,
 /// else the module's attribute, else that of the kernels an earlier stage
 /// made; reports its absence.
@@ -472,10 +483,9 @@ static FailureOr<TargetAttr> getProgramTarget(ModuleOp module,
   if (!target)
     target = module->getAttrOfType<TargetAttr>(
         SubgroupMatrixDialect::getTargetAttrName());
-  for (auto kernels : module.getOps<gpu::GPUModuleOp>())
-    if (!target && kernels.getSymName() == "kernels")
-      target = kernels->getAttrOfType<TargetAttr>(
-          SubgroupMatrixDialect::getTargetAttrName());
+  if (gpu::GPUModuleOp kernels = findProgramKernels(module); !target && kernels)
+    target = kernels->getAttrOfType<TargetAttr>(
+        SubgroupMatrixDialect::getTargetAttrName());
   if (!target) {
     emitError(module.getLoc(),
               "sm-linalg-to-gpu needs a target: pass target=NAME "
@@ -498,12 +508,9 @@ namespace {
 class ProgramKernels {
 public:
   ProgramKernels(ModuleOp module, TargetAttr target)
-      : module(module), target(target) {
-    for (auto existing : module.getOps<gpu::GPUModuleOp>())
-      if (existing.getSymName() == "kernels") {
-        kernels = existing;
-        count = llvm::range_size(existing.getOps<gpu::GPUFuncOp>());
-      }
+      : module(module), target(target), kernels(findProgramKernels(module)) {
+    if (kernels)
+      count = llvm::range_size(kernels.getOps<gpu::GPUFuncOp>());
   }
 
   gpu::GPUModuleOp get() {
@@ -511,7 +518,8 @@ public:
       return kernels;
     MLIRContext *context = module.getContext();
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
+    kernels =
+        gpu::GPUModuleOp::create(builder, module.getLoc(), kProgramKernelsName);
     kernels->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
     SymbolTable(module).insert(kernels, module.getBody()->begin());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
