@@ -110,7 +110,8 @@ MLIR_CAPI_EXPORTED MlirLogicalResult smRunPipeline(MlirModule module,
 
 /// The outputs of sm-translate: "spirv" (--serialize-spirv), "intel-spirv"
 /// (--emit-intel-spirv) and "msl" (--emit-msl). The module must already be
-/// lowered for the binary outputs.
+/// lowered for the binary outputs; "msl", like --emit-msl, runs
+/// sm-lower-to-metal on the module first.
 MLIR_CAPI_EXPORTED MlirLogicalResult smTranslate(MlirModule module,
                                                  MlirStringRef output,
                                                  SmTextCallback result,

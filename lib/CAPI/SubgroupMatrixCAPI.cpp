@@ -176,7 +176,7 @@ MlirLogicalResult smTranslate(MlirModule module, MlirStringRef output,
   else if (kind == "intel-spirv")
     status = translateToIntelSPIRV(op, os);
   else if (kind == "msl")
-    status = translateToMSL(op, os);
+    status = lowerAndTranslateToMSL(op, os);
   else
     emitError(op.getLoc()) << "unknown output '" << kind
                            << "'; expected spirv, intel-spirv or msl";

@@ -108,6 +108,35 @@ bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
          covers(rightType) && covers(resultType);
 }
 
+bool MatrixConfigAttr::composes(SubgroupMatrixTypeInterface type) const {
+  unsigned rows = getK(), columns = getN();
+  Type element = getComponentType();
+  switch (type.getKind()) {
+  case MatrixKind::Left:
+    rows = getM(), columns = getK();
+    break;
+  case MatrixKind::Right:
+    break;
+  case MatrixKind::Result:
+    rows = getM(), element = getResultType();
+    break;
+  }
+  return type.getRows() % rows == 0 && type.getColumns() % columns == 0 &&
+         type.getElementType() == element;
+}
+
+bool MatrixConfigAttr::composesMultiply(Type left, Type right,
+                                        Type result) const {
+  auto leftType = dyn_cast<LeftMatrixType>(left);
+  auto rightType = dyn_cast<RightMatrixType>(right);
+  auto resultType = dyn_cast<ResultMatrixType>(result);
+  return leftType && rightType && resultType && composes(leftType) &&
+         composes(rightType) && composes(resultType) &&
+         leftType.getRows() == resultType.getRows() &&
+         rightType.getColumns() == resultType.getColumns() &&
+         leftType.getColumns() == rightType.getRows();
+}
+
 //===----------------------------------------------------------------------===//
 // TargetAttr
 //===----------------------------------------------------------------------===//
@@ -265,6 +294,19 @@ bool TargetAttr::supportsMultiply(Type left, Type right, Type result) const {
            leftType.getRows() == resultType.getRows() &&
            rightType.getColumns() == resultType.getColumns() &&
            leftType.getColumns() == rightType.getRows();
+  });
+}
+
+bool TargetAttr::supportsComposedType(SubgroupMatrixTypeInterface type) const {
+  return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
+    return config.composes(type);
+  });
+}
+
+bool TargetAttr::supportsComposedMultiply(Type left, Type right,
+                                          Type result) const {
+  return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
+    return config.composesMultiply(left, right, result);
   });
 }
 

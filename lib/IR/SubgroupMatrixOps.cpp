@@ -705,6 +705,48 @@ Value ReduceOp::buildCombine(OpBuilder &b, Location loc, ReductionKind kind,
   llvm_unreachable("unknown reduction kind");
 }
 
+Value ConvertOp::buildElementConversion(OpBuilder &builder, Location loc,
+                                        Value element, Type from, Type to) {
+  if (from == to)
+    return element;
+  Type storage = getStorageType(to);
+  if (from.isBF16()) {
+    element =
+        arith::ExtFOp::create(builder, loc, builder.getF32Type(), element);
+    from = builder.getF32Type();
+    if (to.isF32())
+      return element;
+  }
+  if (to.isBF16()) {
+    Value wide = buildElementConversion(builder, loc, element, from,
+                                        builder.getF32Type());
+    return arith::TruncFOp::create(builder, loc, to, wide);
+  }
+  if (isa<FloatType>(to)) {
+    if (isa<FloatType>(from)) {
+      if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+        element =
+            arith::ExtFOp::create(builder, loc, builder.getF32Type(), element);
+      if (element.getType().getIntOrFloatBitWidth() <
+          to.getIntOrFloatBitWidth())
+        return arith::ExtFOp::create(builder, loc, storage, element);
+      return arith::TruncFOp::create(builder, loc, storage, element);
+    }
+    if (cast<IntegerType>(from).isSigned())
+      return arith::SIToFPOp::create(builder, loc, storage, element);
+    return arith::UIToFPOp::create(builder, loc, storage, element);
+  }
+  unsigned fromBits = from.getIntOrFloatBitWidth(),
+           toBits = to.getIntOrFloatBitWidth();
+  if (fromBits == toBits)
+    return element;
+  if (toBits < fromBits)
+    return arith::TruncIOp::create(builder, loc, storage, element);
+  if (cast<IntegerType>(from).isSigned())
+    return arith::ExtSIOp::create(builder, loc, storage, element);
+  return arith::ExtUIOp::create(builder, loc, storage, element);
+}
+
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getKind() != ReductionKind::Max && getKind() != ReductionKind::Min)
     return {};

@@ -38,6 +38,19 @@ void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
   spirvModule.addPass(createAddVulkanCapabilitiesPass());
 }
 
+void mlir::subgroup_matrix::buildLowerToMetalPipeline(
+    OpPassManager &pm, const LowerToMetalOptions &options) {
+  pm.addPass(createAttachMetalTargetPass({options.target}));
+  CheckTargetPassOptions check;
+  check.composedShapes = true;
+  pm.addPass(createCheckTargetPass(check));
+  pm.addPass(createCheckUniformityPass());
+  pm.addPass(createExpandMathPass());
+  ExpandThroughWorkgroupMemoryPassOptions expansion;
+  expansion.registerOps = MatrixRegisterOps::KindChanges;
+  pm.addPass(createExpandThroughWorkgroupMemoryPass(expansion));
+}
+
 void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
     OpPassManager &pm, const LinalgToGPUOptions &options) {
   pm.addPass(createFoldBatchLoopsPass());
@@ -84,4 +97,9 @@ void mlir::subgroup_matrix::registerSubgroupMatrixPipelines() {
       "Lower the gpu.modules of a dialect-level module to Vulkan SPIR-V "
       "(the stages are listed in docs/Design.md)",
       buildLowerToVulkanPipeline);
+  PassPipelineRegistration<LowerToMetalOptions>(
+      "sm-lower-to-metal",
+      "Lower the gpu.modules of a dialect-level module to the form the MSL "
+      "emitter prints (the stages are listed in docs/Design.md)",
+      buildLowerToMetalPipeline);
 }

@@ -98,8 +98,8 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
               *lowered, "sm-lower-to-intel{target=" + target.str() + "}")) ||
           failed(translateToIntelHostLLVM(*lowered, text)))
         return failure();
-    } else if (failed(runPipeline(
-                   *lowered, "sm-check-target{target=" + target.str() + "}")) ||
+    } else if (failed(runPipeline(*lowered, "sm-lower-to-metal{target=" +
+                                                target.str() + "}")) ||
                failed(translateToMSL(*lowered, text))) {
       return failure();
     }

@@ -87,8 +87,10 @@ private:
 /// Walks a module once and reports everything its targets lack.
 class TargetChecker {
 public:
-  TargetChecker(TargetAttr overrideTarget, bool allowEmulation)
-      : overrideTarget(overrideTarget), allowEmulation(allowEmulation) {}
+  TargetChecker(TargetAttr overrideTarget, bool allowEmulation,
+                bool composedShapes)
+      : overrideTarget(overrideTarget), allowEmulation(allowEmulation),
+        composedShapes(composedShapes) {}
 
   LogicalResult run(ModuleOp module);
 
@@ -112,6 +114,7 @@ private:
 
   TargetAttr overrideTarget;
   bool allowEmulation;
+  bool composedShapes;
   /// Each unsupported type is reported once per target, where it first
   /// appears.
   llvm::DenseSet<std::pair<Attribute, Type>> reportedTypes;
@@ -124,12 +127,16 @@ void TargetChecker::checkTypes(Operation *op, TargetAttr target) {
     auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
     if (!matrix || target.supportsType(matrix) ||
         (allowEmulation && target.getEmulatedForm().supportsType(matrix)) ||
+        (composedShapes && target.supportsComposedType(matrix)) ||
         !reportedTypes.insert({target, type}).second)
       return;
     failed = true;
     emitError(loc) << type << " is not supported by " << describeTarget(target)
                    << "; it supports "
-                   << target.describeSupported(matrix.getKind());
+                   << target.describeSupported(matrix.getKind())
+                   << (composedShapes ? ", and matrices built of several of "
+                                        "them"
+                                      : "");
   };
   for (Type type : op->getResultTypes())
     check(op->getLoc(), type);
@@ -151,7 +158,8 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
     return;
   if (target.supportsMultiply(left, right, result) ||
       (allowEmulation &&
-       target.getEmulatedForm().supportsMultiply(left, right, result)))
+       target.getEmulatedForm().supportsMultiply(left, right, result)) ||
+      (composedShapes && target.supportsComposedMultiply(left, right, result)))
     return;
   failed = true;
   op->emitError() << "the multiplication of " << left << " by " << right
@@ -159,7 +167,10 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
                   << describeTarget(target)
                   << "; its configurations (M x N x K, component -> "
                      "result) are: "
-                  << target.describeConfigs();
+                  << target.describeConfigs()
+                  << (composedShapes ? ", and multiplications built of "
+                                       "several of one of them"
+                                     : "");
 }
 
 void TargetChecker::checkWorkgroupSizeIsPositive(FunctionOpInterface kernel) {
@@ -294,8 +305,10 @@ LogicalResult TargetChecker::run(ModuleOp module) {
 
 LogicalResult mlir::subgroup_matrix::checkTarget(ModuleOp module,
                                                  TargetAttr overrideTarget,
-                                                 bool allowEmulation) {
-  return TargetChecker(overrideTarget, allowEmulation).run(module);
+                                                 bool allowEmulation,
+                                                 bool composedShapes) {
+  return TargetChecker(overrideTarget, allowEmulation, composedShapes)
+      .run(module);
 }
 
 namespace {
@@ -307,7 +320,8 @@ struct CheckTargetPass
     FailureOr<TargetAttr> overrideTarget =
         resolveTargetOption(getOperation().getLoc(), targetName);
     if (failed(overrideTarget) ||
-        failed(checkTarget(getOperation(), *overrideTarget, allowEmulation)))
+        failed(checkTarget(getOperation(), *overrideTarget, allowEmulation,
+                           composedShapes)))
       signalPassFailure();
   }
 };

@@ -181,3 +181,11 @@ func.func @map_of_8bit_elements(%a: !subgroup_matrix.left<16x32xsi8>) -> !subgro
   }
   return %r : !subgroup_matrix.left<16x32xui8>
 }
+
+// CHECK-LABEL: func.func @subgroup_barrier
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK-NEXT: return
+func.func @subgroup_barrier() {
+  subgroup_matrix.subgroup_barrier
+  return
+}

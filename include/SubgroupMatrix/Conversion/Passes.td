@@ -159,61 +159,6 @@ def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
   ];
 }
 
-def ExpandThroughWorkgroupMemoryPass
-    : Pass<"sm-expand-through-workgroup-memory", "ModuleOp"> {
-  let summary = "do what cooperative matrices cannot through workgroup "
-                "memory";
-  let description = [{
-    `SPV_KHR_cooperative_matrix` has component-wise arithmetic, conversions
-    between types of one use, and nothing else: no access to an element by
-    its row and column, no reductions, no change of use. Every op that
-    needs one of those (`map` with a body other than component-wise
-    arithmetic, `reduce`, `convert` between kinds) is rewritten into a
-    store of its operands to a per-subgroup scratch tile in workgroup
-    memory, a loop of each invocation over its share of the elements
-    between subgroup barriers, and a load of the result. The tiles are
-    allocated once per kernel (a slice per subgroup of its known workgroup
-    size); such ops in functions other than kernels are reported, as those
-    cannot allocate workgroup memory. Kernels without such ops, and
-    emulated ones (which compute every element in registers), are left as
-    they are.
-
-    ```mlir
-    // sm-opt --sm-expand-through-workgroup-memory
-    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
-      gpu.func @relu(%buf: memref<256xf32>) kernel
-          attributes {known_block_size = array<i32: 32, 1, 1>} {
-        %c0 = arith.constant 0 : index
-        %c16 = arith.constant 16 : index
-        %m = subgroup_matrix.load %buf[%c0] stride %c16
-            : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
-        %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
-            -> !subgroup_matrix.result<16x16xf32> {
-        ^bb0(%row: index, %col: index, %x: f32):
-          %zero = arith.constant 0.0 : f32
-          %y = arith.maximumf %x, %zero : f32
-          subgroup_matrix.yield %y : f32
-        }
-        subgroup_matrix.store %r, %buf[%c0] stride %c16
-            : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
-        gpu.return
-      }
-    }
-    // becomes a kernel with scratch tiles for its subgroup (maximumf is not
-    // among the operations cooperative matrices do component-wise)
-    gpu.func @relu(%buf: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %scratch = memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
-    ```
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::spirv::SPIRVDialect",
-  ];
-}
-
 def PackWideAccessesPass : Pass<"sm-pack-wide-accesses", "ModuleOp"> {
   let summary = "retype buffers so that vector accesses become wide ones";
   let description = [{
@@ -919,6 +864,42 @@ def ConvertGPUMMAPass : Pass<"sm-convert-gpu-mma", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::subgroup_matrix::SubgroupMatrixDialect",
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// Metal
+//===----------------------------------------------------------------------===//
+
+def AttachMetalTargetPass : Pass<"sm-attach-metal-target", "ModuleOp"> {
+  let summary = "settle the target each gpu.module lowers to Metal for";
+  let description = [{
+    The first stage of `sm-lower-to-metal`. Every `gpu.module` gets the
+    `subgroup_matrix.target` attribute the later stages read: the `target`
+    option's preset, else the target attribute in scope, else the
+    description of what Metal Shading Language itself expresses (named
+    `metal`: 8x8 simdgroup matrices of f32, f16 and bf16, multiplied within
+    one type or from f16 or bf16 into f32). A target whose subgroups are
+    not Metal's 32 threads is an error.
+
+    ```mlir
+    // sm-opt --sm-attach-metal-target=target=apple-m1
+    gpu.module @kernels {
+      gpu.func @fill(%out: memref<64xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        gpu.return
+      }
+    }
+    // becomes
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">} {
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to lower for, overriding any target attribute">,
+  ];
+  let dependentDialects = ["::mlir::subgroup_matrix::SubgroupMatrixDialect"];
 }
 
 #endif // SUBGROUPMATRIX_CONVERSION_PASSES_TD

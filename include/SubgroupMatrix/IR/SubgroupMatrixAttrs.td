@@ -32,6 +32,14 @@ def SubgroupMatrix_MatrixConfigAttr
     /// `right` into `result`.
     bool matchesMultiply(::mlir::Type left, ::mlir::Type right,
                          ::mlir::Type result) const;
+    /// Whether `type` is built of whole matrices of this configuration: its
+    /// kind's types, each dimension a multiple of the covered shape's.
+    bool composes(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
+    /// Whether `left` times `right` into `result` is built of this
+    /// configuration's multiplications (composes each, shapes that
+    /// multiply).
+    bool composesMultiply(::mlir::Type left, ::mlir::Type right,
+                          ::mlir::Type result) const;
   }];
 }
 
@@ -100,6 +108,14 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     /// `right` into `result`.
     bool supportsMultiply(::mlir::Type left, ::mlir::Type right,
                           ::mlir::Type result) const;
+    /// Whether some configuration composes `type` (MatrixConfigAttr::composes),
+    /// for lowerings that build larger matrices from the target's (Metal's
+    /// arrays of 8x8 simdgroup matrices).
+    bool supportsComposedType(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
+    /// Whether one configuration composes the multiplication of `left` and
+    /// `right` into `result`.
+    bool supportsComposedMultiply(::mlir::Type left, ::mlir::Type right,
+                                  ::mlir::Type result) const;
     /// Lists, for a diagnostic, the types of kind `kind` that the target
     /// supports (for example `left<16x16xf16>, left<16x32xsi8>`).
     std::string describeSupported(::mlir::subgroup_matrix::MatrixKind kind) const;

@@ -341,6 +341,14 @@ def SubgroupMatrix_ConvertOp : SubgroupMatrix_Op<"convert", [Pure]> {
       return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
           getResult().getType());
     }
+    /// Converts one element, held in `from`'s storage type, to `to`'s
+    /// storage type as this op does. Shared by the lowerings that convert
+    /// element by element.
+    static ::mlir::Value buildElementConversion(::mlir::OpBuilder &builder,
+                                                ::mlir::Location loc,
+                                                ::mlir::Value element,
+                                                ::mlir::Type from,
+                                                ::mlir::Type to);
   }];
 }
 
@@ -504,6 +512,48 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
                                       ::mlir::Type component, ::mlir::Value x,
                                       ::mlir::Value y);
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronization
+//===----------------------------------------------------------------------===//
+
+def SubgroupMatrix_SubgroupBarrierOp
+    : SubgroupMatrix_Op<"subgroup_barrier"> {
+  let summary = "wait for the subgroup; its workgroup-memory writes become "
+                "visible to it";
+  let description = [{
+    Every invocation of the subgroup waits until all have arrived, and the
+    writes each made to workgroup memory before it are visible to the
+    others after it: the barrier between the steps of an operation that a
+    target does through a per-subgroup tile of workgroup memory (see
+    `sm-expand-through-workgroup-memory`), where a workgroup barrier would
+    wait for subgroups that never reach it. It must be reached in
+    subgroup-uniform control flow. Vulkan lowers it to `OpControlBarrier`
+    at subgroup scope, Metal to `simdgroup_barrier(mem_flags::mem_threadgroup)`;
+    the Intel lowering, which keeps every matrix in registers, reports it.
+
+    ```mlir
+    gpu.module @kernels {
+      gpu.func @exchange(%out: memref<32xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        %tile = memref.alloc() : memref<32xf32, #gpu.address_space<workgroup>>
+        %lane = gpu.lane_id
+        %c31 = arith.constant 31 : index
+        %value = arith.index_cast %lane : index to i32
+        %x = arith.sitofp %value : i32 to f32
+        memref.store %x, %tile[%lane] : memref<32xf32, #gpu.address_space<workgroup>>
+        subgroup_matrix.subgroup_barrier
+        // Each invocation reads what another one wrote.
+        %other = arith.subi %c31, %lane : index
+        %y = memref.load %tile[%other] : memref<32xf32, #gpu.address_space<workgroup>>
+        memref.store %y, %out[%lane] : memref<32xf32>
+        gpu.return
+      }
+    }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXOPS_TD

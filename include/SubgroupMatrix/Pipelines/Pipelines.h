@@ -52,6 +52,23 @@ struct LowerToVulkanOptions : public PassPipelineOptions<LowerToVulkanOptions> {
 void buildLowerToVulkanPipeline(OpPassManager &pm,
                                 const LowerToVulkanOptions &options);
 
+/// The options of `sm-lower-to-metal`.
+struct LowerToMetalOptions : public PassPipelineOptions<LowerToMetalOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Preset to lower for, overriding any target attribute "
+                     "(without either: what Metal Shading Language "
+                     "expresses)"),
+      llvm::cl::init("")};
+};
+
+/// Adds the stages of `sm-lower-to-metal` to `pm` (on builtin.module): the
+/// target of each gpu.module, the target and uniformity checks, the math
+/// expansions and the workgroup-memory expansion shared with Vulkan, after
+/// which the MSL emitter only prints. docs/Design.md lists the stages.
+void buildLowerToMetalPipeline(OpPassManager &pm,
+                               const LowerToMetalOptions &options);
+
 /// The options of `sm-linalg-to-gpu`: the target, the tiling of matrix
 /// products (as `sm-contractions-to-kernels` takes them) and of attention.
 struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {

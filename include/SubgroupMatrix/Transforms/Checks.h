@@ -19,9 +19,12 @@ namespace subgroup_matrix {
 /// `module` that its target cannot run. `overrideTarget`, if set, replaces
 /// the targets attached to the module. With `allowEmulation`, what the
 /// emulated form of the target takes (TargetAttr::getEmulatedForm) passes
-/// too. Fails if anything was reported.
+/// too; with `composedShapes`, what is built of several of one
+/// configuration's matrices (TargetAttr::supportsComposedType). Fails if
+/// anything was reported.
 LogicalResult checkTarget(ModuleOp module, TargetAttr overrideTarget = {},
-                          bool allowEmulation = false);
+                          bool allowEmulation = false,
+                          bool composedShapes = false);
 
 /// How `checkUniformity` reports what it finds.
 enum class UniformitySeverity { Error, Warning, Off };

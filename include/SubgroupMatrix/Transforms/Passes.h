@@ -4,6 +4,7 @@
 #define SUBGROUPMATRIX_TRANSFORMS_PASSES_H
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/ExpandThroughWorkgroupMemory.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"

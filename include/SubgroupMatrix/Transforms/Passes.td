@@ -54,6 +54,10 @@ def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
            "Accept what the emulated form of the target takes (every shape "
            "and type combination it could run in ordinary code), as "
            "sm-lower-to-vulkan does with emulation=unsupported or all">,
+    Option<"composedShapes", "composed-shapes", "bool", /*default=*/"false",
+           "Accept matrices built of several of a configuration's (each "
+           "dimension a multiple, the same types), as sm-lower-to-metal "
+           "does: Metal's larger matrices are arrays of 8x8 ones">,
   ];
   let dependentDialects = ["::mlir::subgroup_matrix::SubgroupMatrixDialect"];
 }
@@ -287,6 +291,87 @@ def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
+  ];
+}
+
+def ExpandThroughWorkgroupMemoryPass
+    : Pass<"sm-expand-through-workgroup-memory", "ModuleOp"> {
+  let summary = "do what cooperative matrices cannot through workgroup "
+                "memory";
+  let description = [{
+    Rewrites the `map`, `reduce` and `convert` ops that the target's
+    subgroup matrices cannot compute in registers into a store of their
+    operands to a per-subgroup scratch tile in workgroup memory, a loop of
+    each invocation over its share of the elements between
+    `subgroup_matrix.subgroup_barrier`s, and a load of the result. What
+    stays in registers is the `register-ops` option:
+
+    - `component-wise` (Vulkan): `SPV_KHR_cooperative_matrix` has
+      component-wise arithmetic and conversions between types of one use,
+      and nothing else: no access to an element by its row and column, no
+      reductions, no change of use. Maps with other bodies, reductions and
+      changes of kind go through memory.
+    - `kind-changes` (Metal): simdgroup matrices have no element-wise
+      operations at all, and one type for every kind. Every map and
+      reduction, and every conversion that changes the component type,
+      goes through memory.
+
+    The tiles are allocated once per kernel (a slice per subgroup of its
+    known workgroup size); such ops in functions other than kernels are
+    reported, as those cannot allocate workgroup memory. Kernels without
+    such ops, and emulated ones (which compute every element in registers),
+    are left as they are. Works on the gpu.modules being lowered (those
+    carrying `spirv.target_env`, or all when none does), with the subgroup
+    size of their target.
+
+    ```mlir
+    // sm-opt --sm-expand-through-workgroup-memory
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+      gpu.func @relu(%buf: memref<256xf32>) kernel
+          attributes {known_block_size = array<i32: 32, 1, 1>} {
+        %c0 = arith.constant 0 : index
+        %c16 = arith.constant 16 : index
+        %m = subgroup_matrix.load %buf[%c0] stride %c16
+            : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+        %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
+            -> !subgroup_matrix.result<16x16xf32> {
+        ^bb0(%row: index, %col: index, %x: f32):
+          %zero = arith.constant 0.0 : f32
+          %y = arith.maximumf %x, %zero : f32
+          subgroup_matrix.yield %y : f32
+        }
+        subgroup_matrix.store %r, %buf[%c0] stride %c16
+            : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+        gpu.return
+      }
+    }
+    // becomes a kernel with scratch tiles for its subgroup (maximumf is not
+    // among the operations cooperative matrices do component-wise), whose
+    // invocations each compute 8 of the 256 elements
+    gpu.func @relu(%buf: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %scratch = memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let options = [
+    Option<"registerOps", "register-ops",
+           "::mlir::subgroup_matrix::MatrixRegisterOps",
+           /*default=*/"::mlir::subgroup_matrix::MatrixRegisterOps::ComponentWise",
+           "What the target's matrices compute in registers",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::subgroup_matrix::MatrixRegisterOps::ComponentWise,
+                        "component-wise",
+                        "component-wise arithmetic and changes of component "
+                        "type (Vulkan cooperative matrices)"),
+             clEnumValN(::mlir::subgroup_matrix::MatrixRegisterOps::KindChanges,
+                        "kind-changes",
+                        "only changes of kind that keep the component type "
+                        "(Metal simdgroup matrices)"))}]>,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

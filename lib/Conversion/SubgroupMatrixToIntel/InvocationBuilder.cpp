@@ -134,47 +134,6 @@ Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element) {
   return arith::TruncFOp::create(builder, loc, builder.getBF16Type(), element);
 }
 
-Value convertElement(OpBuilder &builder, Location loc, Value element, Type from,
-                     Type to) {
-  if (from == to)
-    return element;
-  Type storage = getStorageType(to);
-  if (from.isBF16()) {
-    element = bfloat16ToF32(builder, loc, element);
-    from = builder.getF32Type();
-    if (to.isF32())
-      return element;
-  }
-  if (to.isBF16()) {
-    Value wide =
-        convertElement(builder, loc, element, from, builder.getF32Type());
-    return f32ToBFloat16(builder, loc, wide);
-  }
-  if (isa<FloatType>(to)) {
-    if (isa<FloatType>(from)) {
-      if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
-        element =
-            arith::ExtFOp::create(builder, loc, builder.getF32Type(), element);
-      if (element.getType().getIntOrFloatBitWidth() <
-          to.getIntOrFloatBitWidth())
-        return arith::ExtFOp::create(builder, loc, storage, element);
-      return arith::TruncFOp::create(builder, loc, storage, element);
-    }
-    if (cast<IntegerType>(from).isSigned())
-      return arith::SIToFPOp::create(builder, loc, storage, element);
-    return arith::UIToFPOp::create(builder, loc, storage, element);
-  }
-  unsigned fromBits = from.getIntOrFloatBitWidth(),
-           toBits = to.getIntOrFloatBitWidth();
-  if (fromBits == toBits)
-    return element;
-  if (toBits < fromBits)
-    return arith::TruncIOp::create(builder, loc, storage, element);
-  if (cast<IntegerType>(from).isSigned())
-    return arith::ExtSIOp::create(builder, loc, storage, element);
-  return arith::ExtUIOp::create(builder, loc, storage, element);
-}
-
 Value shuffleFrom(OpBuilder &builder, Location loc, Value value, Value lane,
                   unsigned subgroupSize, gpu::ShuffleMode mode,
                   bool broadcast) {

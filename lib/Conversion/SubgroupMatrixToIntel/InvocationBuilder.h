@@ -309,11 +309,6 @@ Value bfloat16ToF32(OpBuilder &builder, Location loc, Value element);
 
 Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element);
 
-/// Converts one element, held in `from`'s storage type, to `to`'s storage
-/// type with the semantics of subgroup_matrix.convert.
-Value convertElement(OpBuilder &builder, Location loc, Value element, Type from,
-                     Type to);
-
 /// `value` from another invocation of the subgroup, through a 32-bit
 /// shuffle: invocation `lane` (IDX), or this invocation's lane XOR `lane`
 /// (XOR).

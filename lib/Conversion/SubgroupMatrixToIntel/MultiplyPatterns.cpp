@@ -326,7 +326,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
       Value subgroupBase = arith::MulIOp::create(
           rewriter, loc, gpu::SubgroupIdOp::create(rewriter, loc, nullptr),
           b.index(exchange.wordsPerSubgroup));
-      exchange.buildSubgroupBarrier(rewriter, loc);
+      SubgroupBarrierOp::create(rewriter, loc);
       leftStart =
           writeToScratch(b, *left, leftSlots, subgroupBase, 0, [&](Value slot) {
             return toWord(slot, left->component);
@@ -336,7 +336,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
             b, *right, rightSlots, subgroupBase,
             int64_t(left->rows) * left->columns,
             [&](Value slot) { return toWord(slot, right->component); });
-      exchange.buildSubgroupBarrier(rewriter, loc);
+      SubgroupBarrierOp::create(rewriter, loc);
     }
     auto readScratch = [&](Value address) {
       return fromWord(

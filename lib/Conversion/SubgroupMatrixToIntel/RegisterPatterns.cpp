@@ -32,8 +32,8 @@ struct ConvertLowering : IntelPattern<ConvertOp> {
     SmallVector<Value> moved = moveElements(
         rewriter, loc, getSlots(rewriter, loc, adaptor.getSource()), *from, *to,
         *moves, [&](Value element) {
-          return convertElement(rewriter, loc, element, fromComponent,
-                                toComponent);
+          return ConvertOp::buildElementConversion(rewriter, loc, element,
+                                                   fromComponent, toComponent);
         });
     replaceWithSlots(rewriter, op, *to, moved);
     return success();

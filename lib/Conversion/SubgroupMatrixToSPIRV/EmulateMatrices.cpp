@@ -59,16 +59,6 @@ static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
   return walk.wasInterrupted();
 }
 
-/// A subgroup-scope barrier ordering workgroup memory: what the emulated
-/// multiplications need around their exchange, since only one subgroup
-/// shares each scratch region (the gpu dialect's barrier is workgroup-wide).
-static void buildSubgroupBarrier(OpBuilder &builder, Location loc) {
-  spirv::ControlBarrierOp::create(builder, loc, spirv::Scope::Subgroup,
-                                  spirv::Scope::Subgroup,
-                                  spirv::MemorySemantics::AcquireRelease |
-                                      spirv::MemorySemantics::WorkgroupMemory);
-}
-
 /// How emulated multiplications share operand elements between invocations
 /// (the `emulated-exchange` option).
 enum class EmulatedExchangeKind {
@@ -112,7 +102,6 @@ createWorkgroupExchange(Operation *function, unsigned subgroupSize) {
   EmulatedOperandExchange exchange;
   exchange.scratch = memref::AllocOp::create(builder, kernel.getLoc(), type);
   exchange.wordsPerSubgroup = words;
-  exchange.buildSubgroupBarrier = buildSubgroupBarrier;
   return exchange;
 }
 
@@ -161,6 +150,8 @@ static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
   populateEmulatedSubgroupMatrixTypeConversion(converter, subgroupSize);
   ConversionTarget target(*context);
   target.addIllegalDialect<SubgroupMatrixDialect>();
+  // A barrier holds no matrix: the SPIR-V conversion lowers it.
+  target.addLegalOp<SubgroupBarrierOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(context);
   populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize,

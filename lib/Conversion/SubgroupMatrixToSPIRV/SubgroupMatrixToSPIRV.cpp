@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
+#include "SubgroupMatrix/Transforms/ExpandThroughWorkgroupMemory.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -486,6 +487,21 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
     return success();
   }
 };
+
+/// `OpControlBarrier` at subgroup scope, ordering workgroup memory.
+struct SubgroupBarrierLowering : OpConversionPattern<SubgroupBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SubgroupBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<spirv::ControlBarrierOp>(
+        op, spirv::Scope::Subgroup, spirv::Scope::Subgroup,
+        spirv::MemorySemantics::AcquireRelease |
+            spirv::MemorySemantics::WorkgroupMemory);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVPatterns(
@@ -493,7 +509,7 @@ void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVPatterns(
   MLIRContext *context = patterns.getContext();
   patterns.add<LoadLowering, StoreLowering, SplatLowering, MmaLowering,
                MultiplyLowering, ScalarMulLowering, ConvertLowering,
-               ComponentWiseMapLowering,
+               ComponentWiseMapLowering, SubgroupBarrierLowering,
                ScalarOpLowering<ScalarAddOp, spirv::FAddOp, spirv::IAddOp>,
                ScalarOpLowering<ScalarSubOp, spirv::FSubOp, spirv::ISubOp>,
                ScalarOpLowering<ScalarDivOp, spirv::FDivOp, void>>(

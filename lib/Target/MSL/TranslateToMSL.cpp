@@ -15,6 +15,7 @@
 #include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Pipelines/Pipelines.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
@@ -91,17 +93,6 @@ private:
   LogicalResult emitSCF(Operation &op);
   LogicalResult emitMemRef(Operation &op);
   LogicalResult emitMatrix(Operation &op);
-  /// map, reduce and convert, through the scratch tiles (see
-  /// declareScratch).
-  LogicalResult emitThroughThreadgroupMemory(Operation &op);
-  /// Declares the kernel's threadgroup scratch arrays for its map, reduce
-  /// and convert ops: one slice per simdgroup, per element type.
-  LogicalResult declareScratch(gpu::GPUFuncOp kernel);
-  /// `matrix`'s fragments stored to (or loaded from) the scratch tile at
-  /// `tile`, rows of `columns` elements.
-  void emitTileAccess(bool isLoad, const std::string &matrix,
-                      SubgroupMatrixTypeInterface type,
-                      const std::string &tile);
 
   FailureOr<std::string> getElementAddress(Operation *op, Value memref,
                                            ValueRange indices);
@@ -128,11 +119,6 @@ private:
   /// Variables that the innermost scf.yield assigns.
   SmallVector<SmallVector<std::string>> yieldTargets;
   bool usesBFloat = false;
-  /// Whether kernels call the erf/erfc helpers (Metal has neither).
-  bool usesErf = false;
-  /// Per element type name: the scratch array and the elements of one
-  /// simdgroup's slice.
-  llvm::StringMap<std::pair<std::string, int64_t>> scratch;
 };
 
 } // namespace
@@ -217,7 +203,13 @@ std::string MSLEmitter::uniqueName(StringRef hint) {
   for (char &c : base)
     if (!isalnum(static_cast<unsigned char>(c)))
       c = '_';
-  if (isdigit(static_cast<unsigned char>(base[0])))
+  // Asm names can be words of the language (an i1 constant is `true`).
+  static const llvm::StringSet<> reservedWords = {
+      "true",  "false",  "bool",   "int",    "uint",     "half",
+      "float", "bfloat", "char",   "short",  "long",     "auto",
+      "const", "return", "kernel", "device", "constant", "threadgroup"};
+  if (isdigit(static_cast<unsigned char>(base[0])) ||
+      reservedWords.contains(base))
     base = "v" + base;
   std::string candidate = base;
   for (unsigned suffix = 1; !usedNames.insert(candidate).second; ++suffix)
@@ -345,18 +337,6 @@ LogicalResult MSLEmitter::emitModule(Operation *root) {
          << (usesBFloat ? "3.1 (bfloat)" : "2.3 (simdgroup_matrix)")
          << " and an Apple7 (A14, M1) or newer GPU.\n"
          << "#include <metal_stdlib>\nusing namespace metal;\n\n";
-  if (usesErf)
-    output << "// erf and erfc, which Metal lacks: Abramowitz and Stegun "
-              "7.1.26 (absolute\n// error below 1.5e-7), in float.\n"
-              "static inline float sm_erf(float x) {\n"
-              "  float t = 1.0f / (1.0f + 0.3275911f * fabs(x));\n"
-              "  float p = ((((1.061405429f * t - 1.453152027f) * t + "
-              "1.421413741f) * t -\n"
-              "             0.284496736f) * t + 0.254829592f) * t;\n"
-              "  return copysign(1.0f - p * exp(-x * x), x);\n"
-              "}\n"
-              "static inline float sm_erfc(float x) { return 1.0f - "
-              "sm_erf(x); }\n\n";
   for (const MatrixStruct &matrix : matrixStructs)
     output << "// " << matrix.rowFragments * 8 << "x"
            << matrix.columnFragments * 8 << " subgroup matrix of "
@@ -394,8 +374,6 @@ LogicalResult MSLEmitter::emitKernel(gpu::GPUFuncOp kernel) {
   }
   if (!kernel.getPrivateAttributions().empty())
     return kernel.emitError("private attributions are not supported");
-  if (failed(declareScratch(kernel)))
-    return failure();
   if (!llvm::hasSingleElement(kernel.getBody()))
     return kernel.emitError("kernels with several blocks (unstructured "
                             "control flow) cannot be emitted as Metal; "
@@ -469,15 +447,11 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
         (name(op.getOperand(0)) + " " + symbol + " " + name(op.getOperand(1)))
             .str());
   };
-  // Unsigned operations reinterpret signless operands.
-  // Unsigned arithmetic on signless integers: the operands as unsigned, the
-  // result back in the value's type; `symbol` is an infix operator, or a
-  // function when `isFunction`.
-  // Assigns `build(lhs, rhs)` of the operands read as unsigned, converted
-  // back to the result's type.
-  auto unsignedExpression =
-      [&](function_ref<std::string(const std::string &, const std::string &)>
-              build) -> LogicalResult {
+  // Unsigned arithmetic on signless integers: the operands read as
+  // unsigned, the result converted back to the value's type; `symbol` is an
+  // infix operator, or a function when `isFunction`.
+  auto unsignedOperation = [&](StringRef symbol,
+                               bool isFunction) -> LogicalResult {
     Type type = op.getResult(0).getType();
     std::string u = getUnsignedTypeName(type);
     FailureOr<std::string> result = getTypeName(op.getLoc(), type);
@@ -485,15 +459,10 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       return failure();
     std::string lhs = u + "(" + name(op.getOperand(0)) + ")";
     std::string rhs = u + "(" + name(op.getOperand(1)) + ")";
-    return assign(op.getResult(0), "", *result + "(" + build(lhs, rhs) + ")");
-  };
-  auto unsignedOperation = [&](StringRef symbol,
-                               bool isFunction) -> LogicalResult {
-    return unsignedExpression(
-        [&](const std::string &lhs, const std::string &rhs) {
-          return isFunction ? symbol.str() + "(" + lhs + ", " + rhs + ")"
-                            : lhs + " " + symbol.str() + " " + rhs;
-        });
+    std::string expression = isFunction
+                                 ? symbol.str() + "(" + lhs + ", " + rhs + ")"
+                                 : lhs + " " + symbol.str() + " " + rhs;
+    return assign(op.getResult(0), "", *result + "(" + expression + ")");
   };
   auto unsignedBinary = [&](StringRef symbol) {
     return unsignedOperation(symbol, /*isFunction=*/false);
@@ -552,15 +521,6 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
       .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
       .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
-      .Case([&](arith::CeilDivUIOp) {
-        // The quotient, plus one where a remainder is left (no overflow
-        // near the type's maximum, unlike (a + b - 1) / b).
-        return unsignedExpression(
-            [](const std::string &lhs, const std::string &rhs) {
-              return lhs + " / " + rhs + " + (" + lhs + " % " + rhs +
-                     " != 0 ? 1 : 0)";
-            });
-      })
       .Case<arith::MinUIOp>([&](auto) { return unsignedCall("min"); })
       .Case<arith::MaxUIOp>([&](auto) { return unsignedCall("max"); })
       .Case<arith::MinSIOp, arith::MinimumFOp, arith::MinNumFOp>(
@@ -695,14 +655,6 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
                           getUnsignedTypeName(op.getResult(0).getType()) + "(" +
                           name(op.getOperand(0)) + "))");
       })
-      .Case([&](math::ErfOp) {
-        usesErf = true;
-        return call("sm_erf");
-      })
-      .Case([&](math::ErfcOp) {
-        usesErf = true;
-        return call("sm_erfc");
-      })
       .Case([&](math::SqrtOp) { return call("sqrt"); })
       .Case([&](math::RsqrtOp) { return call("rsqrt"); })
       .Case([&](math::ExpOp) { return call("exp"); })
@@ -720,246 +672,6 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       .Default([&](Operation *) {
         return op.emitOpError("cannot be emitted as Metal Shading Language");
       });
-}
-
-//===----------------------------------------------------------------------===//
-// map, reduce and convert
-//===----------------------------------------------------------------------===//
-//
-// Apple documents no element layout for simdgroup matrices (which elements
-// thread_elements() holds), so these ops go through threadgroup memory: the
-// simdgroup stores its matrices to its slice of a scratch array, each thread
-// computes elements lane, lane + 32, ... with ordinary code, and the
-// simdgroup loads the result, with simdgroup barriers between the steps.
-
-/// The tiles of each element type an op needs in its simdgroup's slice.
-static SmallVector<std::pair<Type, unsigned>> getScratchTiles(Operation *op) {
-  SmallVector<std::pair<Type, unsigned>> tiles;
-  auto add = [&](Value matrix) {
-    Type element =
-        cast<SubgroupMatrixTypeInterface>(matrix.getType()).getElementType();
-    for (auto &[type, count] : tiles)
-      if (type == element) {
-        ++count;
-        return;
-      }
-    tiles.push_back({element, 1});
-  };
-  if (auto map = dyn_cast<MapOp>(op))
-    for (Value input : map.getInputs())
-      add(input);
-  if (auto convert = dyn_cast<ConvertOp>(op))
-    add(convert.getSource());
-  add(op->getResult(0));
-  return tiles;
-}
-
-LogicalResult MSLEmitter::declareScratch(gpu::GPUFuncOp kernel) {
-  scratch.clear();
-  llvm::MapVector<Type, int64_t> slices;
-  kernel.walk([&](Operation *op) {
-    if (!isa<MapOp, ReduceOp, ConvertOp>(op))
-      return;
-    auto type = cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
-    int64_t tile = int64_t(type.getRows()) * type.getColumns();
-    for (auto [element, count] : getScratchTiles(op))
-      slices[element] = std::max(slices[element], count * tile);
-  });
-  if (slices.empty())
-    return success();
-  std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
-  if (!blockSize)
-    return kernel.emitError("kernel '")
-           << kernel.getName()
-           << "' needs a known workgroup size to size the threadgroup memory "
-              "through which its subgroup matrices are mapped, reduced or "
-              "converted";
-  int64_t threads = 1;
-  for (int32_t extent : *blockSize)
-    threads *= extent;
-  int64_t simdgroups = std::max<int64_t>(1, (threads + 31) / 32);
-  for (auto [element, slice] : slices) {
-    FailureOr<std::string> typeName = getTypeName(kernel.getLoc(), element);
-    if (failed(typeName))
-      return failure();
-    std::string variable = uniqueName("scratch_" + *typeName);
-    os << "threadgroup " << *typeName << " " << variable << "["
-       << simdgroups * slice << "];\n";
-    scratch[*typeName] = {variable, slice};
-  }
-  return success();
-}
-
-void MSLEmitter::emitTileAccess(bool isLoad, const std::string &matrix,
-                                SubgroupMatrixTypeInterface type,
-                                const std::string &tile) {
-  unsigned columns = type.getColumns();
-  for (unsigned i = 0; i < type.getRows() / 8; ++i)
-    for (unsigned j = 0; j < columns / 8; ++j)
-      os << (isLoad ? "simdgroup_load(" : "simdgroup_store(") << matrix << ".f["
-         << i << "][" << j << "], " << tile << " + " << 8 * i * columns + 8 * j
-         << ", " << columns << ");\n";
-}
-
-LogicalResult MSLEmitter::emitThroughThreadgroupMemory(Operation &op) {
-  auto resultType =
-      cast<SubgroupMatrixTypeInterface>(op.getResult(0).getType());
-  FailureOr<std::string> resultStruct =
-      getMatrixTypeName(op.getLoc(), resultType);
-  if (failed(resultStruct))
-    return failure();
-  // Converting within one component type moves nothing.
-  if (auto convert = dyn_cast<ConvertOp>(op))
-    if (convert.getSourceType().getElementType() ==
-        resultType.getElementType()) {
-      std::string variable = bind(convert.getResult(), "m");
-      os << *resultStruct << " " << variable << " = "
-         << name(convert.getSource()) << ";\n";
-      return success();
-    }
-  int64_t rows = resultType.getRows(), columns = resultType.getColumns();
-  int64_t tileElements = rows * columns;
-  std::string simdgroup = usePosition("simdgroup_index_in_threadgroup");
-  std::string lane = usePosition("thread_index_in_simdgroup");
-  llvm::StringMap<unsigned> nextTile;
-  // A pointer to the next free tile of `element` in this simdgroup's slice.
-  auto takeTile = [&](Type element) -> FailureOr<std::string> {
-    FailureOr<std::string> typeName = getTypeName(op.getLoc(), element);
-    if (failed(typeName))
-      return failure();
-    auto [array, slice] = scratch.lookup(*typeName);
-    std::string tile = uniqueName("tile");
-    // `auto`: the pointer is threadgroup-qualified in Metal, and the host
-    // shim turns a spelled-out `threadgroup` into `static`.
-    os << "auto " << tile << " = " << array << " + " << simdgroup << " * "
-       << slice << " + " << nextTile[*typeName]++ * tileElements << ";\n";
-    return tile;
-  };
-  auto barrier = [&] {
-    os << "simdgroup_barrier(mem_flags::mem_threadgroup);\n";
-  };
-  FailureOr<std::string> element =
-      getTypeName(op.getLoc(), resultType.getElementType());
-  if (failed(element))
-    return failure();
-
-  std::string resultTile;
-  if (auto map = dyn_cast<MapOp>(op)) {
-    SmallVector<std::string> inputTiles;
-    for (Value input : map.getInputs()) {
-      FailureOr<std::string> tile = takeTile(
-          cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType());
-      if (failed(tile))
-        return failure();
-      emitTileAccess(false, name(input),
-                     cast<SubgroupMatrixTypeInterface>(input.getType()), *tile);
-      inputTiles.push_back(*tile);
-    }
-    FailureOr<std::string> tile = takeTile(resultType.getElementType());
-    if (failed(tile))
-      return failure();
-    resultTile = *tile;
-    barrier();
-    std::string index = uniqueName("e");
-    os << "for (int " << index << " = " << lane << "; " << index << " < "
-       << tileElements << "; " << index << " += 32) {\n";
-    os.indent();
-    os << "int " << bind(map.getRow(), "row") << " = " << index << " / "
-       << columns << ";\n";
-    os << "int " << bind(map.getColumn(), "col") << " = " << index << " % "
-       << columns << ";\n";
-    for (auto [k, tile] : llvm::enumerate(inputTiles))
-      if (failed(assign(map.getInputElement(k), "x", tile + "[" + index + "]")))
-        return failure();
-    for (Operation &inner : map.getBodyBlock().without_terminator())
-      if (failed(emitOperation(inner)))
-        return failure();
-    os << resultTile << "[" << index << "] = " << name(map.getYieldedValue())
-       << ";\n";
-    os.unindent();
-    os << "}\n";
-  } else if (auto convert = dyn_cast<ConvertOp>(op)) {
-    FailureOr<std::string> sourceTile =
-        takeTile(convert.getSourceType().getElementType());
-    FailureOr<std::string> tile = takeTile(resultType.getElementType());
-    if (failed(sourceTile) || failed(tile))
-      return failure();
-    resultTile = *tile;
-    emitTileAccess(false, name(convert.getSource()), convert.getSourceType(),
-                   *sourceTile);
-    barrier();
-    std::string index = uniqueName("e");
-    os << "for (int " << index << " = " << lane << "; " << index << " < "
-       << tileElements << "; " << index << " += 32)\n";
-    os << "  " << resultTile << "[" << index << "] = " << *element << "("
-       << *sourceTile << "[" << index << "]);\n";
-  } else {
-    auto reduce = cast<ReduceOp>(op);
-    FailureOr<std::string> tile = takeTile(resultType.getElementType());
-    if (failed(tile))
-      return failure();
-    resultTile = *tile;
-    emitTileAccess(false, name(reduce.getMatrix()), resultType, resultTile);
-    barrier();
-    auto combine = [&](const std::string &x, const std::string &y) {
-      switch (reduce.getKind()) {
-      case ReductionKind::Add:
-        return x + " + " + y;
-      case ReductionKind::Mul:
-        return x + " * " + y;
-      case ReductionKind::Max:
-        return "max(" + x + ", " + y + ")";
-      case ReductionKind::Min:
-        return "min(" + x + ", " + y + ")";
-      }
-      llvm_unreachable("unknown reduction kind");
-    };
-    std::string total = uniqueName("total");
-    std::string i = uniqueName("i");
-    if (reduce.getDimensions() == ReductionDimensions::All) {
-      // Every thread reduces the tile; all have read it before any writes.
-      os << *element << " " << total << " = " << resultTile << "[0];\n";
-      os << "for (int " << i << " = 1; " << i << " < " << tileElements << "; ++"
-         << i << ")\n";
-      os << "  " << total << " = " << combine(total, resultTile + "[" + i + "]")
-         << ";\n";
-      barrier();
-      os << "for (int " << i << " = " << lane << "; " << i << " < "
-         << tileElements << "; " << i << " += 32)\n";
-      os << "  " << resultTile << "[" << i << "] = " << total << ";\n";
-    } else {
-      // Each line (row or column) belongs to one thread.
-      bool byRows = reduce.getDimensions() == ReductionDimensions::Rows;
-      int64_t lines = byRows ? rows : columns, length = byRows ? columns : rows;
-      int64_t lineStep = byRows ? columns : 1, step = byRows ? 1 : columns;
-      std::string line = uniqueName("line");
-      os << "for (int " << line << " = " << lane << "; " << line << " < "
-         << lines << "; " << line << " += 32) {\n";
-      os.indent();
-      std::string first = "(" + line + " * " + std::to_string(lineStep) + ")";
-      os << *element << " " << total << " = " << resultTile << "[" << first
-         << "];\n";
-      os << "for (int " << i << " = 1; " << i << " < " << length << "; ++" << i
-         << ")\n";
-      os << "  " << total << " = "
-         << combine(total, resultTile + "[" + first + " + " + i + " * " +
-                               std::to_string(step) + "]")
-         << ";\n";
-      os << "for (int " << i << " = 0; " << i << " < " << length << "; ++" << i
-         << ")\n";
-      os << "  " << resultTile << "[" << first << " + " << i << " * " << step
-         << "] = " << total << ";\n";
-      os.unindent();
-      os << "}\n";
-    }
-  }
-  barrier();
-  std::string variable = bind(op.getResult(0), "m");
-  os << *resultStruct << " " << variable << ";\n";
-  emitTileAccess(true, variable, resultType, resultTile);
-  // The next op must not overwrite the tiles before every thread loaded.
-  barrier();
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1192,6 +904,35 @@ LogicalResult MSLEmitter::emitMemRef(Operation &op) {
         return assign(load.getResult(), "",
                       name(load.getMemRef()) + "[" + *index + "]");
       })
+      .Case([&](memref::AllocOp alloc) -> LogicalResult {
+        // A threadgroup array, which Metal declares only in the kernel's
+        // outermost scope.
+        MemRefType type = alloc.getType();
+        auto space =
+            dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+        if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+          return alloc.emitOpError("cannot be emitted as Metal: only "
+                                   "workgroup memory is allocated in a "
+                                   "kernel, got ")
+                 << type;
+        if (!isa<gpu::GPUFuncOp>(alloc->getParentOp()))
+          return alloc.emitOpError(
+              "cannot be emitted as Metal: threadgroup memory is declared "
+              "in the kernel's outermost block, not inside a loop or branch");
+        if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+          return alloc.emitOpError("cannot be emitted as Metal: a "
+                                   "threadgroup array has a static shape and "
+                                   "the identity layout, got ")
+                 << type;
+        FailureOr<std::string> element =
+            getTypeName(alloc.getLoc(), type.getElementType());
+        if (failed(element))
+          return failure();
+        os << "threadgroup " << *element << " "
+           << bind(alloc.getResult(), "workgroup") << "["
+           << type.getNumElements() << "];\n";
+        return success();
+      })
       .Case([&](memref::StoreOp store) -> LogicalResult {
         FailureOr<std::string> index =
             getElementAddress(store, store.getMemRef(), store.getIndices());
@@ -1368,8 +1109,32 @@ LogicalResult MSLEmitter::emitMatrix(Operation &op) {
               }
             return success();
           })
-      .Case<MapOp, ReduceOp, ConvertOp>(
-          [&](auto) { return emitThroughThreadgroupMemory(op); })
+      .Case([&](ConvertOp convert) -> LogicalResult {
+        // Every kind is one simdgroup matrix type: a change of kind alone
+        // is a copy. sm-lower-to-metal moves the others through
+        // threadgroup memory.
+        if (convert.getSourceType().getElementType() !=
+            convert.getResultType().getElementType())
+          return convert.emitOpError(
+              "changes the component type, which Metal's simdgroup matrices "
+              "cannot do in registers: run --sm-lower-to-metal first");
+        FailureOr<std::string> typeName =
+            getMatrixTypeName(convert.getLoc(), convert.getResultType());
+        if (failed(typeName))
+          return failure();
+        os << *typeName << " " << bind(convert.getResult(), "m") << " = "
+           << name(convert.getSource()) << ";\n";
+        return success();
+      })
+      .Case<MapOp, ReduceOp>([&](auto) {
+        return op.emitOpError("needs the elements' positions, which Metal's "
+                              "simdgroup matrices do not give: run "
+                              "--sm-lower-to-metal first");
+      })
+      .Case([&](SubgroupBarrierOp) {
+        os << "simdgroup_barrier(mem_flags::mem_threadgroup);\n";
+        return success();
+      })
       .Default([&](Operation *) {
         return op.emitOpError("cannot be emitted as Metal Shading Language");
       });
@@ -1385,18 +1150,27 @@ LogicalResult mlir::subgroup_matrix::translateToMSL(Operation *op,
   return emitter.emitModule(op);
 }
 
+LogicalResult mlir::subgroup_matrix::lowerAndTranslateToMSL(Operation *module,
+                                                            raw_ostream &os) {
+  PassManager pm(module->getContext(), module->getName().getStringRef());
+  buildLowerToMetalPipeline(pm, LowerToMetalOptions());
+  if (failed(pm.run(module)))
+    return failure();
+  return translateToMSL(module, os);
+}
+
 void mlir::subgroup_matrix::registerToMSLTranslation() {
   TranslateFromMLIRRegistration registration(
       "emit-msl",
-      "emit Metal Shading Language for the kernels of the gpu.modules",
-      translateToMSL, [](DialectRegistry &registry) {
+      "emit Metal Shading Language for the kernels of the gpu.modules "
+      "(lowered by sm-lower-to-metal first)",
+      lowerAndTranslateToMSL, [](DialectRegistry &registry) {
         // Host code next to the gpu.modules (sm-tile-matmul's launch,
         // sm-linalg-to-gpu's shape assertions, for example) is parsed and
         // left alone.
-        registry
-            .insert<arith::ArithDialect, cf::ControlFlowDialect,
-                    func::FuncDialect, gpu::GPUDialect, math::MathDialect,
-                    memref::MemRefDialect, scf::SCFDialect,
-                    SubgroupMatrixDialect, vector::VectorDialect>();
+        registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                        func::FuncDialect, gpu::GPUDialect, math::MathDialect,
+                        memref::MemRefDialect, scf::SCFDialect,
+                        SubgroupMatrixDialect, vector::VectorDialect>();
       });
 }

@@ -71,3 +71,29 @@ gpu.module @three_wide attributes {spirv.target_env = #spirv.target_env<#spirv.v
     gpu.return
   }
 }
+
+// -----
+
+// A subgroup barrier (the workgroup-memory expansion's) is OpControlBarrier
+// at subgroup scope, ordering workgroup memory.
+
+// CHECK-LABEL: spirv.module @__spv__kernels
+// CHECK: spirv.func @exchange
+// CHECK: spirv.Store "Workgroup"
+// CHECK-NEXT: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.Load "Workgroup"
+module attributes {gpu.container_module} {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], []>, #spirv.resource_limits<>>} {
+    gpu.func @exchange(%out: memref<32xf32>) kernel
+        attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>} {
+      %tile = memref.alloc() : memref<32xf32, #gpu.address_space<workgroup>>
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1.0 : f32
+      memref.store %one, %tile[%c0] : memref<32xf32, #gpu.address_space<workgroup>>
+      subgroup_matrix.subgroup_barrier
+      %x = memref.load %tile[%c0] : memref<32xf32, #gpu.address_space<workgroup>>
+      memref.store %x, %out[%c0] : memref<32xf32>
+      gpu.return
+    }
+  }
+}

@@ -45,7 +45,7 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
 // ALL-LABEL: gpu.func @mma
 // ALL-SAME: subgroup_matrix.emulated
 // ALL: memref.alloc() : memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
-// ALL: spirv.ControlBarrier <Subgroup>, <Subgroup>
+// ALL: subgroup_matrix.subgroup_barrier
 // ALL-NOT: subgroup_matrix.mma
 
 // SUBGROUP-LABEL: gpu.func @mma

@@ -1,11 +1,15 @@
 // RUN: sm-translate --emit-msl %s | FileCheck %s
 
-// arith.ceildivui (a grid or loop bound of dynamic sizes) is the unsigned
-// quotient plus one where a remainder is left, without the overflow of
-// (a + b - 1) / b.
+// arith.ceildivui (a grid or loop bound of dynamic sizes) becomes plain
+// arithmetic in sm-lower-to-metal, as for Vulkan and Intel: zero for zero,
+// else (n - 1) / d + 1, without the overflow of (n + d - 1) / d.
 // CHECK-LABEL: kernel void steps(
 // CHECK: int [[N:[a-z0-9_]+]] = arg0[
-// CHECK: int [[Q:[a-z0-9_]+]] = int(uint([[N]]) / uint([[D:[a-z0-9_]+]]) + (uint([[N]]) % uint([[D]]) != 0 ? 1 : 0));
+// CHECK: bool [[ZERO:[a-z0-9_]+]] = [[N]] == [[C0:[a-z0-9_]+]];
+// CHECK: int [[PREVIOUS:[a-z0-9_]+]] = [[N]] - [[C1:[a-z0-9_]+]];
+// CHECK: int [[QUOTIENT:[a-z0-9_]+]] = int(uint([[PREVIOUS]]) / uint(c64));
+// CHECK: int [[NEXT:[a-z0-9_]+]] = [[QUOTIENT]] + [[C1]];
+// CHECK: int [[Q:[a-z0-9_]+]] = [[ZERO]] ? [[C0]] : [[NEXT]];
 // CHECK: arg0[{{.*}}] = [[Q]];
 gpu.module @kernels {
   gpu.func @steps(%a: memref<2xindex>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {

@@ -1,9 +1,13 @@
 // RUN: sm-translate --emit-msl %s -split-input-file -verify-diagnostics
 
+// --emit-msl lowers with sm-lower-to-metal first: matrices and scalar types
+// are checked against the target (here, with none named, what Metal
+// Shading Language expresses) before the emitter sees them.
+
 gpu.module @integers {
   gpu.func @k(%a: memref<512xi8>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{Metal has no simdgroup matrices of 'si8': only f16 (simdgroup_half8x8), bf16 (simdgroup_bfloat8x8) and f32 (simdgroup_float8x8) components exist}}
+    // expected-error @+1 {{'!subgroup_matrix.left<8x32xsi8>' is not supported by target 'metal'; it supports left<8x8xf32>, left<8x8xf16>, left<8x8xbf16>, and matrices built of several of them}}
     %l = subgroup_matrix.load %a[%c0] stride %s : memref<512xi8> -> !subgroup_matrix.left<8x32xsi8>
     gpu.return
   }
@@ -14,7 +18,7 @@ gpu.module @integers {
 gpu.module @shape {
   gpu.func @k(%a: memref<512xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{Metal simdgroup matrices are 8x8: a 16x12 matrix is not a whole number of 8x8 fragments}}
+    // expected-error @+1 {{'!subgroup_matrix.left<16x12xf16>' is not supported by target 'metal'}}
     %l = subgroup_matrix.load %a[%c0] stride %s : memref<512xf16> -> !subgroup_matrix.left<16x12xf16>
     gpu.return
   }
@@ -66,7 +70,7 @@ gpu.module @packed {
 // Found by utils/fuzz.py: a kernel argument of a type Metal lacks was
 // reported, then the emitter used the missing type name and crashed.
 gpu.module @f64_argument {
-  // expected-error @+1 {{type 'f64' has no Metal Shading Language equivalent}}
+  // expected-error @+1 {{'gpu.func' uses 'f64', which target 'metal' does not support (it lacks 'float64': the device has no shaderFloat64)}}
   gpu.func @k(%a: memref<1024xf64>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     gpu.return
   }
@@ -75,8 +79,35 @@ gpu.module @f64_argument {
 // -----
 
 gpu.module @f64_scalar_argument {
-  // expected-error @+1 {{type 'f64' has no Metal Shading Language equivalent}}
+  // expected-error @+1 {{'gpu.func' uses 'f64', which target 'metal' does not support (it lacks 'float64': the device has no shaderFloat64)}}
   gpu.func @k(%a: memref<1024xf32>, %s: f64) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+// Threadgroup memory is declared in the kernel's outermost scope.
+gpu.module @nested_alloc {
+  gpu.func @k(%a: memref<64xf32>, %n: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+1 {{'memref.alloc' op cannot be emitted as Metal: threadgroup memory is declared in the kernel's outermost block, not inside a loop or branch}}
+      %tile = memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
+      %v = memref.load %a[%i] : memref<64xf32>
+      memref.store %v, %tile[%i] : memref<64xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @global_alloc {
+  gpu.func @k(%a: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    // expected-error @+1 {{'memref.alloc' op cannot be emitted as Metal: only workgroup memory is allocated in a kernel, got 'memref<64xf32>'}}
+    %tile = memref.alloc() : memref<64xf32>
     gpu.return
   }
 }

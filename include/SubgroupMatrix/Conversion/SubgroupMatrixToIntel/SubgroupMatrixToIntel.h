@@ -12,8 +12,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <functional>
-
 namespace mlir {
 namespace subgroup_matrix {
 
@@ -45,13 +43,11 @@ LogicalResult checkPerInvocationForm(Operation *root, unsigned subgroupSize,
 /// other invocations hold. By default by subgroup broadcast and shuffle;
 /// with `scratch` (a 1-D i32 buffer in workgroup memory holding
 /// `wordsPerSubgroup` words per subgroup), each operand an invocation does
-/// not hold whole is written there, between subgroup barriers, and read
-/// back element by element.
+/// not hold whole is written there, between `subgroup_matrix.subgroup_barrier`s
+/// (only one subgroup shares each region), and read back element by element.
 struct EmulatedOperandExchange {
   Value scratch;
   int64_t wordsPerSubgroup = 0;
-  /// Builds a subgroup-scope control barrier that orders workgroup memory.
-  std::function<void(OpBuilder &, Location)> buildSubgroupBarrier;
 };
 
 /// The scratch words per subgroup that the multiplications in `root` need

@@ -67,23 +67,6 @@ LogicalResult packWideAccesses(gpu::GPUFuncOp kernel,
 /// buffers are not retyped).
 void scalarizeWideAccesses(Operation *function);
 
-/// Whether `map` is component-wise arithmetic that cooperative matrices do
-/// directly: inputs of the result's type, a body of constants and
-/// add/sub/mul/div/neg without fast-math or overflow flags, no use of the
-/// row or column.
-bool isComponentWiseMap(MapOp map);
-
-/// Rewrites the ops of `kernel` that SPV_KHR_cooperative_matrix cannot
-/// express (maps other than component-wise ones, reductions, changes of
-/// kind) into stores to a per-subgroup scratch tile in workgroup memory,
-/// per-invocation loops over its elements between subgroup barriers, and a
-/// load. Allocates the tiles (one slice per subgroup of the kernel's known
-/// workgroup size, of `subgroupSize` invocations); does nothing to kernels
-/// without such ops. Such ops in other functions (which cannot allocate
-/// workgroup memory) are reported.
-LogicalResult expandThroughWorkgroupMemory(FunctionOpInterface function,
-                                           unsigned subgroupSize);
-
 } // namespace subgroup_matrix
 } // namespace mlir
 

@@ -178,7 +178,11 @@ def workgroup_kernel(name, cfg, la, lb, lc):
 
 
 def kernel_module(name, args, body, workgroup=""):
-    lines = ['gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"%s">} {' % TARGET,
+    # --target none: no attribute, for the paths with a default target (Metal
+    # lowers for what its language expresses).
+    attributes = ("" if TARGET == "none" else
+                  ' attributes {subgroup_matrix.target = #subgroup_matrix.target<"%s">}' % TARGET)
+    lines = ['gpu.module @kernels%s {' % attributes,
              "  gpu.func @%s(%s) %s kernel attributes {known_block_size = array<i32: %d, 1, 1>} {"
              % (name, ", ".join(args), workgroup, SUBGROUP)]
     lines += ["    " + line for line in body]
@@ -234,7 +238,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("data")
     parser.add_argument("out_dir")
-    parser.add_argument("--target", default=TARGET)
+    parser.add_argument("--target", default=TARGET,
+                        help="preset attached to every case, or none")
     parser.add_argument("--subgroup", type=int, default=SUBGROUP)
     parser.add_argument("--layouts", choices=["all", "cycle"], default="all")
     options = parser.parse_args()
@@ -303,9 +308,10 @@ def main():
         add(name, cfg, workgroup_kernel(name, cfg, la, lb, lc), la, lb, lc, "mma")
 
     manifest.extend(robust_cases(out_dir))
-    # The example's tiling assumes the H100's subgroups of 32; on other
-    # targets sm-tile-matmul's kernels are the tiled ones (see lit tests).
-    if TARGET == "nvidia-h100":
+    # The example's tiling assumes subgroups of 32 (the H100's, and Metal's
+    # for suites without a target); on other targets sm-tile-matmul's kernels
+    # are the tiled ones (see lit tests).
+    if TARGET in ("nvidia-h100", "none"):
         manifest.append(tiled_gemm_case(out_dir, example, 256, 128, 256))
     with open(os.path.join(out_dir, "manifest.txt"), "w") as out:
         out.write("\n".join(manifest) + "\n")

@@ -1,37 +1,37 @@
-//===- ExpandThroughWorkgroupMemory.cpp - ops KHR matrices cannot do ------===//
+//===- ExpandThroughWorkgroupMemory.cpp - ops matrices cannot do ----------===//
 //
-// SPV_KHR_cooperative_matrix gives an invocation no way to know which
-// elements it holds, so the operations that need an element's position or
-// its neighbours (a map that reads the row or column or computes more than
-// component-wise arithmetic, a reduction, a change of kind) go through a
-// per-subgroup scratch tile in workgroup memory: the subgroup stores its
-// matrices there, synchronizes, each invocation computes elements
-// lane, lane + S, lane + 2S, ... of the M x N tile with ordinary
-// instructions, the subgroup synchronizes again and loads the result. The
-// tile is allocated here, sized for the largest such op of the kernel,
-// one slice per subgroup; kernels without these ops are left alone.
+// Neither SPV_KHR_cooperative_matrix nor Metal gives an invocation a way to
+// know which elements it holds, so the operations that need an element's
+// position or its neighbours (a map that reads the row or column or computes
+// more than the target's register arithmetic, a reduction, a change of kind
+// or component type the registers cannot make) go through a per-subgroup
+// scratch tile in workgroup memory: the subgroup stores its matrices there,
+// synchronizes, each invocation computes elements lane, lane + S,
+// lane + 2S, ... of the M x N tile with ordinary instructions, the subgroup
+// synchronizes again and loads the result. The tile is allocated here,
+// sized for the largest such op of the kernel, one slice per subgroup;
+// kernels without these ops are left alone.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SubgroupMatrix/Conversion/Passes.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
-#include "SubgroupMatrix/IR/TargetPresets.h"
-#include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/ExpandThroughWorkgroupMemory.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace subgroup_matrix {
 #define GEN_PASS_DEF_EXPANDTHROUGHWORKGROUPMEMORYPASS
-#include "SubgroupMatrix/Conversion/Passes.h.inc"
+#include "SubgroupMatrix/Transforms/Passes.h.inc"
 } // namespace subgroup_matrix
 } // namespace mlir
 
@@ -65,19 +65,32 @@ bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
   });
 }
 
-/// Whether converting `from` to `to` drops the high bits of integers.
-static bool isNarrowingIntegerConversion(Type from, Type to) {
+/// Whether `op` converts its elements one by one in workgroup memory rather
+/// than in registers: where the registers cannot change the component type,
+/// and for narrowing integer conversions, which Mesa's RADV (25.0) crashes
+/// compiling on cooperative matrices.
+static bool convertsElementByElement(ConvertOp op,
+                                     MatrixRegisterOps registerOps) {
+  Type from = op.getSourceType().getElementType(),
+       to = op.getResultType().getElementType();
+  if (registerOps != MatrixRegisterOps::ComponentWise)
+    return from != to;
   return isa<IntegerType>(from) && isa<IntegerType>(to) &&
          to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth();
 }
 
-/// Whether `op` must go through the scratch tile on the KHR path.
-static bool needsScratch(Operation *op) {
+bool mlir::subgroup_matrix::needsWorkgroupMemory(
+    Operation *op, MatrixRegisterOps registerOps) {
+  bool componentWise = registerOps == MatrixRegisterOps::ComponentWise;
   if (auto map = dyn_cast<MapOp>(op))
-    return !isComponentWiseMap(map);
-  if (auto convert = dyn_cast<ConvertOp>(op))
-    return convert.getSourceType().getKind() !=
-           convert.getResultType().getKind();
+    return !componentWise || !isComponentWiseMap(map);
+  if (auto convert = dyn_cast<ConvertOp>(op)) {
+    SubgroupMatrixTypeInterface from = convert.getSourceType(),
+                                to = convert.getResultType();
+    if (componentWise)
+      return from.getKind() != to.getKind();
+    return from.getElementType() != to.getElementType();
+  }
   return isa<ReduceOp>(op);
 }
 
@@ -85,7 +98,7 @@ namespace {
 /// The tiles one op needs, per storage type.
 using TileCounts = llvm::MapVector<Type, unsigned>;
 
-TileCounts countTiles(Operation *op) {
+TileCounts countTiles(Operation *op, MatrixRegisterOps registerOps) {
   TileCounts counts;
   auto storageOf = [](Type matrix) {
     return getStorageType(
@@ -97,10 +110,9 @@ TileCounts countTiles(Operation *op) {
     ++counts[storageOf(map.getType())];
   } else if (auto convert = dyn_cast<ConvertOp>(op)) {
     // A change of kind needs one tile of the converted component type, and
-    // a narrowing one a tile of the source's too.
+    // one converted element by element a tile of the source's too.
     ++counts[storageOf(convert.getType())];
-    if (isNarrowingIntegerConversion(convert.getSourceType().getElementType(),
-                                     convert.getResultType().getElementType()))
+    if (convertsElementByElement(convert, registerOps))
       ++counts[storageOf(convert.getSource().getType())];
   } else {
     // A reduction works in place.
@@ -112,8 +124,9 @@ TileCounts countTiles(Operation *op) {
 /// Emits the expansion of the scratch-needing ops of one kernel.
 class ScratchExpander {
 public:
-  ScratchExpander(gpu::GPUFuncOp kernel, unsigned subgroupSize)
-      : kernel(kernel), subgroupSize(subgroupSize) {}
+  ScratchExpander(gpu::GPUFuncOp kernel, unsigned subgroupSize,
+                  MatrixRegisterOps registerOps)
+      : kernel(kernel), subgroupSize(subgroupSize), registerOps(registerOps) {}
 
   LogicalResult run();
 
@@ -138,6 +151,7 @@ private:
 
   gpu::GPUFuncOp kernel;
   unsigned subgroupSize;
+  MatrixRegisterOps registerOps;
   /// Per storage type: the buffer and the elements of one subgroup's slice.
   llvm::MapVector<Type, std::pair<Value, int64_t>> buffers;
   Value subgroupId, lane;
@@ -147,7 +161,7 @@ private:
 LogicalResult ScratchExpander::run() {
   SmallVector<Operation *> ops;
   kernel.walk([&](Operation *op) {
-    if (needsScratch(op))
+    if (needsWorkgroupMemory(op, registerOps))
       ops.push_back(op);
   });
   if (ops.empty())
@@ -170,7 +184,7 @@ LogicalResult ScratchExpander::run() {
   for (Operation *op : ops) {
     auto matrix = cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
     int64_t tile = int64_t(matrix.getRows()) * matrix.getColumns();
-    for (auto [type, count] : countTiles(op))
+    for (auto [type, count] : countTiles(op, registerOps))
       sliceElements[type] = std::max(sliceElements[type], count * tile);
   }
   OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
@@ -208,10 +222,7 @@ std::pair<Value, Value> ScratchExpander::getTile(OpBuilder &b, Location loc,
 }
 
 void ScratchExpander::synchronizeSubgroup(OpBuilder &b, Location loc) {
-  spirv::ControlBarrierOp::create(b, loc, spirv::Scope::Subgroup,
-                                  spirv::Scope::Subgroup,
-                                  spirv::MemorySemantics::AcquireRelease |
-                                      spirv::MemorySemantics::WorkgroupMemory);
+  SubgroupBarrierOp::create(b, loc);
 }
 
 void ScratchExpander::forEachLaneElement(
@@ -389,21 +400,21 @@ void ScratchExpander::expandConvert(ConvertOp op) {
   int64_t tileElements = int64_t(to.getRows()) * to.getColumns();
   Value stride = index(b, loc, to.getColumns());
   auto [buffer, start] = getTile(b, loc, toStorage, 0, tileElements);
-  if (isNarrowingIntegerConversion(from.getElementType(),
-                                   to.getElementType())) {
-    // Narrowed element by element: Mesa's RADV (25.0) crashes compiling a
-    // narrowing conversion of cooperative matrices.
-    auto [wide, wideStart] = getTile(b, loc, fromStorage, 0, tileElements);
-    StoreOp::create(b, loc, source, wide, ValueRange{wideStart}, stride,
+  if (convertsElementByElement(op, registerOps)) {
+    auto [sourceTile, sourceStart] =
+        getTile(b, loc, fromStorage, 0, tileElements);
+    StoreOp::create(b, loc, source, sourceTile, ValueRange{sourceStart}, stride,
                     /*col_major=*/false);
     synchronizeSubgroup(b, loc);
     forEachLaneElement(b, loc, tileElements, [&](OpBuilder &inner, Value i) {
-      Value from = arith::AddIOp::create(inner, loc, wideStart, i);
-      Value element =
-          memref::LoadOp::create(inner, loc, wide, ValueRange{from});
-      Value narrow = arith::TruncIOp::create(inner, loc, toStorage, element);
-      Value to = arith::AddIOp::create(inner, loc, start, i);
-      memref::StoreOp::create(inner, loc, narrow, buffer, ValueRange{to});
+      Value fromAddress = arith::AddIOp::create(inner, loc, sourceStart, i);
+      Value element = memref::LoadOp::create(inner, loc, sourceTile,
+                                             ValueRange{fromAddress});
+      Value converted = ConvertOp::buildElementConversion(
+          inner, loc, element, from.getElementType(), to.getElementType());
+      Value toAddress = arith::AddIOp::create(inner, loc, start, i);
+      memref::StoreOp::create(inner, loc, converted, buffer,
+                              ValueRange{toAddress});
     });
     synchronizeSubgroup(b, loc);
   } else {
@@ -425,12 +436,13 @@ void ScratchExpander::expandConvert(ConvertOp op) {
 }
 
 LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(
-    FunctionOpInterface function, unsigned subgroupSize) {
+    FunctionOpInterface function, unsigned subgroupSize,
+    MatrixRegisterOps registerOps) {
   auto kernel = dyn_cast<gpu::GPUFuncOp>(function.getOperation());
   if (kernel && kernel.isKernel())
-    return ScratchExpander(kernel, subgroupSize).run();
-  WalkResult result = function->walk([](Operation *op) {
-    if (!needsScratch(op))
+    return ScratchExpander(kernel, subgroupSize, registerOps).run();
+  WalkResult result = function->walk([&](Operation *op) {
+    if (!needsWorkgroupMemory(op, registerOps))
       return WalkResult::advance();
     op->emitOpError("goes through workgroup memory on this target, which "
                     "only a kernel can allocate: use it in the kernel rather "
@@ -453,8 +465,8 @@ struct ExpandThroughWorkgroupMemoryPass
       if (!target)
         return signalPassFailure();
       WalkResult expanded = kernels.walk([&](FunctionOpInterface function) {
-        if (failed(expandThroughWorkgroupMemory(function,
-                                                target.getSubgroupSize())))
+        if (failed(expandThroughWorkgroupMemory(
+                function, target.getSubgroupSize(), registerOps)))
           return WalkResult::interrupt();
         return WalkResult::advance();
       });

@@ -1,0 +1,110 @@
+// RUN: sm-opt %s --sm-expand-through-workgroup-memory --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: sm-opt %s --sm-expand-through-workgroup-memory=register-ops=kind-changes --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=METAL
+
+// A map that reads its element's position goes through a scratch tile: the
+// matrix is stored, each invocation rewrites its elements between subgroup
+// barriers, and the result is loaded back.
+
+// CHECK-LABEL: gpu.func @triangle
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
+// CHECK: subgroup_matrix.store %{{.*}}, %[[SCRATCH]]
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK: scf.for
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK: subgroup_matrix.load %[[SCRATCH]]
+// CHECK-NOT: subgroup_matrix.map
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @triangle(%buf: memref<256xf32>) kernel
+      attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %buf[%c0] stride %c16
+        : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
+        -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %zero = arith.constant 0.0 : f32
+      %below = arith.cmpi ule, %col, %row : index
+      %y = arith.select %below, %x, %zero : f32
+      subgroup_matrix.yield %y : f32
+    }
+    subgroup_matrix.store %r, %buf[%c0] stride %c16
+        : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Component-wise arithmetic stays: cooperative matrices do it directly.
+// Metal's simdgroup matrices have no arithmetic of their own.
+
+// CHECK-LABEL: gpu.func @scale
+// CHECK-NOT: memref.alloc
+// CHECK: subgroup_matrix.map
+// METAL-LABEL: gpu.func @scale
+// METAL: memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
+// METAL: arith.mulf
+// METAL-NOT: subgroup_matrix.map
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @scale(%buf: memref<256xf32>) kernel
+      attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %buf[%c0] stride %c16
+        : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = subgroup_matrix.map %m : !subgroup_matrix.result<16x16xf32>
+        -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %two = arith.constant 2.0 : f32
+      %y = arith.mulf %x, %two : f32
+      subgroup_matrix.yield %y : f32
+    }
+    subgroup_matrix.store %r, %buf[%c0] stride %c16
+        : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A change of kind alone stays for Metal, whose kinds share one type; a
+// change of component type is made element by element in memory: the
+// source's tile and the result's, one conversion per element.
+
+// METAL-LABEL: gpu.func @narrow
+// METAL-DAG: %[[WIDE:.*]] = memref.alloc() : memref<512xf32, #gpu.address_space<workgroup>>
+// METAL-DAG: %[[NARROW:.*]] = memref.alloc() : memref<512xf16, #gpu.address_space<workgroup>>
+// METAL: %[[SAME:.*]] = subgroup_matrix.convert %{{.*}} : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf32>
+// METAL: subgroup_matrix.store %[[SAME]], %[[WIDE]]
+// METAL: subgroup_matrix.subgroup_barrier
+// METAL: scf.for
+// METAL:   %[[ELEMENT:.*]] = memref.load %[[WIDE]]
+// METAL:   %[[HALF:.*]] = arith.truncf %[[ELEMENT]] : f32 to f16
+// METAL:   memref.store %[[HALF]], %[[NARROW]]
+// METAL: subgroup_matrix.subgroup_barrier
+// METAL: subgroup_matrix.load %[[NARROW]]{{.*}} -> !subgroup_matrix.left<16x16xf16>
+// METAL-NOT: subgroup_matrix.convert
+
+// On Vulkan the component type changes in registers and only the kind
+// through memory.
+// CHECK-LABEL: gpu.func @narrow
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK: %[[LEFT:.*]] = subgroup_matrix.load {{.*}} -> !subgroup_matrix.left<16x16xf32>
+// CHECK: subgroup_matrix.convert %[[LEFT]] : !subgroup_matrix.left<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">} {
+  gpu.func @narrow(%buf: memref<256xf32>, %out: memref<512xf16>) kernel
+      attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %buf[%c0] stride %c16
+        : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %same = subgroup_matrix.convert %m
+        : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf32>
+    %h = subgroup_matrix.convert %same
+        : !subgroup_matrix.left<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %h, %out[%c0] stride %c16
+        : !subgroup_matrix.left<16x16xf16>, memref<512xf16>
+    gpu.return
+  }
+}
