@@ -1,7 +1,7 @@
 //===- LowerToIntel.cpp - the sm-lower-to-intel pass ----------------------===//
 
 #include "SubgroupMatrix/Conversion/Passes.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/SubgroupMatrixToInvocations.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/Checks.h"

@@ -83,9 +83,11 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
-    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
-    FailureOr<IntelLayout> result =
+    FailureOr<InvocationLayout> left =
+        this->getLayout(op, op.getLeft().getType());
+    FailureOr<InvocationLayout> right =
+        this->getLayout(op, op.getRight().getType());
+    FailureOr<InvocationLayout> result =
         this->getLayout(op, op.getResult().getType());
     if (failed(left) || failed(right) || failed(result))
       return failure();
@@ -156,7 +158,7 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> layout = this->getLayout(op, op.getType());
+    FailureOr<InvocationLayout> layout = this->getLayout(op, op.getType());
     if (failed(layout))
       return failure();
     InvocationBuilder b(rewriter, loc, this->emulated);
@@ -225,7 +227,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
 
   /// Writes `slots` (widened to `computeType`) into this subgroup's scratch
   /// at `offset`, row-major, and returns the address of element (0, 0).
-  Value writeToScratch(InvocationBuilder &b, const IntelLayout &layout,
+  Value writeToScratch(InvocationBuilder &b, const InvocationLayout &layout,
                        ArrayRef<Value> slots, Value subgroupBase,
                        int64_t offset,
                        llvm::function_ref<Value(Value)> toWord) const {
@@ -259,9 +261,11 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> left = this->getLayout(op, op.getLeft().getType());
-    FailureOr<IntelLayout> right = this->getLayout(op, op.getRight().getType());
-    FailureOr<IntelLayout> result =
+    FailureOr<InvocationLayout> left =
+        this->getLayout(op, op.getLeft().getType());
+    FailureOr<InvocationLayout> right =
+        this->getLayout(op, op.getRight().getType());
+    FailureOr<InvocationLayout> result =
         this->getLayout(op, op.getResult().getType());
     if (failed(left) || failed(right) || failed(result))
       return failure();
@@ -296,7 +300,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
         key.insert(key.end(), {source.lane, source.packed, source.sub});
       Value &value = fetched[{fromLeft, key}];
       if (!value) {
-        const IntelLayout &layout = fromLeft ? *left : *right;
+        const InvocationLayout &layout = fromLeft ? *left : *right;
         value = widen(gatherElement(b, fromLeft ? leftSlots : rightSlots,
                                     layout, sources),
                       layout.component);
@@ -344,7 +348,7 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
     };
     SmallVector<Value> outputs;
     for (unsigned p = 0; p < result->packedCount; ++p) {
-      SmallVector<IntelLayout::Position> positions;
+      SmallVector<InvocationLayout::Position> positions;
       for (unsigned lane = 0; lane < lanes; ++lane)
         positions.push_back(result->getPosition(lane, p, 0));
       // Through workgroup memory: where this slot's row of the left operand

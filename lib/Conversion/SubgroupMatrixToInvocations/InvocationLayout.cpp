@@ -1,6 +1,6 @@
-//===- IntelLayout.cpp - per-invocation layout of Intel matrices ----------===//
+//===- InvocationLayout.cpp - which elements each invocation holds -------===//
 
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/InvocationLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -22,9 +22,9 @@ unsigned mlir::subgroup_matrix::getIntelK(Type component) {
 
 /// The layout's fields as they are before any rule applies: one
 /// unpacked element per slot, one tile, one chunk of every row.
-static IntelLayout getUnpackedLayout(SubgroupMatrixTypeInterface type,
-                                     unsigned subgroupSize) {
-  IntelLayout layout;
+static InvocationLayout getUnpackedLayout(SubgroupMatrixTypeInterface type,
+                                          unsigned subgroupSize) {
+  InvocationLayout layout;
   layout.kind = type.getKind();
   layout.rows = type.getRows();
   layout.columns = type.getColumns();
@@ -40,12 +40,12 @@ static IntelLayout getUnpackedLayout(SubgroupMatrixTypeInterface type,
   return layout;
 }
 
-FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
-                                        unsigned subgroupSize,
-                                        std::string &error) {
+FailureOr<InvocationLayout>
+InvocationLayout::get(SubgroupMatrixTypeInterface type, unsigned subgroupSize,
+                      std::string &error) {
   MLIRContext *context = type.getContext();
   Builder builder(context);
-  IntelLayout layout = getUnpackedLayout(type, subgroupSize);
+  InvocationLayout layout = getUnpackedLayout(type, subgroupSize);
   unsigned bits = layout.component.getIntOrFloatBitWidth();
   auto describe = [&]() {
     std::string text;
@@ -148,10 +148,10 @@ FailureOr<IntelLayout> IntelLayout::get(SubgroupMatrixTypeInterface type,
   llvm_unreachable("unknown matrix kind");
 }
 
-FailureOr<IntelLayout>
-IntelLayout::getEmulated(SubgroupMatrixTypeInterface type,
-                         unsigned subgroupSize, std::string &error) {
-  IntelLayout layout = getUnpackedLayout(type, subgroupSize);
+FailureOr<InvocationLayout>
+InvocationLayout::getEmulated(SubgroupMatrixTypeInterface type,
+                              unsigned subgroupSize, std::string &error) {
+  InvocationLayout layout = getUnpackedLayout(type, subgroupSize);
   layout.emulated = true;
   if (layout.columns % subgroupSize == 0) {
     layout.tiles = layout.columns / subgroupSize;
@@ -173,12 +173,13 @@ IntelLayout::getEmulated(SubgroupMatrixTypeInterface type,
   return layout;
 }
 
-VectorType IntelLayout::getVectorType() const {
+VectorType InvocationLayout::getVectorType() const {
   return VectorType::get({packedCount}, packedElement);
 }
 
-IntelLayout::Position IntelLayout::getPosition(unsigned lane, unsigned packed,
-                                               unsigned sub) const {
+InvocationLayout::Position InvocationLayout::getPosition(unsigned lane,
+                                                         unsigned packed,
+                                                         unsigned sub) const {
   if (emulated) {
     unsigned width = std::min(columns, subgroupSize);
     unsigned tile = packed / getSlotsPerTile(), j = packed % getSlotsPerTile();

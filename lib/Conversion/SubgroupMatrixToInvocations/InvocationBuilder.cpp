@@ -40,10 +40,10 @@ FailureOr<std::pair<Value, Value>> flatten(Operation *op, OpBuilder &builder,
   return std::make_pair(flat, linear);
 }
 
-FailureOr<IntelLayout> getLayout(Operation *op, Type type,
-                                 unsigned subgroupSize, bool emulated) {
+FailureOr<InvocationLayout> getLayout(Operation *op, Type type,
+                                      unsigned subgroupSize, bool emulated) {
   std::string error;
-  FailureOr<IntelLayout> layout = IntelLayout::get(
+  FailureOr<InvocationLayout> layout = InvocationLayout::get(
       cast<SubgroupMatrixTypeInterface>(type), subgroupSize, emulated, error);
   if (failed(layout))
     return op->emitOpError(error);
@@ -64,7 +64,7 @@ SmallVector<Value> getSlots(OpBuilder &builder, Location loc,
 }
 
 void replaceWithSlots(ConversionPatternRewriter &rewriter, Operation *op,
-                      const IntelLayout &layout, ValueRange slots) {
+                      const InvocationLayout &layout, ValueRange slots) {
   if (layout.emulated) {
     rewriter.replaceOpWithMultiple(op, {slots});
     return;
@@ -166,12 +166,12 @@ Value shuffleFrom(OpBuilder &builder, Location loc, Value value, Value lane,
 }
 
 DenseMap<std::pair<unsigned, unsigned>, ElementSource>
-getHolders(const IntelLayout &layout) {
+getHolders(const InvocationLayout &layout) {
   DenseMap<std::pair<unsigned, unsigned>, ElementSource> holders;
   for (unsigned lane = 0; lane < layout.subgroupSize; ++lane)
     for (unsigned p = 0; p < layout.packedCount; ++p)
       for (unsigned s = 0; s < layout.elementsPerPacked; ++s) {
-        IntelLayout::Position position = layout.getPosition(lane, p, s);
+        InvocationLayout::Position position = layout.getPosition(lane, p, s);
         if (position.valid)
           holders.try_emplace({position.row, position.column},
                               ElementSource{lane, p, s});
@@ -179,7 +179,8 @@ getHolders(const IntelLayout &layout) {
   return holders;
 }
 
-FailureOr<MovePlan> planMoves(const IntelLayout &from, const IntelLayout &to) {
+FailureOr<MovePlan> planMoves(const InvocationLayout &from,
+                              const InvocationLayout &to) {
   DenseMap<std::pair<unsigned, unsigned>, ElementSource> holder =
       getHolders(from);
   MovePlan plan;
@@ -187,7 +188,7 @@ FailureOr<MovePlan> planMoves(const IntelLayout &from, const IntelLayout &to) {
     for (unsigned s = 0; s < to.elementsPerPacked; ++s) {
       SmallVector<ElementSource> sources;
       for (unsigned lane = 0; lane < to.subgroupSize; ++lane) {
-        IntelLayout::Position position = to.getPosition(lane, p, s);
+        InvocationLayout::Position position = to.getPosition(lane, p, s);
         if (!position.valid) {
           sources.push_back({lane, 0, 0});
           continue;
@@ -203,7 +204,8 @@ FailureOr<MovePlan> planMoves(const IntelLayout &from, const IntelLayout &to) {
 }
 
 Value gatherElement(InvocationBuilder &b, ArrayRef<Value> source,
-                    const IntelLayout &from, ArrayRef<ElementSource> sources) {
+                    const InvocationLayout &from,
+                    ArrayRef<ElementSource> sources) {
   OpBuilder &builder = b.builder;
   Location loc = b.loc;
   // The distinct source slots, in order of first use.
@@ -248,10 +250,10 @@ Value gatherElement(InvocationBuilder &b, ArrayRef<Value> source,
   return element;
 }
 
-SmallVector<Value> moveElements(OpBuilder &builder, Location loc,
-                                ArrayRef<Value> source, const IntelLayout &from,
-                                const IntelLayout &to, const MovePlan &plan,
-                                function_ref<Value(Value)> convert) {
+SmallVector<Value>
+moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
+             const InvocationLayout &from, const InvocationLayout &to,
+             const MovePlan &plan, function_ref<Value(Value)> convert) {
   InvocationBuilder b(builder, loc, to.emulated);
   SmallVector<Value> packedElements, elements;
   for (const SmallVector<ElementSource> &sources : plan) {
@@ -264,9 +266,12 @@ SmallVector<Value> moveElements(OpBuilder &builder, Location loc,
   return packedElements;
 }
 
-bool holdsWholeColumns(const IntelLayout &layout) { return layout.spread == 1; }
+bool holdsWholeColumns(const InvocationLayout &layout) {
+  return layout.spread == 1;
+}
 
-int64_t getExchangeWords(const IntelLayout &left, const IntelLayout &right) {
+int64_t getExchangeWords(const InvocationLayout &left,
+                         const InvocationLayout &right) {
   return int64_t(left.rows) * left.columns +
          (holdsWholeColumns(right) ? 0 : int64_t(right.rows) * right.columns);
 }

@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIB_CONVERSION_SUBGROUPMATRIXTOINTEL_INVOCATIONBUILDER_H
-#define LIB_CONVERSION_SUBGROUPMATRIXTOINTEL_INVOCATIONBUILDER_H
+#ifndef LIB_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONBUILDER_H
+#define LIB_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONBUILDER_H
 
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/InvocationLayout.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/SubgroupMatrixToInvocations.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,7 +49,7 @@ public:
   /// Where logical element `sub` of packed element `packed` sits in the
   /// matrix for this invocation: (row, column, valid); `valid` is null when
   /// every invocation's element is real.
-  std::tuple<Value, Value, Value> locate(const IntelLayout &layout,
+  std::tuple<Value, Value, Value> locate(const InvocationLayout &layout,
                                          unsigned packed, unsigned sub) {
     unsigned s = layout.subgroupSize;
     auto mul = [&](Value a, int64_t b) {
@@ -133,7 +133,7 @@ public:
   }
 
   /// Packs logical elements (storage-typed) into one packed element.
-  Value pack(const IntelLayout &layout, ArrayRef<Value> elements) {
+  Value pack(const InvocationLayout &layout, ArrayRef<Value> elements) {
     if (layout.elementsPerPacked == 1) {
       Value element = elements.front();
       if (element.getType() == layout.packedElement)
@@ -158,7 +158,7 @@ public:
   }
 
   /// Unpacks logical element `sub` of a packed element (storage-typed).
-  Value unpack(const IntelLayout &layout, Value packed, unsigned sub) {
+  Value unpack(const InvocationLayout &layout, Value packed, unsigned sub) {
     Type storage = getStorageType(layout.component);
     if (layout.elementsPerPacked == 1) {
       if (packed.getType() == storage)
@@ -269,8 +269,8 @@ FailureOr<std::pair<Value, Value>> flatten(Operation *op, OpBuilder &builder,
 
 /// The layout of `type` for the subgroup size of the pattern set; reports
 /// at `op` what the extension cannot express.
-FailureOr<IntelLayout> getLayout(Operation *op, Type type,
-                                 unsigned subgroupSize, bool emulated);
+FailureOr<InvocationLayout> getLayout(Operation *op, Type type,
+                                      unsigned subgroupSize, bool emulated);
 
 /// The slots of a converted matrix: the elements of the Intel form's
 /// vector, or the emulated form's scalars themselves.
@@ -279,7 +279,7 @@ SmallVector<Value> getSlots(OpBuilder &builder, Location loc,
 
 /// Replaces `op` by a matrix made of `slots` in `layout`'s form.
 void replaceWithSlots(ConversionPatternRewriter &rewriter, Operation *op,
-                      const IntelLayout &layout, ValueRange slots);
+                      const InvocationLayout &layout, ValueRange slots);
 
 /// The one value each operand that is not a matrix converts to.
 SmallVector<Value> getSingleValues(ArrayRef<ValueRange> operands);
@@ -319,32 +319,35 @@ Value shuffleFrom(OpBuilder &builder, Location loc, Value value, Value lane,
 
 /// Where each element of a layout lives: {row, column} -> {lane, slot}.
 DenseMap<std::pair<unsigned, unsigned>, ElementSource>
-getHolders(const IntelLayout &layout);
+getHolders(const InvocationLayout &layout);
 
-FailureOr<MovePlan> planMoves(const IntelLayout &from, const IntelLayout &to);
+FailureOr<MovePlan> planMoves(const InvocationLayout &from,
+                              const InvocationLayout &to);
 
 /// The element that each invocation `lane` needs from `sources[lane]` of a
 /// matrix in layout `from` (slots `source`), in the component's storage
 /// type. An element another invocation holds comes by shuffle: one per
 /// distinct source slot, each invocation then picking its own.
 Value gatherElement(InvocationBuilder &b, ArrayRef<Value> source,
-                    const IntelLayout &from, ArrayRef<ElementSource> sources);
+                    const InvocationLayout &from,
+                    ArrayRef<ElementSource> sources);
 
 /// Gathers the elements of `source` (in layout `from`) into the slots of
 /// layout `to`, converting each with `convert`; returns the slots.
-SmallVector<Value> moveElements(OpBuilder &builder, Location loc,
-                                ArrayRef<Value> source, const IntelLayout &from,
-                                const IntelLayout &to, const MovePlan &plan,
-                                function_ref<Value(Value)> convert);
+SmallVector<Value>
+moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
+             const InvocationLayout &from, const InvocationLayout &to,
+             const MovePlan &plan, function_ref<Value(Value)> convert);
 
 /// Whether an invocation of `layout` holds every element of the columns it
 /// multiplies with (no exchange needed for a right operand).
-bool holdsWholeColumns(const IntelLayout &layout);
+bool holdsWholeColumns(const InvocationLayout &layout);
 
 /// The scratch words one multiplication needs per subgroup: its left
 /// operand, and its right operand where invocations do not hold whole
 /// columns.
-int64_t getExchangeWords(const IntelLayout &left, const IntelLayout &right);
+int64_t getExchangeWords(const InvocationLayout &left,
+                         const InvocationLayout &right);
 
 template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   IntelPattern(const TypeConverter &converter, MLIRContext *context,
@@ -353,7 +356,7 @@ template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
         subgroupSize(subgroupSize), emulated(emulated) {}
   using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
 
-  FailureOr<IntelLayout> getLayout(Operation *op, Type type) const {
+  FailureOr<InvocationLayout> getLayout(Operation *op, Type type) const {
     return per_invocation::getLayout(op, type, subgroupSize, emulated);
   }
 
@@ -389,4 +392,4 @@ void populateRegisterPatterns(const TypeConverter &converter,
 } // namespace subgroup_matrix
 } // namespace mlir
 
-#endif // LIB_CONVERSION_SUBGROUPMATRIXTOINTEL_INVOCATIONBUILDER_H
+#endif // LIB_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONBUILDER_H

@@ -1,13 +1,15 @@
-//===- SubgroupMatrixToIntel.h - per-invocation Intel matrices --*- C++ -*-===//
+//===- SubgroupMatrixToInvocations.h - the per-invocation form -*- C++ -*-===//
 //
-// Patterns that lower subgroup_matrix ops to the per-invocation, VNNI-packed
-// form of SPV_INTEL_subgroup_matrix_multiply_accumulate: vectors, scalar
-// loads and stores, and calls of the extension's builtin.
+// Patterns that lower subgroup_matrix ops to the per-invocation form, where
+// each invocation holds its own slice of every matrix: the VNNI-packed form
+// of SPV_INTEL_subgroup_matrix_multiply_accumulate (vectors, scalar loads
+// and stores, calls of the extension's builtin), which sm-lower-to-intel
+// uses, and the unpacked emulated form, which Vulkan emulation uses.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H
-#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H
+#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_SUBGROUPMATRIXTOINVOCATIONS_H
+#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_SUBGROUPMATRIXTOINVOCATIONS_H
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -16,7 +18,7 @@ namespace mlir {
 namespace subgroup_matrix {
 
 /// Teaches `converter` that each matrix type is the vector one invocation
-/// holds (see IntelLayout) for subgroups of `subgroupSize`.
+/// holds (see InvocationLayout) for subgroups of `subgroupSize`.
 void populateSubgroupMatrixToIntelTypeConversion(TypeConverter &converter,
                                                  unsigned subgroupSize);
 
@@ -27,7 +29,7 @@ void populateSubgroupMatrixToIntelPatterns(const TypeConverter &converter,
 
 /// Teaches `converter` the emulated form of each matrix type (devices
 /// without matrix units): the scalars one invocation holds
-/// (IntelLayout::getEmulated), a 1:N conversion.
+/// (InvocationLayout::getEmulated), a 1:N conversion.
 void populateEmulatedSubgroupMatrixTypeConversion(TypeConverter &converter,
                                                   unsigned subgroupSize);
 
@@ -75,4 +77,4 @@ uint32_t getIntelMultiplyOperands(Type component);
 } // namespace subgroup_matrix
 } // namespace mlir
 
-#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_SUBGROUPMATRIXTOINTEL_H
+#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_SUBGROUPMATRIXTOINVOCATIONS_H

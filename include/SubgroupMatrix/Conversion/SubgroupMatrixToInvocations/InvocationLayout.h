@@ -1,14 +1,16 @@
-//===- IntelLayout.h - per-invocation layout of Intel matrices --*- C++ -*-===//
+//===- InvocationLayout.h - which elements each invocation holds -*- C++
+//-*-===//
 //
 // SPV_INTEL_subgroup_matrix_multiply_accumulate gives each invocation of a
-// subgroup its own slice of every matrix operand. This says, for a subgroup
-// matrix type and a subgroup size, what vector each invocation holds and
-// which matrix element each of its (packed) components is.
+// subgroup its own slice of every matrix operand, and Vulkan emulation
+// (devices without matrix units) does the same without packing. This says,
+// for a subgroup matrix type and a subgroup size, what each invocation
+// holds and which matrix element each of its (packed) components is.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H
-#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H
+#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONLAYOUT_H
+#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONLAYOUT_H
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -41,7 +43,7 @@ unsigned getIntelK(Type component);
 /// narrower than the subgroup spreads its rows over `subgroupSize / columns`
 /// invocations instead (invocation i holds column i % columns, rows
 /// i / columns + j * spread).
-struct IntelLayout {
+struct InvocationLayout {
   MatrixKind kind;
   unsigned rows, columns, subgroupSize;
   Type component;             ///< The logical component type.
@@ -56,17 +58,18 @@ struct IntelLayout {
   unsigned spread = 1; ///< Invocations per column (emulated, narrow matrices).
 
   /// Computes the layout, or fails with a message naming the rule.
-  static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
-                                    unsigned subgroupSize, std::string &error);
+  static FailureOr<InvocationLayout> get(SubgroupMatrixTypeInterface type,
+                                         unsigned subgroupSize,
+                                         std::string &error);
   /// The emulated form of any matrix whose column count is a multiple or a
   /// divisor of the subgroup size, with its storage type unpacked.
-  static FailureOr<IntelLayout> getEmulated(SubgroupMatrixTypeInterface type,
-                                            unsigned subgroupSize,
-                                            std::string &error);
+  static FailureOr<InvocationLayout>
+  getEmulated(SubgroupMatrixTypeInterface type, unsigned subgroupSize,
+              std::string &error);
   /// `getEmulated` when `emulated`, `get` otherwise.
-  static FailureOr<IntelLayout> get(SubgroupMatrixTypeInterface type,
-                                    unsigned subgroupSize, bool emulated,
-                                    std::string &error) {
+  static FailureOr<InvocationLayout> get(SubgroupMatrixTypeInterface type,
+                                         unsigned subgroupSize, bool emulated,
+                                         std::string &error) {
     return emulated ? getEmulated(type, subgroupSize, error)
                     : get(type, subgroupSize, error);
   }
@@ -91,4 +94,4 @@ struct IntelLayout {
 } // namespace subgroup_matrix
 } // namespace mlir
 
-#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINTEL_INTELLAYOUT_H
+#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOINVOCATIONS_INVOCATIONLAYOUT_H

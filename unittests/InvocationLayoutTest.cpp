@@ -1,12 +1,12 @@
-//===- IntelLayoutTest.cpp - per-invocation Intel layouts -----------------===//
+//===- InvocationLayoutTest.cpp - per-invocation layouts -----------------===//
 //
 // The vector each invocation holds, for the shapes of the extension's own
 // examples and of the presets.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/IntelLayout.h"
-#include "SubgroupMatrix/Conversion/SubgroupMatrixToIntel/SubgroupMatrixToIntel.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/InvocationLayout.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToInvocations/SubgroupMatrixToInvocations.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
@@ -17,21 +17,22 @@ using namespace mlir::subgroup_matrix;
 
 namespace {
 
-class IntelLayoutTest : public ::testing::Test {
+class InvocationLayoutTest : public ::testing::Test {
 protected:
-  IntelLayoutTest() : builder(&context) {
+  InvocationLayoutTest() : builder(&context) {
     context.loadDialect<SubgroupMatrixDialect>();
   }
 
   VectorType layout(SubgroupMatrixTypeInterface type, unsigned subgroup) {
     std::string error;
-    FailureOr<IntelLayout> result = IntelLayout::get(type, subgroup, error);
+    FailureOr<InvocationLayout> result =
+        InvocationLayout::get(type, subgroup, error);
     EXPECT_TRUE(succeeded(result)) << error;
     return succeeded(result) ? result->getVectorType() : VectorType();
   }
   std::string error(SubgroupMatrixTypeInterface type, unsigned subgroup) {
     std::string message;
-    EXPECT_TRUE(failed(IntelLayout::get(type, subgroup, message)));
+    EXPECT_TRUE(failed(InvocationLayout::get(type, subgroup, message)));
     return message;
   }
 
@@ -39,7 +40,7 @@ protected:
   Builder builder;
 };
 
-TEST_F(IntelLayoutTest, SubgroupOf16) {
+TEST_F(InvocationLayoutTest, SubgroupOf16) {
   Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
   Type si8 = IntegerType::get(&context, 8, IntegerType::Signed);
   // K = 16 = N: one f16 column per invocation.
@@ -66,7 +67,7 @@ TEST_F(IntelLayoutTest, SubgroupOf16) {
             VectorType::get({32}, builder.getI16Type()));
 }
 
-TEST_F(IntelLayoutTest, SubgroupOf8) {
+TEST_F(InvocationLayoutTest, SubgroupOf8) {
   Type f16 = builder.getF16Type();
   Type ui8 = IntegerType::get(&context, 8, IntegerType::Unsigned);
   // K = 16 > N = 8: two f16 columns per i32, as IGC requires for DG2.
@@ -78,7 +79,7 @@ TEST_F(IntelLayoutTest, SubgroupOf8) {
             VectorType::get({16}, builder.getI32Type()));
 }
 
-TEST_F(IntelLayoutTest, WhatTheExtensionCannotHold) {
+TEST_F(InvocationLayoutTest, WhatTheExtensionCannotHold) {
   Type f16 = builder.getF16Type(), bf16 = builder.getBF16Type();
   EXPECT_NE(error(LeftMatrixType::get(&context, 12, 16, f16), 16)
                 .find("M = 12 is above 8 and not a multiple of 8"),
@@ -94,7 +95,7 @@ TEST_F(IntelLayoutTest, WhatTheExtensionCannotHold) {
             std::string::npos);
 }
 
-TEST_F(IntelLayoutTest, BuiltinNames) {
+TEST_F(InvocationLayoutTest, BuiltinNames) {
   Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
   Type f32 = builder.getF32Type();
   // The name LLVM's SPIR-V backend documents for f16 on PVC.

@@ -20,7 +20,8 @@ static constexpr unsigned kEmulatedAccessWidth = 4;
 
 /// Whether each invocation's elements of `layout` are runs of contiguous
 /// memory when the matrix is `colMajor`: whole columns per invocation.
-static bool hasContiguousColumns(const IntelLayout &layout, bool colMajor) {
+static bool hasContiguousColumns(const InvocationLayout &layout,
+                                 bool colMajor) {
   return layout.emulated && colMajor && layout.spread == 1 &&
          layout.rows % kEmulatedAccessWidth == 0;
 }
@@ -29,8 +30,9 @@ static bool hasContiguousColumns(const IntelLayout &layout, bool colMajor) {
 /// `kEmulatedAccessWidth` rows of each column an invocation of `layout`
 /// holds (see hasContiguousColumns): `address` is the run's first element,
 /// `firstSlot` the slot holding it.
-static void forEachColumnRun(InvocationBuilder &b, const IntelLayout &layout,
-                             Value base, Value stride,
+static void forEachColumnRun(InvocationBuilder &b,
+                             const InvocationLayout &layout, Value base,
+                             Value stride,
                              llvm::function_ref<void(Value, unsigned)> access) {
   OpBuilder &builder = b.builder;
   Location loc = b.loc;
@@ -52,7 +54,7 @@ struct LoadLowering : IntelPattern<LoadOp> {
   LogicalResult
   matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
     FailureOr<std::pair<Value, Value>> flat =
@@ -116,7 +118,7 @@ struct StoreLowering : IntelPattern<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout = getLayout(op, op.getValue().getType());
+    FailureOr<InvocationLayout> layout = getLayout(op, op.getValue().getType());
     if (failed(layout))
       return failure();
     FailureOr<std::pair<Value, Value>> flat =
@@ -179,7 +181,7 @@ struct SplatLowering : IntelPattern<SplatOp> {
   LogicalResult
   matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
     InvocationBuilder b(rewriter, op.getLoc(), emulated);

@@ -19,8 +19,8 @@ struct ConvertLowering : IntelPattern<ConvertOp> {
   LogicalResult
   matchAndRewrite(ConvertOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IntelLayout> from = getLayout(op, op.getSource().getType());
-    FailureOr<IntelLayout> to = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> from = getLayout(op, op.getSource().getType());
+    FailureOr<InvocationLayout> to = getLayout(op, op.getType());
     if (failed(from) || failed(to))
       return failure();
     FailureOr<MovePlan> moves = planMoves(*from, *to);
@@ -49,12 +49,12 @@ struct MapLowering : IntelPattern<MapOp> {
   matchAndRewrite(MapOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> result = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> result = getLayout(op, op.getType());
     if (failed(result))
       return failure();
-    SmallVector<IntelLayout> inputs;
+    SmallVector<InvocationLayout> inputs;
     for (Value input : op.getInputs()) {
-      FailureOr<IntelLayout> layout = getLayout(op, input.getType());
+      FailureOr<InvocationLayout> layout = getLayout(op, input.getType());
       if (failed(layout))
         return failure();
       // Inputs of another layout (a component type of another width) move
@@ -143,7 +143,8 @@ static Value buildIdentity(OpBuilder &builder, Location loc, ReductionKind kind,
 /// identity: lines x elements selects, lines x log2(subgroup) shuffles.
 /// bf16 is combined in f32 and rounded once.
 static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
-                                        ReduceOp op, const IntelLayout &layout,
+                                        ReduceOp op,
+                                        const InvocationLayout &layout,
                                         ArrayRef<Value> matrix,
                                         unsigned subgroupSize) {
   InvocationBuilder b(builder, loc, layout.emulated);
@@ -188,7 +189,8 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
       std::optional<unsigned> laneLine;
       for (unsigned p = 0; p < layout.packedCount; ++p)
         for (unsigned sub = 0; sub < layout.elementsPerPacked; ++sub) {
-          IntelLayout::Position position = layout.getPosition(lane, p, sub);
+          InvocationLayout::Position position =
+              layout.getPosition(lane, p, sub);
           if (!position.valid)
             continue;
           unsigned line = dimensions == ReductionDimensions::Rows ? position.row
@@ -273,7 +275,7 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
   matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<IntelLayout> layout = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
     if (failed(layout))
       return failure();
     SmallVector<Value> elements = getSlots(rewriter, loc, adaptor.getMatrix());

@@ -1,14 +1,14 @@
-//===- SubgroupMatrixToIntel.cpp - per-invocation Intel matrices ----------===//
+//===- SubgroupMatrixToInvocations.cpp - the per-invocation form ---------===//
 //
-// Lowers subgroup matrices to the form SPV_INTEL_subgroup_matrix_multiply_
-// accumulate works on: every invocation holds its own slice of each matrix
-// (IntelLayout says which), loads and stores move each invocation's elements
-// with the op's stride and layout, and `mma` becomes calls of
-// __spirv_SubgroupMatrixMultiplyAccumulateINTEL, one per 8-row chunk and
-// per subgroup-wide column tile.
+// Lowers subgroup matrices to the per-invocation form, first the one
+// SPV_INTEL_subgroup_matrix_multiply_accumulate works on: every invocation
+// holds its own slice of each matrix (InvocationLayout says which), loads and
+// stores move each invocation's elements with the op's stride and layout,
+// and `mma` becomes calls of __spirv_SubgroupMatrixMultiplyAccumulateINTEL,
+// one per 8-row chunk and per subgroup-wide column tile.
 //
 // The same patterns build the emulated form for devices without matrix units
-// (IntelLayout::getEmulated): every matrix is a list of scalars per
+// (InvocationLayout::getEmulated): every matrix is a list of scalars per
 // invocation (a 1:N type conversion, since Vulkan shaders have no vectors
 // longer than four) and `mma` is a sequence of multiply-adds whose operands
 // come from other invocations by subgroup shuffles.
@@ -59,8 +59,8 @@ LogicalResult mlir::subgroup_matrix::checkPerInvocationForm(
     for (Type type : types) {
       auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
       std::string error;
-      if (matrix &&
-          failed(IntelLayout::get(matrix, subgroupSize, emulated, error))) {
+      if (matrix && failed(InvocationLayout::get(matrix, subgroupSize, emulated,
+                                                 error))) {
         // The Intel form's messages name the instruction's rule already.
         op->emitOpError(emulated ? cannot : StringRef()) << error;
         expressible = false;
@@ -77,8 +77,8 @@ void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixTypeConversion(
                                          SmallVectorImpl<Type> &results)
                               -> std::optional<LogicalResult> {
     std::string error;
-    FailureOr<IntelLayout> layout =
-        IntelLayout::getEmulated(type, subgroupSize, error);
+    FailureOr<InvocationLayout> layout =
+        InvocationLayout::getEmulated(type, subgroupSize, error);
     if (failed(layout))
       return std::nullopt;
     results.append(layout->packedCount, layout->packedElement);
@@ -98,9 +98,9 @@ int64_t mlir::subgroup_matrix::getEmulatedExchangeWords(Operation *root,
     else
       return;
     std::string error;
-    FailureOr<IntelLayout> leftLayout = IntelLayout::getEmulated(
+    FailureOr<InvocationLayout> leftLayout = InvocationLayout::getEmulated(
         cast<SubgroupMatrixTypeInterface>(left.getType()), subgroupSize, error);
-    FailureOr<IntelLayout> rightLayout = IntelLayout::getEmulated(
+    FailureOr<InvocationLayout> rightLayout = InvocationLayout::getEmulated(
         cast<SubgroupMatrixTypeInterface>(right.getType()), subgroupSize,
         error);
     if (succeeded(leftLayout) && succeeded(rightLayout))
@@ -126,8 +126,8 @@ void mlir::subgroup_matrix::populateSubgroupMatrixToIntelTypeConversion(
   converter.addConversion(
       [subgroupSize](SubgroupMatrixTypeInterface type) -> std::optional<Type> {
         std::string error;
-        FailureOr<IntelLayout> layout =
-            IntelLayout::get(type, subgroupSize, error);
+        FailureOr<InvocationLayout> layout =
+            InvocationLayout::get(type, subgroupSize, error);
         if (failed(layout))
           return std::nullopt;
         return layout->getVectorType();
