@@ -99,13 +99,34 @@ bool MatrixConfigAttr::covers(SubgroupMatrixTypeInterface type) const {
   llvm_unreachable("unknown matrix kind");
 }
 
-bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
-                                       Type result) const {
+/// Whether `left`, `right` and `result` are a left, a right and a result
+/// matrix type that each satisfy `accepts`.
+static bool
+areMultiplyOperands(Type left, Type right, Type result,
+                    function_ref<bool(SubgroupMatrixTypeInterface)> accepts) {
   auto leftType = dyn_cast<LeftMatrixType>(left);
   auto rightType = dyn_cast<RightMatrixType>(right);
   auto resultType = dyn_cast<ResultMatrixType>(result);
-  return leftType && rightType && resultType && covers(leftType) &&
-         covers(rightType) && covers(resultType);
+  return leftType && rightType && resultType && accepts(leftType) &&
+         accepts(rightType) && accepts(resultType);
+}
+
+/// Whether the shapes of multiply operands (areMultiplyOperands) agree:
+/// M x K times K x N into M x N.
+static bool haveMultiplyShapes(Type left, Type right, Type result) {
+  auto leftType = cast<LeftMatrixType>(left);
+  auto rightType = cast<RightMatrixType>(right);
+  auto resultType = cast<ResultMatrixType>(result);
+  return leftType.getRows() == resultType.getRows() &&
+         rightType.getColumns() == resultType.getColumns() &&
+         leftType.getColumns() == rightType.getRows();
+}
+
+bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
+                                       Type result) const {
+  return areMultiplyOperands(
+      left, right, result,
+      [&](SubgroupMatrixTypeInterface type) { return covers(type); });
 }
 
 bool MatrixConfigAttr::composes(SubgroupMatrixTypeInterface type) const {
@@ -127,14 +148,11 @@ bool MatrixConfigAttr::composes(SubgroupMatrixTypeInterface type) const {
 
 bool MatrixConfigAttr::composesMultiply(Type left, Type right,
                                         Type result) const {
-  auto leftType = dyn_cast<LeftMatrixType>(left);
-  auto rightType = dyn_cast<RightMatrixType>(right);
-  auto resultType = dyn_cast<ResultMatrixType>(result);
-  return leftType && rightType && resultType && composes(leftType) &&
-         composes(rightType) && composes(resultType) &&
-         leftType.getRows() == resultType.getRows() &&
-         rightType.getColumns() == resultType.getColumns() &&
-         leftType.getColumns() == rightType.getRows();
+  return areMultiplyOperands(left, right, result,
+                             [&](SubgroupMatrixTypeInterface type) {
+                               return composes(type);
+                             }) &&
+         haveMultiplyShapes(left, right, result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,16 +302,11 @@ bool TargetAttr::supportsMultiply(Type left, Type right, Type result) const {
     if (!getEmulated())
       return config.matchesMultiply(left, right, result);
     // Any shapes that multiply, in a configuration's types.
-    auto leftType = dyn_cast<LeftMatrixType>(left);
-    auto rightType = dyn_cast<RightMatrixType>(right);
-    auto resultType = dyn_cast<ResultMatrixType>(result);
-    return leftType && rightType && resultType &&
-           isEmulatedShapeOf(leftType, config) &&
-           isEmulatedShapeOf(rightType, config) &&
-           isEmulatedShapeOf(resultType, config) &&
-           leftType.getRows() == resultType.getRows() &&
-           rightType.getColumns() == resultType.getColumns() &&
-           leftType.getColumns() == rightType.getRows();
+    return areMultiplyOperands(left, right, result,
+                               [&](SubgroupMatrixTypeInterface type) {
+                                 return isEmulatedShapeOf(type, config);
+                               }) &&
+           haveMultiplyShapes(left, right, result);
   });
 }
 

@@ -145,6 +145,11 @@ private:
     return arith::ConstantIndexOp::create(b, loc, value);
   }
 
+  /// Replaces `op` by the matrix loaded from its result tile (`buffer` from
+  /// `start`, rows `stride` apart), written and synchronized before.
+  void replaceWithTile(OpBuilder &b, Operation *op, Value buffer, Value start,
+                       Value stride);
+
   void expandMap(MapOp op);
   void expandReduce(ReduceOp op);
   void expandConvert(ConvertOp op);
@@ -234,6 +239,19 @@ void ScratchExpander::forEachLaneElement(
   body(inner, loop.getInductionVar());
 }
 
+void ScratchExpander::replaceWithTile(OpBuilder &b, Operation *op, Value buffer,
+                                      Value start, Value stride) {
+  Location loc = op->getLoc();
+  Value result = LoadOp::create(b, loc, op->getResult(0).getType(), buffer,
+                                ValueRange{start}, stride,
+                                /*col_major=*/false);
+  // The next op that uses the tiles must not overwrite them before every
+  // invocation has loaded from them.
+  synchronizeSubgroup(b, loc);
+  op->replaceAllUsesWith(ValueRange{result});
+  op->erase();
+}
+
 void ScratchExpander::expandMap(MapOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -279,14 +297,7 @@ void ScratchExpander::expandMap(MapOp op) {
                             resultTile.first, ValueRange{address});
   });
   synchronizeSubgroup(b, loc);
-  Value result = LoadOp::create(b, loc, resultType, resultTile.first,
-                                ValueRange{resultTile.second}, stride,
-                                /*col_major=*/false);
-  // The next op that uses the tiles must not overwrite them before every
-  // invocation has loaded from them.
-  synchronizeSubgroup(b, loc);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  replaceWithTile(b, op, resultTile.first, resultTile.second, stride);
 }
 
 void ScratchExpander::expandReduce(ReduceOp op) {
@@ -379,11 +390,7 @@ void ScratchExpander::expandReduce(ReduceOp op) {
   }
   }
   synchronizeSubgroup(b, loc);
-  Value result = LoadOp::create(b, loc, type, buffer, ValueRange{start}, stride,
-                                /*col_major=*/false);
-  synchronizeSubgroup(b, loc);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  replaceWithTile(b, op, buffer, start, stride);
 }
 
 void ScratchExpander::expandConvert(ConvertOp op) {
@@ -428,11 +435,7 @@ void ScratchExpander::expandConvert(ConvertOp op) {
                     /*col_major=*/false);
     synchronizeSubgroup(b, loc);
   }
-  Value result = LoadOp::create(b, loc, to, buffer, ValueRange{start}, stride,
-                                /*col_major=*/false);
-  synchronizeSubgroup(b, loc);
-  op.replaceAllUsesWith(result);
-  op.erase();
+  replaceWithTile(b, op, buffer, start, stride);
 }
 
 LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(

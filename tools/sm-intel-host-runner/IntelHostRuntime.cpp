@@ -111,8 +111,14 @@ uint64_t _Z14get_num_groupsj(uint32_t d) { return current->groups[d]; }
 uint64_t _Z13get_global_idj(uint32_t d) {
   return uint64_t(current->group[d]) * current->size[d] + current->local[d];
 }
-void _Z22__spirv_ControlBarrierjjj(uint32_t, uint32_t, uint32_t) {
-  current->workgroup->barrier.arrive_and_wait();
+void _Z22__spirv_ControlBarrierjjj(uint32_t executionScope, uint32_t,
+                                   uint32_t) {
+  // SPIR-V scopes: 2 is the workgroup, 3 the subgroup.
+  constexpr uint32_t subgroupScope = 3;
+  if (executionScope == subgroupScope)
+    current->workgroup->subgroups[current->subgroup]->barrier.arrive_and_wait();
+  else
+    current->workgroup->barrier.arrive_and_wait();
 }
 void _Z7barrierj(uint32_t) { current->workgroup->barrier.arrive_and_wait(); }
 

@@ -530,8 +530,8 @@ def SubgroupMatrix_SubgroupBarrierOp
     `sm-expand-through-workgroup-memory`), where a workgroup barrier would
     wait for subgroups that never reach it. It must be reached in
     subgroup-uniform control flow. Vulkan lowers it to `OpControlBarrier`
-    at subgroup scope, Metal to `simdgroup_barrier(mem_flags::mem_threadgroup)`;
-    the Intel lowering, which keeps every matrix in registers, reports it.
+    at subgroup scope, Metal to `simdgroup_barrier(mem_flags::mem_threadgroup)`,
+    Intel to `__spirv_ControlBarrier` at subgroup scope.
 
     ```mlir
     gpu.module @kernels {

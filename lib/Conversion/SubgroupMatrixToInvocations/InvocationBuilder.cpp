@@ -134,6 +134,19 @@ Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element) {
   return arith::TruncFOp::create(builder, loc, builder.getBF16Type(), element);
 }
 
+func::FuncOp getOrDeclareBuiltin(OpBuilder &builder, gpu::GPUModuleOp module,
+                                 StringRef name, ArrayRef<Type> inputs,
+                                 TypeRange results) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  auto function = func::FuncOp::create(
+      builder, module.getLoc(), name, builder.getFunctionType(inputs, results));
+  function.setPrivate();
+  return function;
+}
+
 Value shuffleFrom(OpBuilder &builder, Location loc, Value value, Value lane,
                   unsigned subgroupSize, gpu::ShuffleMode mode,
                   bool broadcast) {

@@ -309,6 +309,13 @@ Value bfloat16ToF32(OpBuilder &builder, Location loc, Value element);
 
 Value f32ToBFloat16(OpBuilder &builder, Location loc, Value element);
 
+/// The declaration of the device builtin `name` (an Itanium-mangled
+/// function that LLVM's SPIR-V backend recognises) in `module`, added at
+/// its start the first time.
+func::FuncOp getOrDeclareBuiltin(OpBuilder &builder, gpu::GPUModuleOp module,
+                                 StringRef name, ArrayRef<Type> inputs,
+                                 TypeRange results);
+
 /// `value` from another invocation of the subgroup, through a 32-bit
 /// shuffle: invocation `lane` (IDX), or this invocation's lane XOR `lane`
 /// (XOR).
@@ -364,7 +371,8 @@ template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   bool emulated;
 };
 
-/// The patterns of loads, stores and splats.
+/// The patterns of loads, stores and splats, and of the Intel form's
+/// subgroup barrier.
 void populateMemoryPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns, unsigned subgroupSize,
                             bool emulated);

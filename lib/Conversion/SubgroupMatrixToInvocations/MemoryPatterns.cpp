@@ -202,9 +202,41 @@ struct SplatLowering : IntelPattern<SplatOp> {
 
 } // namespace
 
+namespace {
+/// OpenCL's `__spirv_ControlBarrier(Subgroup, Subgroup, AcquireRelease |
+/// WorkgroupMemory)`, which LLVM's SPIR-V backend emits as OpControlBarrier.
+/// (Emulated kernels keep the op for the Vulkan lowering.)
+struct SubgroupBarrierLowering : OpConversionPattern<SubgroupBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SubgroupBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<gpu::GPUModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not in a gpu.module");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    constexpr int32_t subgroupScope = 3;
+    constexpr int32_t acquireReleaseWorkgroupMemory = 0x8 | 0x100;
+    SmallVector<Value> operands;
+    for (int32_t value :
+         {subgroupScope, subgroupScope, acquireReleaseWorkgroupMemory})
+      operands.push_back(
+          arith::ConstantIntOp::create(rewriter, loc, i32, value));
+    func::FuncOp barrier = getOrDeclareBuiltin(
+        rewriter, module, "_Z22__spirv_ControlBarrierjjj", {i32, i32, i32}, {});
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, barrier, operands);
+    return success();
+  }
+};
+} // namespace
+
 void mlir::subgroup_matrix::per_invocation::populateMemoryPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     unsigned subgroupSize, bool emulated) {
   patterns.add<LoadLowering, StoreLowering, SplatLowering>(
       converter, patterns.getContext(), subgroupSize, emulated);
+  if (!emulated)
+    patterns.add<SubgroupBarrierLowering>(converter, patterns.getContext());
 }

@@ -119,10 +119,11 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
         Value c = slice(rewriter, loc, accumulator, offset, result->chunkRows);
         std::string name = getIntelMultiplyBuiltinName(
             a.getType(), bTile.getType(), c.getType());
-        auto function = getOrDeclare(rewriter, module, name,
-                                     {k.getType(), a.getType(), bTile.getType(),
-                                      c.getType(), operands.getType()},
-                                     c.getType());
+        auto function =
+            getOrDeclareBuiltin(rewriter, module, name,
+                                {k.getType(), a.getType(), bTile.getType(),
+                                 c.getType(), operands.getType()},
+                                c.getType());
         Value d = func::CallOp::create(rewriter, loc, function,
                                        ValueRange{k, a, bTile, c, operands})
                       .getResult(0);
@@ -131,20 +132,6 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
     }
     rewriter.replaceOp(op, output);
     return success();
-  }
-
-  static func::FuncOp getOrDeclare(OpBuilder &builder, gpu::GPUModuleOp module,
-                                   StringRef name, ArrayRef<Type> inputs,
-                                   Type result) {
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-      return existing;
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    auto function =
-        func::FuncOp::create(builder, module.getLoc(), name,
-                             builder.getFunctionType(inputs, result));
-    function.setPrivate();
-    return function;
   }
 };
 

@@ -29,16 +29,8 @@ LogicalResult mlir::subgroup_matrix::checkPerInvocationForm(
   root->walk([&](Operation *op) {
     if (!isa<SubgroupMatrixDialect>(op->getDialect()))
       return;
-    // Emulated kernels keep it for the SPIR-V conversion.
-    if (isa<SubgroupBarrierOp>(op)) {
-      if (!emulated) {
-        op->emitOpError(cannot)
-            << "the Intel form keeps every matrix in registers and never "
-               "synchronizes a subgroup through memory; use gpu.barrier";
-        expressible = false;
-      }
+    if (isa<SubgroupBarrierOp>(op))
       return;
-    }
     // Packed memrefs (i32 words holding several components) are a Vulkan
     // lowering detail; per-invocation accesses address components.
     MemRefType memref;

@@ -67,13 +67,3 @@ gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matri
   }
 }
 
-// -----
-
-// The Intel form never synchronizes a subgroup through memory.
-gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
-  gpu.func @exchange(%out: memref<32xf32>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
-    // expected-error @+1 {{'subgroup_matrix.subgroup_barrier' op cannot be lowered to the Intel form: the Intel form keeps every matrix in registers and never synchronizes a subgroup through memory; use gpu.barrier}}
-    subgroup_matrix.subgroup_barrier
-    gpu.return
-  }
-}

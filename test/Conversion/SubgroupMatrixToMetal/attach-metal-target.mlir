@@ -23,6 +23,10 @@ gpu.module @plain {
 // CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">} {
   gpu.module @inherits {
+    gpu.func @fill(%out: memref<64xf32>) kernel
+        attributes {known_block_size = array<i32: 32, 1, 1>} {
+      gpu.return
+    }
   }
 }
 
@@ -34,5 +38,9 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
   // expected-error @+1 {{cannot be lowered to Metal for a target with subgroups of 16 invocations: Metal simdgroups have 32 threads}}
   gpu.module @narrow_subgroups {
+    gpu.func @fill(%out: memref<64xf32>) kernel
+        attributes {known_block_size = array<i32: 32, 1, 1>} {
+      gpu.return
+    }
   }
 }
