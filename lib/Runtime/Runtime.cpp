@@ -98,9 +98,7 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
               *lowered, "sm-lower-to-intel{target=" + target.str() + "}")) ||
           failed(translateToIntelHostLLVM(*lowered, text)))
         return failure();
-    } else if (failed(runPipeline(*lowered, "sm-lower-to-metal{target=" +
-                                                target.str() + "}")) ||
-               failed(translateToMSL(*lowered, text))) {
+    } else if (failed(lowerAndTranslateToMSL(*lowered, text, target))) {
       return failure();
     }
     lowered->walk([&](gpu::GPUModuleOp kernels) {

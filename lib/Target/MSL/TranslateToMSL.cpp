@@ -550,10 +550,12 @@ LogicalResult mlir::subgroup_matrix::translateToMSL(Operation *op,
   return emitter.emitModule(op);
 }
 
-LogicalResult mlir::subgroup_matrix::lowerAndTranslateToMSL(Operation *module,
-                                                            raw_ostream &os) {
+LogicalResult mlir::subgroup_matrix::lowerAndTranslateToMSL(
+    Operation *module, raw_ostream &os, StringRef targetName) {
   PassManager pm(module->getContext(), module->getName().getStringRef());
-  buildLowerToMetalPipeline(pm, LowerToMetalOptions());
+  LowerToMetalOptions options;
+  options.target = targetName.str();
+  buildLowerToMetalPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();
   return translateToMSL(module, os);
@@ -564,7 +566,10 @@ void mlir::subgroup_matrix::registerToMSLTranslation() {
       "emit-msl",
       "emit Metal Shading Language for the kernels of the gpu.modules "
       "(lowered by sm-lower-to-metal first)",
-      lowerAndTranslateToMSL, [](DialectRegistry &registry) {
+      [](Operation *module, raw_ostream &os) {
+        return lowerAndTranslateToMSL(module, os);
+      },
+      [](DialectRegistry &registry) {
         // Host code next to the gpu.modules (sm-tile-matmul's launch,
         // sm-linalg-to-gpu's shape assertions, for example) is parsed and
         // left alone.

@@ -21,10 +21,12 @@ namespace subgroup_matrix {
 LogicalResult translateToMSL(Operation *op, llvm::raw_ostream &os);
 
 /// What `sm-translate --emit-msl` does: runs `sm-lower-to-metal` on `module`
-/// (in place, for the target its gpu.modules name, else what Metal Shading
-/// Language expresses), then translateToMSL. The lowering changes nothing
-/// in a module it already lowered.
-LogicalResult lowerAndTranslateToMSL(Operation *module, llvm::raw_ostream &os);
+/// (in place, for the preset `targetName` if given, else the target its
+/// gpu.modules name, else what Metal Shading Language expresses), then
+/// translateToMSL. The lowering changes nothing in a module it already
+/// lowered.
+LogicalResult lowerAndTranslateToMSL(Operation *module, llvm::raw_ostream &os,
+                                     llvm::StringRef targetName = "");
 
 /// Registers `--emit-msl` with sm-translate.
 void registerToMSLTranslation();
