@@ -1,4 +1,13 @@
 // RUN: sm-translate --emit-msl %s | FileCheck %s
+// The source compiles on the host and divides as ceildivui does, at a
+// remainder, an exact multiple and zero.
+// RUN: sm-translate --emit-msl %s -o %t.metal
+// RUN: sm-msl-host-runner %t.metal --entry steps --arg i32:2:const:130 --dump 0 | FileCheck %s --check-prefix=REMAINDER
+// RUN: sm-msl-host-runner %t.metal --entry steps --arg i32:2:const:128 --dump 0 | FileCheck %s --check-prefix=EXACT
+// RUN: sm-msl-host-runner %t.metal --entry steps --arg i32:2:const:0 --dump 0 | FileCheck %s --check-prefix=AT-ZERO
+// REMAINDER: argument 0 (i32 x 2): 130 3
+// EXACT: argument 0 (i32 x 2): 128 2
+// AT-ZERO: argument 0 (i32 x 2): 0 0
 
 // arith.ceildivui (a grid or loop bound of dynamic sizes) becomes plain
 // arithmetic in sm-lower-to-metal, as for Vulkan and Intel: zero for zero,
