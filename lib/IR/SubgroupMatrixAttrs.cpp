@@ -161,7 +161,8 @@ bool MatrixConfigAttr::composesMultiply(Type left, Type right,
 
 /// Parses `<"preset">`, `<"name", subgroup_size = N, configs = [...]>` or
 /// `<subgroup_size = N, configs = [...]>`, each optionally followed by the
-/// flags `emulated`, `float64` and `int64`, in that order.
+/// sizes `compute_units = N` and `workgroup_memory = BYTES` and the flags
+/// `emulated`, `float64` and `int64`, in that order.
 Attribute TargetAttr::parse(AsmParser &parser, Type) {
   MLIRContext *context = parser.getContext();
   if (parser.parseLess())
@@ -200,20 +201,37 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
             return success();
           }))
     return {};
+  // The device's sizes, then its flags, each in its order.
+  unsigned computeUnits = 0, workgroupMemory = 0;
+  struct Size {
+    StringLiteral keyword;
+    unsigned &value;
+  } sizes[] = {{"compute_units", computeUnits},
+               {"workgroup_memory", workgroupMemory}};
   bool flags[3] = {false, false, false};
   const char *flagNames[3] = {"emulated", "float64", "int64"};
-  unsigned nextFlag = 0;
+  unsigned nextSize = 0, nextFlag = 0;
   while (succeeded(parser.parseOptionalComma())) {
-    SMLoc flagLoc = parser.getCurrentLocation();
-    StringRef flag;
-    if (parser.parseKeyword(&flag))
+    SMLoc keywordLoc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
       return {};
+    Size *size = std::find_if(
+        sizes + nextSize, std::end(sizes),
+        [&](const Size &candidate) { return candidate.keyword == keyword; });
+    if (size != std::end(sizes) && nextFlag == 0) {
+      if (parser.parseEqual() || parser.parseInteger(size->value))
+        return {};
+      nextSize = unsigned(size - sizes) + 1;
+      continue;
+    }
     const char **found =
-        std::find(flagNames + nextFlag, std::end(flagNames), flag);
+        std::find(flagNames + nextFlag, std::end(flagNames), keyword);
     if (found == std::end(flagNames)) {
-      parser.emitError(flagLoc)
-          << "expected 'emulated', 'float64' or 'int64' (in that order), got '"
-          << flag << "'";
+      parser.emitError(keywordLoc)
+          << "expected 'compute_units = N', 'workgroup_memory = BYTES', "
+             "'emulated', 'float64' or 'int64' (in that order), got '"
+          << keyword << "'";
       return {};
     }
     nextFlag = unsigned(found - flagNames);
@@ -224,7 +242,7 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
                     nameAttr, subgroupSize, configs, flags[0], flags[1],
-                    flags[2]);
+                    flags[2], computeUnits, workgroupMemory);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -243,6 +261,10 @@ void TargetAttr::print(AsmPrinter &printer) const {
     config.print(printer);
   });
   printer << "]";
+  if (getComputeUnits())
+    printer << ", compute_units = " << getComputeUnits();
+  if (getWorkgroupMemory())
+    printer << ", workgroup_memory = " << getWorkgroupMemory();
   if (getEmulated())
     printer << ", emulated";
   if (getFloat64())
@@ -255,7 +277,9 @@ void TargetAttr::print(AsmPrinter &printer) const {
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringAttr name, unsigned subgroupSize,
                                  ArrayRef<MatrixConfigAttr> configs,
-                                 bool emulated, bool float64, bool int64) {
+                                 bool emulated, bool float64, bool int64,
+                                 unsigned computeUnits,
+                                 unsigned workgroupMemory) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
   if (!llvm::isPowerOf2_32(subgroupSize))

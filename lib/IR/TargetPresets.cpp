@@ -37,6 +37,11 @@ struct PresetDescription {
   /// Whether kernels may compute in f64 and i64 (Vulkan's shaderFloat64 and
   /// shaderInt64 on the device's driver).
   bool float64 = false, int64 = false;
+  /// Streaming multiprocessors or compute units; 0 where the preset names
+  /// a family of devices of different sizes.
+  unsigned computeUnits = 0;
+  /// Bytes of workgroup memory one workgroup may use.
+  unsigned workgroupMemory = 0;
 };
 } // namespace
 
@@ -124,9 +129,11 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
 /// no double type, but both have 64-bit integers.
 static const PresetDescription presets[] = {
     {"nvidia-h100", 32, nvidiaH100Rows, nullptr, /*emulated=*/false,
-     /*float64=*/true, /*int64=*/true},
+     /*float64=*/true, /*int64=*/true, /*computeUnits=*/132,
+     /*workgroupMemory=*/48 * 1024},
     {"amd-rdna3", 32, amdRdna3Rows, nullptr, /*emulated=*/false,
-     /*float64=*/true, /*int64=*/true},
+     /*float64=*/true, /*int64=*/true, /*computeUnits=*/96,
+     /*workgroupMemory=*/64 * 1024},
     {"intel-xe-hpc",
      16,
      {},
@@ -146,7 +153,8 @@ static const PresetDescription presets[] = {
      /*float64=*/false,
      /*int64=*/true},
     {"apple-m1", 32, appleM1Rows, nullptr, /*emulated=*/false,
-     /*float64=*/false, /*int64=*/true},
+     /*float64=*/false, /*int64=*/true, /*computeUnits=*/0,
+     /*workgroupMemory=*/32 * 1024},
     {"cpu-lavapipe",
      8,
      {},
@@ -207,7 +215,8 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
         getComponentType(context, row.result)));
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
                          preset->subgroupSize, configs, preset->emulated,
-                         preset->float64, preset->int64);
+                         preset->float64, preset->int64, preset->computeUnits,
+                         preset->workgroupMemory);
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

@@ -6,7 +6,7 @@ module @preset attributes {subgroup_matrix.target = #subgroup_matrix.target<"amd
 
 // Spelling out a preset's contents gives the preset.
 // CHECK: module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">}
-module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>], int64>} {}
+module @apple_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>], workgroup_memory = 32768, int64>} {}
 
 // A preset name with other contents is a custom target.
 // CHECK: module @changed attributes {subgroup_matrix.target = #subgroup_matrix.target<"apple-m1", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>]>}
@@ -20,6 +20,17 @@ module @custom attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-
 module @flags attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-cpu", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], emulated, float64, int64>} {}
 // CHECK: module @int64_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<8x8x8, f16 -> f32>], int64>}
 module @int64_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<8x8x8, f16 -> f32>], int64>} {}
+
+// The device's sizes come between the configurations and the flags; sizes
+// left out are unknown and not printed.
+// CHECK: module @sizes attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 108, workgroup_memory = 49152, float64, int64>}
+module @sizes attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 108, workgroup_memory = 49152, float64, int64>} {}
+// CHECK: module @memory_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], workgroup_memory = 16384>}
+module @memory_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], workgroup_memory = 16384>} {}
+// The presets carry the sizes of their devices: spelled out, the H100 has
+// 132 SMs and 48 KiB of shared memory per workgroup.
+// CHECK: module @h100_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">}
+module @h100_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100", subgroup_size = 32, configs = [<16x16x16, f16 -> f16>, <16x8x16, f16 -> f16>, <16x8x8, f16 -> f16>, <16x16x16, f16 -> f32>, <16x8x16, f16 -> f32>, <16x8x8, f16 -> f32>, <16x16x32, ui8 -> ui32>, <16x16x32, si8 -> si32>, <16x8x32, ui8 -> ui32>, <16x8x32, si8 -> si32>, <16x16x16, bf16 -> f32>], compute_units = 132, workgroup_memory = 49152, float64, int64>} {}
 
 // CHECK: module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>}
 module @anonymous attributes {subgroup_matrix.target = #subgroup_matrix.target<subgroup_size = 16, configs = [<8x16x16, bf16 -> f32>]>} {}

@@ -209,45 +209,13 @@ void loadLoader() {
 // Devices
 //===----------------------------------------------------------------------===//
 
-/// Prints the configurations the WGSL proposal keeps (subgroup scope, no
-/// saturation, A == B, C == result, types the dialect has) as a target.
+/// Prints the device as a target attribute (describeTarget).
 void listCooperativeMatrices(const DeviceInfo &info) {
   if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR ||
       !hasExtension(info.extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
     fail(std::string(info.properties.properties.deviceName) +
          " does not support VK_KHR_cooperative_matrix");
-  std::vector<VkCooperativeMatrixPropertiesKHR> properties =
-      getCooperativeMatrixProperties(info);
-  std::printf("// %s, driver %s %s, %zu configurations reported\n",
-              info.properties.properties.deviceName, info.driver.driverName,
-              info.driver.driverInfo, properties.size());
-  std::vector<std::string> configs;
-  for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
-    const char *a = componentName(p.AType), *b = componentName(p.BType),
-               *c = componentName(p.CType), *r = componentName(p.ResultType);
-    bool kept = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
-                a && b && c && r && p.AType == p.BType &&
-                p.CType == p.ResultType;
-    std::printf("// %s %ux%ux%u %s x %s + %s -> %s%s\n",
-                kept ? "kept   " : "dropped", p.MSize, p.NSize, p.KSize,
-                a ? a : "?", b ? b : "?", c ? c : "?", r ? r : "?",
-                p.saturatingAccumulation ? " (saturating)" : "");
-    if (kept)
-      configs.push_back("<" + std::to_string(p.MSize) + "x" +
-                        std::to_string(p.NSize) + "x" +
-                        std::to_string(p.KSize) + ", " + a + " -> " + r + ">");
-  }
-  std::string name = info.properties.properties.deviceName;
-  std::replace(name.begin(), name.end(), '"', '\'');
-  VkPhysicalDeviceFeatures2 features{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  vkGetPhysicalDeviceFeatures2(info.physical, &features);
-  std::printf("#subgroup_matrix.target<\"%s\", subgroup_size = %u, configs = [",
-              name.c_str(), info.subgroup.subgroupSize);
-  for (size_t i = 0; i < configs.size(); ++i)
-    std::printf("%s%s", i ? ", " : "", configs[i].c_str());
-  std::printf("]%s%s>\n", features.features.shaderFloat64 ? ", float64" : "",
-              features.features.shaderInt64 ? ", int64" : "");
+  std::fputs(describeTarget(info).c_str(), stdout);
 }
 
 //===----------------------------------------------------------------------===//

@@ -88,6 +88,21 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         configs = [<16x16x16, f16 -> f32>], float64, int64>
     ```
 
+    Two sizes of the device guide how kernels are tiled: `compute_units`,
+    the streaming multiprocessors or compute units a grid spreads over
+    (split K gives each a workgroup where the tiles of C cannot), and
+    `workgroup_memory`, the bytes of workgroup (shared) memory one
+    workgroup may use (Vulkan's `maxComputeSharedMemorySize`). Written
+    after the configurations; left out, they are unknown: no split of K,
+    and 48 KiB of workgroup memory. `sm-vulkan-runner --list-coopmat`
+    prints both as the device reports them.
+
+    ```mlir
+    #subgroup_matrix.target<"my-gpu", subgroup_size = 32,
+        configs = [<16x16x16, f16 -> f32>], compute_units = 108,
+        workgroup_memory = 49152, float64, int64>
+    ```
+
     Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
     `apple-m1` and `cpu-lavapipe` (emulated); `docs/Targets.md` says where
     each one's configurations come from.
@@ -98,7 +113,9 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     ArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">:$configs,
     DefaultValuedParameter<"bool", "false">:$emulated,
     DefaultValuedParameter<"bool", "false">:$float64,
-    DefaultValuedParameter<"bool", "false">:$int64);
+    DefaultValuedParameter<"bool", "false">:$int64,
+    DefaultValuedParameter<"unsigned", "0">:$computeUnits,
+    DefaultValuedParameter<"unsigned", "0">:$workgroupMemory);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -126,8 +143,18 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     /// kEmulatedDimensionMultiple.
     TargetAttr getEmulatedForm() const {
       return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
-                 /*emulated=*/true, getFloat64(), getInt64());
+                 /*emulated=*/true, getFloat64(), getInt64(),
+                 getComputeUnits(), getWorkgroupMemory());
     }
+    /// The workgroup memory a kernel may use: `workgroup_memory` where the
+    /// target gives it, else kDefaultWorkgroupMemory.
+    unsigned getWorkgroupMemoryLimit() const {
+      return getWorkgroupMemory() ? getWorkgroupMemory()
+                                  : kDefaultWorkgroupMemory;
+    }
+    /// The workgroup memory assumed of a target that does not say: what
+    /// every device the presets describe except Apple's offers.
+    static constexpr unsigned kDefaultWorkgroupMemory = 48 * 1024;
     /// The dimension every matrix of an emulated target is a multiple of.
     static constexpr unsigned kEmulatedDimensionMultiple = 8;
   }];

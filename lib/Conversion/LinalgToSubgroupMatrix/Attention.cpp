@@ -574,7 +574,7 @@ std::optional<std::string> AttentionKernelEmitter::planSizes() {
   width = vulkan && headDim % (16 / elementBytes) == 0 ? 16 / elementBytes : 1;
   // Rows padded by 16 bytes against bank conflicts.
   stride = headDim + 16 / elementBytes;
-  int64_t limit = getWorkgroupMemoryLimit(target);
+  int64_t limit = target.getWorkgroupMemoryLimit();
 
   // The softmax goes through workgroup memory where the matrices are
   // opaque, if the rows of a subgroup's scores split evenly over its

@@ -1251,7 +1251,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   if (storesThroughScratch())
     sharedBytes +=
         subgroups * fm * fn * resultStorage.getIntOrFloatBitWidth() / 8;
-  int64_t limit = getWorkgroupMemoryLimit(target);
+  int64_t limit = target.getWorkgroupMemoryLimit();
   if (sharedBytes > limit)
     return problem.op->emitOpError()
                << "cannot be tiled: the tiling needs " << sharedBytes

@@ -8,19 +8,20 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 namespace {
-/// The kind of device a target describes, which the tiling defaults and
-/// limits depend on; read off the preset name (custom targets are `Other`).
-enum class DeviceFamily { Nvidia, Amd, Apple, Other };
+/// The vendor of the device a target describes, whose measured tiling
+/// defaults apply; read off the target's name, which starts with it for the
+/// presets and for the names Vulkan drivers report (`--list-coopmat`:
+/// "NVIDIA H100 80GB HBM3", "AMD Radeon ..."). Other names get the generic
+/// defaults. The device's sizes are target parameters, not read off names.
+enum class DeviceFamily { Nvidia, Amd, Other };
 } // namespace
 
 static DeviceFamily getDeviceFamily(TargetAttr target) {
   StringRef name = target.getName() ? target.getName().getValue() : "";
-  if (name.starts_with("nvidia"))
+  if (name.starts_with_insensitive("nvidia"))
     return DeviceFamily::Nvidia;
-  if (name.starts_with("amd"))
+  if (name.starts_with_insensitive("amd"))
     return DeviceFamily::Amd;
-  if (name.starts_with("apple"))
-    return DeviceFamily::Apple;
   return DeviceFamily::Other;
 }
 
@@ -32,13 +33,6 @@ bool mlir::subgroup_matrix::transposingCopyFits(int64_t bColumns, int64_t tileK,
          tileN % kTransposedBlockColumns == 0 &&
          tileK % kTransposedBlockRows == 0 &&
          (tileK + padding) % kTransposedBlockRows == 0;
-}
-
-/// The workgroup memory a kernel may use on `target`: Metal gives a
-/// threadgroup 32 KiB on Apple GPUs; the Vulkan devices this project knows
-/// report 48 KiB or more (maxComputeSharedMemorySize), as Intel's do.
-int64_t mlir::subgroup_matrix::getWorkgroupMemoryLimit(TargetAttr target) {
-  return getDeviceFamily(target) == DeviceFamily::Apple ? 32 * 1024 : 48 * 1024;
 }
 
 bool mlir::subgroup_matrix::isVulkanDevice(TargetAttr target) {
@@ -249,19 +243,8 @@ mlir::subgroup_matrix::planTiling(const Contraction &contraction,
 int64_t mlir::subgroup_matrix::chooseSplitK(const Contraction &contraction,
                                             const TilingPlan &plan,
                                             TargetAttr target) {
-  // Compute units of the devices the presets describe (SMs, CUs).
-  int64_t units = 0;
-  switch (getDeviceFamily(target)) {
-  case DeviceFamily::Nvidia:
-    units = 132;
-    break;
-  case DeviceFamily::Amd:
-    units = 96;
-    break;
-  default:
-    return 1;
-  }
-  if (contraction.batch != 1 || contraction.hasDynamicSizes())
+  int64_t units = target.getComputeUnits();
+  if (!units || contraction.batch != 1 || contraction.hasDynamicSizes())
     return 1;
   const MatmulTiling &tiling = plan.tiling;
   int64_t tiles = llvm::divideCeil(contraction.m, tiling.tileM) *

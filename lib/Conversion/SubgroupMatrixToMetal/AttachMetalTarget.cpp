@@ -35,7 +35,9 @@ TargetAttr mlir::subgroup_matrix::getMetalLanguageTarget(MLIRContext *context) {
         MatrixConfigAttr::get(context, 8, 8, 8, component, result));
   return TargetAttr::get(context, builder.getStringAttr("metal"),
                          kMetalSimdgroupSize, configs, /*emulated=*/false,
-                         /*float64=*/false, /*int64=*/true);
+                         /*float64=*/false, /*int64=*/true,
+                         /*computeUnits=*/0,
+                         /*workgroupMemory=*/kMetalThreadgroupMemory);
 }
 
 namespace {

@@ -63,6 +63,71 @@ getCooperativeMatrixProperties(const DeviceInfo &info) {
   return properties;
 }
 
+uint32_t getComputeUnitCount(const DeviceInfo &info) {
+  // Each structure is chained only where its extension is supported.
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nvidia{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCoreProperties2AMD amd{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+  VkPhysicalDeviceProperties2 properties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  if (hasExtension(info.extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME))
+    properties.pNext = &nvidia;
+  else if (hasExtension(info.extensions,
+                        VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME))
+    properties.pNext = &amd;
+  else
+    return 0;
+  vkGetPhysicalDeviceProperties2(info.physical, &properties);
+  return properties.pNext == &nvidia ? nvidia.shaderSMCount
+                                     : amd.activeComputeUnitCount;
+}
+
+std::string describeTarget(const DeviceInfo &info) {
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties =
+      getCooperativeMatrixProperties(info);
+  std::string text = std::string("// ") +
+                     info.properties.properties.deviceName + ", driver " +
+                     info.driver.driverName + " " + info.driver.driverInfo +
+                     ", " + std::to_string(properties.size()) +
+                     " configurations reported\n";
+  std::string configs;
+  for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
+    const char *a = componentName(p.AType), *b = componentName(p.BType),
+               *c = componentName(p.CType), *r = componentName(p.ResultType);
+    bool kept = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
+                a && b && c && r && p.AType == p.BType &&
+                p.CType == p.ResultType;
+    std::string shape = std::to_string(p.MSize) + "x" +
+                        std::to_string(p.NSize) + "x" + std::to_string(p.KSize);
+    text += std::string("// ") + (kept ? "kept    " : "dropped ") + shape +
+            " " + (a ? a : "?") + " x " + (b ? b : "?") + " + " +
+            (c ? c : "?") + " -> " + (r ? r : "?") +
+            (p.saturatingAccumulation ? " (saturating)" : "") + "\n";
+    if (kept)
+      configs += std::string(configs.empty() ? "" : ", ") + "<" + shape +
+                 ", " + a + " -> " + r + ">";
+  }
+  std::string name = info.properties.properties.deviceName;
+  std::replace(name.begin(), name.end(), '"', '\'');
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  vkGetPhysicalDeviceFeatures2(info.physical, &features);
+  text += "#subgroup_matrix.target<\"" + name + "\", subgroup_size = " +
+          std::to_string(info.subgroup.subgroupSize) + ", configs = [" +
+          configs + "]";
+  if (uint32_t units = getComputeUnitCount(info))
+    text += ", compute_units = " + std::to_string(units);
+  text += ", workgroup_memory = " +
+          std::to_string(
+              info.properties.properties.limits.maxComputeSharedMemorySize);
+  if (features.features.shaderFloat64)
+    text += ", float64";
+  if (features.features.shaderInt64)
+    text += ", int64";
+  return text + ">\n";
+}
+
 namespace {
 /// The VkComponentTypeKHR of a component name of CooperativeMatrixMultiply.
 std::optional<VkComponentTypeKHR> parseComponent(const std::string &name) {

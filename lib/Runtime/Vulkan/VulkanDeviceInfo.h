@@ -39,6 +39,18 @@ const char *componentName(VkComponentTypeKHR type);
 std::vector<VkCooperativeMatrixPropertiesKHR>
 getCooperativeMatrixProperties(const DeviceInfo &info);
 
+/// The streaming multiprocessors (VK_NV_shader_sm_builtins) or active
+/// compute units (VK_AMD_shader_core_properties2) of the device; 0 where
+/// it reports neither.
+uint32_t getComputeUnitCount(const DeviceInfo &info);
+
+/// The device as a `#subgroup_matrix.target` attribute, after comment
+/// lines on what was kept: the cooperative-matrix configurations the WGSL
+/// proposal keeps (subgroup scope, no saturation, A == B, C == result,
+/// types the dialect has), the subgroup size, the compute units, the
+/// workgroup memory (maxComputeSharedMemorySize) and the 64-bit types.
+std::string describeTarget(const DeviceInfo &info);
+
 /// The features a device offers that kernels may need, as queried.
 struct DeviceFeatures {
   VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};

@@ -71,9 +71,6 @@ struct TilingPlan {
   MatmulTiling tiling;
 };
 
-/// The workgroup memory a kernel may use on `target`.
-int64_t getWorkgroupMemoryLimit(TargetAttr target);
-
 /// Whether `target` is a Vulkan device (the NVIDIA and AMD presets), whose
 /// KHR cooperative matrices hide which elements an invocation holds: there,
 /// maps that read positions, reductions and conversions of kind cost a
@@ -82,7 +79,8 @@ bool isVulkanDevice(TargetAttr target);
 
 /// The split of K that gives every compute unit of `target` a workgroup when
 /// the tiles of C alone cannot (at most 8 parts, each at least 8 whole K
-/// steps): 1 where no split helps or the target's size is unknown.
+/// steps): 1 where no split helps or the target's `compute_units` are
+/// unknown.
 int64_t chooseSplitK(const Contraction &contraction, const TilingPlan &plan,
                      TargetAttr target);
 

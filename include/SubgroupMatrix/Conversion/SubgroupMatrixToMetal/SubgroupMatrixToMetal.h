@@ -16,10 +16,14 @@ namespace subgroup_matrix {
 /// The threads of a Metal simdgroup on every Apple GPU.
 constexpr unsigned kMetalSimdgroupSize = 32;
 
+/// The threadgroup memory one threadgroup may use on Apple GPUs (Metal's
+/// feature set tables: 32 KiB from the A13 and M1 on).
+constexpr unsigned kMetalThreadgroupMemory = 32 * 1024;
+
 /// What Metal Shading Language itself can express, for programs that name
 /// no device: the 8x8 simdgroup matrices of f32, f16 and bf16 (MSL 3.1),
 /// multiplied within one type or from f16 or bf16 into f32, in simdgroups of
-/// 32 threads, without 64-bit floats.
+/// 32 threads, without 64-bit floats, with 32 KiB of threadgroup memory.
 TargetAttr getMetalLanguageTarget(MLIRContext *context);
 
 } // namespace subgroup_matrix
