@@ -90,7 +90,7 @@ cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/"
 "$spirvVal" --target-env vulkan1.3 "$suite/dynamic-mnk.spv"
 
 cp "$buildDir/bin/sm-vulkan-runner" "$suite/"
-cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" "$suite/"
-(cd "$suite/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 \
-  libegl1 libgles2 2>/dev/null)
+cp "$repoRoot/test/Integration/Vulkan/conformance/run-on-device.sh" \
+  "$repoRoot/utils/device-vulkan.sh" "$suite/"
+"$repoRoot/utils/device-vulkan.sh" stage "$suite/debs"
 du -sh "$suite"

@@ -13,20 +13,15 @@ GLOB=${1:-*}
 REPEAT=${2:-50}
 OUT=${OUT:-/tmp/bench-out}
 mkdir -p "$OUT"
-for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. utils/device-vulkan.sh
+smUseVulkanLoader "$STAGE/debs"
 cp "$STAGE/manifest.json" "$OUT/"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt"
 chmod +x "$STAGE/sm-vulkan-runner"
-# The driver leaves the GPU at its idle clock (345 MHz) for a process that
-# only uses Vulkan, and raises it to 1980 MHz while any CUDA context exists.
-# cuBLAS always runs with one, so an idle CUDA context is held while our
-# kernels run: both are measured at the same clock. gpu.txt records it.
-python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" &
-HOLD=$!
-sleep 8
-echo "SM clock while our kernels run: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)" >>"$OUT/gpu.txt"
+# cuBLAS runs with a CUDA context, which raises the clock: one is held while
+# our kernels run, so both are measured at the same clock (gpu.txt records
+# it).
+smHoldGpuClock | sed 's/^SM clock:/SM clock while our kernels run:/' >>"$OUT/gpu.txt"
 : >"$OUT/runner.log"
 for kernel in "$STAGE"/kernels/$GLOB.spv; do
   name=$(basename "$kernel")
@@ -49,7 +44,7 @@ if [ -x "$PEER/vk_cooperative_matrix_perf" ]; then
       ${SAMPLE_ARGS:---shmem} >"$OUT/sample-correctness.log" 2>&1)
   echo "NVIDIA sample: $(grep -c TFlops "$OUT/sample.log") timings"
 fi
-kill $HOLD
+smReleaseGpuClock
 python3 bench/gemm/cublas.py "$STAGE/manifest.json" "$GLOB" "$REPEAT" \
   >"$OUT/cublas.json" 2>"$OUT/cublas.err"
 cat "$OUT/cublas.err" | tail -5

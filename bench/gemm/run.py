@@ -68,7 +68,9 @@ EXTRA = [
 ]
 # The Vulkan loader and the GL libraries that NVIDIA's ICD needs; the GPU
 # machine has neither.
-LOADER_PACKAGES = ["libvulkan1", "libglvnd0", "libgl1", "libglx0", "libegl1", "libgles2"]
+# Downloads the Vulkan loader's packages, which device.sh unpacks on the GPU
+# machine (utils/device-vulkan.sh).
+STAGE_LOADER = [os.path.join(ROOT, "utils", "device-vulkan.sh"), "stage"]
 
 
 def matmul_module(m, n, k, input_type, acc_type, transposed_b):
@@ -149,9 +151,7 @@ def prepare(args):
         json.dump({"commit": git_commit(), "tiling": args.tiling or "",
                    "configs": manifest}, f, indent=1)
     shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
-    debs = os.path.join(STAGE, "debs")
-    os.makedirs(debs)
-    run(["apt-get", "download"] + LOADER_PACKAGES, cwd=debs)
+    run(STAGE_LOADER + [os.path.join(STAGE, "debs")])
     print("staged %d kernels in %s" % (len(manifest), STAGE))
 
 

@@ -10,17 +10,11 @@ REPEAT=${1:-50}
 OUT=${OUT:-/tmp/bench-runtime-out}
 WORK=/tmp/bench-runtime-work
 mkdir -p "$OUT" "$WORK"
-for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. utils/device-vulkan.sh
+smUseVulkanLoader "$STAGE/debs"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$WORK/gpu.txt"
-# An idle CUDA context keeps the GPU at 1980 MHz while our kernels run
-# (a process that only uses Vulkan leaves it at 345 MHz).
 python3 bench/runtime/torch_peer.py inputs "$STAGE"
-python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" &
-HOLD=$!
-sleep 8
-echo "SM clock: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)" | tee -a "$WORK/gpu.txt"
+smHoldGpuClock | tee -a "$WORK/gpu.txt"
 for plan in "$STAGE"/plans/*/; do
   name=$(basename "$plan")
   mkdir -p "$WORK/$name"
@@ -28,7 +22,7 @@ for plan in "$STAGE"/plans/*/; do
     --repeat "$REPEAT" >"$WORK/$name/runner.log" 2>&1
   echo "$name: exit status $?"
 done
-kill $HOLD
+smReleaseGpuClock
 python3 bench/runtime/torch_peer.py "$STAGE" "$WORK" "$REPEAT" | tee "$WORK/table.txt"
 cp "$WORK/table.txt" "$OUT/"
 tar czf "$OUT/bench-runtime.tgz" -C "$WORK" .

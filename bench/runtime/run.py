@@ -78,9 +78,8 @@ def stage(groups):
                               output=program.output, flops=program.flops)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     shutil.copy(tools / "sm-plan-runner", out)
-    subprocess.run(["apt-get", "download", "-qq", "libvulkan1", "libglvnd0",
-                    "libgl1", "libglx0", "libegl1", "libgles2"],
-                   cwd=out / "debs", check=True, capture_output=True)
+    subprocess.run([str(ROOT / "utils" / "device-vulkan.sh"), "stage",
+                    str(out / "debs")], check=True)
     print("staged in %s" % out)
 
 

@@ -9,9 +9,8 @@ set -u
 STAGE=${SM_TUNE_STAGE:-build/tune}
 OUT=${OUT:-/tmp/tune-out}
 mkdir -p "$OUT"
-for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. utils/device-vulkan.sh
+smUseVulkanLoader "$STAGE/debs"
 chmod +x "$STAGE/sm-vulkan-runner"
 python3 bench/tune/run.py device "$STAGE" "$OUT" --repeat "${1:-30}" \
   ${SM_TUNE_DEVICE_ARGS:-} 2>&1 |

@@ -278,10 +278,8 @@ def prepare(args):
     with open(os.path.join(STAGE, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
-    debs = os.path.join(STAGE, "debs")
-    os.makedirs(debs)
-    subprocess.run(["apt-get", "download"] + _gemm.LOADER_PACKAGES, cwd=debs,
-                   check=True, capture_output=True)
+    subprocess.run(_gemm.STAGE_LOADER + [os.path.join(STAGE, "debs")],
+                   check=True)
 
 
 def device(args):

@@ -71,6 +71,15 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
              << "'" << getEmulatedAttrName() << "' must be a unit attribute";
     return success();
   }
+  if (attribute.getName() == getPlanAttrName()) {
+    if (!isa<ContractionPlanAttr, AttentionPlanAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << getPlanAttrName()
+             << "' must be a #subgroup_matrix.contraction_plan or "
+                "#subgroup_matrix.attention_plan attribute, got "
+             << attribute.getValue();
+    return success();
+  }
   if (attribute.getName() != getTargetAttrName())
     return op->emitError() << "unknown attribute '"
                            << attribute.getName().strref()

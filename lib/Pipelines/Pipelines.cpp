@@ -58,31 +58,29 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());
 
-  AttentionToKernelsPassOptions attention;
-  attention.targetName = options.target;
-  attention.attentionSubgroups = options.attentionSubgroups;
-  attention.attentionKeyBlock = options.attentionKeyBlock;
-  attention.attentionSoftmax = options.attentionSoftmax;
-  pm.addPass(createAttentionToKernelsPass(attention));
+  PlanKernelsPassOptions plan;
+  plan.targetName = options.target;
+  plan.tileM = options.tileM;
+  plan.tileN = options.tileN;
+  plan.tileK = options.tileK;
+  plan.subgroupsM = options.subgroupsM;
+  plan.subgroupsN = options.subgroupsN;
+  plan.padding = options.padding;
+  plan.stages = options.stages;
+  plan.prefetch = options.prefetch;
+  plan.preloadC = options.preloadC;
+  plan.stageBTransposed = options.stageBTransposed;
+  plan.vectorWidth = options.vectorWidth;
+  plan.groupM = options.groupM;
+  plan.splitK = options.splitK;
+  plan.tuningTable = options.tuningTable;
+  plan.attentionSubgroups = options.attentionSubgroups;
+  plan.attentionKeyBlock = options.attentionKeyBlock;
+  plan.attentionSoftmax = options.attentionSoftmax;
+  pm.addPass(createPlanKernelsPass(plan));
 
-  ContractionsToKernelsPassOptions contractions;
-  contractions.targetName = options.target;
-  contractions.tileM = options.tileM;
-  contractions.tileN = options.tileN;
-  contractions.tileK = options.tileK;
-  contractions.subgroupsM = options.subgroupsM;
-  contractions.subgroupsN = options.subgroupsN;
-  contractions.padding = options.padding;
-  contractions.stages = options.stages;
-  contractions.prefetch = options.prefetch;
-  contractions.preloadC = options.preloadC;
-  contractions.stageBTransposed = options.stageBTransposed;
-  contractions.vectorWidth = options.vectorWidth;
-  contractions.groupM = options.groupM;
-  contractions.splitK = options.splitK;
-  contractions.tuningTable = options.tuningTable;
-  pm.addPass(createContractionsToKernelsPass(contractions));
-
+  pm.addPass(createAttentionToKernelsPass({options.target}));
+  pm.addPass(createContractionsToKernelsPass({options.target}));
   pm.addPass(createElementwiseToKernelsPass({options.target}));
 }
 

@@ -5,6 +5,11 @@
 // kernel launches, which it records instead of running. Device memory is
 // never read, so the plan for one set of shapes holds for any data.
 //
+// Why one file of this size: the interpreter is one class whose handlers,
+// one per op (the TypeSwitch of `HostInterpreter::runOp`), share its
+// values and buffers; splitting them across files would put that state in
+// a header for no reader's benefit.
+//
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Runtime/ExecutionPlan.h"

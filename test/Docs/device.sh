@@ -11,6 +11,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 STAGE=$ROOT/build/docs-device
+. "$ROOT/utils/device-vulkan.sh"
 
 case "${1:-}" in
 stage)
@@ -18,14 +19,11 @@ stage)
   python3 "$HERE/documented_commands.py" --root "$ROOT" \
     --build "$ROOT/build" --scratch "$STAGE/scratch" || exit 1
   cp "$ROOT/build/bin/sm-vulkan-runner" "$STAGE/build/bin/"
-  (cd "$STAGE/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 \
-    libglx0 libegl1 libgles2 >/dev/null 2>&1) || exit 1
+  smStageVulkanLoader "$STAGE/debs" || exit 1
   echo "staged the documented commands' files in $STAGE"
   ;;
 run)
-  for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-  ldconfig
-  export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+  smUseVulkanLoader "$STAGE/debs"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 "$HERE/documented_commands.py" --root "$ROOT" \
     --build "$STAGE/build" --scratch "$STAGE/scratch" --gpu

@@ -9,6 +9,12 @@
 // It depends on nothing but the Vulkan loader, so that it can be carried to
 // machines without this project's toolchain.
 //
+// Why one file of this size: it is a command-line tool whose parts (usage,
+// options, buffers with guards, the dispatch and its timing, the checks)
+// each serve main() alone; what the runtime shares with it (device
+// queries, SPIR-V reflection, requirement checks, buffer specs and guards)
+// is already in lib/Runtime/Vulkan and tools/runner-support.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BufferGuards.h"

@@ -363,7 +363,7 @@ def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
   ];
 }
 
-// The tiling options of sm-tile-matmul and sm-contractions-to-kernels
+// The tiling options of sm-tile-matmul and sm-plan-kernels
 // (MatmulTiling in TilingPlan.h), and the tuning table that fills what they
 // leave open.
 defvar MatmulTilingOptions = [
@@ -628,6 +628,63 @@ def UnitConvolutionsToContractionsPass
   ];
 }
 
+def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
+  let summary = "choose how every attention and contraction is tiled";
+  let description = [{
+    Kernel configuration as a stage of its own: for every attention (see
+    `sm-attention-to-kernels`) and every other matrix product (see
+    `sm-contractions-to-kernels`) on the host, chooses the tiling of its
+    kernel from the options, the target's tuning table and the target's
+    sizes (`compute_units` decides split K, `workgroup_memory` the key block
+    of attention), and attaches it as the `subgroup_matrix.plan` attribute:
+    a `#subgroup_matrix.attention_plan` on the attention's `linalg.softmax`,
+    a `#subgroup_matrix.contraction_plan` on the product. The kernel stages
+    follow the plans; a test or a user may write them by hand instead (they
+    are checked as the options are), and ops that carry one keep it. What
+    the options ask that cannot be honoured is reported here.
+
+    ```mlir
+    // sm-opt --sm-plan-kernels=target=nvidia-h100
+    func.func @matmul(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>,
+                      %c: memref<4096x4096xf32>) {
+      linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
+                    outs(%c : memref<4096x4096xf32>)
+      return
+    }
+    // becomes
+    linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<
+        config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128,
+        tile_k = 32, ...>} ins(...) outs(...)
+    ```
+  }];
+  let options = !listconcat([
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Preset to plan for (else the module's target attribute)">
+  ], MatmulTilingOptions, [
+    Option<"splitK", "split-k", "int64_t", /*default=*/"0",
+           "Parts K is split into (0: enough to fill the device where the "
+           "tiles of C cannot, 1: no split)">,
+    TuningTableOption,
+    Option<"attentionSubgroups", "attention-subgroups", "int64_t",
+           /*default=*/"0",
+           "Subgroups per attention workgroup, each a matrix height of "
+           "queries (0: 4)">,
+    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
+           /*default=*/"0",
+           "Keys per step of the attention loop, a multiple of the matrix "
+           "width (0: 64, fewer where workgroup memory is short)">,
+    Option<"attentionSoftmax", "attention-softmax", "std::string",
+           /*default=*/"\"\"",
+           "Where attention's online softmax runs: 'registers' (map, reduce "
+           "and convert of result matrices) or 'workgroup-memory' (scalars, "
+           "one round trip per key block); empty: workgroup memory on "
+           "Vulkan devices, registers elsewhere">
+  ]);
+  let dependentDialects = [
+    "::mlir::subgroup_matrix::SubgroupMatrixDialect",
+  ];
+}
+
 def AttentionToKernelsPass : Pass<"sm-attention-to-kernels", "ModuleOp"> {
   let summary = "make attention one kernel, and other softmaxes generics";
   let description = [{
@@ -638,11 +695,10 @@ def AttentionToKernelsPass : Pass<"sm-attention-to-kernels", "ModuleOp"> {
     dimension of `linalg.generic` products and a 4-D softmax, whose
     two leading loops are folded into one first; sequence lengths
     static or dynamic), becomes one flash-attention kernel where the
-    target has a configuration for it; `attention-subgroups`,
-    `attention-key-block` and `attention-softmax` choose its tiling
-    and where its online softmax runs (see docs/Design.md).
-    Tiling asked for with the options is honoured or reported, never
-    dropped for separate kernels. Every other `linalg.softmax` becomes the
+    target has a configuration for it, tiled as the
+    `#subgroup_matrix.attention_plan` on its `linalg.softmax` says
+    (`sm-plan-kernels` attaches it; without one, the target's defaults
+    apply). Every other `linalg.softmax` becomes the
     four generics that compute it (a max, the shifted exponentials, their
     sum, the quotient), which the element-wise stage makes kernels of.
     test/Conversion/LinalgToSubgroupMatrix/attention*.mlir show the kernel.
@@ -660,20 +716,6 @@ def AttentionToKernelsPass : Pass<"sm-attention-to-kernels", "ModuleOp"> {
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to generate for (else the module's target attribute)">,
-    Option<"attentionSubgroups", "attention-subgroups", "int64_t",
-           /*default=*/"0",
-           "Subgroups per attention workgroup, each a matrix height of "
-           "queries (0: 4)">,
-    Option<"attentionKeyBlock", "attention-key-block", "int64_t",
-           /*default=*/"0",
-           "Keys per step of the attention loop, a multiple of the matrix "
-           "width (0: 64, fewer where workgroup memory is short)">,
-    Option<"attentionSoftmax", "attention-softmax", "std::string",
-           /*default=*/"\"\"",
-           "Where attention's online softmax runs: 'registers' (map, reduce "
-           "and convert of result matrices) or 'workgroup-memory' (scalars, "
-           "one round trip per key block); empty: workgroup memory on "
-           "Vulkan devices, registers elsewhere">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -695,8 +737,10 @@ def ContractionsToKernelsPass
     `linalg.batch_reduce_matmul`, or a
     `linalg.generic` contraction; either operand transposed through its
     indexing map; f16, bf16, f32 and 8-bit inputs as the target allows)
-    becomes a tiled kernel, as `sm-tile-matmul` builds it (same options),
-    with batches along the grid's z dimension. Around it, the kernel
+    becomes a tiled kernel, as `sm-tile-matmul` builds it, tiled as the
+    `#subgroup_matrix.contraction_plan` attached to it says
+    (`sm-plan-kernels` attaches it; without one, the target's defaults and
+    shipped tuning table apply), with batches along the grid's z dimension. Around it, the kernel
     takes over:
     - element-wise extensions of its inputs (`arith.extsi`/`extui` of
       8-bit integers, `arith.extf` of f16) that write temporaries: the
@@ -728,7 +772,8 @@ def ContractionsToKernelsPass
     presets: fewer tiles than compute units), K is split in 2, 4 or 8 parts
     that run as separate workgroups along the grid's z and write partial
     products into a workspace, which a reduction kernel then adds into C
-    (`split-k=N` forces N parts, `split-k=1` turns it off). Where C was
+    (the plan's `split_k`; `sm-plan-kernels{split-k=N}` forces N parts,
+    `split-k=1` turns it off). Where C was
     filled with a constant, the reduction writes the constant plus the parts
     and the fill needs no kernel of its own. Each part's slice of the
     workspace has M rounded up to whole workgroup tiles of rows, so a
@@ -751,14 +796,10 @@ def ContractionsToKernelsPass
     gpu.launch_func @kernels::@matmul_0 ...
     ```
   }];
-  let options = !listconcat([
+  let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
-           "Preset to generate for (else the module's target attribute)">
-  ], MatmulTilingOptions, [
-    Option<"splitK", "split-k", "int64_t", /*default=*/"0",
-           "Parts K is split into (0: enough to fill the device where the "
-           "tiles of C cannot, 1: no split)">,
-    TuningTableOption]);
+           "Preset to generate for (else the module's target attribute)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

@@ -160,4 +160,88 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
   }];
 }
 
+def SubgroupMatrix_ContractionPlanAttr
+    : AttrDef<SubgroupMatrix_Dialect, "ContractionPlan"> {
+  let mnemonic = "contraction_plan";
+  let summary = "how a matrix product is tiled into a kernel";
+  let description = [{
+    The complete tiling of one contraction's kernel, which
+    `sm-plan-kernels` chooses (from the target's sizes, the tuning table and
+    the tiling options) and attaches as `subgroup_matrix.plan` to the
+    linalg op, and `sm-contractions-to-kernels` follows. Written by hand, it
+    is checked against the contraction and the target like the options are.
+
+    - `config`: the target's matrix configuration the kernel multiplies with;
+    - `tile_m` x `tile_n`: the workgroup tile of C; `tile_k`: the depth of one
+      step of the K loop;
+    - `subgroups_m` x `subgroups_n`: the grid of subgroups in a workgroup;
+    - `padding`: elements added to every row of the workgroup copies;
+    - `stages`: workgroup buffers per operand (1, or 2 for double buffering);
+      `prefetch`: with one stage, whether the next step is loaded before this
+      one is multiplied;
+    - `preload_c`: whether the accumulators start as C (else from zero, with
+      C added as they are stored);
+    - `stage_b_transposed`: whether an 8-bit row-major B is transposed as it
+      is staged;
+    - `vector_width`: elements an invocation copies at once;
+    - `group_m`: tile rows consecutive workgroups walk before the next column;
+    - `split_k`: parts K is split into (1: none).
+
+    ```mlir
+    func.func @matmul(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>,
+                      %c: memref<4096x4096xf32>) {
+      linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<
+          config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128,
+          tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8,
+          stages = 1, prefetch = true, preload_c = false,
+          stage_b_transposed = false, vector_width = 8, group_m = 8,
+          split_k = 1>}
+          ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
+          outs(%c : memref<4096x4096xf32>)
+      return
+    }
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::subgroup_matrix::MatrixConfigAttr":$config,
+    "int64_t":$tile_m, "int64_t":$tile_n, "int64_t":$tile_k,
+    "int64_t":$subgroups_m, "int64_t":$subgroups_n, "int64_t":$padding,
+    "int64_t":$stages, "bool":$prefetch, "bool":$preload_c,
+    "bool":$stage_b_transposed, "int64_t":$vector_width, "int64_t":$group_m,
+    "int64_t":$split_k);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def SubgroupMatrix_AttentionPlanAttr
+    : AttrDef<SubgroupMatrix_Dialect, "AttentionPlan"> {
+  let mnemonic = "attention_plan";
+  let summary = "how an attention is tiled into a flash-attention kernel";
+  let description = [{
+    The tiling of one attention's kernel, which `sm-plan-kernels` chooses
+    and attaches as `subgroup_matrix.plan` to the attention's
+    `linalg.softmax`, and `sm-attention-to-kernels` follows: the matrix
+    configuration of both products, the subgroups of a workgroup (each a
+    matrix height of queries), the keys per step of the loop, and whether
+    the online softmax runs on per-invocation scalars through workgroup
+    memory (else on result matrices). Written by hand, it is checked against
+    the attention and the target like the options are.
+
+    ```mlir
+    func.func @softmax(%s: memref<8x128x128xf32>, %p: memref<8x128x128xf32>) {
+      linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.attention_plan<
+          config = <16x16x16, f16 -> f32>, subgroups = 4, key_block = 64,
+          softmax_in_workgroup_memory = true>}
+          dimension(2) ins(%s : memref<8x128x128xf32>)
+          outs(%p : memref<8x128x128xf32>)
+      return
+    }
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::subgroup_matrix::MatrixConfigAttr":$config,
+    "int64_t":$subgroups, "int64_t":$key_block,
+    "bool":$softmax_in_workgroup_memory);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXATTRS_TD

@@ -89,6 +89,15 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.emulated";
     }
 
+    /// Name of the discardable attribute by which `sm-plan-kernels` (or a
+    /// test, by hand) gives a linalg contraction its
+    /// `#subgroup_matrix.contraction_plan` and the softmax of an attention
+    /// its `#subgroup_matrix.attention_plan`, which the kernel stages of
+    /// `sm-linalg-to-gpu` follow.
+    static constexpr ::llvm::StringLiteral getPlanAttrName() {
+      return "subgroup_matrix.plan";
+    }
+
     /// Name of the discardable attribute that says how to launch and check a
     /// kernel (sm-tile-matmul writes it): a dictionary with `grid`
     /// (array<i32> of three positive counts), `arguments` (one

@@ -29,256 +29,6 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 //===----------------------------------------------------------------------===//
-// Matching
-//===----------------------------------------------------------------------===//
-
-/// The ops that write `buffer` (have it as an output).
-static SmallVector<Operation *> getWriters(Value buffer) {
-  SmallVector<Operation *> writers;
-  for (Operation *user : buffer.getUsers())
-    if (auto dps = dyn_cast<DestinationStyleOpInterface>(user))
-      if (llvm::is_contained(dps.getDpsInits(), buffer))
-        writers.push_back(user);
-  return writers;
-}
-
-/// The one user of `buffer` besides `writers` (and deallocations).
-static Operation *getOnlyReader(Value buffer, ArrayRef<Operation *> writers) {
-  Operation *reader = nullptr;
-  for (Operation *user : buffer.getUsers()) {
-    if (llvm::is_contained(writers, user) || isa<memref::DeallocOp>(user))
-      continue;
-    if (reader && reader != user)
-      return nullptr;
-    reader = user;
-  }
-  return reader;
-}
-
-/// The input of `op` that is the scores (`scores`, the buffer of type
-/// `scoresType` the chain before it writes), if `op` is an element-wise
-/// step on them: parallel loops, identity maps for the scores and the
-/// output, other inputs (f32 or f16, static) indexed by a projection of
-/// (batch, query, key), a body of arith and math reading its position
-/// through linalg.index only.
-static std::optional<unsigned> getScoreInput(linalg::GenericOp op,
-                                             MemRefType scoresType) {
-  if (op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != op.getNumParallelLoops() || op.getNumLoops() != 3 ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
-    return std::nullopt;
-  std::optional<unsigned> scoreInput;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    auto type = dyn_cast<MemRefType>(input->get().getType());
-    if (!type)
-      return std::nullopt;
-    if (!scoreInput && type == scoresType && map.isIdentity() &&
-        input->get().getDefiningOp<memref::AllocOp>()) {
-      scoreInput = input->getOperandNumber();
-      continue;
-    }
-    if (!map.isProjectedPermutation() || !type.hasStaticShape() ||
-        !type.getLayout().isIdentity() ||
-        !isa<Float32Type, Float16Type>(type.getElementType()))
-      return std::nullopt;
-    // The dimensions in order, so that the address is row-major.
-    for (unsigned i = 1; i < map.getNumResults(); ++i)
-      if (map.getDimPosition(i) <= map.getDimPosition(i - 1))
-        return std::nullopt;
-  }
-  Block &body = op.getRegion().front();
-  if (!scoreInput || !body.getArguments().back().use_empty())
-    return std::nullopt;
-  if (!llvm::all_of(body.without_terminator(), [&](Operation &inner) {
-        return isa<linalg::IndexOp>(inner) ||
-               (isa<arith::ArithDialect, math::MathDialect>(
-                    inner.getDialect()) &&
-                isPure(&inner) && inner.getNumRegions() == 0);
-      }))
-    return std::nullopt;
-  return scoreInput;
-}
-
-/// Whether `step` yields -inf wherever the key (loop 2) is past the query
-/// (loop 1): `select(key > query, -inf, x)`.
-static bool isCausalMask(linalg::GenericOp step) {
-  Block &body = step.getRegion().front();
-  auto select =
-      body.getTerminator()->getOperand(0).getDefiningOp<arith::SelectOp>();
-  if (!select)
-    return false;
-  FloatAttr value;
-  if (!matchPattern(select.getTrueValue(), m_Constant(&value)) ||
-      !value.getValue().isInfinity() || !value.getValue().isNegative())
-    return false;
-  auto compare = select.getCondition().getDefiningOp<arith::CmpIOp>();
-  if (!compare)
-    return false;
-  auto dimOf = [](Value v) -> int64_t {
-    auto index = v.getDefiningOp<linalg::IndexOp>();
-    return index ? int64_t(index.getDim()) : -1;
-  };
-  int64_t lhs = dimOf(compare.getLhs()), rhs = dimOf(compare.getRhs());
-  switch (compare.getPredicate()) {
-  case arith::CmpIPredicate::ugt:
-  case arith::CmpIPredicate::sgt:
-    return lhs == 2 && rhs == 1;
-  case arith::CmpIPredicate::ult:
-  case arith::CmpIPredicate::slt:
-    return lhs == 1 && rhs == 2;
-  default:
-    return false;
-  }
-}
-
-/// A linalg.generic that only casts its one input to `to` (truncf).
-static bool isCastTo(linalg::GenericOp op, Type to) {
-  if (!isUnaryElementwise(op))
-    return false;
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 2)
-    return false;
-  auto truncate = dyn_cast<arith::TruncFOp>(body.front());
-  return truncate && truncate.getIn() == body.getArgument(0) &&
-         truncate.getType() == to &&
-         body.getTerminator()->getOperand(0) == truncate.getResult();
-}
-
-/// A product C = A B of buffers the kernel reads directly: batched, static,
-/// C filled with zero right before, f16/bf16/f32 inputs into f32.
-static std::optional<Contraction> matchProduct(Operation *op,
-                                               bool transposedB) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !isMatrixContraction(linalgOp))
-    return std::nullopt;
-  FailureOr<Contraction> product = matchContraction(linalgOp);
-  if (failed(product) || product->batch < 1 || !product->a.batched ||
-      !product->b.batched || product->a.transposed ||
-      product->b.transposed != transposedB || product->reducesBatch ||
-      !product->fillValue ||
-      !matchPattern(product->fillValue, m_AnyZeroFloat()) ||
-      !product->resultComponent.isF32() ||
-      !isa<Float16Type, BFloat16Type, Float32Type>(product->inputComponent))
-    return std::nullopt;
-  return *product;
-}
-
-std::optional<Attention>
-mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
-  Attention attention;
-  auto scoresType = dyn_cast<MemRefType>(softmax.getInput().getType());
-  if (!scoresType || scoresType.getRank() != 3 || scoresType.isDynamicDim(0) ||
-      !scoresType.getElementType().isF32() || softmax.getDimension() != 2)
-    return std::nullopt;
-
-  // Back from the softmax: element-wise steps, then the product Q K^T.
-  Value current = softmax.getInput();
-  Operation *consumer = softmax;
-  SmallVector<Operation *> before;
-  std::optional<Contraction> scores;
-  while (!scores) {
-    SmallVector<Operation *> writers = getWriters(current);
-    Operation *writer = nullptr;
-    for (Operation *candidate : writers)
-      if (!isa<linalg::FillOp>(candidate))
-        writer = writer ? nullptr : candidate;
-    if (!writer)
-      return std::nullopt;
-    std::optional<unsigned> scoreInput;
-    if (auto step = dyn_cast<linalg::GenericOp>(writer))
-      scoreInput = getScoreInput(step, scoresType);
-    if (scoreInput) {
-      auto step = cast<linalg::GenericOp>(writer);
-      if (!isPrivateTemporary(current, {step, consumer}))
-        return std::nullopt;
-      attention.deadAllocations.push_back(current.getDefiningOp());
-      attention.scoreSteps.insert(attention.scoreSteps.begin(), step);
-      attention.scoreInputs.insert(attention.scoreInputs.begin(), *scoreInput);
-      for (OpOperand *input : step.getDpsInputOperands())
-        if (input->getOperandNumber() != *scoreInput &&
-            !llvm::is_contained(attention.scoreOperands, input->get()))
-          attention.scoreOperands.push_back(input->get());
-      before.insert(before.begin(), step);
-      consumer = step;
-      current = step->getOperand(*scoreInput);
-      continue;
-    }
-    scores = matchProduct(writer, /*transposedB=*/true);
-    if (!scores || !isPrivateTemporary(current, {scores->fill.getOperation(),
-                                                 writer, consumer}))
-      return std::nullopt;
-    attention.deadAllocations.push_back(current.getDefiningOp());
-    before.insert(before.begin(), writer);
-    before.insert(before.begin(), scores->fill.getOperation());
-  }
-
-  // Forward: the cast of P to the input type (unless it is f32), then the
-  // product P V.
-  Type inputType = scores->inputComponent;
-  Value probabilities = softmax.getOutput();
-  Operation *probabilityCast = nullptr;
-  Value narrow = probabilities;
-  if (!inputType.isF32()) {
-    auto castOp = dyn_cast_or_null<linalg::GenericOp>(
-        getOnlyReader(probabilities, {softmax.getOperation()}));
-    if (!castOp || !isCastTo(castOp, inputType) ||
-        !isPrivateTemporary(probabilities, {softmax.getOperation(), castOp}))
-      return std::nullopt;
-    probabilityCast = castOp;
-    narrow = castOp.getDpsInits()[0];
-    attention.deadAllocations.push_back(probabilities.getDefiningOp());
-  }
-  Operation *narrowWriter = probabilityCast ? probabilityCast : softmax;
-  Operation *productWriter = getOnlyReader(narrow, {narrowWriter});
-  std::optional<Contraction> output =
-      productWriter ? matchProduct(productWriter, /*transposedB=*/false)
-                    : std::nullopt;
-  if (!output || output->a.buffer != narrow ||
-      !isPrivateTemporary(narrow, {narrowWriter, productWriter}))
-    return std::nullopt;
-  attention.deadAllocations.push_back(narrow.getDefiningOp());
-
-  // Shapes: Q batch x Sq x D, K batch x Sk x D, V batch x Sk x D.
-  if (output->batch != scores->batch || output->m != scores->m ||
-      output->k != scores->n || output->n != scores->k ||
-      output->inputComponent != inputType || ShapedType::isDynamic(scores->k))
-    return std::nullopt;
-  attention.ops = before;
-  attention.ops.push_back(softmax);
-  if (probabilityCast)
-    attention.ops.push_back(probabilityCast);
-  attention.ops.append({output->fill.getOperation(), productWriter});
-  attention.queries = scores->a.buffer;
-  attention.keys = scores->b.buffer;
-  attention.values = output->b.buffer;
-  attention.output = output->c;
-  attention.outputType = Float32Type::get(softmax.getContext());
-  // An optional cast of O (to f16, bf16) is written by the kernel directly.
-  if (auto outputCast = dyn_cast_or_null<linalg::GenericOp>(getOnlyReader(
-          output->c, {output->fill.getOperation(), productWriter}))) {
-    Type to = cast<MemRefType>(outputCast.getDpsInits()[0].getType())
-                  .getElementType();
-    if ((to.isF16() || to.isBF16()) && isCastTo(outputCast, to) &&
-        isPrivateTemporary(output->c, {output->fill.getOperation(),
-                                       productWriter, outputCast})) {
-      attention.deadAllocations.push_back(output->c.getDefiningOp());
-      attention.ops.push_back(outputCast);
-      attention.output = outputCast.getDpsInits()[0];
-      attention.outputType = to;
-    }
-  }
-  attention.batch = scores->batch;
-  attention.queryCount = scores->m;
-  attention.keyCount = scores->n;
-  attention.headDim = scores->k;
-  attention.inputType = inputType;
-  attention.causal = !attention.scoreSteps.empty() &&
-                     isCausalMask(attention.scoreSteps.back());
-  return attention;
-}
-
-//===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
@@ -287,27 +37,24 @@ namespace {
 class AttentionKernelEmitter {
 public:
   AttentionKernelEmitter(const Attention &attention, TargetAttr target,
-                         MatrixConfigAttr config, const AttentionTiling &tiling,
-                         Location loc)
-      : attention(attention), target(target), config(config), tiling(tiling),
-        b(loc.getContext()), loc(loc) {}
+                         const AttentionPlan &plan, Location loc)
+      : attention(attention), target(target), config(plan.config),
+        b(loc.getContext()), loc(loc), subgroups(plan.subgroups),
+        keyBlock(plan.keyBlock),
+        softmaxInWorkgroupMemory(plan.softmaxInWorkgroupMemory),
+        stride(getAttentionRowStride(attention)) {
+    // Vulkan devices copy 16 bytes at once (128-bit accesses); elsewhere
+    // elements.
+    int64_t vectorElements =
+        16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+    width = isVulkanDevice(target) && attention.headDim % vectorElements == 0
+                ? vectorElements
+                : 1;
+  }
 
   FailureOr<gpu::GPUFuncOp> emit(OpBuilder &moduleBuilder, StringRef name);
-  /// Chooses the softmax's form, the subgroups, the key block and the copy
-  /// width, as requested where `tiling` says; the reason when they cannot
-  /// be honoured or no key block fits the target's workgroup memory.
-  std::optional<std::string> planSizes();
-
-  /// Query rows per workgroup: one matrix height per subgroup.
-  int64_t getQueryBlock() const { return subgroups * config.getM(); }
-  int64_t getThreads() const { return subgroups * target.getSubgroupSize(); }
 
 private:
-  /// Subgroups per workgroup, each a matrix height of queries.
-  int64_t subgroups = 4;
-  /// Keys per step: 64, fewer where workgroup memory is short.
-  int64_t keyBlock = 64;
-
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
@@ -381,22 +128,27 @@ private:
   void storeOutputColumns(int64_t columnBlock,
                           function_ref<Value(Value row, Value column)> element);
 
-  /// Row strides of the per-subgroup scores (f32) and probabilities (input
-  /// type) of a key block: padded by 16 bytes against bank conflicts.
-  int64_t getScoreStride(int64_t keyBlock) const { return keyBlock + 4; }
-  int64_t getProbabilityStride(int64_t keyBlock) const {
-    return keyBlock +
-           16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+  int64_t getScoreStride(int64_t keyBlock) const {
+    return getAttentionScoreStride(keyBlock);
   }
+  int64_t getProbabilityStride(int64_t keyBlock) const {
+    return getAttentionProbabilityStride(attention, keyBlock);
+  }
+  int64_t getQueryBlock() const { return subgroups * config.getM(); }
+  int64_t getThreads() const { return subgroups * target.getSubgroupSize(); }
 
   const Attention &attention;
   TargetAttr target;
   MatrixConfigAttr config;
-  AttentionTiling tiling;
   OpBuilder b;
   Location loc;
-  int64_t width = 1, stride = 0;
-  bool softmaxInWorkgroupMemory = false;
+  /// The plan's subgroups (each a matrix height of queries), keys per step
+  /// and form of the softmax.
+  int64_t subgroups, keyBlock;
+  bool softmaxInWorkgroupMemory;
+  /// Elements an invocation copies at once; Q, K and V's row stride in
+  /// workgroup memory.
+  int64_t width = 1, stride;
   LeftMatrixType leftType;
   RightMatrixType rightType;
   Value threadId, subgroupId, laneId, batchIndex, rowOffset, queryBase;
@@ -562,113 +314,12 @@ Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
              });
 }
 
-std::optional<std::string> AttentionKernelEmitter::planSizes() {
-  int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
-  int64_t headDim = attention.headDim;
-  int64_t subgroupSize = target.getSubgroupSize();
-  Type inputStorage = getStorageType(attention.inputType);
-  bool vulkan = isVulkanDevice(target);
-  // Vulkan devices copy 16 bytes at once (128-bit accesses); elsewhere
-  // elements.
-  int64_t elementBytes = inputStorage.getIntOrFloatBitWidth() / 8;
-  width = vulkan && headDim % (16 / elementBytes) == 0 ? 16 / elementBytes : 1;
-  // Rows padded by 16 bytes against bank conflicts.
-  stride = headDim + 16 / elementBytes;
-  int64_t limit = target.getWorkgroupMemoryLimit();
-
-  // The softmax goes through workgroup memory where the matrices are
-  // opaque, if the rows of a subgroup's scores split evenly over its
-  // invocations.
-  bool rowsSplit = subgroupSize % fm == 0 && fn % (subgroupSize / fm) == 0;
-  // Score steps that read other tensors (a mask) need the scalar form: a
-  // map's body does not read memory.
-  bool readsTensors = !attention.scoreOperands.empty();
-  switch (tiling.softmax) {
-  case AttentionTiling::Softmax::Default:
-    if (readsTensors && !rowsSplit)
-      return llvm::formatv("its score steps read other tensors, which needs "
-                           "the softmax in workgroup memory, and the {0} "
-                           "rows of a subgroup's scores do not split over "
-                           "its {1} invocations",
-                           fm, subgroupSize)
-          .str();
-    softmaxInWorkgroupMemory = (vulkan || readsTensors) && rowsSplit;
-    break;
-  case AttentionTiling::Softmax::Registers:
-    if (readsTensors)
-      return std::string("its score steps read other tensors (a mask): the "
-                         "softmax on result matrices cannot (a map does not "
-                         "read memory); use attention-softmax="
-                         "workgroup-memory");
-    softmaxInWorkgroupMemory = false;
-    break;
-  case AttentionTiling::Softmax::WorkgroupMemory:
-    if (!rowsSplit)
-      return llvm::formatv("a softmax in workgroup memory splits each of the "
-                           "{0} rows of a subgroup's scores over {1} / {0} "
-                           "invocations, which does not divide the matrix "
-                           "width {2}",
-                           fm, subgroupSize, fn)
-          .str();
-    softmaxInWorkgroupMemory = true;
-    break;
-  }
-  if (tiling.subgroups < 0 || tiling.keyBlock < 0)
-    return std::string("attention-subgroups and attention-key-block must not "
-                       "be negative");
-  subgroups = tiling.subgroups ? tiling.subgroups : 4;
-  if (tiling.keyBlock &&
-      (tiling.keyBlock % fn != 0 || tiling.keyBlock % fk != 0))
-    return llvm::formatv("a key block of {0} is not a multiple of the matrix "
-                         "width {1} and depth {2}",
-                         tiling.keyBlock, fn, fk)
-        .str();
-
-  int64_t queryBlock = getQueryBlock();
-  auto sharedBytesFor = [&](int64_t block) {
-    int64_t rows = std::max(queryBlock, block);
-    if (softmaxInWorkgroupMemory) {
-      // V follows K through one buffer. Per subgroup: its scores (f32),
-      // its probabilities (input type), and a matrix of per-row factors
-      // (f32).
-      int64_t perSubgroup =
-          fm * (getScoreStride(block) * 4 +
-                getProbabilityStride(block) * elementBytes + fn * 4);
-      return rows * stride * elementBytes + subgroups * perSubgroup;
-    }
-    // On Vulkan, maps and reductions of result matrices go through
-    // workgroup memory too (sm-lower-to-vulkan adds three f32 tiles and one
-    // of the inputs per subgroup here): that is reserved.
-    int64_t expansionBytes =
-        vulkan ? (3 * 4 + elementBytes) * subgroups * fm * fn : 0;
-    return (rows + block) * stride * elementBytes + subgroups * fm * fn * 4 +
-           expansionBytes;
-  };
-  keyBlock = tiling.keyBlock ? tiling.keyBlock : 64;
-  while (!tiling.keyBlock && keyBlock > fn && keyBlock / 2 % fn == 0 &&
-         sharedBytesFor(keyBlock) > limit)
-    keyBlock /= 2;
-  if (sharedBytesFor(keyBlock) > limit)
-    return llvm::formatv("head dimension {0} with {1} subgroups of {2} "
-                         "queries and {3} keys per step needs {4} bytes of "
-                         "workgroup memory, more than the {5} a kernel may "
-                         "use",
-                         headDim, subgroups, fm, keyBlock,
-                         sharedBytesFor(keyBlock), limit)
-        .str();
-  return std::nullopt;
-}
-
 FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
                                                        StringRef name) {
   MLIRContext *context = moduleBuilder.getContext();
   int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
   int64_t headDim = attention.headDim;
   Type inputStorage = getStorageType(attention.inputType);
-  if (std::optional<std::string> problem = planSizes())
-    return attention.ops.front()->emitOpError()
-               << "cannot become an attention kernel: " << *problem,
-           failure();
   int64_t queryBlock = getQueryBlock();
   int64_t stagedRows = std::max(queryBlock, keyBlock);
 
@@ -1097,50 +748,12 @@ void AttentionKernelEmitter::storeOutputColumns(
   }
 }
 
-/// A configuration for the products whose result matrices are as wide as a
-/// left matrix is deep (P becomes the left operand of P V); null if none.
-static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
-                                              TargetAttr target) {
-  MatrixConfigAttr config;
-  Type f32 = Float32Type::get(target.getContext());
-  for (MatrixConfigAttr candidate : target.getConfigs())
-    if (candidate.getComponentType() == attention.inputType &&
-        candidate.getResultType() == f32 &&
-        candidate.getN() == candidate.getK() && candidate.getM() <= 16 &&
-        candidate.getN() <= 16 && 64 % candidate.getN() == 0 &&
-        attention.headDim % candidate.getN() == 0 &&
-        (!config ||
-         candidate.getM() * candidate.getN() > config.getM() * config.getN()))
-      config = candidate;
-  return config;
-}
-
-bool mlir::subgroup_matrix::canEmitAttentionKernel(
-    const Attention &attention, TargetAttr target,
-    const AttentionTiling &tiling) {
-  MatrixConfigAttr config = chooseAttentionConfig(attention, target);
-  if (!config)
-    return false;
-  AttentionKernelEmitter emitter(attention, target, config, tiling,
-                                 attention.ops.front()->getLoc());
-  return !emitter.planSizes();
-}
-
 LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
     RewriterBase &rewriter, const Attention &attention, TargetAttr target,
-    const AttentionTiling &tiling, gpu::GPUModuleOp kernels, StringRef name) {
+    const AttentionPlan &plan, gpu::GPUModuleOp kernels, StringRef name) {
   Operation *anchor = attention.ops.front();
-  MatrixConfigAttr config = chooseAttentionConfig(attention, target);
-  if (!config)
-    return anchor->emitOpError()
-           << "cannot become an attention kernel for target '"
-           << (target.getName() ? target.getName().getValue() : "custom")
-           << "': it has no " << attention.inputType
-           << " -> f32 configuration with N = K dividing 64 and the head "
-              "dimension "
-           << attention.headDim << "; it supports " << target.describeConfigs();
   Location loc = anchor->getLoc();
-  AttentionKernelEmitter emitter(attention, target, config, tiling, loc);
+  AttentionKernelEmitter emitter(attention, target, plan, loc);
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(kernels.getBody());
   FailureOr<gpu::GPUFuncOp> kernel = emitter.emit(moduleBuilder, name);
   if (failed(kernel))
@@ -1165,17 +778,18 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
         memref::DimOp::create(rewriter, loc, attention.queries, 1);
     operands.push_back(queryCount);
     queryTiles = arith::CeilDivUIOp::create(rewriter, loc, queryCount,
-                                            constant(emitter.getQueryBlock()));
+                                            constant(plan.getQueryBlock()));
   } else {
-    queryTiles = constant(
-        llvm::divideCeil(attention.queryCount, emitter.getQueryBlock()));
+    queryTiles =
+        constant(llvm::divideCeil(attention.queryCount, plan.getQueryBlock()));
   }
   if (ShapedType::isDynamic(attention.keyCount))
     operands.push_back(memref::DimOp::create(rewriter, loc, attention.keys, 1));
   gpu::LaunchFuncOp::create(
       rewriter, loc, *kernel,
       gpu::KernelDim3{queryTiles, constant(attention.batch), constant(1)},
-      gpu::KernelDim3{constant(emitter.getThreads()), constant(1), constant(1)},
+      gpu::KernelDim3{constant(plan.subgroups * target.getSubgroupSize()),
+                      constant(1), constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
   for (Operation *op : llvm::reverse(attention.ops))
     rewriter.eraseOp(op);

@@ -216,12 +216,9 @@ emitSplitReduction(RewriterBase &rewriter, Location loc,
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     RewriterBase &rewriter, const Contraction &original, TargetAttr target,
-    const MatmulTiling &requested, gpu::GPUModuleOp into, StringRef name,
+    const TilingPlan &plan, gpu::GPUModuleOp into, StringRef name,
     linalg::GenericOp *splitReduction) {
   Operation *op = original.op;
-  FailureOr<TilingPlan> plan = planTiling(original, target, requested);
-  if (failed(plan))
-    return failure();
 
   // Split K (0: where it fills the device): the kernel writes one partial
   // product per part into a workspace, and a reduction adds them into C
@@ -229,16 +226,13 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // epilogue then applies to the sum: it stays in the program, after the
   // reduction, as a kernel of its own.
   Contraction contraction = original;
-  int64_t parts = plan->tiling.splitK;
-  if (parts == 0)
-    parts = chooseSplitK(original, *plan, target);
+  int64_t parts = plan.tiling.splitK;
   if (parts > 1 && (original.batch != 1 || original.hasDynamicSizes() ||
-                    llvm::divideCeil(original.k, plan->tiling.tileK) % parts))
+                    llvm::divideCeil(original.k, plan.tiling.tileK) % parts))
     return op->emitOpError() << "cannot split K in " << parts
                              << " parts: a split needs no batch, static sizes "
                                 "and a number of K steps it divides",
            failure();
-  plan->tiling.splitK = std::max<int64_t>(parts, 1);
   Value workspace;
   if (parts > 1) {
     rewriter.setInsertionPoint(op);
@@ -246,7 +240,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     // The parts are stacked along the rows, each padded to whole tiles: a
     // ragged M (a decode step's few rows) would otherwise make every
     // workgroup store through workgroup memory with bounds checks.
-    int64_t tileM = plan->tiling.tileM;
+    int64_t tileM = plan.tiling.tileM;
     contraction.outputRowsPerPart = llvm::divideCeil(original.m, tileM) * tileM;
     workspace = memref::AllocOp::create(
         rewriter, op->getLoc(),
@@ -280,7 +274,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   }
   OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule.getBody());
   FailureOr<ContractionKernel> kernel =
-      emitContractionKernel(kernelBuilder, name, contraction, target, *plan);
+      emitContractionKernel(kernelBuilder, name, contraction, target, plan);
   if (failed(kernel)) {
     if (!into)
       gpuModule.erase();
@@ -378,13 +372,20 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileMatmul(
   // for sm-linalg-to-gpu.
   MatmulTiling tuned = applyTuning(*contraction, tiling, tuning);
   tuned.splitK = tiling.splitK;
-  return tileContraction(rewriter, *contraction, target, tuned);
+  FailureOr<TilingPlan> plan =
+      planContraction(*contraction, target, tuned, /*tuning=*/nullptr);
+  if (failed(plan))
+    return failure();
+  return tileContraction(rewriter, *contraction, target, *plan);
 }
 
 namespace {
 struct TileMatmulPass
     : public subgroup_matrix::impl::TileMatmulPassBase<TileMatmulPass> {
   using TileMatmulPassBase::TileMatmulPassBase;
+  template <typename PassWithTilingOptions>
+  friend MatmulTiling
+  subgroup_matrix::readMatmulTilingOptions(const PassWithTilingOptions &);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -392,19 +393,7 @@ struct TileMatmulPass
         resolveTargetOption(module.getLoc(), targetName);
     if (failed(overrideTarget))
       return signalPassFailure();
-    MatmulTiling requested;
-    requested.tileM = tileM;
-    requested.tileN = tileN;
-    requested.tileK = tileK;
-    requested.subgroupsM = subgroupsM;
-    requested.subgroupsN = subgroupsN;
-    requested.padding = padding;
-    requested.stages = stages;
-    requested.prefetch = prefetch;
-    requested.preloadC = preloadC;
-    requested.stageBTransposed = stageBTransposed;
-    requested.vectorWidth = vectorWidth;
-    requested.groupM = groupM;
+    MatmulTiling requested = readMatmulTilingOptions(*this);
     TuningTableOption tuningOption;
     if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
       return signalPassFailure();

@@ -1,6 +1,7 @@
 //===- TilingPlan.cpp - how a contraction is tiled ------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TuningTable.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -67,13 +68,11 @@ chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
          failure();
 }
 
-/// Fills the defaults of `requested` for `config` on `target` and checks the
-/// result; reports problems on `matmul`.
-static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
-                                                   const Contraction &problem,
-                                                   MatrixConfigAttr config,
-                                                   TargetAttr target,
-                                                   MatmulTiling requested) {
+/// Fills the defaults of `requested` for `config` on `target`.
+static MatmulTiling fillTilingDefaults(const Contraction &problem,
+                                       MatrixConfigAttr config,
+                                       TargetAttr target,
+                                       MatmulTiling requested) {
   MatmulTiling tiling = requested;
   int64_t elementBytes =
       getStorageType(problem.inputComponent).getIntOrFloatBitWidth() / 8;
@@ -177,7 +176,16 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
     while ((copies() < threads || copies() % threads) && tiling.tileK < 1024)
       tiling.tileK *= 2;
   }
+  return tiling;
+}
 
+/// Checks a complete tiling of `problem` with `config`; reports on
+/// `matmul` what does not fit.
+static LogicalResult checkTiling(Operation *matmul, const Contraction &problem,
+                                 MatrixConfigAttr config,
+                                 const MatmulTiling &tiling) {
+  int64_t elementBytes =
+      getStorageType(problem.inputComponent).getIntOrFloatBitWidth() / 8;
   auto fail = [&](const Twine &message) {
     return matmul->emitOpError() << "cannot be tiled: " << message, failure();
   };
@@ -222,7 +230,7 @@ static FailureOr<MatmulTiling> resolveMatmulTiling(Operation *matmul,
     return fail(llvm::formatv("vector-width = {0} copies {1} bits at once; "
                               "only 1 element, 64 or 128 bits are supported",
                               tiling.vectorWidth, widthBits));
-  return tiling;
+  return success();
 }
 
 FailureOr<TilingPlan>
@@ -233,11 +241,79 @@ mlir::subgroup_matrix::planTiling(const Contraction &contraction,
   FailureOr<MatrixConfigAttr> config = chooseConfig(op, contraction, target);
   if (failed(config))
     return failure();
-  FailureOr<MatmulTiling> tiling =
-      resolveMatmulTiling(op, contraction, *config, target, requested);
-  if (failed(tiling))
+  MatmulTiling tiling =
+      fillTilingDefaults(contraction, *config, target, requested);
+  if (failed(checkTiling(op, contraction, *config, tiling)))
     return failure();
-  return TilingPlan{*config, *tiling};
+  return TilingPlan{*config, tiling};
+}
+
+FailureOr<TilingPlan> mlir::subgroup_matrix::planContraction(
+    const Contraction &contraction, TargetAttr target,
+    const MatmulTiling &requested, const TuningTable *tuning) {
+  FailureOr<TilingPlan> plan = planTiling(
+      contraction, target, applyTuning(contraction, requested, tuning));
+  if (failed(plan))
+    return failure();
+  int64_t &parts = plan->tiling.splitK;
+  if (parts < 0)
+    return contraction.op->emitOpError()
+               << "cannot be tiled: split-k = " << parts
+               << " must not be negative (0: where it fills the device)",
+           failure();
+  if (parts == 0)
+    parts = chooseSplitK(contraction, *plan, target);
+  return plan;
+}
+
+LogicalResult mlir::subgroup_matrix::checkPlan(const Contraction &contraction,
+                                               TargetAttr target,
+                                               const TilingPlan &plan) {
+  Operation *op = contraction.op;
+  MatrixConfigAttr config = plan.config;
+  if (!llvm::is_contained(target.getConfigs(), config) ||
+      config.getComponentType() != contraction.inputComponent ||
+      config.getResultType() != contraction.resultComponent)
+    return op->emitOpError()
+               << "cannot be tiled by its plan: the configuration " << config
+               << " is not one of the target's for "
+               << contraction.inputComponent << " -> "
+               << contraction.resultComponent << "; it supports "
+               << target.describeConfigs(),
+           failure();
+  if (plan.tiling.splitK < 1)
+    return op->emitOpError() << "cannot be tiled by its plan: split_k = "
+                             << plan.tiling.splitK << " must be at least 1",
+           failure();
+  return checkTiling(op, contraction, config, plan.tiling);
+}
+
+ContractionPlanAttr TilingPlan::getAttr() const {
+  return ContractionPlanAttr::get(
+      config.getContext(), config, tiling.tileM, tiling.tileN, tiling.tileK,
+      tiling.subgroupsM, tiling.subgroupsN, tiling.padding, tiling.stages,
+      tiling.prefetch == 1, tiling.preloadC == 1, tiling.stageBTransposed == 1,
+      tiling.vectorWidth, tiling.groupM, tiling.splitK);
+}
+
+TilingPlan TilingPlan::get(ContractionPlanAttr attr) {
+  TilingPlan plan;
+  plan.config = attr.getConfig();
+  MatmulTiling &tiling = plan.tiling;
+  tiling.tileM = attr.getTileM();
+  tiling.tileN = attr.getTileN();
+  tiling.tileK = attr.getTileK();
+  tiling.subgroupsM = attr.getSubgroupsM();
+  tiling.subgroupsN = attr.getSubgroupsN();
+  tiling.padding = attr.getPadding();
+  tiling.stages = attr.getStages();
+  tiling.prefetch = attr.getPrefetch();
+  tiling.preloadC = attr.getPreloadC();
+  tiling.stageBTransposed = attr.getStageBTransposed();
+  tiling.vectorWidth = attr.getVectorWidth();
+  tiling.groupM = attr.getGroupM();
+  tiling.splitK = attr.getSplitK();
+  return plan;
 }
 
 int64_t mlir::subgroup_matrix::chooseSplitK(const Contraction &contraction,

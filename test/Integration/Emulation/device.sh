@@ -13,6 +13,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 STAGE=$ROOT/build/emulation-device
+. "$ROOT/utils/device-vulkan.sh"
 # kernel entry -> runner arguments ("forms" for forms.py's reference)
 declare -A CHECKS=(
   [gemm-2d]="--arg f16:16384:random --arg f16:16384:random --arg f32:4096:poison --grid 4,4 --check gemm:M=64,N=64,K=256,A=0,B=1,C=2"
@@ -37,13 +38,11 @@ stage)
     done
   done
   cp "$ROOT/build/bin/sm-vulkan-runner" "$STAGE/"
-  (cd "$STAGE/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 libglx0 libegl1 libgles2 >/dev/null 2>&1) || exit 1
+  smStageVulkanLoader "$STAGE/debs" || exit 1
   echo "staged $(ls "$STAGE"/*.spv | wc -l) binaries in $STAGE"
   ;;
 run)
-  for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-  ldconfig
-  export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+  smUseVulkanLoader "$STAGE/debs"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   failed=0
   for name in $(printf '%s\n' "${!CHECKS[@]}" | sort); do

@@ -19,6 +19,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 STAGE=$ROOT/build/runtime-device
+. "$ROOT/utils/device-vulkan.sh"
 
 case "${1:-}" in
 stage)
@@ -33,20 +34,14 @@ stage)
     "$ROOT/build/linalg-suite" "$ROOT/build/bin" \
     --stage "$STAGE/linalg" | tail -n1
   cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
-  (cd "$STAGE/debs" && apt-get download -qq libvulkan1 libglvnd0 libgl1 \
-    libglx0 libegl1 libgles2 >/dev/null 2>&1) || exit 1
+  smStageVulkanLoader "$STAGE/debs" || exit 1
   echo "staged the runtime's plans in $STAGE"
   ;;
 run)
   OUT=${OUT:-/tmp/runtime-out}
-  for deb in "$STAGE"/debs/*.deb; do dpkg -x "$deb" /; done
-  ldconfig
-  export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+  smUseVulkanLoader "$STAGE/debs"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" &
-  HOLD=$!
-  sleep 8
-  echo "SM clock: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)"
+  smHoldGpuClock
   for plan in "$STAGE"/plans/case*.run*/; do
     name=$(basename "$plan")
     mkdir -p "$OUT/$name"
@@ -65,7 +60,7 @@ run)
       >"$OUT/$name/runner.log" 2>&1 || echo "$name: exit status $?"
   done
   cp "$OUT/linalg-target.txt" "$OUT/linalg/target.txt"
-  kill $HOLD
+  smReleaseGpuClock
   ;;
 check)
   /usr/bin/python3 "$HERE/check_programs.py" --tools "$ROOT/build/bin" \

@@ -11,6 +11,7 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_H
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_H
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,23 +70,74 @@ struct AttentionTiling {
   }
 };
 
+/// The tiling of an attention's kernel, complete: what
+/// `#subgroup_matrix.attention_plan` holds.
+struct AttentionPlan {
+  /// The configuration of both products (P V reads P as a left matrix, so
+  /// its N equals its K).
+  MatrixConfigAttr config;
+  /// Subgroups per workgroup and keys per step of the loop.
+  int64_t subgroups = 0, keyBlock = 0;
+  /// Whether the online softmax runs on per-invocation scalars through
+  /// workgroup memory (else on result matrices).
+  bool softmaxInWorkgroupMemory = false;
+
+  /// Query rows per workgroup: one matrix height per subgroup.
+  int64_t getQueryBlock() const { return subgroups * config.getM(); }
+  /// This plan as the attribute sm-plan-kernels attaches.
+  AttentionPlanAttr getAttr() const;
+  /// The plan `attr` holds (unchecked: see checkAttentionPlan).
+  static AttentionPlan get(AttentionPlanAttr attr);
+};
+
+/// Elements each row of staged Q, K and V takes in workgroup memory: the
+/// head dimension padded by 16 bytes against bank conflicts.
+inline int64_t getAttentionRowStride(const Attention &attention) {
+  return attention.headDim +
+         16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+}
+/// Row strides of the per-subgroup scores (f32) and probabilities (input
+/// type) of a key block: padded by 16 bytes against bank conflicts.
+inline int64_t getAttentionScoreStride(int64_t keyBlock) {
+  return keyBlock + 4;
+}
+inline int64_t getAttentionProbabilityStride(const Attention &attention,
+                                             int64_t keyBlock) {
+  return keyBlock +
+         16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+}
+
 /// Reads the attention whose softmax is `softmax`, if the program around it
 /// is one this kernel computes; silent otherwise (the ops then get kernels
 /// of their own).
 std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
 
-/// Whether the target has what the kernel needs (a matrix configuration for
-/// the products, workgroup memory for the key blocks); where it has not,
-/// the attention's ops become kernels of their own.
+/// Chooses the configuration, the softmax's form, the subgroups and the key
+/// block, as `tiling` asks where it does; fails where the target has no
+/// configuration for the products, `tiling` cannot be honoured, or no key
+/// block fits the target's workgroup memory, reporting why on the first op
+/// of the attention if `report`.
+FailureOr<AttentionPlan> planAttention(const Attention &attention,
+                                       TargetAttr target,
+                                       const AttentionTiling &tiling,
+                                       bool report);
+
+/// Whether the target has what the kernel needs (planAttention succeeds
+/// with `tiling`); where it has not, the attention's ops become kernels of
+/// their own.
 bool canEmitAttentionKernel(const Attention &attention, TargetAttr target,
                             const AttentionTiling &tiling);
 
-/// Writes the flash-attention kernel `name` into `kernels` and replaces the
-/// attention's ops by its launch. Reports on the first op of the attention
-/// when the target cannot run it or `tiling` cannot be honoured.
+/// Checks a complete plan (written by hand, or by an earlier run) as
+/// planAttention checks the options; reports on the attention's first op.
+LogicalResult checkAttentionPlan(const Attention &attention, TargetAttr target,
+                                 const AttentionPlan &plan);
+
+/// Writes the flash-attention kernel `name`, tiled by `plan`, into `kernels`
+/// and replaces the attention's ops by its launch.
 LogicalResult emitAttentionKernel(RewriterBase &rewriter,
                                   const Attention &attention, TargetAttr target,
-                                  const AttentionTiling &tiling,
+                                  const AttentionPlan &plan,
                                   gpu::GPUModuleOp kernels, StringRef name);
 
 } // namespace subgroup_matrix

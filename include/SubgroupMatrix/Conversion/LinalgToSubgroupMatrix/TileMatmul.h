@@ -21,19 +21,20 @@ namespace mlir {
 namespace subgroup_matrix {
 
 /// Rewrites `contraction` into a `gpu.module`, inserted before the
-/// enclosing top-level function, holding its kernel tiled by `tiling` for
-/// `target`, and a `gpu.launch_func` of it that replaces the contraction and
-/// the ops fused into it. Reports a diagnostic on the contraction's op and
-/// returns failure when it cannot (and then changes nothing).
-/// With `into`, the kernel goes there instead, named `name`. Where K is
-/// split, the parts are added into C by a `linalg.generic` on the host that
-/// reads the workspace through maps with constants (`d0 + c`), which only
-/// emitElementwiseKernel takes (linalg's verifier does not: it infers the
-/// loops from the whole workspace); it is returned in `splitReduction` so
-/// that the caller makes its kernel before anything else verifies the IR.
+/// enclosing top-level function, holding its kernel tiled by `plan` (see
+/// planContraction and checkPlan) for `target`, and a `gpu.launch_func` of it
+/// that replaces the contraction and the ops fused into it. Reports a
+/// diagnostic on the contraction's op and returns failure when it cannot (and
+/// then changes nothing). With `into`, the kernel goes there instead, named
+/// `name`. Where K is split, the parts are added into C by a `linalg.generic`
+/// on the host that reads the workspace through maps with constants (`d0 + c`),
+/// which only emitElementwiseKernel takes (linalg's verifier does not: it
+/// infers the loops from the whole workspace); it is returned in
+/// `splitReduction` so that the caller makes its kernel before anything else
+/// verifies the IR.
 FailureOr<gpu::LaunchFuncOp>
 tileContraction(RewriterBase &rewriter, const Contraction &contraction,
-                TargetAttr target, const MatmulTiling &tiling,
+                TargetAttr target, const TilingPlan &plan,
                 gpu::GPUModuleOp into = {}, StringRef name = "matmul",
                 linalg::GenericOp *splitReduction = nullptr);
 

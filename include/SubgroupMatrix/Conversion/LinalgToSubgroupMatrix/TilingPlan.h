@@ -50,6 +50,26 @@ struct MatmulTiling {
   int64_t splitK = 1;
 };
 
+/// The tiling options of a pass that has them (`MatmulTilingOptions` in
+/// Passes.td: sm-tile-matmul and sm-plan-kernels); split K stays 1 (none).
+template <typename PassWithTilingOptions>
+MatmulTiling readMatmulTilingOptions(const PassWithTilingOptions &pass) {
+  MatmulTiling requested;
+  requested.tileM = pass.tileM;
+  requested.tileN = pass.tileN;
+  requested.tileK = pass.tileK;
+  requested.subgroupsM = pass.subgroupsM;
+  requested.subgroupsN = pass.subgroupsN;
+  requested.padding = pass.padding;
+  requested.stages = pass.stages;
+  requested.prefetch = pass.prefetch;
+  requested.preloadC = pass.preloadC;
+  requested.stageBTransposed = pass.stageBTransposed;
+  requested.vectorWidth = pass.vectorWidth;
+  requested.groupM = pass.groupM;
+  return requested;
+}
+
 /// One block of the copy that transposes an 8-bit B as it is staged
 /// (`stageBTransposed`): rows of B (as many bytes as 64 bits hold, so that
 /// each column of the block is one 64-bit store; the Vulkan lowering
@@ -65,11 +85,19 @@ constexpr int64_t kTransposedBlockColumns = 4;
 bool transposingCopyFits(int64_t bColumns, int64_t tileK, int64_t tileN,
                          int64_t padding);
 
-/// The chosen matrix configuration and the complete tiling.
+/// The chosen matrix configuration and the complete tiling: what
+/// `#subgroup_matrix.contraction_plan` holds.
 struct TilingPlan {
   MatrixConfigAttr config;
   MatmulTiling tiling;
+
+  /// This plan as the attribute sm-plan-kernels attaches.
+  ContractionPlanAttr getAttr() const;
+  /// The plan `attr` holds (unchecked: see checkPlan).
+  static TilingPlan get(ContractionPlanAttr attr);
 };
+
+class TuningTable;
 
 /// Whether `target` is a Vulkan device (the NVIDIA and AMD presets), whose
 /// KHR cooperative matrices hide which elements an invocation holds: there,
@@ -89,6 +117,21 @@ int64_t chooseSplitK(const Contraction &contraction, const TilingPlan &plan,
 FailureOr<TilingPlan> planTiling(const Contraction &contraction,
                                  TargetAttr target,
                                  const MatmulTiling &requested);
+
+/// The plan of `contraction` on `target`: `requested`, or where it asks for
+/// nothing `tuning`'s tiling, with the defaults filled in (planTiling) and
+/// K's split chosen where `requested.splitK` is 0 (chooseSplitK). Reports
+/// on the contraction's op what does not fit.
+FailureOr<TilingPlan> planContraction(const Contraction &contraction,
+                                      TargetAttr target,
+                                      const MatmulTiling &requested,
+                                      const TuningTable *tuning);
+
+/// Checks a complete plan (one written by hand, or by an earlier run) as
+/// planTiling checks the options: its configuration is the target's for the
+/// contraction's types, and its tiling fits it.
+LogicalResult checkPlan(const Contraction &contraction, TargetAttr target,
+                        const TilingPlan &plan);
 
 } // namespace subgroup_matrix
 } // namespace mlir

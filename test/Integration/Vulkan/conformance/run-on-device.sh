@@ -10,12 +10,9 @@ out="${OUT:-$PWD/conformance-results}"
 logs="$(mktemp -d)/logs"
 mkdir -p "$out" "$logs"
 
-# The machine has the NVIDIA driver but no Vulkan loader: unpack Debian's.
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for deb in "$suite"/debs/*.deb; do dpkg -x "$deb" /; done
-  ldconfig
-fi
-export VK_DRIVER_FILES="${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}"
+# utils/device-vulkan.sh, copied beside this script.
+. "$suite/device-vulkan.sh"
+smUseVulkanLoader "$suite/debs"
 runner="$suite/sm-vulkan-runner"
 
 {

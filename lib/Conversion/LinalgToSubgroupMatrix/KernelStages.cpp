@@ -1,0 +1,496 @@
+//===- KernelStages.cpp - the kernel stages of sm-linalg-to-gpu -----------===//
+//
+// After the program is prepared (LinalgToGPU.cpp): sm-plan-kernels chooses
+// the tiling of every attention and contraction and attaches it as a
+// `subgroup_matrix.plan` attribute; sm-attention-to-kernels,
+// sm-contractions-to-kernels and sm-elementwise-to-kernels make the kernels,
+// following those plans. What cannot go to the GPU is reported; nothing
+// silently stays on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TuningTable.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_PLANKERNELSPASS
+#define GEN_PASS_DEF_ATTENTIONTOKERNELSPASS
+#define GEN_PASS_DEF_CONTRACTIONSTOKERNELSPASS
+#define GEN_PASS_DEF_ELEMENTWISETOKERNELSPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// The name of the gpu.module that holds all kernels of a program.
+static constexpr llvm::StringLiteral kProgramKernelsName = "kernels";
+
+/// The program's gpu.module of kernels, if an earlier stage made it.
+static gpu::GPUModuleOp findProgramKernels(ModuleOp module) {
+  for (auto kernels : module.getOps<gpu::GPUModuleOp>())
+    if (kernels.getSymName() == kProgramKernelsName)
+      return kernels;
+  return {};
+}
+
+/// The target a kernel stage generates for: the `target` option's preset,
+/// else the module's attribute, else that of the kernels an earlier stage
+/// made; reports its absence.
+static FailureOr<TargetAttr> getProgramTarget(ModuleOp module,
+                                              StringRef targetName) {
+  FailureOr<TargetAttr> overrideTarget =
+      resolveTargetOption(module.getLoc(), targetName);
+  if (failed(overrideTarget))
+    return failure();
+  TargetAttr target = *overrideTarget;
+  if (!target)
+    target = module->getAttrOfType<TargetAttr>(
+        SubgroupMatrixDialect::getTargetAttrName());
+  if (gpu::GPUModuleOp kernels = findProgramKernels(module); !target && kernels)
+    target = kernels->getAttrOfType<TargetAttr>(
+        SubgroupMatrixDialect::getTargetAttrName());
+  if (!target) {
+    emitError(module.getLoc(),
+              "sm-linalg-to-gpu needs a target: pass target=NAME "
+              "or set subgroup_matrix.target on the module");
+    return failure();
+  }
+  return target;
+}
+
+/// Whether `op` is host code (not already in a kernel).
+static bool isOnHost(Operation *op) {
+  return !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+namespace {
+/// Where the kernel stages put their kernels: all kernels of a program go
+/// into one gpu.module @kernels (one SPIR-V module, one Metal library)
+/// before the first function, made by the first stage that needs it, and
+/// are numbered in the order they are made, whichever stage makes them.
+class ProgramKernels {
+public:
+  ProgramKernels(ModuleOp module, TargetAttr target)
+      : module(module), target(target), kernels(findProgramKernels(module)) {
+    if (kernels)
+      count = llvm::range_size(kernels.getOps<gpu::GPUFuncOp>());
+  }
+
+  gpu::GPUModuleOp get() {
+    if (kernels)
+      return kernels;
+    MLIRContext *context = module.getContext();
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    kernels =
+        gpu::GPUModuleOp::create(builder, module.getLoc(), kProgramKernelsName);
+    kernels->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+    SymbolTable(module).insert(kernels, module.getBody()->begin());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(context));
+    return kernels;
+  }
+
+  /// The name of the next kernel: `stem_N`, N counting every kernel made.
+  std::string nextName(StringRef stem) {
+    return (stem + "_" + Twine(count++)).str();
+  }
+
+private:
+  ModuleOp module;
+  TargetAttr target;
+  gpu::GPUModuleOp kernels;
+  unsigned count = 0;
+};
+} // namespace
+
+/// linalg.softmax on buffers as the four linalg.generic ops that compute
+/// it (a max, the shifted exponentials, their sum, the quotient), each of
+/// which becomes a kernel (a softmax inside attention is fused instead).
+static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
+                                      linalg::SoftmaxOp softmax) {
+  Location loc = softmax.getLoc();
+  Value input = softmax.getInput(), output = softmax.getOutput();
+  auto type = dyn_cast<MemRefType>(input.getType());
+  if (!type || !isa<MemRefType>(output.getType()))
+    return softmax.emitOpError("cannot be put on the GPU: it works on "
+                               "tensors"),
+           failure();
+  auto elementType = dyn_cast<FloatType>(type.getElementType());
+  if (!elementType)
+    return softmax.emitOpError("cannot be put on the GPU: its elements are "
+                               "not floats"),
+           failure();
+  int64_t rank = type.getRank(), dimension = softmax.getDimension();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(softmax);
+  // The reduced buffer: the input's shape without `dimension`.
+  SmallVector<int64_t> reducedShape;
+  SmallVector<Value> reducedSizes;
+  SmallVector<AffineExpr> reducedExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dimension)
+      continue;
+    reducedShape.push_back(type.getDimSize(d));
+    reducedExprs.push_back(getAffineDimExpr(d, context));
+    if (type.isDynamicDim(d))
+      reducedSizes.push_back(memref::DimOp::create(rewriter, loc, input, d));
+  }
+  auto reducedType = MemRefType::get(reducedShape, elementType);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, context);
+  SmallVector<utils::IteratorType> reducing(rank,
+                                            utils::IteratorType::parallel);
+  reducing[dimension] = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  auto constant = [&](OpBuilder &b, double value) {
+    return arith::ConstantOp::create(b, loc,
+                                     FloatAttr::get(elementType, value));
+  };
+  Value maxima =
+      memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
+  Value sums =
+      memref::AllocOp::create(rewriter, loc, reducedType, reducedSizes);
+  // The lowest finite value rather than -inf starts the maximum, so that
+  // a row of -inf gives exp(-inf - m) = 0, never NaN.
+  Value lowest = arith::ConstantOp::create(
+      rewriter, loc,
+      FloatAttr::get(elementType,
+                     APFloat::getLargest(elementType.getFloatSemantics(),
+                                         /*Negative=*/true)));
+  linalg::FillOp::create(rewriter, loc, ValueRange{lowest}, ValueRange{maxima});
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{input}, ValueRange{maxima},
+      ArrayRef<AffineMap>{identity, reduced}, reducing,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::MaximumFOp::create(b, loc, args[0], args[1])));
+      });
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{input, maxima}, ValueRange{output},
+      ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(b, loc, args[0], args[1]);
+        linalg::YieldOp::create(b, loc,
+                                Value(math::ExpOp::create(b, loc, shifted)));
+      });
+  linalg::FillOp::create(rewriter, loc, ValueRange{constant(rewriter, 0.0)},
+                         ValueRange{sums});
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{output}, ValueRange{sums},
+      ArrayRef<AffineMap>{identity, reduced}, reducing,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::AddFOp::create(b, loc, args[0], args[1])));
+      });
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{sums}, ValueRange{output},
+      ArrayRef<AffineMap>{reduced, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, Value(arith::DivFOp::create(b, loc, args[1], args[0])));
+      });
+  memref::DeallocOp::create(rewriter, loc, maxima);
+  memref::DeallocOp::create(rewriter, loc, sums);
+  rewriter.eraseOp(softmax);
+  return success();
+}
+
+/// The attention tiling the `attention-*` options ask for; reports a bad
+/// `attention-softmax` at `loc`.
+static FailureOr<AttentionTiling>
+readAttentionTilingOptions(Location loc, int64_t subgroups, int64_t keyBlock,
+                           StringRef softmax) {
+  AttentionTiling tiling;
+  tiling.subgroups = subgroups;
+  tiling.keyBlock = keyBlock;
+  if (softmax == "registers")
+    tiling.softmax = AttentionTiling::Softmax::Registers;
+  else if (softmax == "workgroup-memory")
+    tiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
+  else if (!softmax.empty())
+    return emitError(loc, "attention-softmax must be 'registers' or "
+                          "'workgroup-memory', not '")
+               << softmax << "'",
+           failure();
+  return tiling;
+}
+
+/// The attentions of the program that become kernels: those the target
+/// can run with `tiling`, and every one where `tiling` asks for something
+/// (it is honoured or reported, never dropped for separate kernels).
+static SmallVector<std::pair<linalg::SoftmaxOp, Attention>, 2>
+findAttentionKernels(ModuleOp module, TargetAttr target,
+                     const AttentionTiling &tiling) {
+  SmallVector<std::pair<linalg::SoftmaxOp, Attention>, 2> found;
+  module.walk([&](linalg::SoftmaxOp op) {
+    if (!isOnHost(op))
+      return;
+    std::optional<Attention> attention = matchAttention(op);
+    if (attention && (op->hasAttr(SubgroupMatrixDialect::getPlanAttrName()) ||
+                      !tiling.isDefault() ||
+                      canEmitAttentionKernel(*attention, target, tiling)))
+      found.emplace_back(op, std::move(*attention));
+  });
+  return found;
+}
+
+namespace {
+struct PlanKernelsPass
+    : public subgroup_matrix::impl::PlanKernelsPassBase<PlanKernelsPass> {
+  using PlanKernelsPassBase::PlanKernelsPassBase;
+  template <typename PassWithTilingOptions>
+  friend MatmulTiling
+  subgroup_matrix::readMatmulTilingOptions(const PassWithTilingOptions &);
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void PlanKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+  if (failed(target))
+    return signalPassFailure();
+  FailureOr<AttentionTiling> attentionTiling = readAttentionTilingOptions(
+      module.getLoc(), attentionSubgroups, attentionKeyBlock, attentionSoftmax);
+  if (failed(attentionTiling))
+    return signalPassFailure();
+  MatmulTiling requested = readMatmulTilingOptions(*this);
+  requested.splitK = splitK;
+  TuningTableOption tuningOption;
+  if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
+    return signalPassFailure();
+  const TuningTable *tuning = tuningOption.getFor(*target);
+  StringRef planName = SubgroupMatrixDialect::getPlanAttrName();
+
+  // Attention first: its products are the kernel's, not kernels of their
+  // own. A plan already attached (by hand) is kept.
+  bool failedAny = false;
+  llvm::SmallPtrSet<Operation *, 8> inAttention;
+  for (auto &[softmax, attention] :
+       findAttentionKernels(module, *target, *attentionTiling)) {
+    inAttention.insert(attention.ops.begin(), attention.ops.end());
+    if (softmax->hasAttr(planName))
+      continue;
+    FailureOr<AttentionPlan> plan =
+        planAttention(attention, *target, *attentionTiling, /*report=*/true);
+    if (failed(plan)) {
+      failedAny = true;
+      continue;
+    }
+    softmax->setAttr(planName, plan->getAttr());
+  }
+
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
+        op->hasAttr(planName))
+      return;
+    FailureOr<Contraction> contraction = matchContraction(op);
+    if (failed(contraction)) {
+      failedAny = true;
+      return;
+    }
+    // The plan is of the kernel the contraction becomes, with its
+    // neighbours fused in (a fused extension changes what it reads).
+    fuseElementwiseNeighbours(*contraction);
+    FailureOr<TilingPlan> plan =
+        planContraction(*contraction, *target, requested, tuning);
+    if (failed(plan)) {
+      failedAny = true;
+      return;
+    }
+    op->setAttr(planName, plan->getAttr());
+  });
+  if (failedAny)
+    signalPassFailure();
+}
+
+namespace {
+struct AttentionToKernelsPass
+    : public subgroup_matrix::impl::AttentionToKernelsPassBase<
+          AttentionToKernelsPass> {
+  using AttentionToKernelsPassBase::AttentionToKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+    if (failed(target))
+      return signalPassFailure();
+    ProgramKernels kernels(module, *target);
+    IRRewriter rewriter(&getContext());
+    // Attentions without a plan (this stage run alone) are planned with the
+    // target's defaults.
+    llvm::SmallPtrSet<Operation *, 8> planned;
+    for (auto &[softmax, attention] :
+         findAttentionKernels(module, *target, AttentionTiling())) {
+      planned.insert(softmax);
+      FailureOr<AttentionPlan> plan;
+      if (auto attr = softmax->getAttrOfType<AttentionPlanAttr>(
+              SubgroupMatrixDialect::getPlanAttrName())) {
+        plan = AttentionPlan::get(attr);
+        if (failed(checkAttentionPlan(attention, *target, *plan)))
+          return signalPassFailure();
+      } else {
+        plan = planAttention(attention, *target, AttentionTiling(),
+                             /*report=*/true);
+        if (failed(plan))
+          return signalPassFailure();
+      }
+      if (failed(emitAttentionKernel(rewriter, attention, *target, *plan,
+                                     kernels.get(),
+                                     kernels.nextName("attention"))))
+        return signalPassFailure();
+    }
+    // Every other softmax becomes generics.
+    SmallVector<linalg::SoftmaxOp> softmaxOps;
+    module.walk([&](linalg::SoftmaxOp op) {
+      if (isOnHost(op) && !planned.count(op))
+        softmaxOps.push_back(op);
+    });
+    for (linalg::SoftmaxOp op : softmaxOps) {
+      if (op->hasAttr(SubgroupMatrixDialect::getPlanAttrName())) {
+        op.emitOpError("has an attention plan but is not the softmax of an "
+                       "attention this kernel computes");
+        return signalPassFailure();
+      }
+      if (failed(decomposeSoftmax(rewriter, op)))
+        return signalPassFailure();
+    }
+  }
+};
+
+struct ContractionsToKernelsPass
+    : public subgroup_matrix::impl::ContractionsToKernelsPassBase<
+          ContractionsToKernelsPass> {
+  using ContractionsToKernelsPassBase::ContractionsToKernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+    if (failed(target))
+      return signalPassFailure();
+    // Contractions without a plan (this stage run alone) are planned with
+    // the target's defaults and its shipped tuning table.
+    MatmulTiling defaults;
+    defaults.splitK = 0;
+    TuningTableOption shippedTable;
+    const TuningTable *tuning = shippedTable.getFor(*target);
+
+    ProgramKernels kernels(module, *target);
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> contractions;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isOnHost(op) && isMatrixContraction(op))
+        contractions.push_back(op);
+    });
+    bool failedAny = false;
+    for (linalg::LinalgOp op : contractions) {
+      FailureOr<Contraction> contraction = matchContraction(op);
+      if (failed(contraction)) {
+        failedAny = true;
+        continue;
+      }
+      fuseElementwiseNeighbours(*contraction);
+      FailureOr<TilingPlan> plan;
+      if (auto attr = op->getAttrOfType<ContractionPlanAttr>(
+              SubgroupMatrixDialect::getPlanAttrName())) {
+        plan = TilingPlan::get(attr);
+        if (failed(checkPlan(*contraction, *target, *plan)))
+          plan = failure();
+      } else {
+        plan = planContraction(*contraction, *target, defaults, tuning);
+      }
+      linalg::GenericOp splitReduction;
+      if (failed(plan) ||
+          failed(tileContraction(rewriter, *contraction, *target, *plan,
+                                 kernels.get(), kernels.nextName("matmul"),
+                                 &splitReduction)))
+        failedAny = true;
+      // A product's kernels are made together: the reduction of a split K
+      // is not linalg that the IR may be verified with (see
+      // tileContraction).
+      else if (splitReduction && failed(emitElementwiseKernel(
+                                     rewriter, splitReduction, kernels.get(),
+                                     kernels.nextName("elementwise"))))
+        failedAny = true;
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+struct ElementwiseToKernelsPass
+    : public subgroup_matrix::impl::ElementwiseToKernelsPassBase<
+          ElementwiseToKernelsPass> {
+  using ElementwiseToKernelsPassBase::ElementwiseToKernelsPassBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void ElementwiseToKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+  if (failed(target))
+    return signalPassFailure();
+  ProgramKernels kernels(module, *target);
+  IRRewriter rewriter(&getContext());
+  SmallVector<linalg::LinalgOp> remaining;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isOnHost(op))
+      remaining.push_back(op);
+  });
+  bool failedAny = false;
+  for (linalg::LinalgOp op : remaining) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized)) {
+        op->emitOpError("cannot be put on the GPU: it is neither a matrix "
+                        "product nor element-wise");
+        failedAny = true;
+        continue;
+      }
+      generic = *generalized;
+    }
+    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(),
+                                     kernels.nextName("elementwise"))))
+      failedAny = true;
+  }
+  if (failedAny)
+    return signalPassFailure();
+
+  // Nothing of linalg stays on the host unannounced.
+  WalkResult leftover = module.walk([&](Operation *op) {
+    if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) &&
+        isOnHost(op) && !isa<linalg::YieldOp>(op)) {
+      op->emitOpError("cannot be put on the GPU: sm-linalg-to-gpu has no "
+                      "kernel for it");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (leftover.wasInterrupted())
+    signalPassFailure();
+}

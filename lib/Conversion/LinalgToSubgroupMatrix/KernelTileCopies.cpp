@@ -1,0 +1,475 @@
+//===- KernelTileCopies.cpp - a contraction kernel's tile copies ---------===//
+//
+// How a contraction's kernel stages tiles of A and B: each invocation's
+// share of the copy (vectors of up to 128 bits, fewer at ragged edges),
+// zeros past the edges, the transposing copy of 8-bit B, and producers
+// fused as prologues: element-wise bodies applied on the way in, and
+// gathering prologues (dequantization) that compute each staged element
+// from the stored buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ContractionKernelEmitter.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+Type ContractionKernelEmitter::getCopyType(const TileCopy &copy) {
+  // bf16 moves as bits: some paths have no bf16 scalars (LLVM's SPIR-V
+  // backend declares them only with SPV_KHR_bfloat16).
+  if (copy.width == 1)
+    return copy.storage.isBF16() ? b.getI16Type() : copy.storage;
+  int64_t words = copy.width * copy.storage.getIntOrFloatBitWidth() / 32;
+  return VectorType::get({words}, b.getI32Type());
+}
+
+LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
+                                                 StringRef operandName) {
+  if (copy.transposes)
+    return planTransposingCopy(copy, operandName);
+  copy.sharedStride = copy.tileCols + tiling.padding;
+  copy.stageElements = copy.tileRows * copy.sharedStride;
+  // Vectors must not straddle a row, globally or in the workgroup copy:
+  // halve the width down to 64 bits until they do, else copy scalars.
+  int64_t elementBits = copy.storage.getIntOrFloatBitWidth();
+  copy.width = tiling.vectorWidth;
+  // A row of unknown length may start anywhere: scalars.
+  while (copy.width > 1 &&
+         (ShapedType::isDynamic(copy.globalCols) ||
+          copy.globalCols % copy.width || copy.tileCols % copy.width ||
+          copy.sharedStride % copy.width))
+    copy.width = copy.width * elementBits > 64 ? copy.width / 2 : 1;
+  int64_t vectors = copy.tileRows * copy.tileCols / copy.width;
+  if (vectors % getThreads())
+    return problem.op->emitOpError()
+               << "cannot be tiled: the " << copy.tileRows << "x"
+               << copy.tileCols << " tile of " << operandName << " is "
+               << vectors << " copies of " << copy.width
+               << " element(s), which " << getThreads()
+               << " invocations cannot share evenly",
+           failure();
+  return success();
+}
+
+LogicalResult
+ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
+                                              StringRef operandName) {
+  // Blocks of eight rows by four columns: loads of 32 bits and stores of
+  // 64 (see computeCopyPositions for how invocations share them).
+  copy.width = kTransposedBlockColumns;
+  copy.sharedStride = copy.tileRows + tiling.padding;
+  copy.stageElements = copy.tileCols * copy.sharedStride;
+  if (!transposingCopyFits(copy.globalCols, copy.tileRows, copy.tileCols,
+                           tiling.padding))
+    return problem.op->emitOpError()
+               << "cannot be tiled: transposing " << operandName
+               << " as it is staged needs its rows (of " << copy.globalCols
+               << " elements), its " << copy.tileRows << "x" << copy.tileCols
+               << " tile and the padded rows in workgroup memory to be "
+                  "multiples of "
+               << copy.width << " columns and " << kTransposedBlockRows
+               << " rows",
+           failure();
+  return success();
+}
+
+void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
+  if (copy.transposes) {
+    // Consecutive invocations take four blocks down the rows, then the
+    // next four columns: the 32 loads a subgroup issues at once (one row of
+    // each of its blocks) read 32 consecutive bytes of four rows of 8-bit
+    // elements, whole 32-byte sectors. The block at (8 r, 4 c) stores its
+    // columns at 2 r + (4 c + j) * stride / 4 in 32-bit words, so with 80
+    // padded bytes a row (K steps of 64) the stores of 64 bits meet in pairs
+    // on their banks. Walking all the blocks down the rows first instead
+    // keeps the stores free of conflicts but has a subgroup load 16-byte
+    // halves of eight sectors: 8-bit GEMMs with B K x N ran 4-9% slower so
+    // on the H100 (docs/performance.md).
+    // When the blocks do not split evenly, the invocations past the last
+    // block of the last round load the last block again (a branch-free
+    // load) and store nothing.
+    int64_t blockRows = copy.tileRows / kTransposedBlockRows;
+    int64_t columnBlocks = copy.tileCols / copy.width;
+    int64_t blocksDownRows = std::gcd<int64_t>(blockRows, 4);
+    int64_t blocks = blockRows * columnBlocks;
+    int64_t threads = getThreads();
+    for (int64_t first = 0; first < blocks; first += threads) {
+      Value block = add(threadId, first);
+      Value active;
+      if (first + threads > blocks) {
+        active = lessThan(block, blocks);
+        block = arith::MinUIOp::create(b, loc, block, index(blocks - 1));
+      }
+      copy.activeBlocks.push_back(active);
+      Value rowInGroup =
+          arith::RemUIOp::create(b, loc, block, index(blocksDownRows));
+      Value group =
+          arith::DivUIOp::create(b, loc, block, index(blocksDownRows));
+      Value rowGroup =
+          arith::DivUIOp::create(b, loc, group, index(columnBlocks));
+      Value row = mul(add(mul(rowGroup, blocksDownRows), rowInGroup),
+                      kTransposedBlockRows);
+      Value column =
+          mul(arith::RemUIOp::create(b, loc, group, index(columnBlocks)),
+              copy.width);
+      copy.rows.push_back(row);
+      copy.columns.push_back(column);
+      copy.sharedOffsets.push_back(add(mul(column, copy.sharedStride), row));
+    }
+    return;
+  }
+  int64_t vectorsPerRow = copy.tileCols / copy.width;
+  int64_t threads = getThreads();
+  int64_t count = copy.tileRows * vectorsPerRow / threads;
+  for (int64_t i = 0; i < count; ++i) {
+    Value row, column;
+    if (threads % vectorsPerRow == 0) {
+      // Every invocation stays in one column: cheaper index arithmetic.
+      Value threadRow =
+          arith::DivUIOp::create(b, loc, threadId, index(vectorsPerRow));
+      row = add(threadRow, i * (threads / vectorsPerRow));
+      column = arith::RemUIOp::create(b, loc, threadId, index(vectorsPerRow));
+    } else {
+      Value element = add(threadId, i * threads);
+      row = arith::DivUIOp::create(b, loc, element, index(vectorsPerRow));
+      column = arith::RemUIOp::create(b, loc, element, index(vectorsPerRow));
+    }
+    column = mul(column, copy.width);
+    copy.rows.push_back(row);
+    copy.columns.push_back(column);
+    copy.sharedOffsets.push_back(add(mul(row, copy.sharedStride), column));
+  }
+}
+
+LoadedTile ContractionKernelEmitter::loadTile(const TileCopy &copy,
+                                              Value rowBase, Value columnBase) {
+  LoadedTile loaded;
+  // A transposing copy loads the rows of its block one at a time.
+  int64_t rowsPerCopy = copy.transposes ? kTransposedBlockRows : 1;
+  for (auto [row, column] : llvm::zip(copy.rows, copy.columns))
+    for (int64_t r = 0; r < rowsPerCopy; ++r)
+      loadVector(copy, add(rowBase, add(row, r)), add(columnBase, column),
+                 loaded);
+  return loaded;
+}
+
+void ContractionKernelEmitter::loadVector(const TileCopy &copy, Value globalRow,
+                                          Value globalColumn,
+                                          LoadedTile &loaded) {
+  Type copyType = getCopyType(copy);
+  Value inBounds;
+  if (copy.checkRows())
+    inBounds = lessThan(globalRow, copy.rowsValue);
+  // Vectors never straddle the end of a row (the width divides it).
+  if (copy.checkColumns())
+    inBounds = both(inBounds, lessThan(globalColumn, copy.colsValue));
+  if (copy.gathers) {
+    loaded.gathered.push_back(
+        loadGatheredVector(copy, globalRow, globalColumn, inBounds));
+    return;
+  }
+  Value address = add(mul(globalRow, copy.colsValue), globalColumn);
+  // Out of bounds, read the first element of the slice (always there) and
+  // replace it by zero, rather than branch.
+  if (inBounds)
+    address = arith::SelectOp::create(b, loc, inBounds, address, index(0));
+  if (copy.batchBase)
+    address = add(copy.batchBase, address);
+  Value value;
+  if (copy.width == 1) {
+    value = memref::LoadOp::create(b, loc, copy.global, address);
+    if (value.getType() != copyType)
+      value = arith::BitcastOp::create(b, loc, copyType, value);
+  } else {
+    auto vectorType = VectorType::get({copy.width}, copy.storage);
+    Value vector =
+        vector::LoadOp::create(b, loc, vectorType, copy.global, address);
+    value = vector::BitCastOp::create(b, loc, copyType, vector);
+  }
+  // Before the zeroing: padding along K must stay zero whatever the body
+  // makes of zero.
+  if (copy.prologue)
+    value = applyPrologue(copy, value);
+  if (inBounds)
+    value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
+  loaded.values.push_back(value);
+}
+
+Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
+                                              Value value) {
+  Block &body = copy.prologue.getRegion().front();
+  auto apply = [&](Value element) {
+    IRMapping mapping;
+    mapping.map(body.getArgument(0), element);
+    return cloneScalarBody(b, body, mapping);
+  };
+  if (copy.width == 1)
+    return apply(value);
+  // Words of 32 bits, each seen as the elements it packs.
+  auto wordsType = cast<VectorType>(value.getType());
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < wordsType.getNumElements(); ++w) {
+    SmallVector<Value> results;
+    for (Value element :
+         unpackWord(vector::ExtractOp::create(b, loc, value, w), copy.storage))
+      results.push_back(apply(element));
+    words.push_back(packWord(results));
+  }
+  return vector::FromElementsOp::create(b, loc, wordsType, words);
+}
+
+SplitIndex ContractionKernelEmitter::addIndices(SplitIndex x, SplitIndex y) {
+  Value base = !x.base   ? y.base
+               : !y.base ? x.base
+                         : gatherIndexOp<arith::AddIOp>(x.base, y.base);
+  return {base, x.offset + y.offset, std::gcd(x.alignment, y.alignment)};
+}
+
+Value ContractionKernelEmitter::materialize(SplitIndex index) {
+  if (!index.base)
+    return this->index(index.offset);
+  if (!index.offset)
+    return index.base;
+  return gatherIndexOp<arith::AddIOp>(index.base, this->index(index.offset));
+}
+
+SplitIndex ContractionKernelEmitter::scaleIndex(SplitIndex index,
+                                                int64_t factor) {
+  return {index.base
+              ? gatherIndexOp<arith::MulIOp>(index.base, this->index(factor))
+              : Value(),
+          index.offset * factor, index.alignment * factor};
+}
+
+/// Whether `base + offset` lies in the same block of `c` as `base`: c is a
+/// multiple of base's alignment and the offset stays below it.
+static bool staysWithinAlignment(SplitIndex index, int64_t c) {
+  return index.base && index.alignment > 0 && c % index.alignment == 0 &&
+         index.offset >= 0 && index.offset < index.alignment;
+}
+
+SplitIndex ContractionKernelEmitter::computeIndex(AffineExpr expr,
+                                                  ArrayRef<SplitIndex> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return {Value(), constant.getValue(), 0};
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  SplitIndex lhs = computeIndex(binary.getLHS(), dims);
+  if (binary.getKind() == AffineExprKind::Add)
+    return addIndices(lhs, computeIndex(binary.getRHS(), dims));
+  // The fusion admits only positive constants on the right of *, floordiv
+  // and mod; indices are never negative.
+  int64_t c = cast<AffineConstantExpr>(binary.getRHS()).getValue();
+  switch (binary.getKind()) {
+  case AffineExprKind::Mul:
+    return scaleIndex(lhs, c);
+  case AffineExprKind::FloorDiv:
+    // (base + offset) floordiv c = base / c + offset floordiv c when c
+    // divides base: the offset stays a constant.
+    if (lhs.alignment % c == 0)
+      return {lhs.base ? gatherIndexOp<arith::DivUIOp>(lhs.base, index(c))
+                       : Value(),
+              lhs.offset / c, lhs.alignment / c};
+    // Nor does it when base steps in multiples of c's divisor alignment
+    // and the offset stays below it (a group of 128 along a vector of 8).
+    if (staysWithinAlignment(lhs, c))
+      return {gatherIndexOp<arith::DivUIOp>(lhs.base, index(c)), 0, 1};
+    return {gatherIndexOp<arith::DivUIOp>(materialize(lhs), index(c)), 0, 1};
+  case AffineExprKind::Mod:
+    if (lhs.alignment % c == 0)
+      return {Value(), lhs.offset % c, 0};
+    if (staysWithinAlignment(lhs, c))
+      return {gatherIndexOp<arith::RemUIOp>(lhs.base, index(c)), lhs.offset,
+              lhs.alignment};
+    return {gatherIndexOp<arith::RemUIOp>(materialize(lhs), index(c)), 0, 1};
+  default:
+    llvm_unreachable("the fusion admits no other index expression");
+  }
+}
+
+SmallVector<Value>
+ContractionKernelEmitter::loadGathered(Value buffer, Type element,
+                                       ArrayRef<SplitIndex> offsets) {
+  // Offsets share their base; the elements they select are loaded once
+  // each, as one vector of words where they are contiguous and aligned.
+  int64_t first = offsets.front().offset, last = first;
+  bool sharedBase = true;
+  for (const SplitIndex &offset : offsets) {
+    sharedBase &= offset.base == offsets.front().base;
+    first = std::min(first, offset.offset);
+    last = std::max(last, offset.offset);
+  }
+  int64_t length = last - first + 1;
+  int64_t bits = element.getIntOrFloatBitWidth();
+  int64_t alignment = offsets.front().alignment;
+  bool contiguous =
+      llvm::all_of(llvm::seq<int64_t>(first, last + 1), [&](int64_t o) {
+        return llvm::any_of(offsets, [&](auto x) { return x.offset == o; });
+      });
+  SmallVector<Value> values;
+  if (sharedBase && contiguous && length > 1 && length * bits % 32 == 0 &&
+      length * bits <= 128 && first % length == 0 &&
+      (alignment == 0 || alignment % length == 0)) {
+    Value start = materialize({offsets.front().base, first, 0});
+    Value vector = vector::LoadOp::create(
+        b, loc, VectorType::get({length}, element), buffer, start);
+    int64_t words = length * bits / 32;
+    Value packed = vector::BitCastOp::create(
+        b, loc, VectorType::get({words}, b.getI32Type()), vector);
+    SmallVector<Value> unpacked;
+    for (int64_t w = 0; w < words; ++w)
+      llvm::append_range(
+          unpacked,
+          unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
+    for (const SplitIndex &offset : offsets)
+      values.push_back(unpacked[offset.offset - first]);
+    return values;
+  }
+  DenseMap<std::pair<Value, int64_t>, Value> loaded;
+  for (const SplitIndex &offset : offsets) {
+    Value &value = loaded[{offset.base, offset.offset}];
+    if (!value)
+      value = memref::LoadOp::create(b, loc, buffer, materialize(offset));
+    values.push_back(value);
+  }
+  return values;
+}
+
+GatheredVector
+ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
+                                             Value column, Value inBounds) {
+  linalg::GenericOp prologue = copy.prologue;
+  SmallVector<AffineMap> maps = prologue.getIndexingMapsArray();
+  gatherIndexOps.clear();
+  // Outside the matrix, compute the first element instead (always there)
+  // and replace it by zero.
+  if (inBounds) {
+    row = arith::SelectOp::create(b, loc, inBounds, row, index(0));
+    column = arith::SelectOp::create(b, loc, inBounds, column, index(0));
+  }
+  // Element i of the vector is at column `column + i`, and `column` is a
+  // multiple of the width: index arithmetic keeps i a constant, so what
+  // does not vary along the vector (a column's scale, a group's) is
+  // computed and loaded once.
+  SmallVector<SmallVector<Value>> inputs;
+  for (auto [position, buffer] : llvm::enumerate(copy.gatheredBuffers)) {
+    AffineMap map = maps[position];
+    Value operand = prologue.getDpsInputs()[position];
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<SplitIndex> offsets;
+    for (int64_t i = 0; i < copy.width; ++i) {
+      SplitIndex dims[] = {{row, 0, 1}, {column, i, copy.width}};
+      // Row-major offset of the selected element; an input of the tile's
+      // own shape has the tile's (maybe dynamic) row length.
+      SplitIndex offset = {Value(), 0, 0};
+      for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+        if (type.hasStaticShape()) {
+          offset = scaleIndex(offset, type.getDimSize(dim));
+        } else {
+          Value length = dim == 0 ? copy.rowsValue : copy.colsValue;
+          offset = {gatherIndexOp<arith::MulIOp>(materialize(offset), length),
+                    0, 1};
+        }
+        offset = addIndices(offset, computeIndex(expr, dims));
+      }
+      offsets.push_back(offset);
+    }
+    inputs.push_back(loadGathered(buffer, type.getElementType(), offsets));
+  }
+  return {std::move(inputs), row, column, inBounds};
+}
+
+Value ContractionKernelEmitter::computeGatheredVector(
+    const TileCopy &copy, const GatheredVector &loaded) {
+  Block &body = copy.prologue.getRegion().front();
+  Value row = loaded.row, column = loaded.column, inBounds = loaded.inBounds;
+  Type staged = copy.storage.isBF16() ? b.getI16Type() : copy.storage;
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < copy.width; ++i) {
+    IRMapping mapping;
+    for (auto [position, values] : llvm::enumerate(loaded.inputs))
+      mapping.map(body.getArgument(position), values[i]);
+    Value dims[] = {row, add(column, i)};
+    body.walk([&](linalg::IndexOp indexOp) {
+      mapping.map(indexOp.getResult(), dims[indexOp.getDim()]);
+    });
+    Value element = cloneScalarBody(b, body, mapping);
+    if (element.getType() != staged)
+      element = arith::BitcastOp::create(b, loc, staged, element);
+    if (inBounds)
+      element =
+          arith::SelectOp::create(b, loc, inBounds, element, zeroOf(staged));
+    elements.push_back(element);
+  }
+  if (copy.width == 1)
+    return elements.front();
+  int64_t perWord = 32 / staged.getIntOrFloatBitWidth();
+  SmallVector<Value> words;
+  for (int64_t first = 0; first < copy.width; first += perWord)
+    words.push_back(packWord(ArrayRef<Value>(elements).slice(first, perWord)));
+  return vector::FromElementsOp::create(
+      b, loc, cast<VectorType>(getCopyType(copy)), words);
+}
+
+void ContractionKernelEmitter::storeTile(const TileCopy &copy,
+                                         const LoadedTile &loaded,
+                                         Value stageOffset) {
+  if (copy.transposes)
+    return storeTransposedTile(copy, loaded, stageOffset);
+  for (auto [index, offset] : llvm::enumerate(copy.sharedOffsets)) {
+    Value value = copy.gathers
+                      ? computeGatheredVector(copy, loaded.gathered[index])
+                      : loaded.values[index];
+    Value address = add(stageOffset, offset);
+    if (copy.width == 1) {
+      if (value.getType() != copy.storage)
+        value = arith::BitcastOp::create(b, loc, copy.storage, value);
+      memref::StoreOp::create(b, loc, value, copy.shared, address);
+      continue;
+    }
+    auto vectorType = VectorType::get({copy.width}, copy.storage);
+    Value vector = vector::BitCastOp::create(b, loc, vectorType, value);
+    vector::StoreOp::create(b, loc, vector, copy.shared, address);
+  }
+}
+
+void ContractionKernelEmitter::storeTransposedTile(const TileCopy &copy,
+                                                   const LoadedTile &loaded,
+                                                   Value stageOffset) {
+  // Each block's rows are words of four elements; column j of the block is
+  // element j of every row, packed into words (SPIR-V has no vectors of
+  // eight bytes) and stored at row j of the buffer.
+  int64_t perWord = 32 / copy.storage.getIntOrFloatBitWidth();
+  auto wordsType =
+      VectorType::get({kTransposedBlockRows / perWord}, b.getI32Type());
+  auto columnType = VectorType::get({kTransposedBlockRows}, copy.storage);
+  for (auto [block, offset] : llvm::enumerate(copy.sharedOffsets)) {
+    OpBuilder::InsertionGuard guard(b);
+    if (Value active = copy.activeBlocks[block]) {
+      auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    SmallVector<SmallVector<Value>> rows;
+    for (int64_t r = 0; r < kTransposedBlockRows; ++r) {
+      Value word = vector::ExtractOp::create(
+          b, loc, loaded.values[block * kTransposedBlockRows + r], 0);
+      rows.push_back(unpackWord(word, copy.storage));
+    }
+    Value base = add(stageOffset, offset);
+    for (int64_t j = 0; j < copy.width; ++j) {
+      SmallVector<Value> words;
+      for (int64_t first = 0; first < kTransposedBlockRows; first += perWord) {
+        SmallVector<Value> elements;
+        for (int64_t r = first; r < first + perWord; ++r)
+          elements.push_back(rows[r][j]);
+        words.push_back(packWord(elements));
+      }
+      Value column = vector::BitCastOp::create(
+          b, loc, columnType,
+          vector::FromElementsOp::create(b, loc, wordsType, words));
+      vector::StoreOp::create(b, loc, column, copy.shared,
+                              add(base, j * copy.sharedStride));
+    }
+  }
+}
