@@ -2,10 +2,11 @@
 // RUN: sm-opt %s --sm-attach-metal-target=target=apple-m1 --split-input-file | FileCheck %s --check-prefix=PRESET
 
 // With no target anywhere, a gpu.module lowers for what Metal Shading
-// Language expresses; a named preset replaces it.
+// Language expresses (with its 32 KiB of threadgroup memory); a named preset
+// replaces it.
 
 // CHECK-LABEL: gpu.module @plain
-// CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"metal", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, bf16 -> bf16>, <8x8x8, bf16 -> f32>], int64>
+// CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"metal", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, bf16 -> bf16>, <8x8x8, bf16 -> f32>], workgroup_memory = 32768, int64>
 // PRESET-LABEL: gpu.module @plain
 // PRESET-SAME: subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">
 gpu.module @plain {
