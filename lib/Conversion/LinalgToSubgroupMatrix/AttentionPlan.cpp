@@ -151,12 +151,6 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
   return plan;
 }
 
-bool mlir::subgroup_matrix::canEmitAttentionKernel(
-    const Attention &attention, TargetAttr target,
-    const AttentionTiling &tiling) {
-  return succeeded(planAttention(attention, target, tiling, /*report=*/false));
-}
-
 LogicalResult mlir::subgroup_matrix::checkAttentionPlan(
     const Attention &attention, TargetAttr target, const AttentionPlan &plan) {
   // Planned with every choice given, a plan comes back as it is, or the

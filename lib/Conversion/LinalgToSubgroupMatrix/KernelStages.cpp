@@ -234,25 +234,6 @@ readAttentionTilingOptions(Location loc, int64_t subgroups, int64_t keyBlock,
   return tiling;
 }
 
-/// The attentions of the program that become kernels: those the target
-/// can run with `tiling`, and every one where `tiling` asks for something
-/// (it is honoured or reported, never dropped for separate kernels).
-static SmallVector<std::pair<linalg::SoftmaxOp, Attention>, 2>
-findAttentionKernels(ModuleOp module, TargetAttr target,
-                     const AttentionTiling &tiling) {
-  SmallVector<std::pair<linalg::SoftmaxOp, Attention>, 2> found;
-  module.walk([&](linalg::SoftmaxOp op) {
-    if (!isOnHost(op))
-      return;
-    std::optional<Attention> attention = matchAttention(op);
-    if (attention && (op->hasAttr(SubgroupMatrixDialect::getPlanAttrName()) ||
-                      !tiling.isDefault() ||
-                      canEmitAttentionKernel(*attention, target, tiling)))
-      found.emplace_back(op, std::move(*attention));
-  });
-  return found;
-}
-
 namespace {
 struct PlanKernelsPass
     : public subgroup_matrix::impl::PlanKernelsPassBase<PlanKernelsPass> {
@@ -283,22 +264,29 @@ void PlanKernelsPass::runOnOperation() {
   StringRef planName = SubgroupMatrixDialect::getPlanAttrName();
 
   // Attention first: its products are the kernel's, not kernels of their
-  // own. A plan already attached (by hand) is kept.
+  // own. A plan already attached (by hand) is kept. Where the options ask
+  // for nothing and the defaults do not fit, the attention's ops become
+  // kernels of their own; what the options ask is honoured or reported.
   bool failedAny = false;
   llvm::SmallPtrSet<Operation *, 8> inAttention;
-  for (auto &[softmax, attention] :
-       findAttentionKernels(module, *target, *attentionTiling)) {
-    inAttention.insert(attention.ops.begin(), attention.ops.end());
-    if (softmax->hasAttr(planName))
-      continue;
-    FailureOr<AttentionPlan> plan =
-        planAttention(attention, *target, *attentionTiling, /*report=*/true);
-    if (failed(plan)) {
-      failedAny = true;
-      continue;
+  module.walk([&](linalg::SoftmaxOp softmax) {
+    if (!isOnHost(softmax))
+      return;
+    std::optional<Attention> attention = matchAttention(softmax);
+    if (!attention)
+      return;
+    if (!softmax->hasAttr(planName)) {
+      bool asked = !attentionTiling->isDefault();
+      FailureOr<AttentionPlan> plan =
+          planAttention(*attention, *target, *attentionTiling, asked);
+      if (failed(plan)) {
+        failedAny |= asked;
+        return;
+      }
+      softmax->setAttr(planName, plan->getAttr());
     }
-    softmax->setAttr(planName, plan->getAttr());
-  }
+    inAttention.insert(attention->ops.begin(), attention->ops.end());
+  });
 
   module.walk([&](linalg::LinalgOp op) {
     if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
@@ -337,42 +325,40 @@ struct AttentionToKernelsPass
       return signalPassFailure();
     ProgramKernels kernels(module, *target);
     IRRewriter rewriter(&getContext());
-    // Attentions without a plan (this stage run alone) are planned with the
-    // target's defaults.
-    llvm::SmallPtrSet<Operation *, 8> planned;
-    for (auto &[softmax, attention] :
-         findAttentionKernels(module, *target, AttentionTiling())) {
-      planned.insert(softmax);
-      FailureOr<AttentionPlan> plan;
-      if (auto attr = softmax->getAttrOfType<AttentionPlanAttr>(
-              SubgroupMatrixDialect::getPlanAttrName())) {
-        plan = AttentionPlan::get(attr);
-        if (failed(checkAttentionPlan(attention, *target, *plan)))
-          return signalPassFailure();
-      } else {
-        plan = planAttention(attention, *target, AttentionTiling(),
-                             /*report=*/true);
-        if (failed(plan))
-          return signalPassFailure();
-      }
-      if (failed(emitAttentionKernel(rewriter, attention, *target, *plan,
-                                     kernels.get(),
-                                     kernels.nextName("attention"))))
-        return signalPassFailure();
-    }
-    // Every other softmax becomes generics.
     SmallVector<linalg::SoftmaxOp> softmaxOps;
     module.walk([&](linalg::SoftmaxOp op) {
-      if (isOnHost(op) && !planned.count(op))
+      if (isOnHost(op))
         softmaxOps.push_back(op);
     });
     for (linalg::SoftmaxOp op : softmaxOps) {
-      if (op->hasAttr(SubgroupMatrixDialect::getPlanAttrName())) {
+      std::optional<Attention> attention = matchAttention(op);
+      auto attr = op->getAttrOfType<AttentionPlanAttr>(
+          SubgroupMatrixDialect::getPlanAttrName());
+      if (attr && !attention) {
         op.emitOpError("has an attention plan but is not the softmax of an "
                        "attention this kernel computes");
         return signalPassFailure();
       }
-      if (failed(decomposeSoftmax(rewriter, op)))
+      // An attention without a plan (this stage run alone) is planned with
+      // the target's defaults; where they do not fit, its ops become
+      // kernels of their own.
+      FailureOr<AttentionPlan> plan = failure();
+      if (attr) {
+        plan = AttentionPlan::get(attr);
+        if (failed(checkAttentionPlan(*attention, *target, *plan)))
+          return signalPassFailure();
+      } else if (attention) {
+        plan = planAttention(*attention, *target, AttentionTiling(),
+                             /*report=*/false);
+      }
+      if (failed(plan)) {
+        if (failed(decomposeSoftmax(rewriter, op)))
+          return signalPassFailure();
+        continue;
+      }
+      if (failed(emitAttentionKernel(rewriter, *attention, *target, *plan,
+                                     kernels.get(),
+                                     kernels.nextName("attention"))))
         return signalPassFailure();
     }
   }

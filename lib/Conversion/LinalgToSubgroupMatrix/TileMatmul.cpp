@@ -220,7 +220,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     linalg::GenericOp *splitReduction) {
   Operation *op = original.op;
 
-  // Split K (0: where it fills the device): the kernel writes one partial
+  // Split K (the plan's parts, 1: none): the kernel writes one partial
   // product per part into a workspace, and a reduction adds them into C
   // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
   // epilogue then applies to the sum: it stays in the program, after the

@@ -116,17 +116,12 @@ std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
 /// block, as `tiling` asks where it does; fails where the target has no
 /// configuration for the products, `tiling` cannot be honoured, or no key
 /// block fits the target's workgroup memory, reporting why on the first op
-/// of the attention if `report`.
+/// of the attention if `report`. Where the defaults fail, the attention's
+/// ops become kernels of their own.
 FailureOr<AttentionPlan> planAttention(const Attention &attention,
                                        TargetAttr target,
                                        const AttentionTiling &tiling,
                                        bool report);
-
-/// Whether the target has what the kernel needs (planAttention succeeds
-/// with `tiling`); where it has not, the attention's ops become kernels of
-/// their own.
-bool canEmitAttentionKernel(const Attention &attention, TargetAttr target,
-                            const AttentionTiling &tiling);
 
 /// Checks a complete plan (written by hand, or by an earlier run) as
 /// planAttention checks the options; reports on the attention's first op.
