@@ -84,3 +84,33 @@ func.func @ragged_key_block(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>, %v
 }
 }
 
+
+// -----
+
+// The H100 has 16x8x16 f16 -> f32, but P V reads P as a left matrix, which
+// needs a configuration whose N equals its K: the plan's is not the one the
+// attention takes.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @attention_wrong_config(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>, %v: memref<2x64x64xf16>, %o: memref<2x64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x64x64xf32>
+  // expected-error @+1 {{cannot become an attention kernel by its plan: the configuration #subgroup_matrix.config<16x8x16, f16 -> f32> is not the target's for it (#subgroup_matrix.config<16x16x16, f16 -> f32>)}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x64x64xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%s : memref<2x64x64xf32>)
+  %p = memref.alloc() : memref<2x64x64xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.attention_plan<config = <16x8x16, f16 -> f32>, subgroups = 4, key_block = 64, softmax_in_workgroup_memory = true>}
+    dimension(2) ins(%s : memref<2x64x64xf32>) outs(%p : memref<2x64x64xf32>)
+  %pn = memref.alloc() : memref<2x64x64xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : memref<2x64x64xf32>) outs(%pn : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%pn, %v : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%o : memref<2x64x64xf32>)
+  return
+}
+}

@@ -69,6 +69,17 @@ func.func @accumulate(%%a: %(a)s, %%b: %(b)s, %%c: %(c)s) {
 
 
 ACCUMULATE = accumulate_program(64, 128, 48, "f16")
+
+# The same product tiled as a plan written by hand says (sm-plan-kernels
+# keeps it): 32x16 tiles of 2x1 subgroups, 16 deep, two stages, C loaded
+# before the K loop; 40x40 of C leaves ragged tiles at both edges.
+ACCUMULATE_BY_PLAN = accumulate_program(40, 48, 40, "f16").replace(
+    "linalg.matmul ins",
+    "linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<"
+    "config = <16x16x16, f16 -> f32>, tile_m = 32, tile_n = 16, tile_k = 16, "
+    "subgroups_m = 2, subgroups_n = 1, padding = 8, stages = 2, "
+    "prefetch = true, preload_c = true, stage_b_transposed = false, "
+    "vector_width = 1, group_m = 1, split_k = 1>} ins")
 ACCUMULATE_F32 = accumulate_program(32, 64, 24, "f32")
 
 TWO_LAYERS = """
@@ -244,6 +255,9 @@ CASES = [
      mlp_reference, 2e-3),
     ("accumulate into a memref argument", ACCUMULATE,
      [[(f16, (64, 128)), (f16, (128, 48)), (f32, (64, 48))]],
+     accumulate_reference, 2e-3),
+    ("accumulate as a hand-written plan says", ACCUMULATE_BY_PLAN,
+     [[(f16, (40, 48)), (f16, (48, 40)), (f32, (40, 40))]],
      accumulate_reference, 2e-3),
     ("two layers, two results", TWO_LAYERS,
      [[(f16, (32, 64)), (f16, (64, 96)), (f16, (96, 16))]],
