@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
+#include "KernelBuilder.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/KernelEmitter.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
@@ -34,13 +35,12 @@ using namespace mlir::subgroup_matrix;
 
 namespace {
 /// Builds the flash-attention kernel of one attention.
-class AttentionKernelEmitter {
+class AttentionKernelEmitter : KernelBuilder {
 public:
   AttentionKernelEmitter(const Attention &attention, TargetAttr target,
                          const AttentionPlan &plan, Location loc)
-      : attention(attention), target(target), config(plan.config),
-        b(loc.getContext()), loc(loc), subgroups(plan.subgroups),
-        keyBlock(plan.keyBlock),
+      : KernelBuilder(loc), attention(attention), target(target),
+        config(plan.config), subgroups(plan.subgroups), keyBlock(plan.keyBlock),
         softmaxInWorkgroupMemory(plan.softmaxInWorkgroupMemory),
         stride(getAttentionRowStride(attention)) {
     // Vulkan devices copy 16 bytes at once (128-bit accesses); elsewhere
@@ -55,13 +55,6 @@ public:
   FailureOr<gpu::GPUFuncOp> emit(OpBuilder &moduleBuilder, StringRef name);
 
 private:
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, index(y));
-  }
   Value floatConstant(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
@@ -74,17 +67,22 @@ private:
   Value
   map(Type component, ValueRange inputs,
       function_ref<Value(Value row, Value column, ValueRange elements)> body);
-  /// Reads this invocation's share of `rows` rows of a batch x count x
-  /// headDim buffer, from row `first` of the batch at `batchBase`: rows at
-  /// or past `count` read as zeros. A separate step from `storeRows` so
-  /// that the reads can be issued before work that hides their latency.
-  SmallVector<Value> loadRows(Value global, Value batchBase, Value first,
-                              Value count, int64_t rows);
-  /// Writes what `loadRows` read to workgroup memory, rows `stride` apart.
-  void storeRows(ArrayRef<Value> values, Value shared, int64_t rows);
-  void stageRows(Value global, Value batchBase, Value first, Value count,
-                 Value shared, int64_t rows) {
-    storeRows(loadRows(global, batchBase, first, count, rows), shared, rows);
+  /// The copy of blocks of `rows` rows of Q, K or V (batch x count x
+  /// headDim) into workgroup memory, rows `stride` apart.
+  WorkgroupTileCopy planRowCopy(Value global, Value batchBase, Value count,
+                                Value shared, int64_t rows);
+  /// Reads this invocation's share of the block of rows from row `first`:
+  /// rows at or past the copy's row count read as zeros. A separate step
+  /// from `storeRows` so that the reads can be issued before work that
+  /// hides their latency.
+  SmallVector<Value> loadRows(const WorkgroupTileCopy &copy, Value first);
+  /// Writes what `loadRows` read to the copy's workgroup buffer.
+  void storeRows(const WorkgroupTileCopy &copy, ArrayRef<Value> values) {
+    storeCopies(copy, /*stageOffset=*/nullptr,
+                [&](size_t i) { return values[i]; });
+  }
+  void stageRows(const WorkgroupTileCopy &copy, Value first) {
+    storeRows(copy, loadRows(copy, first));
   }
   /// One score through the program's score steps, -inf for keys past the
   /// end.
@@ -140,8 +138,6 @@ private:
   const Attention &attention;
   TargetAttr target;
   MatrixConfigAttr config;
-  OpBuilder b;
-  Location loc;
   /// The plan's subgroups (each a matrix height of queries), keys per step
   /// and form of the softmax.
   int64_t subgroups, keyBlock;
@@ -153,6 +149,8 @@ private:
   RightMatrixType rightType;
   Value threadId, subgroupId, laneId, batchIndex, rowOffset, queryBase;
   Value output, keyShared, valueShared;
+  /// The copy of V's key blocks (K's, into V's buffer).
+  WorkgroupTileCopy valueCopy;
   /// The kernel's arguments for the score steps' other inputs.
   SmallVector<Value> scoreOperandArguments;
   /// The sequence lengths: constants, or the kernel's last arguments
@@ -170,88 +168,37 @@ Value AttentionKernelEmitter::map(
   return createMap(b, loc, resultType(component), inputs, body);
 }
 
-SmallVector<Value> AttentionKernelEmitter::loadRows(Value global,
-                                                    Value batchBase,
-                                                    Value first, Value count,
-                                                    int64_t rows) {
-  int64_t headDim = attention.headDim;
-  int64_t perRow = headDim / width;
-  int64_t copies = rows * perRow;
-  Type element = getStorageType(attention.inputType);
-  // bf16 moves as bits (some paths have no bf16 scalars), vectors as words.
-  Type copyType =
-      width == 1
-          ? (element.isBF16() ? Type(b.getI16Type()) : element)
-          : Type(VectorType::get({width * element.getIntOrFloatBitWidth() / 32},
-                                 b.getI32Type()));
-  SmallVector<Value> values;
-  for (int64_t start = 0; start < copies; start += getThreads()) {
-    Value copy = add(threadId, index(start));
-    Value row = arith::DivUIOp::create(b, loc, copy, index(perRow));
-    Value column =
-        mul(arith::RemUIOp::create(b, loc, copy, index(perRow)), width);
-    Value globalRow = add(first, row);
-    // Rows past the end (and copies past the last, in a short last round)
-    // read the batch's first element and become zeros.
-    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           globalRow, count);
-    if (start + getThreads() > copies)
-      inBounds = arith::AndIOp::create(
-          b, loc, inBounds,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, copy,
-                                index(copies)));
-    Value address = add(batchBase, add(mul(globalRow, headDim), column));
-    address = arith::SelectOp::create(b, loc, inBounds, address, batchBase);
-    Value value;
-    if (width == 1) {
-      value = memref::LoadOp::create(b, loc, global, address);
-      if (element.isBF16())
-        value = arith::BitcastOp::create(b, loc, copyType, value);
-    } else {
-      value = vector::BitCastOp::create(
-          b, loc, copyType,
-          vector::LoadOp::create(b, loc, VectorType::get({width}, element),
-                                 global, address));
-    }
-    Value zero = arith::ConstantOp::create(
-        b, loc, cast<TypedAttr>(b.getZeroAttr(copyType)));
-    values.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
-  }
-  return values;
+WorkgroupTileCopy AttentionKernelEmitter::planRowCopy(Value global,
+                                                      Value batchBase,
+                                                      Value count, Value shared,
+                                                      int64_t rows) {
+  WorkgroupTileCopy copy;
+  copy.global = global;
+  copy.shared = shared;
+  copy.storage = getStorageType(attention.inputType);
+  copy.rowsValue = count;
+  copy.colsValue = index(attention.headDim);
+  copy.batchBase = batchBase;
+  copy.tileRows = rows;
+  copy.tileCols = attention.headDim;
+  copy.width = width;
+  copy.sharedStride = stride;
+  computeRowMajorCopyPositions(copy, threadId, getThreads());
+  return copy;
 }
 
-void AttentionKernelEmitter::storeRows(ArrayRef<Value> values, Value shared,
-                                       int64_t rows) {
-  int64_t perRow = attention.headDim / width;
-  int64_t copies = rows * perRow;
-  Type element = getStorageType(attention.inputType);
-  for (auto [round, value] : llvm::enumerate(values)) {
-    int64_t start = int64_t(round) * getThreads();
-    Value copy = add(threadId, index(start));
-    Value row = arith::DivUIOp::create(b, loc, copy, index(perRow));
-    Value column =
-        mul(arith::RemUIOp::create(b, loc, copy, index(perRow)), width);
-    Value sharedAddress = add(mul(row, stride), column);
-    OpBuilder::InsertionGuard guard(b);
-    if (start + getThreads() > copies) {
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           copy, index(copies));
-      auto ifOp = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
-    if (width == 1) {
-      Value scalar = value;
-      if (scalar.getType() != element)
-        scalar = arith::BitcastOp::create(b, loc, element, scalar);
-      memref::StoreOp::create(b, loc, scalar, shared, sharedAddress);
-      continue;
-    }
-    vector::StoreOp::create(
-        b, loc,
-        vector::BitCastOp::create(b, loc, VectorType::get({width}, element),
-                                  value),
-        shared, sharedAddress);
+SmallVector<Value>
+AttentionKernelEmitter::loadRows(const WorkgroupTileCopy &copy, Value first) {
+  SmallVector<Value> values;
+  for (auto [row, column, active] :
+       llvm::zip(copy.rows, copy.columns, copy.active)) {
+    Value globalRow = add(first, row);
+    // Rows past the end, and copies past the last in a short last round,
+    // become zeros.
+    Value inBounds = both(lessThan(globalRow, copy.rowsValue), active);
+    values.push_back(loadCopy(copy, globalRow, column, inBounds));
   }
+  return values;
 }
 
 Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
@@ -394,11 +341,17 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
       arith::MulIOp::create(b, loc, batchIndex, mul(queryCount, headDim));
   Value keyBase =
       arith::MulIOp::create(b, loc, batchIndex, mul(keyCount, headDim));
+  WorkgroupTileCopy keyCopy =
+      planRowCopy(k, keyBase, keyCount, keyShared, keyBlock);
+  valueCopy = keyCopy;
+  valueCopy.global = v;
+  valueCopy.shared = valueShared;
 
   // Q, through the key buffer, into left matrices held for the whole loop.
   leftType = LeftMatrixType::get(context, fm, fk, attention.inputType);
   rightType = RightMatrixType::get(context, fk, fn, attention.inputType);
-  stageRows(q, queryBase, firstQuery, queryCount, keyShared, queryBlock);
+  stageRows(planRowCopy(q, queryBase, queryCount, keyShared, queryBlock),
+            firstQuery);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> queries;
   for (int64_t d = 0; d < headDim / fk; ++d)
@@ -438,10 +391,10 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
     // then.
     SmallVector<Value> valueRows;
     if (softmaxInWorkgroupMemory)
-      valueRows = loadRows(v, keyBase, firstKey, keyCount, keyBlock);
-    stageRows(k, keyBase, firstKey, keyCount, keyShared, keyBlock);
+      valueRows = loadRows(valueCopy, firstKey);
+    stageRows(keyCopy, firstKey);
     if (!softmaxInWorkgroupMemory)
-      stageRows(v, keyBase, firstKey, keyCount, valueShared, keyBlock);
+      stageRows(valueCopy, firstKey);
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T for each column of matrices of the block.
@@ -588,7 +541,7 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
                     index(scoreStride), /*col_major=*/false);
   gpu::BarrierOp::create(b, loc);
   // Every subgroup is done with K: V replaces it.
-  storeRows(valueRows, valueShared, keyBlock);
+  storeRows(valueCopy, valueRows);
 
   // ... where `lanesPerRow` invocations share each row: invocation `part`
   // of the row takes columns part, part + lanesPerRow, ... (neighbouring

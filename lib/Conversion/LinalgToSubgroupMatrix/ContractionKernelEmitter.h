@@ -3,14 +3,15 @@
 // The emitter of KernelEmitter.h's kernels, private to this library; its
 // parts live in KernelEmitter.cpp (the K loop, the accumulators, the
 // kernel), KernelTileCopies.cpp (global to workgroup memory, with
-// prologues) and KernelEpilogue.cpp (the fused epilogue and the stores
-// through workgroup memory).
+// prologues, over KernelBuilder.h's copy) and KernelEpilogue.cpp (the fused
+// epilogue and the stores through workgroup memory).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTIONKERNELEMITTER_H
 #define LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTIONKERNELEMITTER_H
 
+#include "KernelBuilder.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/KernelEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,27 +46,15 @@ struct LoadedTile {
 /// One operand's copy from global to workgroup memory: a tile of
 /// `tileRows` x `tileCols` elements out of a row-major global matrix of
 /// `globalRows` x `globalCols` (ShapedType::kDynamic when known only at run
-/// time).
-struct TileCopy {
-  Value global, shared;
-  Type storage;
+/// time), staged once per K step into one of the workgroup buffer's stages.
+struct TileCopy : WorkgroupTileCopy {
   int64_t globalRows = 0, globalCols = 0;
-  /// The same sizes in the kernel: constants, or kernel arguments.
-  Value rowsValue, colsValue;
-  int64_t tileRows = 0, tileCols = 0;
-  int64_t sharedStride = 0;
   int64_t stageElements = 0;
-  int64_t width = 1;
   /// Whether the tile is transposed on its way into workgroup memory (8-bit
   /// elements only): each copy is a block of `kTransposedBlockRows` rows of
   /// `width` elements, stored as its columns, so that the workgroup buffer
   /// holds `tileCols` rows of `tileRows`.
   bool transposes = false;
-  /// Per block of a transposing copy, whether this invocation stores it
-  /// (null: always).
-  SmallVector<Value> activeBlocks;
-  /// The first element of this workgroup's batch in the global buffer.
-  Value batchBase;
   /// An element-wise body applied to every element on its way in (op
   /// handles do not propagate const).
   mutable linalg::GenericOp prologue;
@@ -74,9 +63,6 @@ struct TileCopy {
   /// elements its indexing maps select.
   bool gathers = false;
   SmallVector<Value> gatheredBuffers;
-  /// Per copied vector, loop invariant: its row and column in the tile and
-  /// its offset in one stage of the workgroup buffer.
-  SmallVector<Value> rows, columns, sharedOffsets;
 
   bool checkRows() const {
     return ShapedType::isDynamic(globalRows) || globalRows % tileRows != 0;
@@ -97,13 +83,13 @@ struct SplitIndex {
 };
 
 /// Emits the kernel of one contraction.
-class ContractionKernelEmitter {
+class ContractionKernelEmitter : public KernelBuilder {
 public:
   ContractionKernelEmitter(const Contraction &problem, MatrixConfigAttr config,
                            TargetAttr target, const MatmulTiling &tiling,
                            Location loc)
-      : problem(problem), config(config), target(target), tiling(tiling),
-        b(loc.getContext()), loc(loc) {}
+      : KernelBuilder(loc), problem(problem), config(config), target(target),
+        tiling(tiling) {}
 
   /// Builds the kernel `name` with `moduleBuilder`; reports on the
   /// contraction's op if the tiling does not fit.
@@ -124,31 +110,6 @@ public:
   }
 
 private:
-  Value index(int64_t value);
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) {
-    // Products of static sizes stay constants.
-    std::optional<int64_t> cx = getConstantIntValue(x),
-                           cy = getConstantIntValue(y);
-    if (cx && cy)
-      return index(*cx * *cy);
-    return arith::MulIOp::create(b, loc, x, y);
-  }
-  Value add(Value x, int64_t y) { return y ? add(x, index(y)) : x; }
-  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, index(y)); }
-  Value lessThan(Value x, int64_t bound) { return lessThan(x, index(bound)); }
-  Value lessThan(Value x, Value bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, bound);
-  }
-  Value both(Value x, Value y) {
-    return !x ? y : !y ? x : arith::AndIOp::create(b, loc, x, y).getResult();
-  }
-
-  /// The value a copy element takes outside the global matrix.
-  Value zeroOf(Type type);
-  /// The type one invocation copies at once (a scalar, or 32-bit words).
-  Type getCopyType(const TileCopy &copy);
-
   LogicalResult planCopy(TileCopy &copy, StringRef operandName);
   LogicalResult planTransposingCopy(TileCopy &copy, StringRef operandName);
   void computeCopyPositions(TileCopy &copy);
@@ -289,11 +250,8 @@ private:
   TargetAttr target;
   const MatmulTiling &tiling;
 
-  /// Builds the kernel body; `loc` is the matmul's.
-  OpBuilder b;
-  Location loc;
+  /// The kernel's entry block (where index constants are built).
   Block *entry = nullptr;
-  DenseMap<int64_t, Value> indexConstants;
 
   TileCopy copyA, copyB;
   Value c, output, scratch;

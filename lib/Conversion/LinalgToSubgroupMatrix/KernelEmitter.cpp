@@ -19,20 +19,6 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-Value ContractionKernelEmitter::index(int64_t value) {
-  Value &constant = indexConstants[value];
-  if (!constant) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    constant = arith::ConstantIndexOp::create(b, loc, value);
-  }
-  return constant;
-}
-
-Value ContractionKernelEmitter::zeroOf(Type type) {
-  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-}
-
 SmallVector<Value> ContractionKernelEmitter::unpackWord(Value word,
                                                         Type element) {
   int64_t perWord = 32 / element.getIntOrFloatBitWidth();
@@ -364,6 +350,7 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       {static_cast<int32_t>(getThreads()), 1, 1}));
 
   entry = &kernel.getBody().front();
+  constantBlock = entry;
   b.setInsertionPointToEnd(entry);
   unsigned argument = 0;
   copyA.global = entry->getArgument(argument++);

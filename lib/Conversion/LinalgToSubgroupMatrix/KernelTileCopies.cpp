@@ -1,11 +1,11 @@
 //===- KernelTileCopies.cpp - a contraction kernel's tile copies ---------===//
 //
-// How a contraction's kernel stages tiles of A and B: each invocation's
-// share of the copy (vectors of up to 128 bits, fewer at ragged edges),
-// zeros past the edges, the transposing copy of 8-bit B, and producers
-// fused as prologues: element-wise bodies applied on the way in, and
-// gathering prologues (dequantization) that compute each staged element
-// from the stored buffers.
+// How a contraction's kernel stages tiles of A and B, over the copy it
+// shares with the attention kernel (KernelBuilder.h): the vector width
+// (up to 128 bits, fewer at ragged edges), the transposing copy of 8-bit B,
+// and producers fused as prologues: element-wise bodies applied on the way
+// in, and gathering prologues (dequantization) that compute each staged
+// element from the stored buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,15 +13,6 @@
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
-
-Type ContractionKernelEmitter::getCopyType(const TileCopy &copy) {
-  // bf16 moves as bits: some paths have no bf16 scalars (LLVM's SPIR-V
-  // backend declares them only with SPV_KHR_bfloat16).
-  if (copy.width == 1)
-    return copy.storage.isBF16() ? b.getI16Type() : copy.storage;
-  int64_t words = copy.width * copy.storage.getIntOrFloatBitWidth() / 32;
-  return VectorType::get({words}, b.getI32Type());
-}
 
 LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
                                                  StringRef operandName) {
@@ -100,7 +91,7 @@ void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
         active = lessThan(block, blocks);
         block = arith::MinUIOp::create(b, loc, block, index(blocks - 1));
       }
-      copy.activeBlocks.push_back(active);
+      copy.active.push_back(active);
       Value rowInGroup =
           arith::RemUIOp::create(b, loc, block, index(blocksDownRows));
       Value group =
@@ -118,27 +109,7 @@ void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
     }
     return;
   }
-  int64_t vectorsPerRow = copy.tileCols / copy.width;
-  int64_t threads = getThreads();
-  int64_t count = copy.tileRows * vectorsPerRow / threads;
-  for (int64_t i = 0; i < count; ++i) {
-    Value row, column;
-    if (threads % vectorsPerRow == 0) {
-      // Every invocation stays in one column: cheaper index arithmetic.
-      Value threadRow =
-          arith::DivUIOp::create(b, loc, threadId, index(vectorsPerRow));
-      row = add(threadRow, i * (threads / vectorsPerRow));
-      column = arith::RemUIOp::create(b, loc, threadId, index(vectorsPerRow));
-    } else {
-      Value element = add(threadId, i * threads);
-      row = arith::DivUIOp::create(b, loc, element, index(vectorsPerRow));
-      column = arith::RemUIOp::create(b, loc, element, index(vectorsPerRow));
-    }
-    column = mul(column, copy.width);
-    copy.rows.push_back(row);
-    copy.columns.push_back(column);
-    copy.sharedOffsets.push_back(add(mul(row, copy.sharedStride), column));
-  }
+  computeRowMajorCopyPositions(copy, threadId, getThreads());
 }
 
 LoadedTile ContractionKernelEmitter::loadTile(const TileCopy &copy,
@@ -156,7 +127,6 @@ LoadedTile ContractionKernelEmitter::loadTile(const TileCopy &copy,
 void ContractionKernelEmitter::loadVector(const TileCopy &copy, Value globalRow,
                                           Value globalColumn,
                                           LoadedTile &loaded) {
-  Type copyType = getCopyType(copy);
   Value inBounds;
   if (copy.checkRows())
     inBounds = lessThan(globalRow, copy.rowsValue);
@@ -168,31 +138,11 @@ void ContractionKernelEmitter::loadVector(const TileCopy &copy, Value globalRow,
         loadGatheredVector(copy, globalRow, globalColumn, inBounds));
     return;
   }
-  Value address = add(mul(globalRow, copy.colsValue), globalColumn);
-  // Out of bounds, read the first element of the slice (always there) and
-  // replace it by zero, rather than branch.
-  if (inBounds)
-    address = arith::SelectOp::create(b, loc, inBounds, address, index(0));
-  if (copy.batchBase)
-    address = add(copy.batchBase, address);
-  Value value;
-  if (copy.width == 1) {
-    value = memref::LoadOp::create(b, loc, copy.global, address);
-    if (value.getType() != copyType)
-      value = arith::BitcastOp::create(b, loc, copyType, value);
-  } else {
-    auto vectorType = VectorType::get({copy.width}, copy.storage);
-    Value vector =
-        vector::LoadOp::create(b, loc, vectorType, copy.global, address);
-    value = vector::BitCastOp::create(b, loc, copyType, vector);
-  }
-  // Before the zeroing: padding along K must stay zero whatever the body
-  // makes of zero.
-  if (copy.prologue)
-    value = applyPrologue(copy, value);
-  if (inBounds)
-    value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(copyType));
-  loaded.values.push_back(value);
+  loaded.values.push_back(
+      loadCopy(copy, globalRow, globalColumn, inBounds, [&](Value value) {
+        // Padding along K must stay zero whatever the body makes of zero.
+        return copy.prologue ? applyPrologue(copy, value) : value;
+      }));
 }
 
 Value ContractionKernelEmitter::applyPrologue(const TileCopy &copy,
@@ -417,21 +367,10 @@ void ContractionKernelEmitter::storeTile(const TileCopy &copy,
                                          Value stageOffset) {
   if (copy.transposes)
     return storeTransposedTile(copy, loaded, stageOffset);
-  for (auto [index, offset] : llvm::enumerate(copy.sharedOffsets)) {
-    Value value = copy.gathers
-                      ? computeGatheredVector(copy, loaded.gathered[index])
-                      : loaded.values[index];
-    Value address = add(stageOffset, offset);
-    if (copy.width == 1) {
-      if (value.getType() != copy.storage)
-        value = arith::BitcastOp::create(b, loc, copy.storage, value);
-      memref::StoreOp::create(b, loc, value, copy.shared, address);
-      continue;
-    }
-    auto vectorType = VectorType::get({copy.width}, copy.storage);
-    Value vector = vector::BitCastOp::create(b, loc, vectorType, value);
-    vector::StoreOp::create(b, loc, vector, copy.shared, address);
-  }
+  storeCopies(copy, stageOffset, [&](size_t index) {
+    return copy.gathers ? computeGatheredVector(copy, loaded.gathered[index])
+                        : loaded.values[index];
+  });
 }
 
 void ContractionKernelEmitter::storeTransposedTile(const TileCopy &copy,
@@ -446,7 +385,7 @@ void ContractionKernelEmitter::storeTransposedTile(const TileCopy &copy,
   auto columnType = VectorType::get({kTransposedBlockRows}, copy.storage);
   for (auto [block, offset] : llvm::enumerate(copy.sharedOffsets)) {
     OpBuilder::InsertionGuard guard(b);
-    if (Value active = copy.activeBlocks[block]) {
+    if (Value active = copy.active[block]) {
       auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
     }

@@ -1,0 +1,115 @@
+//===- KernelBuilder.h - what this library's kernels build with -*- C++ -*-===//
+//-*-===//
+//
+// Private to this library: the index arithmetic and the one copy of tiles
+// from global to workgroup memory that the contraction and the attention
+// kernels share. A tile of a row-major global matrix is copied by all the
+// invocations of a workgroup, each taking its share of vectors of up to 128
+// bits (moved as 32-bit words), with zeros in place of elements outside the
+// matrix; the load and the store are separate steps, so that a kernel can
+// issue the loads before work that hides their latency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELBUILDER_H
+#define LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELBUILDER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// The copy of tiles of `tileRows` x `tileCols` elements out of a row-major
+/// global matrix into a workgroup buffer, and this invocation's share of it.
+struct WorkgroupTileCopy {
+  /// The global matrix (a flat buffer) and the workgroup buffer.
+  Value global, shared;
+  /// The element type in both buffers.
+  Type storage;
+  /// The matrix's rows and the length of each (its columns): constants, or
+  /// kernel arguments.
+  Value rowsValue, colsValue;
+  /// Where this workgroup's batch starts in `global` (null: at 0).
+  Value batchBase;
+  int64_t tileRows = 0, tileCols = 0;
+  /// Elements copied at once, and the distance between the tile's rows in
+  /// the workgroup buffer.
+  int64_t width = 1, sharedStride = 0;
+  /// Per copied vector, loop invariant: its row and column in the tile, its
+  /// offset in the workgroup buffer, and whether this invocation copies it
+  /// (null: always; false in the last round of a copy that the invocations
+  /// do not share evenly).
+  SmallVector<Value> rows, columns, sharedOffsets, active;
+};
+
+/// The base of this library's kernel emitters: the builder, index
+/// arithmetic that folds what is known, and the tile copies.
+class KernelBuilder {
+protected:
+  explicit KernelBuilder(Location loc) : b(loc.getContext()), loc(loc) {}
+
+  /// An index constant: built once, at the start of `constantBlock` when
+  /// it is set, else at the insertion point.
+  Value index(int64_t value);
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, index(y)) : x; }
+  Value mul(Value x, Value y) {
+    // Products of static sizes stay constants.
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return index(*cx * *cy);
+    return arith::MulIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, index(y)); }
+  Value lessThan(Value x, int64_t bound) { return lessThan(x, index(bound)); }
+  Value lessThan(Value x, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, bound);
+  }
+  /// x and y, either of which may be null (true).
+  Value both(Value x, Value y) {
+    return !x ? y : !y ? x : arith::AndIOp::create(b, loc, x, y).getResult();
+  }
+  /// The zero of `type` (a scalar or a vector).
+  Value zeroOf(Type type);
+
+  /// The type one invocation copies at once: a scalar (bf16 as its bits:
+  /// some paths have no bf16 scalars), or a vector of 32-bit words.
+  Type getCopyType(const WorkgroupTileCopy &copy);
+  /// Shares the copy of a tile among `threads` invocations, vectors of
+  /// `copy.width` consecutive elements of a row each, and fills
+  /// `copy.rows`, `columns`, `sharedOffsets` and `active` for the
+  /// invocation `threadId`.
+  void computeRowMajorCopyPositions(WorkgroupTileCopy &copy, Value threadId,
+                                    int64_t threads);
+  /// Loads the copied vector at (`row`, `column`) of the global matrix, as
+  /// `getCopyType`; where `inBounds` (when set) is false it reads the
+  /// batch's first element instead, which is always there, and becomes
+  /// zero. `transform`, when set, applies to the loaded value before the
+  /// zeroing (so that padding stays zero whatever it makes of zero).
+  Value loadCopy(const WorkgroupTileCopy &copy, Value row, Value column,
+                 Value inBounds,
+                 function_ref<Value(Value)> transform = nullptr);
+  /// Stores each copied vector of this invocation's share, `valueOf(i)`
+  /// for the i-th, at its offset past `stageOffset` (null: 0) in the
+  /// workgroup buffer; inactive copies store nothing.
+  void storeCopies(const WorkgroupTileCopy &copy, Value stageOffset,
+                   function_ref<Value(size_t)> valueOf);
+
+  OpBuilder b;
+  Location loc;
+  /// Where index constants are built once (the kernel's entry block), or
+  /// null to build them where they are used.
+  Block *constantBlock = nullptr;
+
+private:
+  DenseMap<int64_t, Value> indexConstants;
+};
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELBUILDER_H
