@@ -12,12 +12,15 @@
 #   smUseVulkanLoader DIR   unpacks DIR's packages unless a loader is
 #                           installed; points the loader at NVIDIA's ICD
 #                           unless VK_DRIVER_FILES names one
-#   smHoldGpuClock          holds an idle CUDA context in the background and
-#                           prints the SM clock: the driver leaves the GPU at
-#                           its idle clock (345 MHz on the H100) for a process
-#                           that only uses Vulkan, and raises it (1980 MHz)
-#                           while any CUDA context exists, as cuBLAS and
-#                           PyTorch always have one
+#   smHoldGpuClock          holds an idle CUDA context in the background: the
+#                           driver leaves the GPU at its idle clock (345 MHz
+#                           on the H100) for a process that only uses Vulkan,
+#                           and raises it (1980 MHz) while any CUDA context
+#                           exists, as cuBLAS and PyTorch always have one.
+#                           Call it in the script's own shell, never in a
+#                           pipeline: a subshell would keep the holder's
+#                           process id from smReleaseGpuClock
+#   smGpuClock              prints the SM clock now
 #   smReleaseGpuClock       ends that context
 
 smStageVulkanLoader() {
@@ -35,10 +38,17 @@ smUseVulkanLoader() {
 }
 
 smHoldGpuClock() {
-  python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" &
+  # The holder writes nowhere: a holder that inherited a pipe would keep
+  # its reader waiting for as long as it lives.
+  python3 -c "import torch, time; torch.zeros(1, device='cuda'); time.sleep(100000)" \
+    </dev/null >/dev/null 2>&1 &
   SM_GPU_CLOCK_HOLDER=$!
+  # Time for the context to exist and the clock to rise.
   sleep 8
-  echo "SM clock: $(nvidia-smi --query-gpu=clocks.sm --format=csv,noheader)"
+}
+
+smGpuClock() {
+  nvidia-smi --query-gpu=clocks.sm --format=csv,noheader
 }
 
 smReleaseGpuClock() {

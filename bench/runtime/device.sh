@@ -14,7 +14,8 @@ mkdir -p "$OUT" "$WORK"
 smUseVulkanLoader "$STAGE/debs"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$WORK/gpu.txt"
 python3 bench/runtime/torch_peer.py inputs "$STAGE"
-smHoldGpuClock | tee -a "$WORK/gpu.txt"
+smHoldGpuClock
+echo "SM clock: $(smGpuClock)" | tee -a "$WORK/gpu.txt"
 for plan in "$STAGE"/plans/*/; do
   name=$(basename "$plan")
   mkdir -p "$WORK/$name"

@@ -42,6 +42,7 @@ run)
   smUseVulkanLoader "$STAGE/debs"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   smHoldGpuClock
+  echo "SM clock: $(smGpuClock)"
   for plan in "$STAGE"/plans/case*.run*/; do
     name=$(basename "$plan")
     mkdir -p "$OUT/$name"
