@@ -49,8 +49,11 @@ static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
 }
 
 /// Adds what spirv-update-vce does not derive: the Vulkan memory model
-/// capability (from the module's memory model) and GroupNonUniform (from
-/// the subgroup built-ins, which SPIR-V only allows with it).
+/// capability (from the module's memory model), GroupNonUniform (from the
+/// subgroup built-ins, which SPIR-V only allows with it) and
+/// VulkanMemoryModelDeviceScope (from memory scopes of Device, which the
+/// Vulkan memory model only allows with it: the atomics that emulate stores
+/// of sub-byte elements use them).
 static void addUnderivedCapabilities(spirv::ModuleOp module) {
   std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
   if (!triple)
@@ -68,6 +71,14 @@ static void addUnderivedCapabilities(spirv::ModuleOp module) {
                             "SubgroupLocalInvocationId"},
                            *builtIn))
       require(spirv::Capability::GroupNonUniform);
+  });
+  module.walk([&](Operation *op) {
+    for (NamedAttribute attribute : op->getAttrs()) {
+      auto scope = dyn_cast<spirv::ScopeAttr>(attribute.getValue());
+      if (scope && attribute.getName() == "memory_scope" &&
+          scope.getValue() == spirv::Scope::Device)
+        require(spirv::Capability::VulkanMemoryModelDeviceScope);
+    }
   });
   SmallVector<spirv::Extension> extensions(triple->getExtensions());
   module.setVceTripleAttr(spirv::VerCapExtAttr::get(

@@ -27,3 +27,20 @@ spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
     spirv.ReturnValue %y : f32
   }
 }
+
+// A memory scope of Device (the atomics that store sub-byte elements) needs
+// VulkanMemoryModelDeviceScope under the Vulkan memory model.
+
+// CAPABILITIES: spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, VulkanMemoryModel, VulkanMemoryModelDeviceScope], []>
+// NONPRIVATE-LABEL: spirv.func @device_scope_atomic
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.GlobalVariable @words : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>
+  spirv.func @device_scope_atomic() "None" {
+    %c0 = spirv.Constant 0 : i32
+    %mask = spirv.Constant 15 : i32
+    %base = spirv.mlir.addressof @words : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>
+    %p = spirv.AccessChain %base[%c0, %c0] : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>, i32, i32 -> !spirv.ptr<i32, StorageBuffer>
+    %old = spirv.AtomicAnd <Device> <AcquireRelease> %p, %mask : !spirv.ptr<i32, StorageBuffer>
+    spirv.Return
+  }
+}
