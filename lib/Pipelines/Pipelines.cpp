@@ -57,6 +57,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   pm.addPass(createBufferizeProgramPass());
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());
+  pm.addPass(createApplyPrecisionPolicyPass({options.accumulate}));
 
   PlanKernelsPassOptions plan;
   plan.targetName = options.target;

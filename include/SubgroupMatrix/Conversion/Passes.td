@@ -628,6 +628,54 @@ def UnitConvolutionsToContractionsPass
   ];
 }
 
+def ApplyPrecisionPolicyPass
+    : Pass<"sm-apply-precision-policy", "ModuleOp"> {
+  let summary = "accumulate half-precision products in f32";
+  let description = [{
+    Matrix units multiply f16 and bf16 into f32 accumulators, and every
+    GPU backend compiles an f16 or bf16 `linalg.matmul` that writes f16 or
+    bf16 that way: the products are summed in f32 and rounded once, on
+    store (docs/Precision.md). This stage makes that explicit on buffers:
+    each contraction of f16 or bf16 inputs into an f16 or bf16 buffer C
+    writes an f32 buffer instead, which starts as C's fill (the fill
+    value, widened) or as C widened, and an element-wise truncation writes
+    C from it. The later stages fuse the truncation into the contraction's
+    kernel, so the f32 buffer never reaches memory.
+
+    With `accumulate=f16`, f16 products into f16 keep their f16
+    accumulators (faster where the target has them, less exact); bf16
+    outputs are widened either way, since no matrix unit accumulates in
+    bf16.
+
+    ```mlir
+    // sm-opt --sm-apply-precision-policy
+    func.func @mm(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>,
+                  %c: memref<64x48xbf16>) {
+      %zero = arith.constant 0.0 : bf16
+      linalg.fill ins(%zero : bf16) outs(%c : memref<64x48xbf16>)
+      linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>)
+                    outs(%c : memref<64x48xbf16>)
+      return
+    }
+    // becomes a product into f32 and its rounding
+    %wide = memref.alloc() : memref<64x48xf32>
+    linalg.fill ins(%cst : f32) outs(%wide : memref<64x48xf32>)
+    linalg.generic ... ins(%a, %b : ...) outs(%wide : memref<64x48xf32>)
+    linalg.generic ... ins(%wide : memref<64x48xf32>) outs(%c : memref<64x48xbf16>)
+    ```
+  }];
+  let options = [
+    Option<"accumulate", "accumulate", "std::string", /*default=*/"\"f32\"",
+           "What f16 products into f16 accumulate in: 'f32' (rounded once, "
+           "on store) or 'f16' (the target's f16 accumulators)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
   let summary = "choose how every attention and contraction is tiled";
   let description = [{

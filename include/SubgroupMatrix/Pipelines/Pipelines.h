@@ -160,11 +160,18 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "block); empty: workgroup memory on Vulkan devices, "
                      "registers elsewhere"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> accumulate{
+      *this, "accumulate",
+      llvm::cl::desc("What f16 products into f16 accumulate in: 'f32' "
+                     "(rounded once, on store) or 'f16' (the target's f16 "
+                     "accumulators); bf16 outputs always accumulate in f32"),
+      llvm::cl::init("f32")};
 };
 
 /// Adds the stages of `sm-linalg-to-gpu` to `pm` (on builtin.module): batch
 /// loops folded, bufferization, shape checks, 1x1 convolutions as products,
-/// then attention, contraction and element-wise kernels.
+/// the precision policy, then attention, contraction and element-wise
+/// kernels.
 void buildLinalgToGPUPipeline(OpPassManager &pm,
                               const LinalgToGPUOptions &options);
 

@@ -1122,6 +1122,37 @@ def cases_for(target):
                           lambda x: matmul_reference(x[0], x[1], fm_, fn_,
                                                      fk_),
                           1e-3))
+    # The precision policy (docs/Precision.md): half-precision products
+    # that write half precision accumulate in f32 and are rounded once, on
+    # store (with K in one part, so that the kernels counted are the
+    # policy's). K is long enough that summing in the output type would miss
+    # the tolerance (a rounding step of the output) several times over.
+    # (The reference binds its sizes: closures read names late.)
+    long_k = 512
+    if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
+        pm2, pn2 = 40, 48
+        cases.append(Case(
+            "bf16_to_bf16_tensors",
+            filled_matmul_program("bf16_to_bf16", pm2, pn2, long_k, "bf16",
+                                  "bf16"),
+            [("a", (pm2, long_k), "bf16", unit),
+             ("b", (long_k, pn2), "bf16", unit)],
+            ((pm2, pn2), "bf16"),
+            lambda x, m=pm2, n=pn2, k=long_k: matmul_reference(
+                x[0], x[1], m, n, k),
+            2.0 ** -7, options="split-k=1"))
+    if t == "f16":
+        # C is read: it is widened by a kernel of its own, the product
+        # accumulates onto it in f32, and (for now) a third kernel rounds
+        # it: the epilogue is not fused into contractions that read C.
+        # With accumulate=f16 on lavapipe this case fails (234 of 1920
+        # elements off by up to 0.047).
+        case = accumulating_matmul_case("f16_to_f16_accumulating", 40, 48,
+                                        long_k, "f16", "f16", unit)
+        case.tolerance, case.launches = 2.0 ** -9, 3
+        # One part: a split of K would add kernels the policy does not make.
+        case.options = "split-k=1"
+        cases.append(case)
     # Unsigned 8-bit inputs extended by `extui` producers (full range: a
     # signed reading of the bytes would be wrong).
     if target != "apple-m1":

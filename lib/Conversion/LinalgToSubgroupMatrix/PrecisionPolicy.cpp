@@ -1,0 +1,168 @@
+//===- PrecisionPolicy.cpp - what contractions accumulate in --------------===//
+//
+// The stage `sm-apply-precision-policy`: f16 and bf16 contractions that
+// write f16 or bf16 are rewritten to accumulate in an f32 buffer, rounded
+// once into the original output by an element-wise truncation that the
+// contraction's kernel later takes over as its epilogue. The rewrite is on
+// linalg, so the kernel stages see an ordinary f16/bf16 -> f32 product and
+// a fused cast, which they already tile and check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_APPLYPRECISIONPOLICYPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+/// What the policy makes of each contraction's accumulator.
+struct PrecisionPolicy {
+  /// f16 products into f16 keep f16 accumulators.
+  bool f16Accumulates = false;
+
+  /// Whether a contraction of `input` elements into `output` ones should
+  /// accumulate in f32 instead.
+  bool widens(Type input, Type output) const {
+    if (!isa<Float16Type, BFloat16Type>(input) ||
+        !isa<Float16Type, BFloat16Type>(output))
+      return false;
+    return !(f16Accumulates && input.isF16() && output.isF16());
+  }
+};
+} // namespace
+
+/// `value` (C's f16 or bf16 fill value) as f32: a constant stays a constant
+/// (the contraction's kernel folds constant fills only).
+static Value widenScalar(OpBuilder &b, Location loc, Value value) {
+  Type f32 = b.getF32Type();
+  FloatAttr constant;
+  if (matchPattern(value, m_Constant(&constant)))
+    return arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(constant.getValue().convertToDouble()));
+  return arith::ExtFOp::create(b, loc, f32, value);
+}
+
+/// An element-wise generic from `input` to `output` (same shape) whose body
+/// is `cast` of the element.
+template <typename CastOp>
+static void castBuffer(OpBuilder &b, Location loc, Value input, Value output) {
+  auto type = cast<MemRefType>(output.getType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{input}, ValueRange{output},
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value element =
+            CastOp::create(nested, nestedLoc, type.getElementType(), args[0]);
+        linalg::YieldOp::create(nested, nestedLoc, element);
+      });
+}
+
+/// Rewrites `op` (a contraction into the f16/bf16 buffer C) to accumulate
+/// in a new f32 buffer, and rounds that into C after it.
+static void widenAccumulator(linalg::LinalgOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value c = op.getDpsInits()[0];
+  // A fill of C right before `op` becomes the f32 buffer's: the buffer is
+  // made before it.
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (fill && fill.getDpsInits()[0] != c)
+    fill = nullptr;
+  if (fill)
+    b.setInsertionPoint(fill);
+  auto cType = cast<MemRefType>(c.getType());
+  Type f32 = b.getF32Type();
+
+  SmallVector<Value> dynamicSizes;
+  for (int64_t dim = 0; dim < cType.getRank(); ++dim)
+    if (cType.isDynamicDim(dim))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, c, dim));
+  auto wideType = MemRefType::get(cType.getShape(), f32);
+  Value wide = memref::AllocOp::create(b, loc, wideType, dynamicSizes);
+
+  // The accumulator starts as C's fill, or as C.
+  if (fill) {
+    Value value = widenScalar(b, loc, fill.getDpsInputs()[0]);
+    linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{wide});
+    fill.erase();
+    b.setInsertionPoint(op);
+  } else {
+    castBuffer<arith::ExtFOp>(b, loc, c, wide);
+  }
+
+  // The same loops and maps; the body extends each product's factors and
+  // sums in f32.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  linalg::GenericOp::create(
+      b, loc, op.getDpsInputs(), ValueRange{wide}, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        auto widen = [&](Value x) -> Value {
+          return x.getType() == f32
+                     ? x
+                     : arith::ExtFOp::create(nested, nestedLoc, f32, x);
+        };
+        Value product = arith::MulFOp::create(nested, nestedLoc, widen(args[0]),
+                                              widen(args[1]));
+        Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], product);
+        linalg::YieldOp::create(nested, nestedLoc, sum);
+      });
+  castBuffer<arith::TruncFOp>(b, loc, wide, c);
+  memref::DeallocOp::create(b, loc, wide);
+  op->erase();
+}
+
+namespace {
+struct ApplyPrecisionPolicyPass
+    : public subgroup_matrix::impl::ApplyPrecisionPolicyPassBase<
+          ApplyPrecisionPolicyPass> {
+  using ApplyPrecisionPolicyPassBase::ApplyPrecisionPolicyPassBase;
+
+  void runOnOperation() override {
+    PrecisionPolicy policy;
+    if (accumulate == "f16") {
+      policy.f16Accumulates = true;
+    } else if (accumulate != "f32") {
+      getOperation().emitError()
+          << "sm-apply-precision-policy: unknown accumulate '" << accumulate
+          << "' (expected 'f32' or 'f16')";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>() ||
+          !op.hasPureBufferSemantics() || !isMatrixContraction(op))
+        return;
+      auto elementType = [&](Value value) {
+        return cast<MemRefType>(value.getType()).getElementType();
+      };
+      Type a = elementType(op.getDpsInputs()[0]);
+      Type b = elementType(op.getDpsInputs()[1]);
+      // A matrix contraction's body is a sum of products of its operands,
+      // maybe cast: the f32 body that replaces it computes the same.
+      if (a == b && policy.widens(a, elementType(op.getDpsInits()[0])) &&
+          !op->getNumResults())
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions)
+      widenAccumulator(op);
+  }
+};
+} // namespace
