@@ -575,3 +575,31 @@ Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
   }
   return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
+
+linalg::GenericOp mlir::subgroup_matrix::buildContractionGeneric(
+    OpBuilder &builder, Location loc, Value a, Value b, Value c,
+    ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators) {
+  return linalg::GenericOp::create(
+      builder, loc, ValueRange{a, b}, ValueRange{c}, maps, iterators,
+      [](OpBuilder &nested, Location loc, ValueRange args) {
+        Type accumulator = args[2].getType();
+        auto extend = [&](Value value) -> Value {
+          if (value.getType() == accumulator)
+            return value;
+          if (isa<FloatType>(accumulator))
+            return arith::ExtFOp::create(nested, loc, accumulator, value);
+          return arith::ExtSIOp::create(nested, loc, accumulator, value);
+        };
+        Value product =
+            isa<FloatType>(accumulator)
+                ? Value(arith::MulFOp::create(nested, loc, extend(args[0]),
+                                              extend(args[1])))
+                : Value(arith::MulIOp::create(nested, loc, extend(args[0]),
+                                              extend(args[1])));
+        Value sum =
+            isa<FloatType>(accumulator)
+                ? Value(arith::AddFOp::create(nested, loc, args[2], product))
+                : Value(arith::AddIOp::create(nested, loc, args[2], product));
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+}

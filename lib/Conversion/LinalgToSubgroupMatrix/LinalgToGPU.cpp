@@ -224,39 +224,12 @@ static void insertShapeChecks(ModuleOp module) {
   }
 }
 
-/// Builds `C[b] += A[b] * B` (maps given) as a linalg.generic whose body
-/// extends the inputs to the accumulator's type.
-static linalg::GenericOp buildContraction(OpBuilder &builder, Location loc,
-                                          Value a, Value b, Value c,
-                                          ArrayRef<AffineMap> maps,
-                                          unsigned loops,
-                                          unsigned reductionLoop) {
+/// `loops` iterators, all parallel but the last, the reduction.
+static SmallVector<utils::IteratorType> reductionLast(unsigned loops) {
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
-  iterators[reductionLoop] = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(
-      builder, loc, ValueRange{a, b}, ValueRange{c}, maps, iterators,
-      [](OpBuilder &nested, Location loc, ValueRange args) {
-        Type accumulator = args[2].getType();
-        auto extend = [&](Value value) -> Value {
-          if (value.getType() == accumulator)
-            return value;
-          if (isa<FloatType>(accumulator))
-            return arith::ExtFOp::create(nested, loc, accumulator, value);
-          return arith::ExtSIOp::create(nested, loc, accumulator, value);
-        };
-        Value product =
-            isa<FloatType>(accumulator)
-                ? Value(arith::MulFOp::create(nested, loc, extend(args[0]),
-                                              extend(args[1])))
-                : Value(arith::MulIOp::create(nested, loc, extend(args[0]),
-                                              extend(args[1])));
-        Value sum =
-            isa<FloatType>(accumulator)
-                ? Value(arith::AddFOp::create(nested, loc, args[2], product))
-                : Value(arith::AddIOp::create(nested, loc, args[2], product));
-        linalg::YieldOp::create(nested, loc, sum);
-      });
+  iterators.back() = utils::IteratorType::reduction;
+  return iterators;
 }
 
 /// A view of `buffer` with its dimensions grouped as `groups`.
@@ -343,7 +316,8 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
       AffineMap mapA = AffineMap::get(3, 0, {d0, d2}, context);
       AffineMap mapB = AffineMap::get(3, 0, {d2, d1}, context);
       AffineMap mapC = AffineMap::get(3, 0, {d0, d1}, context);
-      buildContraction(builder, loc, a, b, c, {mapA, mapB, mapC}, 3, 2);
+      buildContractionGeneric(builder, loc, a, b, c, {mapA, mapB, mapC},
+                              reductionLast(3));
     } else {
       // Per image: F x C times C x (H*W) into F x (H*W); the filter is
       // shared by the batch.
@@ -354,7 +328,8 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
       AffineMap mapA = AffineMap::get(4, 0, {d1, d3}, context);
       AffineMap mapB = AffineMap::get(4, 0, {d0, d3, d2}, context);
       AffineMap mapC = AffineMap::get(4, 0, {d0, d1, d2}, context);
-      buildContraction(builder, loc, a, b, c, {mapA, mapB, mapC}, 4, 3);
+      buildContractionGeneric(builder, loc, a, b, c, {mapA, mapB, mapC},
+                              reductionLast(4));
     }
     op->erase();
   }

@@ -52,7 +52,7 @@ static Value widenScalar(OpBuilder &b, Location loc, Value value) {
   FloatAttr constant;
   if (matchPattern(value, m_Constant(&constant)))
     return arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(constant.getValue().convertToDouble()));
+        b, loc, FloatAttr::get(f32, constant.getValueAsDouble()));
   return arith::ExtFOp::create(b, loc, f32, value);
 }
 
@@ -109,21 +109,9 @@ static void widenAccumulator(linalg::LinalgOp op) {
 
   // The same loops and maps; the body extends each product's factors and
   // sums in f32.
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  linalg::GenericOp::create(
-      b, loc, op.getDpsInputs(), ValueRange{wide}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        auto widen = [&](Value x) -> Value {
-          return x.getType() == f32
-                     ? x
-                     : arith::ExtFOp::create(nested, nestedLoc, f32, x);
-        };
-        Value product = arith::MulFOp::create(nested, nestedLoc, widen(args[0]),
-                                              widen(args[1]));
-        Value sum = arith::AddFOp::create(nested, nestedLoc, args[2], product);
-        linalg::YieldOp::create(nested, nestedLoc, sum);
-      });
+  buildContractionGeneric(b, loc, op.getDpsInputs()[0], op.getDpsInputs()[1],
+                          wide, op.getIndexingMapsArray(),
+                          op.getIteratorTypesArray());
   castBuffer<arith::TruncFOp>(b, loc, wide, c);
   memref::DeallocOp::create(b, loc, wide);
   op->erase();

@@ -146,6 +146,14 @@ std::string describeUnknownLayout(Value buffer);
 /// the terminator yields.
 Value cloneScalarBody(OpBuilder &builder, Block &body, IRMapping &mapping);
 
+/// Builds `C += A * B` over `maps` and `iterators` as a linalg.generic whose
+/// body extends the inputs to C's element type (a contraction this
+/// library's kernels take).
+linalg::GenericOp
+buildContractionGeneric(OpBuilder &builder, Location loc, Value a, Value b,
+                        Value c, ArrayRef<AffineMap> maps,
+                        ArrayRef<utils::IteratorType> iterators);
+
 /// Takes over the extensions that produce A and B and the element-wise
 /// consumers of C into `contraction` where it can (each only writes a
 /// temporary buffer that nothing else reads).
