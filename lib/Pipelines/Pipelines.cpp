@@ -54,6 +54,7 @@ void mlir::subgroup_matrix::buildLowerToMetalPipeline(
 void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
     OpPassManager &pm, const LinalgToGPUOptions &options) {
   pm.addPass(createFoldBatchLoopsPass());
+  pm.addPass(createNormalizeContractionsPass());
   pm.addPass(createBufferizeProgramPass());
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());

@@ -548,6 +548,65 @@ def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
   ];
 }
 
+def NormalizeContractionsPass : Pass<"sm-normalize-contractions", "ModuleOp"> {
+  let summary = "write every contraction on tensors as one matrix product";
+  let description = [{
+    Front-ends spell contractions many ways: generics with several batch, M,
+    N or K loops in any order, named ops with `indexing_maps`, matrix-vector
+    products, operands transposed or broadcast by a `linalg.transpose` or
+    `linalg.broadcast` before them. Kernels take one form: at most one
+    batch, one M, N and K loop, A as [m, k] or [k, m], B as [k, n] or
+    [n, k] and C as [m, n], each after the batch. This stage rewrites each
+    contraction on tensors (upstream's `linalg::inferContractionDims`: batch
+    loops in all three operands, M loops in A and C, N loops in B and C, K
+    loops in A and B) into that form:
+
+    - a transpose or broadcast that only feeds the contraction folds into
+      its indexing map, so that the contraction reads the original tensor;
+    - loops of one role are grouped in the order C (for K: A) holds them,
+      and each operand whose dimensions are not already grouped that way is
+      transposed (a copy);
+    - each group becomes one dimension through `tensor.collapse_shape`
+      (a view, once bufferized: several M loops of a row-major tensor are
+      one M), a missing M or N (a matrix-vector product) a unit dimension;
+    - the result is expanded back, and transposed back when C's loops were
+      not grouped.
+
+    A contraction already in the kernels' form is left alone, as are dot
+    products (no M and no N loop) and bodies that read `linalg.index`.
+
+    ```mlir
+    // sm-opt --sm-normalize-contractions
+    // Attention scores on [batch, seq, heads, dim] operands.
+    #q = affine_map<(b, h, s, t, d) -> (b, s, h, d)>
+    #k = affine_map<(b, h, s, t, d) -> (b, t, h, d)>
+    #s = affine_map<(b, h, s, t, d) -> (b, h, s, t)>
+    func.func @scores(%q: tensor<2x64x8x32xf16>, %k: tensor<2x64x8x32xf16>,
+                      %acc: tensor<2x8x64x64xf32>) -> tensor<2x8x64x64xf32> {
+      %r = linalg.generic {indexing_maps = [#q, #k, #s],
+          iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+          ins(%q, %k : tensor<2x64x8x32xf16>, tensor<2x64x8x32xf16>)
+          outs(%acc : tensor<2x8x64x64xf32>) {
+      ^bb0(%a: f16, %b: f16, %c: f32):
+        %x = arith.extf %a : f16 to f32
+        %y = arith.extf %b : f16 to f32
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %c, %p : f32
+        linalg.yield %s : f32
+      } -> tensor<2x8x64x64xf32>
+      return %r : tensor<2x8x64x64xf32>
+    }
+    // becomes Q and K transposed to [b, h, s, d] and [b, h, t, d],
+    // collapsed to 16 batches, and one batched product with B as [n, k]
+    %p = linalg.generic ... ins(%qt, %kt : tensor<16x64x32xf16>, tensor<16x64x32xf16>)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
   let summary = "bufferize a program into dense row-major buffers";
   let description = [{

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -51,42 +53,148 @@ inferMatrixDimensions(linalg::LinalgOp op) {
       linalg::inferContractionDims(op);
   if (failed(dims))
     return failure();
-  if (dims->batch.empty()) {
-    AffineMap cMap = op.getIndexingMapsArray()[2];
-    auto leading = dyn_cast<AffineDimExpr>(cMap.getResult(0));
+  // The loop that leads a map of three results.
+  auto leadingLoop = [](AffineMap map) -> std::optional<unsigned> {
+    if (map.getNumResults() != 3)
+      return std::nullopt;
+    if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(0)))
+      return dim.getPosition();
+    return std::nullopt;
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (std::optional<unsigned> leading = leadingLoop(maps[2]);
+      leading && dims->batch.empty()) {
     for (SmallVector<unsigned, 2> *free : {&dims->m, &dims->n}) {
-      if (!leading || free->size() != 2 || cMap.getNumResults() != 3)
+      if (free->size() != 2)
         continue;
-      auto it = llvm::find(*free, leading.getPosition());
+      auto it = llvm::find(*free, *leading);
       if (it == free->end())
         continue;
       dims->batch.push_back(*it);
       free->erase(it);
     }
   }
-  if (dims->batch.empty() && dims->k.size() == 2) {
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    auto leadingA = dyn_cast<AffineDimExpr>(maps[0].getResult(0));
-    auto leadingB = dyn_cast<AffineDimExpr>(maps[1].getResult(0));
-    if (leadingA && leadingB && leadingA == leadingB &&
-        maps[0].getNumResults() == 3 && maps[1].getNumResults() == 3) {
-      auto it = llvm::find(dims->k, leadingA.getPosition());
-      if (it != dims->k.end()) {
-        dims->batch.push_back(*it);
-        dims->k.erase(it);
-      }
+  std::optional<unsigned> leadingA = leadingLoop(maps[0]),
+                          leadingB = leadingLoop(maps[1]);
+  if (dims->batch.empty() && dims->k.size() == 2 && leadingA &&
+      leadingA == leadingB) {
+    auto it = llvm::find(dims->k, *leadingA);
+    if (it != dims->k.end()) {
+      dims->batch.push_back(*it);
+      dims->k.erase(it);
     }
   }
   return dims;
 }
 
-bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !linalg::isaContractionOpInterface(op))
-    return false;
+/// The loops of a contraction whose operands a kernel indexes as they are:
+/// at most one batch (in all three operands, or summed over, or in C and
+/// one input) and one M, N and K loop, each input [m, k] or [k, m] (resp.
+/// [k, n] or [n, k]) and C [m, n], each after the batch where it has one.
+struct MatrixLayout {
+  linalg::ContractionDimensions dims;
+  bool batched = false, reducesBatch = false;
+  bool aBatched = false, aTransposed = false;
+  bool bBatched = false, bTransposed = false;
+};
+
+/// The dimensions of `map`, when all its results are loops.
+static std::optional<SmallVector<unsigned>> getLoopsOf(AffineMap map) {
+  SmallVector<unsigned> result;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    result.push_back(dim.getPosition());
+  }
+  return result;
+}
+
+/// Reads `op`'s matrix layout; otherwise says why it has none in `why`.
+static FailureOr<MatrixLayout> matchMatrixLayout(linalg::LinalgOp op,
+                                                 std::string &why) {
+  auto fail = [&](StringRef message) {
+    why = message.str();
+    return failure();
+  };
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return fail("needs two inputs and one output");
+  if (!linalg::isaContractionOpInterface(op))
+    return fail("its body is not a sum of products");
   FailureOr<linalg::ContractionDimensions> dims = inferMatrixDimensions(op);
-  return succeeded(dims) && dims->batch.size() <= 1 && dims->m.size() == 1 &&
-         dims->n.size() == 1 && dims->k.size() == 1;
+  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return fail("it is not one matrix product (at most one batch "
+                "dimension, one M, one N and one K)");
+  MatrixLayout layout;
+  layout.dims = *dims;
+  layout.batched = !dims->batch.empty();
+  unsigned bd = layout.batched ? dims->batch[0] : ~0u, md = dims->m[0],
+           nd = dims->n[0], kd = dims->k[0];
+  auto matchOperand = [&](AffineMap map, unsigned rowDim, unsigned columnDim,
+                          bool &batched, bool &transposed) {
+    std::optional<SmallVector<unsigned>> found = getLoopsOf(map);
+    if (!found)
+      return false;
+    ArrayRef<unsigned> operandDims = *found;
+    batched =
+        layout.batched && !operandDims.empty() && operandDims.front() == bd;
+    if (batched)
+      operandDims = operandDims.drop_front();
+    if (operandDims.size() != 2)
+      return false;
+    if (operandDims[0] == rowDim && operandDims[1] == columnDim)
+      return true;
+    transposed = true;
+    return operandDims[0] == columnDim && operandDims[1] == rowDim;
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<SmallVector<unsigned>> cDims = getLoopsOf(maps[2]);
+  SmallVector<unsigned> expectedC = {md, nd};
+  layout.reducesBatch =
+      layout.batched && cDims && !llvm::is_contained(*cDims, bd);
+  if (layout.batched && !layout.reducesBatch)
+    expectedC.insert(expectedC.begin(), bd);
+  if (!cDims || *cDims != expectedC)
+    return fail("C must be indexed [m, n] (after the batch)");
+  if (!matchOperand(maps[0], md, kd, layout.aBatched, layout.aTransposed))
+    return fail("A must be indexed [m, k] or [k, m] (after the batch)");
+  if (!matchOperand(maps[1], kd, nd, layout.bBatched, layout.bTransposed))
+    return fail("B must be indexed [k, n] or [n, k] (after the batch)");
+  return layout;
+}
+
+bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
+  std::string why;
+  return succeeded(matchMatrixLayout(op, why));
+}
+
+/// The buffer that `buffer` is a view of (itself when it is no view).
+static Value getViewedBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+linalg::FillOp mlir::subgroup_matrix::getFillBefore(Operation *op, Value c) {
+  Value viewed = getViewedBuffer(c);
+  for (Operation *previous = op->getPrevNode(); previous;
+       previous = previous->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(previous);
+    if (fill && fill.getNumDpsInits() == 1 && fill.getDpsInits()[0] == c)
+      return fill;
+    if (isMemoryEffectFree(previous))
+      continue;
+    // What a region does is not in the operands, except for linalg ops'.
+    if (previous->getNumRegions() && !isa<linalg::LinalgOp>(previous))
+      return {};
+    if (llvm::any_of(previous->getOperands(), [&](Value operand) {
+          return isa<BaseMemRefType>(operand.getType()) &&
+                 getViewedBuffer(operand) == viewed;
+        }))
+      return {};
+  }
+  return {};
 }
 
 /// Whether the body extends its integers as unsigned.
@@ -104,21 +212,15 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
     return op->emitOpError() << "cannot be tiled into a kernel: " << message,
            failure();
   };
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return fail("needs two inputs and one output");
-  if (!linalg::isaContractionOpInterface(op))
-    return fail("its body is not a sum of products");
-  FailureOr<linalg::ContractionDimensions> dims = inferMatrixDimensions(op);
-  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
-      dims->n.size() != 1 || dims->k.size() != 1)
-    return fail("it is not one matrix product (at most one batch "
-                "dimension, one M, one N and one K)");
+  std::string why;
+  FailureOr<MatrixLayout> layout = matchMatrixLayout(op, why);
+  if (failed(layout))
+    return fail(why);
 
   Contraction contraction;
   contraction.op = op;
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
   contraction.c = contraction.output = op.getDpsInits()[0];
-  bool batched = !dims->batch.empty();
   SmallVector<MemRefType> types;
   for (Value operand : {a, b, contraction.c}) {
     auto type = dyn_cast<MemRefType>(operand.getType());
@@ -133,50 +235,16 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
       return fail(llvm::formatv("'{0}' is not in GPU global memory", type));
     types.push_back(type);
   }
-
-  // Each operand's dimensions, in storage order, as loop dimensions.
+  const linalg::ContractionDimensions &dims = layout->dims;
+  bool batched = layout->batched;
+  contraction.reducesBatch = layout->reducesBatch;
+  contraction.a.batched = layout->aBatched;
+  contraction.a.transposed = layout->aTransposed;
+  contraction.b.batched = layout->bBatched;
+  contraction.b.transposed = layout->bTransposed;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto dimsOf = [](AffineMap map) -> std::optional<SmallVector<unsigned>> {
-    SmallVector<unsigned> result;
-    for (AffineExpr expr : map.getResults()) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        return std::nullopt;
-      result.push_back(dim.getPosition());
-    }
-    return result;
-  };
-  unsigned bd = batched ? dims->batch[0] : ~0u, md = dims->m[0],
-           nd = dims->n[0], kd = dims->k[0];
-  auto matchOperand = [&](AffineMap map, unsigned rowDim, unsigned columnDim,
-                          ContractionInput &input) {
-    std::optional<SmallVector<unsigned>> found = dimsOf(map);
-    if (!found)
-      return false;
-    ArrayRef<unsigned> operandDims = *found;
-    input.batched =
-        batched && !operandDims.empty() && operandDims.front() == bd;
-    if (input.batched)
-      operandDims = operandDims.drop_front();
-    if (operandDims.size() != 2)
-      return false;
-    if (operandDims[0] == rowDim && operandDims[1] == columnDim)
-      return true;
-    input.transposed = true;
-    return operandDims[0] == columnDim && operandDims[1] == rowDim;
-  };
-  std::optional<SmallVector<unsigned>> cDims = dimsOf(maps[2]);
-  SmallVector<unsigned> expectedC = {md, nd};
-  contraction.reducesBatch =
-      batched && cDims && !llvm::is_contained(*cDims, bd);
-  if (batched && !contraction.reducesBatch)
-    expectedC.insert(expectedC.begin(), bd);
-  if (!cDims || *cDims != expectedC)
-    return fail("C must be indexed [m, n] (after the batch)");
-  if (!matchOperand(maps[0], md, kd, contraction.a))
-    return fail("A must be indexed [m, k] or [k, m] (after the batch)");
-  if (!matchOperand(maps[1], kd, nd, contraction.b))
-    return fail("B must be indexed [k, n] or [n, k] (after the batch)");
+  unsigned bd = batched ? dims.batch[0] : ~0u, md = dims.m[0], nd = dims.n[0],
+           kd = dims.k[0];
   contraction.a.buffer = a;
   contraction.b.buffer = b;
 
@@ -206,6 +274,16 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
                               "types",
                               input, types[1].getElementType()));
   bool isUnsigned = hasUnsignedBody(op);
+  if (isUnsigned && isa<IntegerType>(input)) {
+    bool alsoSigned = false;
+    op->walk([&](Operation *inner) {
+      alsoSigned |= isa<arith::ExtSIOp, arith::SIToFPOp>(inner);
+    });
+    if (alsoSigned)
+      return fail("its body extends one input as signed and the other as "
+                  "unsigned, and a matrix multiplication takes both of one "
+                  "signedness");
+  }
   contraction.inputComponent = getComponent(input, isUnsigned);
   contraction.resultComponent = getComponent(output, isUnsigned);
   if (!contraction.inputComponent || !contraction.resultComponent ||
@@ -216,11 +294,10 @@ mlir::subgroup_matrix::matchContraction(linalg::LinalgOp op) {
         "multiplication (f16 -> f16|f32, bf16 -> f32, f32 -> f32, i8 -> i32)",
         input, output));
 
-  // A constant fill of C right before the contraction is folded in.
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+  // A constant fill of C before the contraction is folded in.
+  if (linalg::FillOp fill = getFillBefore(op, contraction.c)) {
     Attribute value;
-    if (fill.getNumDpsInits() == 1 && fill.getDpsInits()[0] == contraction.c &&
-        matchPattern(fill.getDpsInputs()[0], m_Constant(&value))) {
+    if (matchPattern(fill.getDpsInputs()[0], m_Constant(&value))) {
       contraction.fill = fill;
       contraction.fillValue = cast<TypedAttr>(value);
     }

@@ -293,11 +293,9 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
     MLIRContext *context = op->getContext();
-    // A constant fill of the output right before moves onto the view, so
-    // that the kernel takes it over as its initial accumulator.
-    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-    if (fill && fill.getDpsInits()[0] != output)
-      fill = {};
+    // A constant fill of the output before moves onto the view, so that
+    // the kernel takes it over as its initial accumulator.
+    linalg::FillOp fill = getFillBefore(op, output);
     auto refill = [&](Value view) {
       if (!fill)
         return;

@@ -80,11 +80,9 @@ static void widenAccumulator(linalg::LinalgOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value c = op.getDpsInits()[0];
-  // A fill of C right before `op` becomes the f32 buffer's: the buffer is
-  // made before it.
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (fill && fill.getDpsInits()[0] != c)
-    fill = nullptr;
+  // A fill of C before `op` becomes the f32 buffer's: the buffer is made
+  // before it.
+  linalg::FillOp fill = getFillBefore(op, c);
   if (fill)
     b.setInsertionPoint(fill);
   auto cType = cast<MemRefType>(c.getType());

@@ -98,3 +98,21 @@ func.func @shifted_dynamic(%x: memref<?xf32>, %y: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// Matrix units multiply inputs of one signedness.
+func.func @mixed_signedness(%a: tensor<32x64xi8>, %b: tensor<64x32xi8>, %c: tensor<32x32xi32>) -> tensor<32x32xi32> {
+  // expected-error @+1 {{cannot be tiled into a kernel: its body extends one input as signed and the other as unsigned, and a matrix multiplication takes both of one signedness}}
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<32x64xi8>, tensor<64x32xi8>) outs(%c : tensor<32x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %z: i32):
+    %x1 = arith.extsi %x : i8 to i32
+    %y1 = arith.extui %y : i8 to i32
+    %p = arith.muli %x1, %y1 : i32
+    %s = arith.addi %z, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<32x32xi32>
+  return %r : tensor<32x32xi32>
+}

@@ -654,6 +654,92 @@ def extended_8bit_case(name, m, n, k, signed, options=""):
                 0.0, options=options)
 
 
+def contraction_program(name, sizes, operands, t, acc, accumulate=False,
+                        a_source=None):
+    """A contraction written as a linalg.generic over the loops named by
+    the letters of `sizes` (an ordered dict: loop -> size), each of A, B
+    and C indexed by the loops its string in `operands` lists; loops
+    missing from C are reductions. Integers are extended by `extsi`. The
+    accumulator is a zero fill, or C itself with `accumulate`."""
+    a_idx, b_idx, c_idx = operands
+    loops = list(sizes)
+    def shape(idx):
+        return tuple(sizes[l] for l in idx)
+    def amap(idx):
+        return "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(idx))
+    a, b, c = (tensor(shape(i), t if i != c_idx else acc)
+               for i in (a_idx, b_idx, c_idx))
+    iterators = ", ".join('"parallel"' if l in c_idx else '"reduction"'
+                          for l in loops)
+    integer = t.startswith("i")
+    if integer:
+        body = """    %%x1 = arith.extsi %%x : %(t)s to %(acc)s
+    %%y1 = arith.extsi %%y : %(t)s to %(acc)s
+    %%p = arith.muli %%x1, %%y1 : %(acc)s
+    %%s = arith.addi %%z, %%p : %(acc)s
+"""
+    elif t != acc:
+        body = """    %%x1 = arith.extf %%x : %(t)s to %(acc)s
+    %%y1 = arith.extf %%y : %(t)s to %(acc)s
+    %%p = arith.mulf %%x1, %%y1 : %(acc)s
+    %%s = arith.addf %%z, %%p : %(acc)s
+"""
+    else:
+        body = """    %%p = arith.mulf %%x, %%y : %(acc)s
+    %%s = arith.addf %%z, %%p : %(acc)s
+"""
+    body = body % dict(t=t, acc=acc)
+    zero = "0" if integer else "0.0"
+    init = "%c"
+    if not accumulate:
+        init = "%f"
+    args = "%%a: %s, %%b: %s" % (a, b) + (", %%c: %s" % c if accumulate
+                                           else "")
+    prologue = "" if accumulate else """  %%zero = arith.constant %(zero)s : %(acc)s
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(c)s) -> %(c)s
+""" % dict(zero=zero, acc=acc, c=c)
+    return """func.func @%(name)s(%(args)s) -> %(c)s {
+%(prologue)s  %%r = linalg.generic {indexing_maps = [%(ma)s, %(mb)s, %(mc)s], iterator_types = [%(it)s]}
+      ins(%%a, %%b : %(a)s, %(b)s) outs(%(init)s : %(c)s) {
+  ^bb0(%%x: %(t)s, %%y: %(t)s, %%z: %(acc)s):
+%(body)s    linalg.yield %%s : %(acc)s
+  } -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(name=name, args=args, prologue=prologue, ma=amap(a_idx),
+           mb=amap(b_idx), mc=amap(c_idx), it=iterators, a=a, b=b, c=c,
+           init=init, t=t, acc=acc, body=body)
+
+
+def contraction_case(name, sizes, operands, t, acc, launches,
+                     accumulate=False, tolerance=1e-3):
+    """contraction_program's case, its reference NumPy's einsum in double
+    precision."""
+    a_idx, b_idx, c_idx = operands
+    storage = {"i8": "si8", "i32": "si32"}
+    ts, accs = storage.get(t, t), storage.get(acc, acc)
+    span = (-128, 127) if t == "i8" else (-1.0, 1.0)
+    acc_span = (-1000, 1000) if acc == "i32" else (-1.0, 1.0)
+    def shape(idx):
+        return tuple(sizes[l] for l in idx)
+    inputs = [("a", shape(a_idx), ts, span), ("b", shape(b_idx), ts, span)]
+    if accumulate:
+        inputs.append(("c", shape(c_idx), accs, acc_span))
+    def reference(x, sizes=sizes, operands=operands, accumulate=accumulate):
+        a_idx, b_idx, c_idx = operands
+        arrays = [np.array(v, np.float64).reshape(tuple(sizes[l] for l in i))
+                  for v, i in zip(x, (a_idx, b_idx))]
+        result = np.einsum("%s,%s->%s" % (a_idx, b_idx, c_idx), *arrays)
+        if accumulate:
+            result = result + np.array(x[2], np.float64).reshape(result.shape)
+        return result.reshape(-1).tolist()
+    return Case(name, contraction_program(name, sizes, operands, t, acc,
+                                          accumulate),
+                inputs, (shape(c_idx), accs), reference,
+                0.0 if t == "i8" else tolerance, launches=launches)
+
+
 def cases_for(target):
     t, acc = TARGETS[target]["inputs"], TARGETS[target]["acc"]
     unit = (-1.0, 1.0)
@@ -1153,6 +1239,37 @@ def cases_for(target):
         # One part: a split of K would add kernels the policy does not make.
         case.options = "split-k=1"
         cases.append(case)
+    # Contractions as front-ends spell them, brought to one matrix product
+    # by sm-normalize-contractions: attention scores on [batch, seq, heads,
+    # dim] operands (Q and K transposed to [batch, heads, seq, dim], the
+    # batch and heads collapsed), a batch loop between two M loops (A and
+    # C transposed), an 8-bit weight shared by the batch (one kernel), a
+    # C that holds N before M with K over two loops (the inputs swap roles:
+    # C^T = B^T A^T, one input transposed), a matrix-vector product (a unit
+    # N).
+    if t == "f16":
+        cases.append(contraction_case(
+            "generic_scores_heads_moved",
+            dict(b=2, h=3, s=20, t=24, d=32), ("bshd", "bthd", "bhst"),
+            "f16", "f32", launches=3))
+        cases.append(contraction_case(
+            "generic_batch_between_m_loops",
+            dict(m=3, b=2, i=16, n=24, k=48), ("mbik", "bnk", "mbin"),
+            "f16", "f32", launches=4, accumulate=True))
+        cases.append(contraction_case(
+            "generic_matvec", dict(m=40, k=96), ("mk", "k", "m"),
+            "f16", "f32", launches=1))
+        cases.append(contraction_case(
+            "generic_vecmat_batched", dict(b=3, k=64, n=40),
+            ("bk", "bkn", "bn"), "f16", "f32", launches=1))
+    if target != "apple-m1":
+        cases.append(contraction_case(
+            "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
+            ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
+        cases.append(contraction_case(
+            "generic_i8_output_transposed_two_k",
+            dict(m=20, n=24, p=4, q=16), ("mpq", "qpn", "nm"), "i8", "i32",
+            launches=2))
     # Unsigned 8-bit inputs extended by `extui` producers (full range: a
     # signed reading of the bytes would be wrong).
     if target != "apple-m1":

@@ -124,6 +124,11 @@ struct Contraction {
 /// indexing maps and body are a matrix product, maybe batched).
 bool isMatrixContraction(linalg::LinalgOp op);
 
+/// The `linalg.fill` of the buffer `c` before `op` in its block, when
+/// nothing between them reads or writes `c` or a view of the same buffer
+/// (so that `op` may start from the fill's value instead).
+linalg::FillOp getFillBefore(Operation *op, Value c);
+
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
