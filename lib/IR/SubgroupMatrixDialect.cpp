@@ -65,10 +65,11 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
   if (attribute.getName() == getLaunchAttrName())
     return verifyLaunchAttribute(op, attribute.getValue());
-  if (attribute.getName() == getEmulatedAttrName()) {
+  if (attribute.getName() == getEmulatedAttrName() ||
+      attribute.getName() == getEmulateAttrName()) {
     if (!isa<UnitAttr>(attribute.getValue()))
-      return op->emitError()
-             << "'" << getEmulatedAttrName() << "' must be a unit attribute";
+      return op->emitError() << "'" << attribute.getName().getValue()
+                             << "' must be a unit attribute";
     return success();
   }
   if (attribute.getName() == getPlanAttrName()) {

@@ -185,6 +185,16 @@ static Type getComponentType(MLIRContext *context, Component component) {
   llvm_unreachable("unknown component");
 }
 
+static llvm::SmallVector<MatrixConfigAttr>
+getConfigs(MLIRContext *context, ArrayRef<ConfigRow> rows) {
+  llvm::SmallVector<MatrixConfigAttr> configs;
+  for (const ConfigRow &row : rows)
+    configs.push_back(MatrixConfigAttr::get(
+        context, row.m, row.n, row.k, getComponentType(context, row.component),
+        getComponentType(context, row.result)));
+  return configs;
+}
+
 ArrayRef<StringRef> mlir::subgroup_matrix::getTargetPresetNames() {
   static const llvm::SmallVector<StringRef> names = [] {
     llvm::SmallVector<StringRef> result;
@@ -208,15 +218,22 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
   llvm::SmallVector<ConfigRow> rows(preset->rows.begin(), preset->rows.end());
   if (preset->generate)
     preset->generate(rows);
-  llvm::SmallVector<MatrixConfigAttr> configs;
-  for (const ConfigRow &row : rows)
-    configs.push_back(MatrixConfigAttr::get(
-        context, row.m, row.n, row.k, getComponentType(context, row.component),
-        getComponentType(context, row.result)));
+  llvm::SmallVector<MatrixConfigAttr> configs = getConfigs(context, rows);
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
                          preset->subgroupSize, configs, preset->emulated,
                          preset->float64, preset->int64, preset->computeUnits,
                          preset->workgroupMemory);
+}
+
+TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
+  MLIRContext *context = target.getContext();
+  llvm::SmallVector<ConfigRow> rows;
+  generateEmulatedRows(rows);
+  llvm::SmallVector<MatrixConfigAttr> configs = getConfigs(context, rows);
+  return TargetAttr::get(context, target.getName(), target.getSubgroupSize(),
+                         configs, /*emulated=*/true, target.getFloat64(),
+                         target.getInt64(), target.getComputeUnits(),
+                         target.getWorkgroupMemory());
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

@@ -58,7 +58,8 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   pm.addPass(createBufferizeProgramPass());
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());
-  pm.addPass(createApplyPrecisionPolicyPass({options.accumulate}));
+  pm.addPass(createApplyPrecisionPolicyPass(
+      {options.accumulate, options.f32Matmul, options.target}));
 
   PlanKernelsPassOptions plan;
   plan.targetName = options.target;

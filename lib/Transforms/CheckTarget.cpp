@@ -95,8 +95,16 @@ public:
   LogicalResult run(ModuleOp module);
 
 private:
+  /// The target `op` is checked against: the enclosing (or overriding)
+  /// one, or its emulation within a kernel that asks for emulation.
   TargetAttr getTarget(Operation *op) {
-    return overrideTarget ? overrideTarget : findEnclosingTarget(op);
+    TargetAttr target =
+        overrideTarget ? overrideTarget : findEnclosingTarget(op);
+    for (Operation *parent = op; target && parent;
+         parent = parent->getParentOp())
+      if (parent->hasAttr(SubgroupMatrixDialect::getEmulateAttrName()))
+        return getEmulationTarget(target);
+    return target;
   }
   void checkTypes(Operation *op, TargetAttr target);
   void checkMultiply(Operation *op, TargetAttr target);

@@ -252,6 +252,11 @@ module attributes {subgroup_matrix.tagret = #subgroup_matrix.target<"nvidia-h100
 // -----
 
 // The launch description sm-tile-matmul writes, malformed.
+// expected-error @+1 {{'subgroup_matrix.emulate' must be a unit attribute}}
+module attributes {subgroup_matrix.emulate = true} {}
+
+// -----
+
 // expected-error @+1 {{'subgroup_matrix.launch' must be a dictionary}}
 module attributes {subgroup_matrix.launch = "--grid 1,1,1"} {}
 

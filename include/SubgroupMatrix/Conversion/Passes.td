@@ -706,6 +706,14 @@ def ApplyPrecisionPolicyPass
     outputs are widened either way, since no matrix unit accumulates in
     bf16.
 
+    f32 products on a target without an f32 -> f32 matrix configuration
+    (the H100's cooperative matrices have none) become kernels that emulate
+    their matrices in exact f32 arithmetic (`f32-matmul=emulate`, the
+    default; the kernel stages choose that). `f32-matmul=f16` or `=bf16`
+    trades exactness for the matrix units: A and B are rounded to that
+    type by element-wise truncations (which the contraction's kernel takes
+    over as it stages 2-D operands) and the product accumulates in f32.
+
     ```mlir
     // sm-opt --sm-apply-precision-policy
     func.func @mm(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>,
@@ -727,6 +735,14 @@ def ApplyPrecisionPolicyPass
     Option<"accumulate", "accumulate", "std::string", /*default=*/"\"f32\"",
            "What f16 products into f16 accumulate in: 'f32' (rounded once, "
            "on store) or 'f16' (the target's f16 accumulators)">,
+    Option<"f32Matmul", "f32-matmul", "std::string",
+           /*default=*/"\"emulate\"",
+           "How f32 products run on targets without f32 matrices: 'emulate' "
+           "(exact, in ordinary arithmetic) or 'f16' / 'bf16' (inputs "
+           "rounded to that type, multiplied by the matrix units into f32)">,
+    Option<"targetName", "target", "std::string", /*default=*/"",
+           "The target preset whose matrix configurations decide whether "
+           "f32 products are rounded (default: the module's target)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

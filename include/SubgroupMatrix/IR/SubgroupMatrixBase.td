@@ -89,6 +89,16 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.emulated";
     }
 
+    /// Name of the unit attribute by which a kernel asks for its matrices
+    /// to be emulated whatever its target can do: `sm-contractions-to-kernels`
+    /// sets it on kernels of types the target's matrix units lack (f32
+    /// products on the H100). sm-check-target checks such a kernel against
+    /// the target's emulation (getEmulationTarget), and sm-emulate-matrices
+    /// emulates it.
+    static constexpr ::llvm::StringLiteral getEmulateAttrName() {
+      return "subgroup_matrix.emulate";
+    }
+
     /// Name of the discardable attribute by which `sm-plan-kernels` (or a
     /// test, by hand) gives a linalg contraction its
     /// `#subgroup_matrix.contraction_plan` and the softmax of an attention

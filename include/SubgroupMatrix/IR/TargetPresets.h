@@ -33,6 +33,13 @@ TargetAttr findEnclosingTarget(Operation *op);
 /// after reporting at `loc`, when no preset has that name.
 FailureOr<TargetAttr> resolveTargetOption(Location loc, llvm::StringRef name);
 
+/// What a kernel that asks for emulation (SubgroupMatrixDialect::
+/// getEmulateAttrName) may use on `target`: its emulated form with every
+/// type combination the emulation computes (f16, bf16 and f32 into f32;
+/// f16 into f16; 8- and 32-bit integers into 32-bit ones), as the
+/// `cpu-lavapipe` preset has them.
+TargetAttr getEmulationTarget(TargetAttr target);
+
 /// The target `op` is lowered for: `overrideTarget` when set, else the
 /// enclosing one. Reports at `op` and returns null when there is neither.
 TargetAttr getLoweringTargetOrError(Operation *op, TargetAttr overrideTarget);

@@ -166,6 +166,13 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "(rounded once, on store) or 'f16' (the target's f16 "
                      "accumulators); bf16 outputs always accumulate in f32"),
       llvm::cl::init("f32")};
+  PassOptions::Option<std::string> f32Matmul{
+      *this, "f32-matmul",
+      llvm::cl::desc("How f32 products run on targets without f32 matrices: "
+                     "'emulate' (exact, in ordinary arithmetic) or 'f16' / "
+                     "'bf16' (inputs rounded to that type, multiplied by the "
+                     "matrix units into f32)"),
+      llvm::cl::init("emulate")};
 };
 
 /// Adds the stages of `sm-linalg-to-gpu` to `pm` (on builtin.module): batch

@@ -348,6 +348,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
                   moduleBuilder.getUnitAttr());
   kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
       {static_cast<int32_t>(getThreads()), 1, 1}));
+  // Types the matrix units lack are multiplied in ordinary arithmetic.
+  if (!target.getEmulated() && isEmulatedConfig(config, target))
+    kernel->setAttr(SubgroupMatrixDialect::getEmulateAttrName(),
+                    moduleBuilder.getUnitAttr());
 
   entry = &kernel.getBody().front();
   constantBlock = entry;

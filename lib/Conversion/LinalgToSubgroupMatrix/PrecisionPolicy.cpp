@@ -11,6 +11,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,6 +34,9 @@ namespace {
 struct PrecisionPolicy {
   /// f16 products into f16 keep f16 accumulators.
   bool f16Accumulates = false;
+  /// What the inputs of f32 products into f32 are rounded to (null: they
+  /// are not, and the kernel emulates its matrices).
+  Type f32InputsRoundedTo;
 
   /// Whether a contraction of `input` elements into `output` ones should
   /// accumulate in f32 instead.
@@ -115,6 +119,31 @@ static void widenAccumulator(linalg::LinalgOp op) {
   op->erase();
 }
 
+/// Rewrites the f32 product `op` to read its inputs rounded to `narrow`
+/// (in temporaries that truncations write) and accumulate in f32.
+static void roundInputs(linalg::LinalgOp op, Type narrow) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> rounded;
+  for (Value input : op.getDpsInputs()) {
+    auto type = cast<MemRefType>(input.getType());
+    SmallVector<Value> dynamicSizes;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      if (type.isDynamicDim(dim))
+        dynamicSizes.push_back(memref::DimOp::create(b, loc, input, dim));
+    Value temporary = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), narrow), dynamicSizes);
+    castBuffer<arith::TruncFOp>(b, loc, input, temporary);
+    rounded.push_back(temporary);
+  }
+  buildContractionGeneric(b, loc, rounded[0], rounded[1], op.getDpsInits()[0],
+                          op.getIndexingMapsArray(),
+                          op.getIteratorTypesArray());
+  for (Value temporary : rounded)
+    memref::DeallocOp::create(b, loc, temporary);
+  op->erase();
+}
+
 namespace {
 struct ApplyPrecisionPolicyPass
     : public subgroup_matrix::impl::ApplyPrecisionPolicyPassBase<
@@ -131,7 +160,32 @@ struct ApplyPrecisionPolicyPass
           << "' (expected 'f32' or 'f16')";
       return signalPassFailure();
     }
-    SmallVector<linalg::LinalgOp> contractions;
+    if (f32Matmul == "f16" || f32Matmul == "bf16") {
+      FailureOr<TargetAttr> target =
+          resolveTargetOption(getOperation().getLoc(), targetName);
+      if (failed(target))
+        return signalPassFailure();
+      if (!*target)
+        *target = findEnclosingTarget(getOperation());
+      Builder builder(&getContext());
+      Type f32 = builder.getF32Type();
+      bool hasF32Matrices =
+          *target && llvm::any_of((*target).getConfigs(),
+                                  [&](MatrixConfigAttr config) {
+                                    return config.getComponentType() == f32 &&
+                                           config.getResultType() == f32;
+                                  });
+      if (!hasF32Matrices)
+        policy.f32InputsRoundedTo = f32Matmul == "f16"
+                                        ? Type(builder.getF16Type())
+                                        : Type(builder.getBF16Type());
+    } else if (f32Matmul != "emulate") {
+      getOperation().emitError()
+          << "sm-apply-precision-policy: unknown f32-matmul '" << f32Matmul
+          << "' (expected 'emulate', 'f16' or 'bf16')";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> contractions, roundedProducts;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
           !op.hasPureBufferSemantics() || !isMatrixContraction(op))
@@ -143,12 +197,16 @@ struct ApplyPrecisionPolicyPass
       Type b = elementType(op.getDpsInputs()[1]);
       // A matrix contraction's body is a sum of products of its operands,
       // maybe cast: the f32 body that replaces it computes the same.
-      if (a == b && policy.widens(a, elementType(op.getDpsInits()[0])) &&
-          !op->getNumResults())
+      Type c = elementType(op.getDpsInits()[0]);
+      if (a == b && policy.widens(a, c) && !op->getNumResults())
         contractions.push_back(op);
+      if (a == b && a.isF32() && c.isF32() && policy.f32InputsRoundedTo)
+        roundedProducts.push_back(op);
     });
     for (linalg::LinalgOp op : contractions)
       widenAccumulator(op);
+    for (linalg::LinalgOp op : roundedProducts)
+      roundInputs(op, policy.f32InputsRoundedTo);
   }
 };
 } // namespace

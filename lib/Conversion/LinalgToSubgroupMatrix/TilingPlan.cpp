@@ -1,7 +1,9 @@
 //===- TilingPlan.cpp - how a contraction is tiled ------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
+
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TuningTable.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -41,30 +43,50 @@ bool mlir::subgroup_matrix::isVulkanDevice(TargetAttr target) {
   return family == DeviceFamily::Nvidia || family == DeviceFamily::Amd;
 }
 
-/// The target's largest configuration for the problem's types that is at
-/// most 16 x 16 (the first listed among equals): larger matrices take
+bool mlir::subgroup_matrix::isEmulatedConfig(MatrixConfigAttr config,
+                                             TargetAttr target) {
+  return target.getEmulated() ||
+         !llvm::is_contained(target.getConfigs(), config);
+}
+
+/// The largest of `configs` for the problem's types that is at most
+/// 16 x 16 (the first listed among equals): larger matrices take
 /// registers that a block of several matrices per subgroup uses better.
-static FailureOr<MatrixConfigAttr>
-chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
+static MatrixConfigAttr chooseAmong(ArrayRef<MatrixConfigAttr> configs,
+                                    const Contraction &problem) {
   MatrixConfigAttr best;
   auto volume = [](MatrixConfigAttr config) {
     return int64_t(config.getM()) * config.getN() * config.getK();
   };
-  for (MatrixConfigAttr config : target.getConfigs())
+  for (MatrixConfigAttr config : configs)
     if (config.getComponentType() == problem.inputComponent &&
         config.getResultType() == problem.resultComponent &&
         config.getM() <= 16 && config.getN() <= 16 &&
         (!best || volume(config) > volume(best)))
       best = config;
-  if (best)
+  return best;
+}
+
+/// The target's configuration for the problem's types; without one, on a
+/// Vulkan device (whose lowering can emulate a kernel's matrices), the
+/// configuration of an emulated kernel: exact, in ordinary arithmetic (an
+/// f32 product on a device whose matrix units lack f32).
+static FailureOr<MatrixConfigAttr>
+chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
+  if (MatrixConfigAttr best = chooseAmong(target.getConfigs(), problem))
     return best;
+  if (isVulkanDevice(target))
+    if (MatrixConfigAttr emulated =
+            chooseAmong(getEmulationTarget(target).getConfigs(), problem))
+      return emulated;
   return matmul->emitOpError()
              << "cannot be tiled for target '"
              << (target.getName() ? target.getName().str()
                                   : std::string("custom"))
              << "': it has no matrix configuration for "
              << problem.inputComponent << " -> " << problem.resultComponent
-             << "; it supports " << target.describeConfigs(),
+             << "; it supports "
+             << target.describeConfigs(),
          failure();
 }
 
@@ -91,7 +113,7 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
   // and one matrix deep per step keep a kernel small enough for a CPU
   // driver to compile in seconds (lavapipe takes 35 s for the 2 x 2 blocks
   // two matrices deep that it takes 4 s for here).
-  bool emulated = target.getEmulated();
+  bool emulated = isEmulatedConfig(config, target);
   if (emulated)
     blockM = blockN = 1;
   if (!tiling.subgroupsM)
@@ -271,7 +293,10 @@ LogicalResult mlir::subgroup_matrix::checkPlan(const Contraction &contraction,
                                                const TilingPlan &plan) {
   Operation *op = contraction.op;
   MatrixConfigAttr config = plan.config;
-  if (!llvm::is_contained(target.getConfigs(), config) ||
+  bool emulatable =
+      isVulkanDevice(target) &&
+      llvm::is_contained(getEmulationTarget(target).getConfigs(), config);
+  if ((!llvm::is_contained(target.getConfigs(), config) && !emulatable) ||
       config.getComponentType() != contraction.inputComponent ||
       config.getResultType() != contraction.resultComponent)
     return op->emitOpError()

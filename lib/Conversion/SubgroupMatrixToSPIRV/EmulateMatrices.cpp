@@ -203,6 +203,8 @@ void EmulateMatricesPass::runOnOperation() {
       return signalPassFailure();
     WalkResult emulated = kernels.walk([&](FunctionOpInterface function) {
       bool emulate = target.getEmulated() || emulation == "all" ||
+                     function->hasAttr(
+                         SubgroupMatrixDialect::getEmulateAttrName()) ||
                      (emulation == "unsupported" &&
                       usesUnsupportedMatrices(function, target));
       if (!emulate)
@@ -221,6 +223,7 @@ void EmulateMatricesPass::runOnOperation() {
               function, target.getSubgroupSize(),
               exchangesThroughWorkgroup(function, target, *exchangeKind))))
         return WalkResult::interrupt();
+      function->removeAttr(SubgroupMatrixDialect::getEmulateAttrName());
       function->setAttr(SubgroupMatrixDialect::getEmulatedAttrName(),
                         UnitAttr::get(context));
       return WalkResult::advance();

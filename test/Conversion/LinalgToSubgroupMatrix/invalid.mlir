@@ -16,14 +16,6 @@ func.func @strided(%a: memref<64x64xf16, strided<[128, 1]>>, %b: memref<64x64xf1
 
 // -----
 
-func.func @f32_on_h100(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{cannot be tiled for target 'nvidia-h100': it has no matrix configuration for 'f32' -> 'f32'; it supports}}
-  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
-  return
-}
-
-// -----
-
 func.func @mixed_inputs(%a: memref<64x64xf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
   // expected-error @+1 {{A ('f16') and B ('bf16') have different element types}}
   linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)

@@ -149,3 +149,22 @@ func.func @attention_by_hand(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>, %
   return
 }
 }
+
+// -----
+
+// The H100's matrix units lack f32: an f32 product is planned with the
+// configuration of its emulation (one 16x16 result matrix per subgroup,
+// one matrix deep per step) and its kernel asks to be emulated.
+// CHECK-LABEL: func.func @f32_emulated
+// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f32 -> f32>, tile_m = 32, tile_n = 32, tile_k = 16, subgroups_m = 2, subgroups_n = 2,
+// KERNEL: gpu.func @matmul_0(
+// KERNEL-SAME: subgroup_matrix.emulate
+// KERNEL: subgroup_matrix.mma {{.*}} : !subgroup_matrix.left<16x16xf32>, !subgroup_matrix.right<16x16xf32> -> !subgroup_matrix.result<16x16xf32>
+// KERNEL-LABEL: func.func @f32_emulated
+// KERNEL: gpu.launch_func @kernels::@matmul_0
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @f32_emulated(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+}

@@ -1,4 +1,5 @@
 // RUN: sm-opt %s --sm-apply-precision-policy=accumulate=bf16 -verify-diagnostics
+// RUN: not sm-opt %s --sm-apply-precision-policy=f32-matmul=tf32 2>&1 | FileCheck %s --check-prefix=F32-MATMUL
 
 // expected-error @below {{sm-apply-precision-policy: unknown accumulate 'bf16' (expected 'f32' or 'f16')}}
 module {
@@ -8,3 +9,5 @@ module {
     return
   }
 }
+
+// F32-MATMUL: error: sm-apply-precision-policy: unknown f32-matmul 'tf32' (expected 'emulate', 'f16' or 'bf16')

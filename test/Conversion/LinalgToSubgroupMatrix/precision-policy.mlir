@@ -1,5 +1,7 @@
 // RUN: sm-opt %s -split-input-file --sm-apply-precision-policy | FileCheck %s
 // RUN: sm-opt %s -split-input-file --sm-apply-precision-policy=accumulate=f16 | FileCheck %s --check-prefix=F16
+// RUN: sm-opt %s -split-input-file --sm-apply-precision-policy="f32-matmul=bf16 target=nvidia-h100" | FileCheck %s --check-prefix=ROUNDED
+// RUN: sm-opt %s -split-input-file --sm-apply-precision-policy="f32-matmul=f16 target=intel-xe-hpc" | FileCheck %s --check-prefix=NATIVE
 
 // A bf16 product into bf16 after a constant fill: the fill moves to an f32
 // buffer (its value widened, still a constant), the product accumulates
@@ -91,5 +93,38 @@ func.func @fill_of_another_buffer(%a: memref<16x16xf16>, %c: memref<16x16xf16>,
   linalg.fill ins(%zero : f16) outs(%other : memref<16x16xf16>)
   linalg.matmul ins(%a, %a : memref<16x16xf16>, memref<16x16xf16>)
                 outs(%c : memref<16x16xf16>)
+  return
+}
+
+// -----
+
+// f32 products are left to emulated kernels by default. With
+// f32-matmul=bf16 on a target whose matrix units lack f32, A and B are
+// rounded into bf16 temporaries and the product accumulates in f32 from
+// them; a target with f32 matrices keeps its f32 product.
+// CHECK-LABEL: func.func @f32_product
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.matmul
+// ROUNDED-LABEL: func.func @f32_product
+// ROUNDED-SAME: (%[[A:.*]]: memref<?x32xf32>, %[[B:.*]]: memref<32x48xf32>, %[[C:.*]]: memref<?x48xf32>)
+// ROUNDED: %[[M:.*]] = memref.dim %[[A]], %{{.*}} : memref<?x32xf32>
+// ROUNDED: %[[RA:.*]] = memref.alloc(%[[M]]) : memref<?x32xbf16>
+// ROUNDED: linalg.generic {{.*}} ins(%[[A]] : memref<?x32xf32>) outs(%[[RA]] : memref<?x32xbf16>)
+// ROUNDED: arith.truncf %{{.*}} : f32 to bf16
+// ROUNDED: %[[RB:.*]] = memref.alloc() : memref<32x48xbf16>
+// ROUNDED: linalg.generic {{.*}} ins(%[[B]] : memref<32x48xf32>) outs(%[[RB]] : memref<32x48xbf16>)
+// ROUNDED: linalg.generic
+// ROUNDED-SAME: ins(%[[RA]], %[[RB]] : memref<?x32xbf16>, memref<32x48xbf16>) outs(%[[C]] : memref<?x48xf32>)
+// ROUNDED: arith.extf %{{.*}} : bf16 to f32
+// ROUNDED: memref.dealloc %[[RA]]
+// ROUNDED: memref.dealloc %[[RB]]
+// ROUNDED-NOT: linalg.matmul
+// NATIVE-LABEL: func.func @f32_product
+// NATIVE-NOT: memref.alloc
+// NATIVE: linalg.matmul
+func.func @f32_product(%a: memref<?x32xf32>, %b: memref<32x48xf32>,
+                       %c: memref<?x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x32xf32>, memref<32x48xf32>)
+                outs(%c : memref<?x48xf32>)
   return
 }

@@ -1239,6 +1239,34 @@ def cases_for(target):
         # One part: a split of K would add kernels the policy does not make.
         case.options = "split-k=1"
         cases.append(case)
+    # f32 products: on targets whose matrix units lack f32 (the H100,
+    # RDNA3) the kernel emulates its matrices in exact f32; lavapipe
+    # emulates every kernel; Intel multiplies f32 natively. With
+    # f32-matmul=bf16 the H100 and RDNA3 round A and B to bf16 (fused
+    # into the kernel's staging) and multiply on the matrix units: the
+    # reference rounds them too, so the check stays tight.
+    if t != "f32":
+        fm, fn, fk = 100, 90, 72
+        cases.append(Case(
+            "f32_matmul", filled_matmul_program("f32_matmul", fm, fn, fk,
+                                                "f32", "f32"),
+            [("a", (fm, fk), "f32", unit), ("b", (fk, fn), "f32", unit)],
+            ((fm, fn), "f32"),
+            lambda x, m=fm, n=fn, k=fk: matmul_reference(x[0], x[1], m, n, k),
+            1e-5))
+    if target in ("nvidia-h100", "amd-rdna3"):
+        fm, fn, fk = 64, 80, 96
+        def rounded_reference(x, m=fm, n=fn, k=fk):
+            a = [round_to(v, "bf16") for v in x[0]]
+            b = [round_to(v, "bf16") for v in x[1]]
+            return matmul_reference(a, b, m, n, k)
+        cases.append(Case(
+            "f32_matmul_rounded_to_bf16",
+            filled_matmul_program("f32_matmul_rounded_to_bf16", fm, fn, fk,
+                                  "f32", "f32"),
+            [("a", (fm, fk), "f32", unit), ("b", (fk, fn), "f32", unit)],
+            ((fm, fn), "f32"), rounded_reference, 1e-5,
+            options="f32-matmul=bf16"))
     # Contractions as front-ends spell them, brought to one matrix product
     # by sm-normalize-contractions: attention scores on [batch, seq, heads,
     # dim] operands (Q and K transposed to [batch, heads, seq, dim], the

@@ -105,6 +105,11 @@ class TuningTable;
 /// round trip through workgroup memory each.
 bool isVulkanDevice(TargetAttr target);
 
+/// Whether a kernel multiplying with `config` on `target` emulates its
+/// matrices: on an emulated target, or with a configuration only the
+/// target's emulation has (getEmulationTarget).
+bool isEmulatedConfig(MatrixConfigAttr config, TargetAttr target);
+
 /// The split of K that gives every compute unit of `target` a workgroup when
 /// the tiles of C alone cannot (at most 8 parts, each at least 8 whole K
 /// steps): 1 where no split helps or the target's `compute_units` are
