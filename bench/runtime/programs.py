@@ -226,6 +226,26 @@ for rows in (1, 16, 256, 4096):
             [((rows, k), "float16", -1, 1)] + weight, "linear_" + form, 2e-3,
             flops=2 * rows * n * k)
 
+# The precision policy at 4096^3: bf16 -> bf16 (accumulated in f32, rounded
+# on store) beside bf16 -> f32; f32 -> f32, exact in emulated matrices
+# beside PyTorch's f32 matmul without TF32, and with its inputs rounded to
+# bf16 for the matrix units (f32-matmul=bf16).
+PRECISION_SIZE = 4096
+for name, (inputs, output, function, tolerance, options) in {
+        "bf16_to_bf16": ("bf16", "bf16", "matmul_to_bf16", 8e-3, ""),
+        "bf16_to_f32": ("bf16", "f32", "matmul_to_f32", 8e-3, ""),
+        "f32_emulated": ("f32", "f32", "matmul_f32", 1e-4, ""),
+        "f32_rounded_to_bf16": ("f32", "f32", "matmul_f32_rounded_to_bf16",
+                                8e-3, "f32-matmul=bf16"),
+}.items():
+    size = PRECISION_SIZE
+    dtype = {"bf16": "bfloat16", "f32": "float32"}[inputs]
+    PROGRAMS["matmul_%s_%d" % (name, size)] = Program(
+        "precision", suite.filled_matmul_program("matmul", size, size, size,
+                                                 inputs, output),
+        [((size, size), dtype, -1, 1)] * 2, function, tolerance,
+        options=options, flops=2 * size ** 3)
+
 # Attention at length 4096 (16 heads, head dimension 128, f16 in and out),
 # with and without a causal mask: one flash-attention kernel each.
 for causal in (False, True):

@@ -61,6 +61,25 @@ def linear_int4(a, q, s):
     return (a @ w.T).float()
 
 
+def matmul_to_bf16(a, b):
+    return a @ b
+
+
+def matmul_to_f32(a, b):
+    # cuBLAS accumulates in f32 and rounds to bf16: the check's tolerance
+    # covers that rounding.
+    return (a @ b).float()
+
+
+def matmul_f32(a, b):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return a @ b
+
+
+def matmul_f32_rounded_to_bf16(a, b):
+    return (a.bfloat16() @ b.bfloat16()).float()
+
+
 def chain(x, *weights):
     for w in weights:
         x = torch.relu((x @ w).float()).to(torch.float16)
@@ -71,7 +90,27 @@ FUNCTIONS = {"mlp": mlp, "attention": attention,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,
              "linear_f16": linear_f16, "linear_int8": linear_int8,
-             "linear_int4": linear_int4}
+             "linear_int4": linear_int4, "matmul_to_bf16": matmul_to_bf16,
+             "matmul_to_f32": matmul_to_f32, "matmul_f32": matmul_f32,
+             "matmul_f32_rounded_to_bf16": matmul_f32_rounded_to_bf16}
+
+
+def bfloat16_bits(values):
+    """`values` (float32) rounded to bfloat16 (to nearest, ties to even),
+    as the uint16 bits the runtime reads a bf16 array as."""
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def load_array(path):
+    """An .npy the runtime reads or writes, as a tensor on the GPU: a uint16
+    array holds bfloat16 bits."""
+    array = np.load(path)
+    if array.dtype == np.uint16:
+        return torch.from_numpy(array.view(np.int16)).cuda().view(
+            torch.bfloat16)
+    return torch.from_numpy(array).cuda()
 
 
 def time_torch(function, inputs, repeat):
@@ -96,6 +135,8 @@ def make_inputs(stage):
         for index, (shape, dtype, low, high) in enumerate(entry["inputs"]):
             if dtype.startswith("int"):
                 array = rng.integers(low, high + 1, shape).astype(dtype)
+            elif dtype == "bfloat16":
+                array = bfloat16_bits(rng.uniform(low, high, shape))
             else:
                 array = rng.uniform(low, high, shape).astype(dtype)
             np.save(os.path.join(stage, "plans", name,
@@ -113,9 +154,8 @@ def main():
     overheads = []
     for name, entry in manifest.items():
         directory = os.path.join(stage, "plans", name)
-        inputs = [torch.from_numpy(np.load(os.path.join(
-            directory, "input_%d.npy" % i))).cuda()
-            for i in range(len(entry["inputs"]))]
+        inputs = [load_array(os.path.join(directory, "input_%d.npy" % i))
+                  for i in range(len(entry["inputs"]))]
         function = FUNCTIONS[entry["function"]]
         with torch.no_grad():
             want = function(*inputs).double().cpu().numpy()
@@ -127,7 +167,7 @@ def main():
         if not os.path.exists(result):
             check = "FAILED: no output (%s)" % log.strip()[-300:]
         else:
-            got = np.load(result).astype(np.float64)
+            got = load_array(result).double().cpu().numpy()
             error = np.abs(got - want)
             bad = ~(error <= entry["tolerance"] * np.maximum(1, np.abs(want)))
             check = "%s: %d elements, %d mismatches, max error %.3g" % (

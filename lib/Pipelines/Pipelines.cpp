@@ -16,8 +16,11 @@ using namespace mlir::subgroup_matrix;
 void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
     OpPassManager &pm, const LowerToVulkanOptions &options) {
   // Nothing is emitted for a program that the device would reject.
-  pm.addPass(createCheckTargetPass(
-      {options.target, /*allowEmulation=*/options.emulation != "none"}));
+  CheckTargetPassOptions check;
+  check.targetName = options.target;
+  check.allowEmulation = options.emulation != "none";
+  check.emulationRequests = true;
+  pm.addPass(createCheckTargetPass(check));
   pm.addPass(createCheckUniformityPass());
   pm.addPass(createAttachVulkanTargetPass({options.target}));
   pm.addPass(createNormalizeKernelMemoryPass());

@@ -88,9 +88,9 @@ private:
 class TargetChecker {
 public:
   TargetChecker(TargetAttr overrideTarget, bool allowEmulation,
-                bool composedShapes)
+                bool composedShapes, bool emulationRequests)
       : overrideTarget(overrideTarget), allowEmulation(allowEmulation),
-        composedShapes(composedShapes) {}
+        composedShapes(composedShapes), emulationRequests(emulationRequests) {}
 
   LogicalResult run(ModuleOp module);
 
@@ -100,7 +100,7 @@ private:
   TargetAttr getTarget(Operation *op) {
     TargetAttr target =
         overrideTarget ? overrideTarget : findEnclosingTarget(op);
-    for (Operation *parent = op; target && parent;
+    for (Operation *parent = op; target && emulationRequests && parent;
          parent = parent->getParentOp())
       if (parent->hasAttr(SubgroupMatrixDialect::getEmulateAttrName()))
         return getEmulationTarget(target);
@@ -123,6 +123,7 @@ private:
   TargetAttr overrideTarget;
   bool allowEmulation;
   bool composedShapes;
+  bool emulationRequests;
   /// Each unsupported type is reported once per target, where it first
   /// appears.
   llvm::DenseSet<std::pair<Attribute, Type>> reportedTypes;
@@ -314,8 +315,10 @@ LogicalResult TargetChecker::run(ModuleOp module) {
 LogicalResult mlir::subgroup_matrix::checkTarget(ModuleOp module,
                                                  TargetAttr overrideTarget,
                                                  bool allowEmulation,
-                                                 bool composedShapes) {
-  return TargetChecker(overrideTarget, allowEmulation, composedShapes)
+                                                 bool composedShapes,
+                                                 bool emulationRequests) {
+  return TargetChecker(overrideTarget, allowEmulation, composedShapes,
+                       emulationRequests)
       .run(module);
 }
 
@@ -329,7 +332,7 @@ struct CheckTargetPass
         resolveTargetOption(getOperation().getLoc(), targetName);
     if (failed(overrideTarget) ||
         failed(checkTarget(getOperation(), *overrideTarget, allowEmulation,
-                           composedShapes)))
+                           composedShapes, emulationRequests)))
       signalPassFailure();
   }
 };

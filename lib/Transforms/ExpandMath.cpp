@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
@@ -38,6 +40,23 @@ struct ExpandMathPass
       populatePolynomialApproximateErfcPattern(expansions);
       arith::populateCeilFloorDivExpandOpsPatterns(expansions);
       walkAndApplyPatterns(kernels, std::move(expansions));
+      // A SPIR-V conversion to bf16 rounds as the driver likes (NVIDIA's
+      // truncates), where arith.truncf rounds to nearest even: Vulkan
+      // kernels round in integer arithmetic on the bits instead. (Widening
+      // bf16 is exact, and stays a conversion.)
+      if (kernels->hasAttr(spirv::getTargetEnvAttrName())) {
+        SmallVector<Operation *> roundings;
+        kernels.walk([&](arith::TruncFOp truncation) {
+          if (getElementTypeOrSelf(truncation.getType()).isBF16())
+            roundings.push_back(truncation);
+        });
+        RewritePatternSet bf16Expansions(&getContext());
+        arith::populateExpandBFloat16Patterns(bf16Expansions);
+        GreedyRewriteConfig config;
+        config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+        (void)applyOpPatternsGreedily(roundings, std::move(bf16Expansions),
+                                      config);
+      }
     }
   }
 };

@@ -55,3 +55,37 @@ module {
     }
   }
 }
+
+// -----
+
+// In a Vulkan kernel (a target environment attached), f32 -> bf16 rounds
+// to nearest even in integer arithmetic on the bits: a SPIR-V conversion
+// would round as the driver likes. A kernel for another path keeps its
+// conversion.
+// CHECK-LABEL: gpu.func @vulkan_rounding
+// CHECK-NOT: arith.truncf
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.shrui %[[BITS]]
+// CHECK: arith.addi
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.bitcast %{{.*}} : i16 to bf16
+// CHECK-LABEL: gpu.func @other_path
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+module {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader], []>, #spirv.resource_limits<>>} {
+    gpu.func @vulkan_rounding(%x: f32, %out: memref<1xbf16>) kernel {
+      %c0 = arith.constant 0 : index
+      %r = arith.truncf %x : f32 to bf16
+      memref.store %r, %out[%c0] : memref<1xbf16>
+      gpu.return
+    }
+  }
+  gpu.module @kernels {
+    gpu.func @other_path(%x: f32, %out: memref<1xbf16>) kernel {
+      %c0 = arith.constant 0 : index
+      %r = arith.truncf %x : f32 to bf16
+      memref.store %r, %out[%c0] : memref<1xbf16>
+      gpu.return
+    }
+  }
+}

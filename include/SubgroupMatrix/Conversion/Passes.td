@@ -613,7 +613,10 @@ def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
     One-shot bufferization of the whole program, function boundaries
     included, into dense row-major buffers (identity layouts), whatever
     layout the input uses: the form kernels take. A program without
-    tensors is left as it is.
+    tensors is left as it is. A rank-0 operand of a `linalg.generic` (a
+    scale or a zero point given as `tensor<f32>`) becomes a one-element
+    view read through the constant index 0, since kernels address buffers
+    by position.
 
     ```mlir
     // sm-opt --sm-bufferize-program
@@ -712,7 +715,8 @@ def ApplyPrecisionPolicyPass
     default; the kernel stages choose that). `f32-matmul=f16` or `=bf16`
     trades exactness for the matrix units: A and B are rounded to that
     type by element-wise truncations (which the contraction's kernel takes
-    over as it stages 2-D operands) and the product accumulates in f32.
+    over as it stages 2-D operands) and the product accumulates in f32;
+    a target without matrices of that type keeps the f32 product.
 
     ```mlir
     // sm-opt --sm-apply-precision-policy

@@ -20,11 +20,14 @@ namespace subgroup_matrix {
 /// the targets attached to the module. With `allowEmulation`, what the
 /// emulated form of the target takes (TargetAttr::getEmulatedForm) passes
 /// too; with `composedShapes`, what is built of several of one
-/// configuration's matrices (TargetAttr::supportsComposedType). Fails if
-/// anything was reported.
+/// configuration's matrices (TargetAttr::supportsComposedType); with
+/// `emulationRequests`, kernels marked `subgroup_matrix.emulate` are checked
+/// against the target's emulation (getEmulationTarget). Fails if anything
+/// was reported.
 LogicalResult checkTarget(ModuleOp module, TargetAttr overrideTarget = {},
                           bool allowEmulation = false,
-                          bool composedShapes = false);
+                          bool composedShapes = false,
+                          bool emulationRequests = false);
 
 /// How `checkUniformity` reports what it finds.
 enum class UniformitySeverity { Error, Warning, Off };

@@ -58,6 +58,11 @@ def CheckTargetPass : Pass<"sm-check-target", "ModuleOp"> {
            "Accept matrices built of several of a configuration's (each "
            "dimension a multiple, the same types), as sm-lower-to-metal "
            "does: Metal's larger matrices are arrays of 8x8 ones">,
+    Option<"emulationRequests", "emulation-requests", "bool",
+           /*default=*/"false",
+           "Check kernels that ask for emulation (subgroup_matrix.emulate) "
+           "against the target's emulation, as sm-lower-to-vulkan does, "
+           "which emulates them">,
   ];
   let dependentDialects = ["::mlir::subgroup_matrix::SubgroupMatrixDialect"];
 }
@@ -269,8 +274,13 @@ def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
     `sm-promote-bf16-maps` does; SPIR-V converts bf16 but has no bf16
     arithmetic), `math.erf` and `math.erfc` become upstream's f32
     polynomial approximations (the GLSL extended instructions lack them),
-    and `arith.ceildivsi`, `floordivsi` and `ceildivui` (bounds of dynamic
-    sizes) become plain divisions. Works on the gpu.modules being lowered
+    `arith.ceildivsi`, `floordivsi` and `ceildivui` (bounds of dynamic
+    sizes) become plain divisions, and in Vulkan kernels (gpu.modules
+    carrying `spirv.target_env`) conversions between f32 and bf16 become
+    integer arithmetic on the bits (upstream's bf16 expansion), since a
+    SPIR-V conversion to bf16 rounds as the driver likes (the H100's
+    truncates) where `arith.truncf` rounds to nearest even. Works on the
+    gpu.modules being lowered
     (those carrying `spirv.target_env`, or all when none does).
 
     ```mlir

@@ -98,16 +98,16 @@ struct MatrixLayout {
   bool bBatched = false, bTransposed = false;
 };
 
-/// The dimensions of `map`, when all its results are loops.
-static std::optional<SmallVector<unsigned>> getLoopsOf(AffineMap map) {
-  SmallVector<unsigned> result;
+std::optional<SmallVector<unsigned>>
+mlir::subgroup_matrix::getIndexingLoops(AffineMap map) {
+  SmallVector<unsigned> loops;
   for (AffineExpr expr : map.getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
     if (!dim)
       return std::nullopt;
-    result.push_back(dim.getPosition());
+    loops.push_back(dim.getPosition());
   }
-  return result;
+  return loops;
 }
 
 /// Reads `op`'s matrix layout; otherwise says why it has none in `why`.
@@ -133,7 +133,7 @@ static FailureOr<MatrixLayout> matchMatrixLayout(linalg::LinalgOp op,
            nd = dims->n[0], kd = dims->k[0];
   auto matchOperand = [&](AffineMap map, unsigned rowDim, unsigned columnDim,
                           bool &batched, bool &transposed) {
-    std::optional<SmallVector<unsigned>> found = getLoopsOf(map);
+    std::optional<SmallVector<unsigned>> found = getIndexingLoops(map);
     if (!found)
       return false;
     ArrayRef<unsigned> operandDims = *found;
@@ -149,7 +149,7 @@ static FailureOr<MatrixLayout> matchMatrixLayout(linalg::LinalgOp op,
     return operandDims[0] == columnDim && operandDims[1] == rowDim;
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::optional<SmallVector<unsigned>> cDims = getLoopsOf(maps[2]);
+  std::optional<SmallVector<unsigned>> cDims = getIndexingLoops(maps[2]);
   SmallVector<unsigned> expectedC = {md, nd};
   layout.reducesBatch =
       layout.batched && cDims && !llvm::is_contained(*cDims, bd);
@@ -502,15 +502,19 @@ static void fuseGatheringPrologue(Contraction &contraction,
 /// dimensions (the first the batch when there are three).
 static std::optional<EpilogueOperand> classifyEpilogueInput(AffineMap map,
                                                             int64_t rank) {
-  SmallVector<unsigned> operandDims;
-  for (AffineExpr expr : map.getResults()) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim)
-      return std::nullopt;
-    operandDims.push_back(dim.getPosition());
-  }
+  // A scalar, which sm-bufferize-program made a one-element buffer.
+  if (map.getNumResults() == 1)
+    if (auto constant = dyn_cast<AffineConstantExpr>(map.getResult(0));
+        constant && constant.getValue() == 0) {
+      EpilogueOperand operand;
+      operand.broadcast = EpilogueBroadcast::Everywhere;
+      return operand;
+    }
+  std::optional<SmallVector<unsigned>> operandDims = getIndexingLoops(map);
+  if (!operandDims)
+    return std::nullopt;
   EpilogueOperand operand;
-  ArrayRef<unsigned> rest = operandDims;
+  ArrayRef<unsigned> rest = *operandDims;
   if (rank == 3 && !rest.empty() && rest.front() == 0) {
     operand.batched = true;
     rest = rest.drop_front();

@@ -99,6 +99,8 @@ Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
     offset = row;
     slice = mValue;
     break;
+  case EpilogueBroadcast::Everywhere:
+    return index(0);
   }
   if (operand.batched)
     offset = add(mul(batchIndex, slice), offset);

@@ -135,6 +135,43 @@ static LogicalResult bufferize(ModuleOp module) {
   return bufferization::runOneShotModuleBufferize(module, options, state);
 }
 
+/// Gives each rank-0 operand of a linalg op on buffers (a scale, a zero
+/// point, a threshold) a one-element view, read through the constant index
+/// 0: kernels address their buffers by position, and a scalar in memory
+/// is the buffer's element 0.
+static void viewScalarsAsVectors(ModuleOp module) {
+  SmallVector<linalg::GenericOp> ops;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op->getParentOfType<gpu::GPUModuleOp>() &&
+        op.hasPureBufferSemantics() &&
+        llvm::any_of(op->getOperandTypes(), [](Type type) {
+          auto memref = dyn_cast<MemRefType>(type);
+          return memref && memref.getRank() == 0;
+        }))
+      ops.push_back(op);
+  });
+  for (linalg::GenericOp op : ops) {
+    OpBuilder builder(op);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || type.getRank() != 0)
+        continue;
+      auto vectorType = MemRefType::get({1}, type.getElementType(), AffineMap(),
+                                        type.getMemorySpace());
+      Value view = memref::ExpandShapeOp::create(
+          builder, op.getLoc(), vectorType, operand.get(),
+          ArrayRef<ReassociationIndices>{},
+          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
+      operand.set(view);
+      AffineMap &map = maps[operand.getOperandNumber()];
+      map = AffineMap::get(map.getNumDims(), 0,
+                           builder.getAffineConstantExpr(0), op.getContext());
+    }
+    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  }
+}
+
 /// Whether `buffer` is a view of an argument of its function: an array the
 /// caller passes, whose shape nothing in the program sets.
 static bool isViewOfArgument(Value buffer) {
@@ -352,7 +389,8 @@ struct BufferizeProgramPass
 
   void runOnOperation() override {
     if (failed(bufferize(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    viewScalarsAsVectors(getOperation());
   }
 };
 

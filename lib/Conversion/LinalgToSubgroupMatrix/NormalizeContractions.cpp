@@ -30,18 +30,6 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-/// The loops `map` indexes with, in order, when all its results are loops.
-static std::optional<SmallVector<unsigned>> getIndexingLoops(AffineMap map) {
-  SmallVector<unsigned> loops;
-  for (AffineExpr expr : map.getResults()) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim)
-      return std::nullopt;
-    loops.push_back(dim.getPosition());
-  }
-  return loops;
-}
-
 /// `loops` in the order `map` indexes with them.
 static SmallVector<unsigned> orderAsIndexed(AffineMap map,
                                             ArrayRef<unsigned> loops) {

@@ -78,6 +78,19 @@ static void castBuffer(OpBuilder &b, Location loc, Value input, Value output) {
       });
 }
 
+/// A new buffer of `buffer`'s shape (its dynamic sizes read off it) with
+/// `element`s.
+static Value allocateLike(OpBuilder &b, Location loc, Value buffer,
+                          Type element) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, buffer, dim));
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), element), dynamicSizes);
+}
+
 /// Rewrites `op` (a contraction into the f16/bf16 buffer C) to accumulate
 /// in a new f32 buffer, and rounds that into C after it.
 static void widenAccumulator(linalg::LinalgOp op) {
@@ -89,15 +102,7 @@ static void widenAccumulator(linalg::LinalgOp op) {
   linalg::FillOp fill = getFillBefore(op, c);
   if (fill)
     b.setInsertionPoint(fill);
-  auto cType = cast<MemRefType>(c.getType());
-  Type f32 = b.getF32Type();
-
-  SmallVector<Value> dynamicSizes;
-  for (int64_t dim = 0; dim < cType.getRank(); ++dim)
-    if (cType.isDynamicDim(dim))
-      dynamicSizes.push_back(memref::DimOp::create(b, loc, c, dim));
-  auto wideType = MemRefType::get(cType.getShape(), f32);
-  Value wide = memref::AllocOp::create(b, loc, wideType, dynamicSizes);
+  Value wide = allocateLike(b, loc, c, b.getF32Type());
 
   // The accumulator starts as C's fill, or as C.
   if (fill) {
@@ -126,13 +131,7 @@ static void roundInputs(linalg::LinalgOp op, Type narrow) {
   Location loc = op.getLoc();
   SmallVector<Value> rounded;
   for (Value input : op.getDpsInputs()) {
-    auto type = cast<MemRefType>(input.getType());
-    SmallVector<Value> dynamicSizes;
-    for (int64_t dim = 0; dim < type.getRank(); ++dim)
-      if (type.isDynamicDim(dim))
-        dynamicSizes.push_back(memref::DimOp::create(b, loc, input, dim));
-    Value temporary = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), narrow), dynamicSizes);
+    Value temporary = allocateLike(b, loc, input, narrow);
     castBuffer<arith::TruncFOp>(b, loc, input, temporary);
     rounded.push_back(temporary);
   }
@@ -169,16 +168,20 @@ struct ApplyPrecisionPolicyPass
         *target = findEnclosingTarget(getOperation());
       Builder builder(&getContext());
       Type f32 = builder.getF32Type();
-      bool hasF32Matrices =
-          *target && llvm::any_of((*target).getConfigs(),
-                                  [&](MatrixConfigAttr config) {
-                                    return config.getComponentType() == f32 &&
-                                           config.getResultType() == f32;
-                                  });
-      if (!hasF32Matrices)
-        policy.f32InputsRoundedTo = f32Matmul == "f16"
-                                        ? Type(builder.getF16Type())
-                                        : Type(builder.getBF16Type());
+      Type narrow = f32Matmul == "f16" ? Type(builder.getF16Type())
+                                       : Type(builder.getBF16Type());
+      auto hasMatrices = [&](Type input) {
+        return !*target ||
+               llvm::any_of((*target).getConfigs(),
+                            [&](MatrixConfigAttr config) {
+                              return config.getComponentType() == input &&
+                                     config.getResultType() == f32;
+                            });
+      };
+      // Rounded where the matrix units lack f32 and have the narrow type
+      // (RDNA3 has no bf16: its f32 products stay emulated).
+      if (!hasMatrices(f32) && hasMatrices(narrow))
+        policy.f32InputsRoundedTo = narrow;
     } else if (f32Matmul != "emulate") {
       getOperation().emitError()
           << "sm-apply-precision-policy: unknown f32-matmul '" << f32Matmul

@@ -123,6 +123,9 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
     case EpilogueBroadcast::AlongColumns:
       counts.push_back(formatLaunchSize({batch, m}, {"", "M"}));
       break;
+    case EpilogueBroadcast::Everywhere:
+      counts.push_back("1");
+      break;
     }
   }
   for (const ContractionInput *input : {&problem.a, &problem.b})

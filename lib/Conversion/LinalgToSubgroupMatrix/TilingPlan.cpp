@@ -67,15 +67,15 @@ static MatrixConfigAttr chooseAmong(ArrayRef<MatrixConfigAttr> configs,
   return best;
 }
 
-/// The target's configuration for the problem's types; without one, on a
-/// Vulkan device (whose lowering can emulate a kernel's matrices), the
-/// configuration of an emulated kernel: exact, in ordinary arithmetic (an
-/// f32 product on a device whose matrix units lack f32).
+/// The target's configuration for the problem's types; without one, for an
+/// f32 product on a Vulkan device (whose lowering can emulate a kernel's
+/// matrices), the configuration of an emulated kernel: exact, in ordinary
+/// arithmetic (the precision policy, docs/Precision.md).
 static FailureOr<MatrixConfigAttr>
 chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
   if (MatrixConfigAttr best = chooseAmong(target.getConfigs(), problem))
     return best;
-  if (isVulkanDevice(target))
+  if (isVulkanDevice(target) && problem.inputComponent.isF32())
     if (MatrixConfigAttr emulated =
             chooseAmong(getEmulationTarget(target).getConfigs(), problem))
       return emulated;
@@ -85,8 +85,7 @@ chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
                                   : std::string("custom"))
              << "': it has no matrix configuration for "
              << problem.inputComponent << " -> " << problem.resultComponent
-             << "; it supports "
-             << target.describeConfigs(),
+             << "; it supports " << target.describeConfigs(),
          failure();
 }
 
@@ -113,13 +112,17 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
   // and one matrix deep per step keep a kernel small enough for a CPU
   // driver to compile in seconds (lavapipe takes 35 s for the 2 x 2 blocks
   // two matrices deep that it takes 4 s for here).
+  // The RDNA3 register budget that asks for 4 x 4 subgroups there is the
+  // matrix units'; emulated kernels keep 2 x 2, whose copies the
+  // invocations share evenly at one matrix deep.
   bool emulated = isEmulatedConfig(config, target);
   if (emulated)
     blockM = blockN = 1;
+  int64_t subgroups = amd && !emulated ? 4 : 2;
   if (!tiling.subgroupsM)
-    tiling.subgroupsM = amd ? 4 : 2;
+    tiling.subgroupsM = subgroups;
   if (!tiling.subgroupsN)
-    tiling.subgroupsN = amd ? 4 : 2;
+    tiling.subgroupsN = subgroups;
   // Small M (a decode step: M = 1..16 rows, static) is bound by reading B:
   // one result matrix per subgroup, four subgroups along N and deep K
   // steps, so that many workgroups stream B at once. On the H100 at
@@ -138,10 +141,13 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
     tiling.tileM = tiling.subgroupsM * blockM * config.getM();
   if (!tiling.tileN)
     tiling.tileN = tiling.subgroupsN * blockN * config.getN();
+  // An emulated kernel on a GPU with matrix units copies 16 bytes at a
+  // time: a step 64 bytes deep gives every invocation a copy.
   if (!tiling.tileK)
     tiling.tileK =
-        emulated ? config.getK()
-                 : std::max<int64_t>(2 * config.getK(), 64 / elementBytes);
+        target.getEmulated() ? config.getK()
+        : emulated ? std::max<int64_t>(config.getK(), 64 / elementBytes)
+                   : std::max<int64_t>(2 * config.getK(), 64 / elementBytes);
   if (tiling.padding < 0)
     tiling.padding = 16 / elementBytes;
   // On the H100, one buffer measured faster than two (268.7 against 165.1

@@ -275,3 +275,34 @@ func.func @batch_reduce(%a: memref<4x128x64xf16>, %b: memref<4x64x128xf16>, %c: 
   linalg.batch_reduce_matmul ins(%a, %b : memref<4x128x64xf16>, memref<4x64x128xf16>) outs(%c : memref<128x128xf32>)
   return
 }
+
+// -----
+
+// A rank-0 scale (tensor<f32>): a one-element view of its buffer, whose
+// element 0 the fused epilogue multiplies each result element by.
+
+// CHECK-LABEL: gpu.func @matmul_0
+// CHECK-SAME: %[[SCALE:[^:]*]]: memref<1xf32>
+// CHECK: %[[ACC:.*]] = memref.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[S:.*]] = memref.load %[[SCALE]][%{{.*}}] : memref<1xf32>
+// CHECK: arith.mulf %[[ACC]], %[[S]] : f32
+// CHECK-LABEL: func.func @rank0_scale
+// CHECK-SAME: %[[HS:[^:]*]]: memref<f32>
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[HS]] [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK: gpu.launch_func @kernels::@matmul_0
+// CHECK-SAME: %[[VIEW]] : memref<1xf32>
+// CHECK-NOT: gpu.launch_func
+func.func @rank0_scale(%x: tensor<64x32xf16>, %w: tensor<32x48xf16>, %s: tensor<f32>) -> tensor<64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<64x32xf16>, tensor<32x48xf16>) outs(%acc : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %e2 = tensor.empty() : tensor<64x48xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %s : tensor<64x48xf32>, tensor<f32>) outs(%e2 : tensor<64x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<64x48xf32>
+  return %y : tensor<64x48xf32>
+}

@@ -88,14 +88,19 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
 // -----
 
 // SPIR-V converts bf16 (SPV_KHR_bfloat16) but has no bf16 arithmetic: the
-// map body computes in f32 between conversions, in the scratch tile.
+// map body computes in f32 between conversions, in the scratch tile. The
+// way back rounds to nearest even on the bits (a conversion would round as
+// the driver likes).
 
 // CHECK-LABEL: spirv.module @__spv__bf16_map
 // CHECK: spirv.KHR.CooperativeMatrixStore %{{.*}} : !spirv.ptr<bf16, Workgroup>, !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
 // CHECK: %[[X:.*]] = spirv.Load "Workgroup" %{{.*}} : bf16
 // CHECK: %[[W:.*]] = spirv.FConvert %[[X]] : bf16 to f32
 // CHECK: %[[E:.*]] = spirv.GL.Exp %[[W]] : f32
-// CHECK: %[[Y:.*]] = spirv.FConvert %[[E]] : f32 to bf16
+// CHECK: %[[BITS:.*]] = spirv.Bitcast %[[E]] : f32 to i32
+// CHECK: %[[ROUNDED:.*]] = spirv.SConvert %{{.*}} : i32 to i16
+// CHECK: %[[KEPT:.*]] = spirv.Select %{{.*}}, %{{.*}}, %[[ROUNDED]] : i1, i16
+// CHECK: %[[Y:.*]] = spirv.Bitcast %[[KEPT]] : i16 to bf16
 // CHECK: spirv.Store "Workgroup" %{{.*}}, %[[Y]]
 // CHECK-NOT: spirv.GL.{{.*}} : bf16
 // CHECK-NOT: spirv.F{{Add|Mul|Sub|Div}} {{.*}} : bf16

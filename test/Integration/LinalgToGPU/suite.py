@@ -1242,9 +1242,10 @@ def cases_for(target):
     # f32 products: on targets whose matrix units lack f32 (the H100,
     # RDNA3) the kernel emulates its matrices in exact f32; lavapipe
     # emulates every kernel; Intel multiplies f32 natively. With
-    # f32-matmul=bf16 the H100 and RDNA3 round A and B to bf16 (fused
-    # into the kernel's staging) and multiply on the matrix units: the
-    # reference rounds them too, so the check stays tight.
+    # f32-matmul=bf16 the H100 rounds A and B to bf16 (fused into the
+    # kernel's staging) and multiplies on the matrix units: the reference
+    # rounds them too, so the check stays tight. (RDNA3 has no bf16
+    # matrices; there the option leaves the product emulated.)
     if t != "f32":
         fm, fn, fk = 100, 90, 72
         cases.append(Case(
@@ -1254,7 +1255,7 @@ def cases_for(target):
             ((fm, fn), "f32"),
             lambda x, m=fm, n=fn, k=fk: matmul_reference(x[0], x[1], m, n, k),
             1e-5))
-    if target in ("nvidia-h100", "amd-rdna3"):
+    if target == "nvidia-h100":
         fm, fn, fk = 64, 80, 96
         def rounded_reference(x, m=fm, n=fn, k=fk):
             a = [round_to(v, "bf16") for v in x[0]]
@@ -1267,6 +1268,35 @@ def cases_for(target):
             [("a", (fm, fk), "f32", unit), ("b", (fk, fn), "f32", unit)],
             ((fm, fn), "f32"), rounded_reference, 1e-5,
             options="f32-matmul=bf16"))
+    # A rank-0 scale (a tensor<f32> argument, as importers pass scales):
+    # a one-element buffer the epilogue reads element 0 of, fused into
+    # the product's kernel.
+    if t != "f32":
+        sm0, sn0, sk0 = 48, 40, 64
+        text = """func.func @rank0_scale(%%a: %(a)s, %%b: %(b)s, %%s: tensor<f32>) -> %(c)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(c)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(c)s) -> %(c)s
+  %%mm = linalg.matmul ins(%%a, %%b : %(a)s, %(b)s) outs(%%f : %(c)s) -> %(c)s
+  %%e2 = tensor.empty() : %(c)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%mm, %%s : %(c)s, tensor<f32>) outs(%%e2 : %(c)s) {
+  ^bb0(%%v: f32, %%sv: f32, %%o: f32):
+    %%p = arith.mulf %%v, %%sv : f32
+    linalg.yield %%p : f32
+  } -> %(c)s
+  return %%r : %(c)s
+}
+""" % dict(a=tensor((sm0, sk0), t), b=tensor((sk0, sn0), t),
+           c=tensor((sm0, sn0), "f32"))
+        cases.append(Case(
+            "rank0_scale", text,
+            [("a", (sm0, sk0), t, unit), ("b", (sk0, sn0), t, unit),
+             ("s", (), "f32", (0.5, 2.0))],
+            ((sm0, sn0), "f32"),
+            lambda x, m=sm0, n=sn0, k=sk0: [
+                v * x[2][0] for v in matmul_reference(x[0], x[1], m, n, k)],
+            1e-3))
     # Contractions as front-ends spell them, brought to one matrix product
     # by sm-normalize-contractions: attention scores on [batch, seq, heads,
     # dim] operands (Q and K transposed to [batch, heads, seq, dim], the

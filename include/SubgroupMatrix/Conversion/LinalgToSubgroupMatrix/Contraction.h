@@ -45,6 +45,8 @@ enum class EpilogueBroadcast {
   AlongRows,
   /// One element per row, the same in every column (a bias over M).
   AlongColumns,
+  /// One element for the whole result (a scale), element 0 of its buffer.
+  Everywhere,
 };
 
 /// A buffer an epilogue op reads besides the running result.
@@ -119,6 +121,9 @@ struct Contraction {
   /// The component type of what the kernel stores.
   Type getOutputComponent() const;
 };
+
+/// The loops `map` indexes with, in order, when all its results are loops.
+std::optional<SmallVector<unsigned>> getIndexingLoops(AffineMap map);
 
 /// Whether `op` is a contraction this project can put in a kernel (its
 /// indexing maps and body are a matrix product, maybe batched).
