@@ -135,10 +135,11 @@ static LogicalResult bufferize(ModuleOp module) {
   return bufferization::runOneShotModuleBufferize(module, options, state);
 }
 
-/// Gives each rank-0 operand of a linalg op on buffers (a scale, a zero
-/// point, a threshold) a one-element view, read through the constant index
-/// 0: kernels address their buffers by position, and a scalar in memory
-/// is the buffer's element 0.
+/// Gives each rank-0 operand of a linalg.generic on buffers (a scale, a
+/// zero point, a threshold) a one-element view, read through the constant
+/// index 0: kernels address their buffers by position, and a scalar in
+/// memory is the buffer's element 0. (Named ops with rank-0 operands, such
+/// as linalg.dot's result, are not rewritten.)
 static void viewScalarsAsVectors(ModuleOp module) {
   SmallVector<linalg::GenericOp> ops;
   module.walk([&](linalg::GenericOp op) {
