@@ -96,16 +96,16 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
           "cannot fold its two leading batch loops into one");
     rewriter.replaceOp(generic, collapsed->results);
   }
-  // An expand_shape followed by the same collapse_shape is the original
-  // value.
-  RewritePatternSet patterns(module.getContext());
-  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
-                                                       module.getContext());
-  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
-                                                     module.getContext());
-  // A fill or an empty tensor followed by the collapse is the collapsed
-  // one (so that products see their zero-filled 3-D accumulators).
-  linalg::FillOp::getCanonicalizationPatterns(patterns, module.getContext());
+  return foldReshapedFills(module);
+}
+
+LogicalResult mlir::subgroup_matrix::foldReshapedFills(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
   tensor::populateFoldTensorEmptyPatterns(patterns);
   return applyPatternsGreedily(module, std::move(patterns));
 }

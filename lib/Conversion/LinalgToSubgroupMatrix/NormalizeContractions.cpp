@@ -15,10 +15,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -347,17 +345,7 @@ static LogicalResult normalizeContractions(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   for (linalg::LinalgOp op : contractions)
     normalizeContraction(rewriter, op);
-  // Reshapes and transposes of fills and empty tensors are fills and empty
-  // tensors of the new shape (so that a product still sees its constant
-  // accumulator); a reshape and its inverse cancel.
-  MLIRContext *context = module.getContext();
-  RewritePatternSet patterns(context);
-  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
-  linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
-  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
-  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
-  tensor::populateFoldTensorEmptyPatterns(patterns);
-  return applyPatternsGreedily(module, std::move(patterns));
+  return foldReshapedFills(module);
 }
 
 namespace {

@@ -134,6 +134,13 @@ bool isMatrixContraction(linalg::LinalgOp op);
 /// (so that `op` may start from the fill's value instead).
 linalg::FillOp getFillBefore(Operation *op, Value c);
 
+/// Cleans up after the tensor stages that reshape operands (batch loops
+/// folded, contractions normalized): a reshape or transpose of a fill or an
+/// empty tensor becomes a fill or an empty tensor of the new shape (so that
+/// a product still sees its constant accumulator), and a reshape followed
+/// by its inverse is the original value.
+LogicalResult foldReshapedFills(ModuleOp module);
+
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
