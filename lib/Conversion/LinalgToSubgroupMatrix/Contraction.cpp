@@ -334,10 +334,14 @@ bool mlir::subgroup_matrix::isPrivateTemporary(Value buffer,
 }
 
 /// The linalg.generic that writes `buffer`, a temporary only it and
-/// `contraction` (later in the same block) use: a producer the kernel
-/// could take over.
+/// `reader` (later in the same block: the contraction, or a view of the
+/// buffer that only the contraction reads) use: a producer the kernel could
+/// take over.
 static linalg::GenericOp getPrivateProducer(Value buffer,
-                                            linalg::LinalgOp contraction) {
+                                            linalg::LinalgOp contraction,
+                                            Operation *reader = nullptr) {
+  if (!reader)
+    reader = contraction;
   linalg::GenericOp producer;
   for (Operation *user : buffer.getUsers()) {
     auto generic = dyn_cast<linalg::GenericOp>(user);
@@ -347,7 +351,7 @@ static linalg::GenericOp getPrivateProducer(Value buffer,
   }
   if (!producer || producer->getBlock() != contraction->getBlock() ||
       !producer->isBeforeInBlock(contraction) ||
-      !isPrivateTemporary(buffer, {producer, contraction}))
+      !isPrivateTemporary(buffer, {producer, reader}))
     return {};
   return producer;
 }
@@ -448,26 +452,167 @@ static bool isComputableIndex(AffineExpr expr) {
          isComputableIndex(binary.getLHS());
 }
 
+/// The map from (row, column) of a matrix to the dimensions of the
+/// row-major `shape` it is the view `groups` of.
+static AffineMap getDelinearizationMap(ArrayRef<int64_t> shape,
+                                       ArrayRef<ReassociationIndices> groups,
+                                       MLIRContext *context) {
+  SmallVector<AffineExpr> dims;
+  for (auto [position, group] : llvm::enumerate(groups)) {
+    AffineExpr linear = getAffineDimExpr(position, context);
+    int64_t stride = 1;
+    for (int64_t dim : group)
+      stride *= shape[dim];
+    for (auto [index, dim] : llvm::enumerate(group)) {
+      stride /= shape[dim];
+      AffineExpr expr = linear.floorDiv(stride);
+      // The outermost dimension of a group needs no wrapping.
+      dims.push_back(index == 0 ? expr : expr % shape[dim]);
+    }
+  }
+  return AffineMap::get(groups.size(), 0, dims, context);
+}
+
+namespace {
+/// A padded copy of a buffer, as a bufferized `tensor.pad` writes it: a
+/// temporary filled with a constant, the source copied into a window of it.
+struct PaddedCopy {
+  Value buffer, source;
+  SmallVector<int64_t> low;
+  GatherPadding padding;
+  /// The fill and the copy, which the kernel replaces.
+  SmallVector<Operation *> writers;
+};
+} // namespace
+
+/// The constant every element of `buffer` is set to by `writer`: a
+/// linalg.fill, or the linalg.map / generic without inputs that a
+/// bufferized tensor.pad writes (its indices unused).
+static TypedAttr getConstantWritten(Operation *writer, Value buffer) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(writer);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInits()[0] != buffer)
+    return {};
+  Value written;
+  if (auto fill = dyn_cast<linalg::FillOp>(writer)) {
+    written = fill.getDpsInputs()[0];
+  } else if (linalgOp.getNumDpsInputs() == 0 &&
+             linalgOp->getNumRegions() == 1) {
+    Block &body = linalgOp->getRegion(0).front();
+    written = body.getTerminator()->getOperand(0);
+    if (written.getParentBlock() == &body)
+      return {};
+  }
+  TypedAttr value;
+  if (!written || !matchPattern(written, m_Constant(&value)))
+    return {};
+  return value;
+}
+
+/// `buffer` as the padded copy of another one, when it is a temporary that
+/// only `reader` (later in the same block) reads.
+static std::optional<PaddedCopy> matchPaddedCopy(Value buffer,
+                                                 Operation *reader) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!buffer.getDefiningOp<memref::AllocOp>() || !type.hasStaticShape())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp window;
+  PaddedCopy padded;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == reader || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto value = getConstantWritten(user, buffer)) {
+      if (fill)
+        return std::nullopt;
+      fill = user;
+      padded.padding.value = value;
+    } else if (auto subview = dyn_cast<memref::SubViewOp>(user);
+               subview && !window) {
+      window = subview;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!fill || !window || !window->hasOneUse() || !window.hasUnitStride() ||
+      llvm::any_of(window.getStaticOffsets(), ShapedType::isDynamic))
+    return std::nullopt;
+  auto copy = dyn_cast<memref::CopyOp>(*window->getUsers().begin());
+  if (!copy || copy.getTarget() != window.getResult())
+    return std::nullopt;
+  auto sourceType = dyn_cast<MemRefType>(copy.getSource().getType());
+  if (!sourceType || !sourceType.getLayout().isIdentity() ||
+      sourceType.getShape() != window.getType().getShape())
+    return std::nullopt;
+  // The fill, then the copy over it, then the read.
+  if (fill->getBlock() != reader->getBlock() ||
+      copy->getBlock() != reader->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(reader))
+    return std::nullopt;
+  padded.buffer = buffer;
+  padded.source = copy.getSource();
+  padded.low = llvm::to_vector(window.getStaticOffsets());
+  for (auto [low, size, paddedSize] :
+       llvm::zip(padded.low, sourceType.getShape(), type.getShape()))
+    padded.padding.checked.push_back(low != 0 || size != paddedSize);
+  padded.writers = {fill, copy};
+  return padded;
+}
+
 /// Takes over the producer of A or B that the kernel can run per element
 /// as it stages the tile, reading the producer's inputs itself through
 /// their indexing maps: a dequantization (an 8-bit weight, or 4-bit values
 /// packed two to a byte, times a scale per column or per group of K, maybe
-/// minus a zero point) or a cast of the activations. Loads stay in the
-/// stored types, so the kernel moves the weight's bytes, not f16.
+/// minus a zero point), a cast of the activations, or the gathered window
+/// of a convolution (written with more dimensions than the matrix, of
+/// which the contraction reads a collapsed view). Loads stay in the stored
+/// types, so the kernel moves the weight's bytes, not f16.
 static void fuseGatheringPrologue(Contraction &contraction,
                                   ContractionInput &input) {
   if (input.batched)
     return;
   Value buffer = input.buffer;
-  linalg::GenericOp producer = getPrivateProducer(buffer, contraction.op);
-  if (!producer || producer.getNumDpsInputs() == 0 ||
-      producer.getNumLoops() != 2 || producer.getNumParallelLoops() != 2 ||
-      !producer.getIndexingMapsArray().back().isIdentity() ||
-      !hasScalarBody(producer, /*allowIndices=*/true))
-    return;
   auto bufferType = cast<MemRefType>(buffer.getType());
-  for (auto [operand, map] :
-       llvm::zip(producer.getDpsInputs(), producer.getIndexingMapsArray())) {
+  // The maps of the producer are restated on the matrix's (row, column).
+  Value written = buffer;
+  auto view = buffer.getDefiningOp<memref::CollapseShapeOp>();
+  if (view) {
+    written = view.getSrc();
+    if (!view->hasOneUse() || !bufferType.hasStaticShape())
+      return;
+  }
+  linalg::GenericOp producer =
+      getPrivateProducer(written, contraction.op, view);
+  if (!producer || producer.getNumDpsInputs() == 0 ||
+      producer.getNumLoops() != producer.getNumParallelLoops() ||
+      !producer.getIndexingMapsArray().back().isIdentity() ||
+      !hasScalarBody(producer, /*allowIndices=*/!view))
+    return;
+  AffineMap toProducerLoops =
+      view ? getDelinearizationMap(
+                 cast<MemRefType>(written.getType()).getShape(),
+                 view.getReassociationIndices(), producer.getContext())
+           : AffineMap::getMultiDimIdentityMap(2, producer.getContext());
+  if (toProducerLoops.getNumResults() != producer.getNumLoops())
+    return;
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> operands = producer.getDpsInputs();
+  SmallVector<std::optional<GatherPadding>> padding;
+  SmallVector<PaddedCopy> paddedCopies;
+  for (auto [operand, producerMap] :
+       llvm::zip(operands, producer.getIndexingMapsArray())) {
+    AffineMap map = producerMap.compose(toProducerLoops);
+    // A padded input is read where it came from, out of its window.
+    padding.emplace_back();
+    if (std::optional<PaddedCopy> padded = matchPaddedCopy(operand, producer)) {
+      SmallVector<AffineExpr> shifted;
+      for (auto [expr, low] : llvm::zip(map.getResults(), padded->low))
+        shifted.push_back(expr - low);
+      map = AffineMap::get(map.getNumDims(), 0, shifted, map.getContext());
+      operand = padded->source;
+      padding.back() = padded->padding;
+      paddedCopies.push_back(*padded);
+    }
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || !type.getLayout().isIdentity() || map.getNumSymbols() ||
         type.getRank() != map.getNumResults() ||
@@ -481,21 +626,29 @@ static void fuseGatheringPrologue(Contraction &contraction,
         map.isIdentity() && type.getShape() == bufferType.getShape();
     if (!type.hasStaticShape() && !likeTile)
       return;
+    maps.push_back(map);
   }
   // The host reads dynamic sizes off the first input, which must then
   // have the tile's shape.
-  Value first = producer.getDpsInputs()[0];
+  Value first = operands[0];
   if (!bufferType.hasStaticShape() &&
-      (!producer.getIndexingMapsArray()[0].isIdentity() ||
+      (!maps[0].isIdentity() ||
        cast<MemRefType>(first.getType()).getShape() != bufferType.getShape()))
     return;
   input.prologue = producer;
   input.gathers = true;
+  input.gatherMaps = std::move(maps);
+  input.gatherPadding = std::move(padding);
   input.buffer = first;
-  input.prologueOperands =
-      llvm::to_vector(llvm::drop_begin(producer.getDpsInputs()));
-  contraction.deadAllocations.push_back(buffer.getDefiningOp());
+  input.prologueOperands = llvm::to_vector(llvm::drop_begin(operands));
+  if (view)
+    contraction.deadAllocations.push_back(view);
+  contraction.deadAllocations.push_back(written.getDefiningOp());
   contraction.fusedProducers.push_back(producer);
+  for (const PaddedCopy &padded : paddedCopies) {
+    llvm::append_range(contraction.fusedProducers, padded.writers);
+    contraction.deadAllocations.push_back(padded.buffer.getDefiningOp());
+  }
 }
 
 /// How an epilogue input indexed by `map` reads, for a result of `rank`

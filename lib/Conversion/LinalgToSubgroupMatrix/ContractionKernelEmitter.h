@@ -63,6 +63,13 @@ struct TileCopy : WorkgroupTileCopy {
   /// elements its indexing maps select.
   bool gathers = false;
   SmallVector<Value> gatheredBuffers;
+  /// The element of each gathered buffer that element (row, column) of the
+  /// global matrix reads (ContractionInput::gatherMaps).
+  SmallVector<AffineMap> gatherMaps;
+  /// The types of the gathered buffers before the kernel flattened them.
+  SmallVector<MemRefType> gatheredTypes;
+  /// Per gathered buffer, the padding read where its map falls outside.
+  SmallVector<std::optional<GatherPadding>> gatherPadding;
 
   bool checkRows() const {
     return ShapedType::isDynamic(globalRows) || globalRows % tileRows != 0;
@@ -143,9 +150,15 @@ private:
   SplitIndex scaleIndex(SplitIndex index, int64_t factor);
   Value materialize(SplitIndex index);
   /// Loads `buffer`'s elements at `offsets` (one per element of a copied
-  /// vector), each distinct one once.
+  /// vector), each distinct one once; with `inside` (one condition per
+  /// element), an element outside the buffer is `padding` instead.
   SmallVector<Value> loadGathered(Value buffer, Type element,
-                                  ArrayRef<SplitIndex> offsets);
+                                  ArrayRef<SplitIndex> offsets,
+                                  ArrayRef<Value> inside = {},
+                                  TypedAttr padding = {});
+  /// Whether `index` lies in [0, size): one unsigned comparison, made
+  /// once per index.
+  Value isInside(SplitIndex index, int64_t size);
   /// `kind` (an arith op on indices) of x and y, built once per copied
   /// vector: the elements of a vector share their bases.
   template <typename OpTy> Value gatherIndexOp(Value x, Value y) {
@@ -155,6 +168,7 @@ private:
     return result;
   }
   DenseMap<std::tuple<StringRef, Value, Value>, Value> gatherIndexOps;
+  DenseMap<std::pair<Value, int64_t>, Value> gatherBoundChecks;
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, const LoadedTile &loaded,
                  Value stageOffset);

@@ -274,6 +274,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyB.prologue = problem.b.prologue;
   copyA.gathers = problem.a.gathers;
   copyB.gathers = problem.b.gathers;
+  copyA.gatherMaps = problem.a.gatherMaps;
+  copyB.gatherMaps = problem.b.gatherMaps;
+  copyA.gatherPadding = problem.a.gatherPadding;
+  copyB.gatherPadding = problem.b.gatherPadding;
   copyB.transposes = tiling.stageBTransposed == 1;
   bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
   copyA.globalRows = transposedA ? problem.k : problem.m;
@@ -368,8 +372,11 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     if (!copy->gathers)
       continue;
     copy->gatheredBuffers.push_back(copy->global);
-    for (size_t i = 0; i < input->prologueOperands.size(); ++i)
+    copy->gatheredTypes.push_back(cast<MemRefType>(input->buffer.getType()));
+    for (Value operand : input->prologueOperands) {
       copy->gatheredBuffers.push_back(entry->getArgument(argument++));
+      copy->gatheredTypes.push_back(cast<MemRefType>(operand.getType()));
+    }
   }
   output = separateOutput ? entry->getArgument(argument++) : c;
   auto sizeValue = [&](int64_t size) {

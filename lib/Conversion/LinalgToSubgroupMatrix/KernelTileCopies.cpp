@@ -238,9 +238,40 @@ SplitIndex ContractionKernelEmitter::computeIndex(AffineExpr expr,
   }
 }
 
-SmallVector<Value>
-ContractionKernelEmitter::loadGathered(Value buffer, Type element,
-                                       ArrayRef<SplitIndex> offsets) {
+Value ContractionKernelEmitter::isInside(SplitIndex index, int64_t size) {
+  if (!index.base)
+    return arith::ConstantIntOp::create(
+        b, loc, b.getI1Type(), index.offset >= 0 && index.offset < size);
+  Value position = materialize(index);
+  Value &inside = gatherBoundChecks[{position, size}];
+  // A negative index is a large unsigned one.
+  if (!inside)
+    inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, position,
+                                   this->index(size));
+  return inside;
+}
+
+SmallVector<Value> ContractionKernelEmitter::loadGathered(
+    Value buffer, Type element, ArrayRef<SplitIndex> offsets,
+    ArrayRef<Value> inside, TypedAttr padding) {
+  // Where the whole vector is inside or outside together, its start moves
+  // to element 0 outside; otherwise each element is loaded on its own.
+  bool insideTogether = llvm::all_equal(inside);
+  Value paddingValue =
+      padding ? arith::ConstantOp::create(b, loc, padding).getResult()
+              : Value();
+  auto pad = [&](Value value, Value isInside) {
+    return isInside
+               ? arith::SelectOp::create(b, loc, isInside, value, paddingValue)
+                     .getResult()
+               : value;
+  };
+  auto clamp = [&](Value position, Value isInside) {
+    return isInside
+               ? arith::SelectOp::create(b, loc, isInside, position, index(0))
+                     .getResult()
+               : position;
+  };
   // Offsets share their base; the elements they select are loaded once
   // each, as one vector of words where they are contiguous and aligned.
   int64_t first = offsets.front().offset, last = first;
@@ -258,10 +289,12 @@ ContractionKernelEmitter::loadGathered(Value buffer, Type element,
         return llvm::any_of(offsets, [&](auto x) { return x.offset == o; });
       });
   SmallVector<Value> values;
-  if (sharedBase && contiguous && length > 1 && length * bits % 32 == 0 &&
-      length * bits <= 128 && first % length == 0 &&
+  if (sharedBase && contiguous && insideTogether && length > 1 &&
+      length * bits % 32 == 0 && length * bits <= 128 && first % length == 0 &&
       (alignment == 0 || alignment % length == 0)) {
-    Value start = materialize({offsets.front().base, first, 0});
+    Value vectorInside = inside.empty() ? Value() : inside.front();
+    Value start =
+        clamp(materialize({offsets.front().base, first, 0}), vectorInside);
     Value vector = vector::LoadOp::create(
         b, loc, VectorType::get({length}, element), buffer, start);
     int64_t words = length * bits / 32;
@@ -273,14 +306,18 @@ ContractionKernelEmitter::loadGathered(Value buffer, Type element,
           unpacked,
           unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
     for (const SplitIndex &offset : offsets)
-      values.push_back(unpacked[offset.offset - first]);
+      values.push_back(pad(unpacked[offset.offset - first], vectorInside));
     return values;
   }
-  DenseMap<std::pair<Value, int64_t>, Value> loaded;
-  for (const SplitIndex &offset : offsets) {
-    Value &value = loaded[{offset.base, offset.offset}];
+  DenseMap<std::tuple<Value, int64_t, Value>, Value> loaded;
+  for (auto [i, offset] : llvm::enumerate(offsets)) {
+    Value elementInside = inside.empty() ? Value() : inside[i];
+    Value &value = loaded[{offset.base, offset.offset, elementInside}];
     if (!value)
-      value = memref::LoadOp::create(b, loc, buffer, materialize(offset));
+      value =
+          pad(memref::LoadOp::create(b, loc, buffer,
+                                     clamp(materialize(offset), elementInside)),
+              elementInside);
     values.push_back(value);
   }
   return values;
@@ -289,9 +326,8 @@ ContractionKernelEmitter::loadGathered(Value buffer, Type element,
 GatheredVector
 ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
                                              Value column, Value inBounds) {
-  linalg::GenericOp prologue = copy.prologue;
-  SmallVector<AffineMap> maps = prologue.getIndexingMapsArray();
   gatherIndexOps.clear();
+  gatherBoundChecks.clear();
   // Outside the matrix, compute the first element instead (always there)
   // and replace it by zero.
   if (inBounds) {
@@ -304,15 +340,17 @@ ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
   // computed and loaded once.
   SmallVector<SmallVector<Value>> inputs;
   for (auto [position, buffer] : llvm::enumerate(copy.gatheredBuffers)) {
-    AffineMap map = maps[position];
-    Value operand = prologue.getDpsInputs()[position];
-    auto type = cast<MemRefType>(operand.getType());
+    AffineMap map = copy.gatherMaps[position];
+    MemRefType type = copy.gatheredTypes[position];
+    const std::optional<GatherPadding> &padding = copy.gatherPadding[position];
     SmallVector<SplitIndex> offsets;
+    SmallVector<Value> inside;
     for (int64_t i = 0; i < copy.width; ++i) {
       SplitIndex dims[] = {{row, 0, 1}, {column, i, copy.width}};
       // Row-major offset of the selected element; an input of the tile's
       // own shape has the tile's (maybe dynamic) row length.
       SplitIndex offset = {Value(), 0, 0};
+      Value elementInside;
       for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
         if (type.hasStaticShape()) {
           offset = scaleIndex(offset, type.getDimSize(dim));
@@ -321,11 +359,22 @@ ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
           offset = {gatherIndexOp<arith::MulIOp>(materialize(offset), length),
                     0, 1};
         }
-        offset = addIndices(offset, computeIndex(expr, dims));
+        SplitIndex position = computeIndex(expr, dims);
+        if (padding && padding->checked[dim]) {
+          Value check = isInside(position, type.getDimSize(dim));
+          elementInside =
+              elementInside ? gatherIndexOp<arith::AndIOp>(elementInside, check)
+                            : check;
+        }
+        offset = addIndices(offset, position);
       }
       offsets.push_back(offset);
+      if (padding)
+        inside.push_back(elementInside);
     }
-    inputs.push_back(loadGathered(buffer, type.getElementType(), offsets));
+    inputs.push_back(loadGathered(buffer, type.getElementType(), offsets,
+                                  inside,
+                                  padding ? padding->value : TypedAttr()));
   }
   return {std::move(inputs), row, column, inBounds};
 }

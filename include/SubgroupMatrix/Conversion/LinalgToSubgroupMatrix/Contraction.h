@@ -18,6 +18,15 @@
 namespace mlir {
 namespace subgroup_matrix {
 
+/// A `tensor.pad` folded into a gathering prologue: its input is read
+/// through its map where that falls inside the input, and is `value`
+/// elsewhere (the padding, which is never stored).
+struct GatherPadding {
+  TypedAttr value;
+  /// The dimensions the map may fall outside of.
+  SmallVector<bool> checked;
+};
+
 /// An input of the contraction as the kernel reads it: a dense row-major
 /// buffer holding one matrix per batch (or one matrix for all).
 struct ContractionInput {
@@ -35,6 +44,11 @@ struct ContractionInput {
   /// `buffer` is then its first input and `prologueOperands` the others.
   bool gathers = false;
   SmallVector<Value> prologueOperands;
+  /// With `gathers`, the element of each prologue input that the element
+  /// (row, column) of the stored matrix is computed from.
+  SmallVector<AffineMap> gatherMaps;
+  /// With `gathers`, per prologue input, the padding folded into it.
+  SmallVector<std::optional<GatherPadding>> gatherPadding;
 };
 
 /// How an epilogue operand other than the running result is indexed.
@@ -140,6 +154,13 @@ linalg::FillOp getFillBefore(Operation *op, Value c);
 /// a product still sees its constant accumulator), and a reshape followed
 /// by its inverse is the original value.
 LogicalResult foldReshapedFills(ModuleOp module);
+
+/// Rewrites each convolution on tensors (named, of any layout, or a generic
+/// whose input map windows the image) that has output channels as a
+/// contraction whose A is the gathered window, a linalg.generic that
+/// copies the input through the convolution's map (implicit GEMM). Others
+/// (depthwise convolutions, dynamic sizes) are left as they are.
+void rewriteConvolutionsAsContractions(ModuleOp module);
 
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
 /// cannot be tiled into a kernel and fails otherwise.
