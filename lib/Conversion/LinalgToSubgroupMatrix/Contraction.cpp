@@ -412,6 +412,30 @@ static void fuseExtensions(Contraction &contraction) {
 
 static bool hasScalarBody(linalg::GenericOp op, bool allowIndices = false);
 
+Value mlir::subgroup_matrix::emitIndex(OpBuilder &builder, Location loc,
+                                       AffineExpr expr, ValueRange dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return arith::ConstantIndexOp::create(builder, loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = emitIndex(builder, loc, binary.getLHS(), dims);
+  Value rhs = emitIndex(builder, loc, binary.getRHS(), dims);
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(builder, loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(builder, loc, lhs, rhs);
+  // Indices and the constants they are divided by are never negative.
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(builder, loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return arith::RemUIOp::create(builder, loc, lhs, rhs);
+  default:
+    llvm_unreachable("not a computable index");
+  }
+}
+
 /// Takes over the element-wise producer of A or B that keeps its element
 /// type (a scale, an offset, a clamp): one input read through the identity,
 /// a body of scalar arith/math ops, a temporary that only it and the
@@ -435,10 +459,7 @@ static void fusePrologue(Contraction &contraction, ContractionInput &input) {
   input.buffer = source;
 }
 
-/// Whether the kernel can compute `expr` from loop indices: dimensions and
-/// constants under +, and *, floordiv and mod by positive constants (how
-/// front-ends index a packed weight or a group's scale).
-static bool isComputableIndex(AffineExpr expr) {
+bool mlir::subgroup_matrix::isComputableIndex(AffineExpr expr) {
   if (isa<AffineDimExpr, AffineConstantExpr>(expr))
     return true;
   auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
@@ -452,8 +473,9 @@ static bool isComputableIndex(AffineExpr expr) {
          isComputableIndex(binary.getLHS());
 }
 
-/// The map from (row, column) of a matrix to the dimensions of the
-/// row-major `shape` it is the view `groups` of.
+/// The map from (row, column) of a matrix (or (batch, row, column) of
+/// matrices) to the dimensions of the row-major `shape` it is the view
+/// `groups` of.
 static AffineMap getDelinearizationMap(ArrayRef<int64_t> shape,
                                        ArrayRef<ReassociationIndices> groups,
                                        MLIRContext *context) {
@@ -569,10 +591,15 @@ static std::optional<PaddedCopy> matchPaddedCopy(Value buffer,
 /// types, so the kernel moves the weight's bytes, not f16.
 static void fuseGatheringPrologue(Contraction &contraction,
                                   ContractionInput &input) {
-  if (input.batched)
+  // The kernel indexes a batched input by its batch (a group of a grouped
+  // convolution), but not by the step of a batch summed over.
+  if (input.batched && contraction.reducesBatch)
     return;
   Value buffer = input.buffer;
   auto bufferType = cast<MemRefType>(buffer.getType());
+  if (input.batched &&
+      (bufferType.getRank() != 3 || !bufferType.hasStaticShape()))
+    return;
   // The maps of the producer are restated on the matrix's (row, column).
   Value written = buffer;
   auto view = buffer.getDefiningOp<memref::CollapseShapeOp>();
@@ -586,13 +613,14 @@ static void fuseGatheringPrologue(Contraction &contraction,
   if (!producer || producer.getNumDpsInputs() == 0 ||
       producer.getNumLoops() != producer.getNumParallelLoops() ||
       !producer.getIndexingMapsArray().back().isIdentity() ||
-      !hasScalarBody(producer, /*allowIndices=*/!view))
+      !hasScalarBody(producer, /*allowIndices=*/!view && !input.batched))
     return;
   AffineMap toProducerLoops =
       view ? getDelinearizationMap(
                  cast<MemRefType>(written.getType()).getShape(),
                  view.getReassociationIndices(), producer.getContext())
-           : AffineMap::getMultiDimIdentityMap(2, producer.getContext());
+           : AffineMap::getMultiDimIdentityMap(bufferType.getRank(),
+                                               producer.getContext());
   if (toProducerLoops.getNumResults() != producer.getNumLoops())
     return;
   SmallVector<AffineMap> maps;
@@ -807,7 +835,12 @@ Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
           mapping.map(operand, builder.clone(*constant)->getResult(0));
     builder.clone(op, mapping);
   }
-  return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+  // A body may yield a constant from outside (a fill written as a map).
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (yielded.getParentBlock() != &body && !mapping.contains(yielded))
+    if (Operation *constant = yielded.getDefiningOp())
+      mapping.map(yielded, builder.clone(*constant)->getResult(0));
+  return mapping.lookupOrDefault(yielded);
 }
 
 linalg::GenericOp mlir::subgroup_matrix::buildContractionGeneric(

@@ -20,20 +20,6 @@ using namespace mlir::subgroup_matrix;
 /// Vulkan guarantees 65535 workgroups per grid dimension.
 static constexpr int64_t kMaxGridDimension = 65535;
 
-/// The loop and the constant of an index `d + c` (a part of a split-K
-/// workspace, whose parts are stacked along its rows), or nothing.
-static std::optional<std::pair<AffineDimExpr, int64_t>>
-getLoopPlusConstant(AffineExpr expr) {
-  auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!sum || sum.getKind() != AffineExprKind::Add)
-    return std::nullopt;
-  auto dim = dyn_cast<AffineDimExpr>(sum.getLHS());
-  auto constant = dyn_cast<AffineConstantExpr>(sum.getRHS());
-  if (!dim || !constant)
-    return std::nullopt;
-  return std::make_pair(dim, constant.getValue());
-}
-
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report) {
   auto fail = [&](const Twine &message) {
@@ -60,10 +46,12 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                 type, describeUnknownLayout(value)));
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-      if (!isa<AffineDimExpr, AffineConstantExpr>(expr) &&
-          !getLoopPlusConstant(expr))
-        return fail("an operand is indexed by an expression other than a "
-                    "loop, a constant or a loop plus a constant");
+      if (!isComputableIndex(expr))
+        return fail(llvm::formatv(
+            "an operand is indexed by '{0}', which is not built of loops "
+            "and constants by +, and *, floordiv and mod by positive "
+            "constants",
+            expr));
       // The kernel knows a dynamic size only as the size of a loop.
       if (!isa<AffineDimExpr>(expr) && type.isDynamicDim(position))
         return fail(llvm::formatv("'{0}' is indexed by {1} along a dynamic "
@@ -71,11 +59,14 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                   type,
                                   isa<AffineConstantExpr>(expr)
                                       ? "a constant"
-                                      : "a loop plus a constant"));
+                                      : "an expression of loops"));
     }
   }
   Block &body = op.getRegion().front();
   for (Operation &inner : body.without_terminator()) {
+    // Loop indices are what the kernel computes first.
+    if (isa<linalg::IndexOp>(inner))
+      continue;
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
         inner.getNumRegions() || !isPure(&inner))
       return fail(llvm::formatv("its body uses '{0}', which kernels of this "
@@ -222,15 +213,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     Value offset = index(0);
     for (auto [dimension, expr] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
-      Value position;
-      if (dim)
-        position = loops[dim.getPosition()];
-      else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-        position = index(constant.getValue());
-      else if (auto loopPlusConstant = getLoopPlusConstant(expr))
-        position = arith::AddIOp::create(
-            b, loc, loops[loopPlusConstant->first.getPosition()],
-            index(loopPlusConstant->second));
+      Value position = emitIndex(b, loc, expr, loops);
       // A dynamic dimension is indexed by a loop, whose size it has.
       Value size = type.isDynamicDim(dimension)
                        ? loopSizes[dim.getPosition()]
@@ -273,6 +256,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     }
     if (current)
       mapping.map(outArgument, current);
+    body.walk([&](linalg::IndexOp indexOp) {
+      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
+    });
     return cloneScalarBody(b, body, mapping);
   };
   Value result;

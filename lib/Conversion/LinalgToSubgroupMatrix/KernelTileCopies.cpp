@@ -346,7 +346,9 @@ ContractionKernelEmitter::loadGatheredVector(const TileCopy &copy, Value row,
     SmallVector<SplitIndex> offsets;
     SmallVector<Value> inside;
     for (int64_t i = 0; i < copy.width; ++i) {
-      SplitIndex dims[] = {{row, 0, 1}, {column, i, copy.width}};
+      SmallVector<SplitIndex, 3> dims = {{row, 0, 1}, {column, i, copy.width}};
+      if (map.getNumDims() == 3)
+        dims.insert(dims.begin(), {batchIndex, 0, 1});
       // Row-major offset of the selected element; an input of the tile's
       // own shape has the tile's (maybe dynamic) row length.
       SplitIndex offset = {Value(), 0, 0};

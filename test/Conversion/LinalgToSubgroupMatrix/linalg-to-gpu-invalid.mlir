@@ -73,13 +73,13 @@ func.func @winograd(%f: tensor<8x3x3x4xf32>, %t: tensor<6x6x4x8xf32>) -> tensor<
 
 // -----
 
-// An element-wise kernel indexes operands by loops, constants and loops
-// plus constants (the parts of a split-K workspace); a strided read is
-// none of those.
-func.func @strided_read(%x: memref<64xf32>, %y: memref<32xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: an operand is indexed by an expression other than a loop, a constant or a loop plus a constant}}
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%x : memref<64xf32>) outs(%y : memref<32xf32>) {
+// An element-wise kernel indexes operands by sums of loops and constants,
+// scaled, divided or wrapped by positive constants (windows, strides,
+// packed and grouped elements); a reversed read scales by -1.
+func.func @reversed_read(%x: memref<32xf32>, %y: memref<32xf32>) {
+  // expected-error @+1 {{cannot be put on the GPU: an operand is indexed by '-d0 + 31', which is not built of loops and constants by +, and *, floordiv and mod by positive constants}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (31 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<32xf32>) outs(%y : memref<32xf32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
   }
@@ -90,7 +90,7 @@ func.func @strided_read(%x: memref<64xf32>, %y: memref<32xf32>) {
 
 // A loop plus a constant along a dynamic dimension is unknown in size.
 func.func @shifted_dynamic(%x: memref<?xf32>, %y: memref<32xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' is indexed by a loop plus a constant along a dynamic dimension}}
+  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' is indexed by an expression of loops along a dynamic dimension}}
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 + 4)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : memref<?xf32>) outs(%y : memref<32xf32>) {
   ^bb0(%a: f32, %o: f32):

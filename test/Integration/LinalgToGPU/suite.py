@@ -1109,6 +1109,9 @@ def cases_for(target):
             ("conv3x3_padded_nhwc", "conv_2d_nhwc_hwcf",
              ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=40, **hw),
              dict(h=3, w=3), (1, 1), (1, 1), (1, 1), 1),
+            ("conv3x3_grouped_nhwgc", "conv_2d_nhwgc_gfhwc",
+             ("nhwgc", "gfhwc", "nhwgf"), dict(n=2, g=2, c=16, f=24, **hw),
+             dict(h=3, w=3), (1, 1), (1, 1), (1, 1), 2),
             ("conv1d_nwc", "conv_1d_nwc_wcf", ("nwc", "wcf", "nwf"),
              dict(n=3, c=32, f=24, w=40), dict(w=5), (1,), (1,), (0,), 1),
             ("conv3d_ndhwc", "conv_3d_ndhwc_dhwcf",
@@ -1118,6 +1121,42 @@ def cases_for(target):
             cases.append(convolution_case(case[0], case[1], case[2], case[3],
                                           case[4], case[5], case[6], case[7],
                                           t, acc, case[8]))
+        # A convolution an importer wrote as a generic: the window's stride
+        # is in the input's map (n, oh, ow, f, kh, kw, c).
+        case = convolution_case(
+            "conv3x3_strided_generic", "conv_2d_nhwc_hwcf",
+            ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=40, **hw),
+            dict(h=3, w=3), (2, 2), (1, 1), (0, 0), t, acc, 1)
+        x_type, f_type = (tensor(shape, t) for shape, in
+                          [(case.inputs[0][1],), (case.inputs[1][1],)])
+        y_type = tensor(case.output[0], acc)
+        case.text = """func.func @conv3x3_strided_generic(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
+  %%zero = arith.constant 0.0 : %(acc)s
+  %%e = tensor.empty() : %(y)s
+  %%init = linalg.fill ins(%%zero : %(acc)s) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, c)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>,
+      affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%%x, %%f : %(x)s, %(f)s) outs(%%init : %(y)s) {
+  ^bb0(%%a: %(t)s, %%b: %(t)s, %%o: %(acc)s):
+    %%a1 = arith.extf %%a : %(t)s to %(acc)s
+    %%b1 = arith.extf %%b : %(t)s to %(acc)s
+    %%p = arith.mulf %%a1, %%b1 : %(acc)s
+    %%s = arith.addf %%o, %%p : %(acc)s
+    linalg.yield %%s : %(acc)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % dict(x=x_type, f=f_type, y=y_type, t=t, acc=acc)
+        cases.append(case)
+        # f16 written as f16, as a traced f16 model does: accumulated in
+        # f32 and rounded once (the precision policy).
+        cases.append(convolution_case(
+            "conv3x3_padded_strided_f16_out", "conv_2d_nhwc_hwcf",
+            ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=48, **hw),
+            dict(h=3, w=3), (2, 2), (1, 1), (1, 1), t, "f16", 1))
 
     # Prologues: element-wise producers of A (a scale and shift) and B (a
     # shift) that keep the element type run as the kernel stages the

@@ -45,7 +45,8 @@ struct ContractionInput {
   bool gathers = false;
   SmallVector<Value> prologueOperands;
   /// With `gathers`, the element of each prologue input that the element
-  /// (row, column) of the stored matrix is computed from.
+  /// (row, column) of the stored matrix (batched: (batch, row, column)) is
+  /// computed from.
   SmallVector<AffineMap> gatherMaps;
   /// With `gathers`, per prologue input, the padding folded into it.
   SmallVector<std::optional<GatherPadding>> gatherPadding;
@@ -138,6 +139,16 @@ struct Contraction {
 
 /// The loops `map` indexes with, in order, when all its results are loops.
 std::optional<SmallVector<unsigned>> getIndexingLoops(AffineMap map);
+
+/// Whether a kernel can compute `expr` from loop indices: dimensions and
+/// constants under +, and *, floordiv and mod by positive constants (how
+/// front-ends index a packed weight, a group's scale, or a window).
+bool isComputableIndex(AffineExpr expr);
+
+/// Emits `expr` (`isComputableIndex`) on the values `dims` of its
+/// dimensions, which are never negative.
+Value emitIndex(OpBuilder &builder, Location loc, AffineExpr expr,
+                ValueRange dims);
 
 /// Whether `op` is a contraction this project can put in a kernel (its
 /// indexing maps and body are a matrix product, maybe batched).
