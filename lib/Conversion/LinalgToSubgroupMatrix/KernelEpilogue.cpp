@@ -65,6 +65,8 @@ void ContractionKernelEmitter::loadResultThroughScratch(Value row,
 
 void ContractionKernelEmitter::storeResultThroughScratch(
     Value row, Value column, ArrayRef<Value> cElements) {
+  if (cElements.empty() && storeScratchRowRuns(row, column))
+    return;
   unsigned element = 0;
   forEachScratchElement(
       row, column,
@@ -81,6 +83,71 @@ void ContractionKernelEmitter::storeResultThroughScratch(
             add(outputBatchBase, add(mul(globalRow, nValue), globalColumn));
         memref::StoreOp::create(b, loc, value, output, address);
       });
+}
+
+bool ContractionKernelEmitter::storeScratchRowRuns(Value row, Value column) {
+  int64_t fm = config.getM(), fn = config.getN();
+  int64_t subgroupSize = target.getSubgroupSize();
+  Type outputType = cast<MemRefType>(output.getType()).getElementType();
+  int64_t bits = outputType.getIntOrFloatBitWidth();
+  // Each lane stores one run of a row, at most 16 bytes, aligned in C: a
+  // run never crosses the end of C's row when N is a static multiple of
+  // it.
+  int64_t run = fm * fn / subgroupSize;
+  Type scratchElement = cast<MemRefType>(scratch.getType()).getElementType();
+  int64_t chunk =
+      std::min<int64_t>(run, 128 / scratchElement.getIntOrFloatBitWidth());
+  if (run < 2 || fn % run || run * bits > 128 || (run * bits) % 32 ||
+      run % chunk || (bits != 16 && bits != 32) || problem.hasDynamicN() ||
+      problem.n % run)
+    return false;
+  int64_t runsPerRow = fn / run;
+  Value scratchBase = mul(subgroupId, fm * fn);
+  Value r = arith::DivUIOp::create(b, loc, laneId, index(runsPerRow));
+  Value first =
+      mul(arith::RemUIOp::create(b, loc, laneId, index(runsPerRow)), run);
+  Value globalRow = add(row, r), globalColumn = add(column, first);
+  Value inBounds =
+      both(lessThan(globalRow, mValue), lessThan(globalColumn, nValue));
+  auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // Loaded from the scratch 16 bytes at a time.
+  Value scratchRun = add(scratchBase, add(mul(r, fn), first));
+  SmallVector<Value> elements;
+  for (int64_t start = 0; start < run; start += chunk) {
+    Value values = vector::LoadOp::create(
+        b, loc, VectorType::get({chunk}, scratchElement), scratch,
+        ValueRange{add(scratchRun, start)});
+    for (int64_t i = 0; i < chunk; ++i)
+      elements.push_back(applyEpilogueToElement(
+          vector::ExtractOp::create(b, loc, values, i), globalRow,
+          add(globalColumn, start + i)));
+  }
+  // 16-bit elements travel packed in words.
+  auto runType = VectorType::get({run}, outputType);
+  Value result;
+  if (bits == 32) {
+    result = vector::FromElementsOp::create(b, loc, runType, elements);
+  } else {
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < run; i += 2) {
+      SmallVector<Value> pair = {elements[i], elements[i + 1]};
+      if (outputType.isBF16())
+        for (Value &element : pair)
+          element = arith::BitcastOp::create(b, loc, b.getI16Type(), element);
+      words.push_back(packWord(pair));
+    }
+    result = vector::BitCastOp::create(
+        b, loc, runType,
+        vector::FromElementsOp::create(
+            b, loc, VectorType::get({run / 2}, b.getI32Type()), words));
+  }
+  vector::StoreOp::create(
+      b, loc, result, output,
+      ValueRange{add(outputBatchBase, add(mul(globalRow, nValue),
+                                          globalColumn))});
+  return true;
 }
 
 Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
