@@ -143,12 +143,14 @@ SmallVector<Value> ContractionKernelEmitter::initAccumulators() {
               b, loc, resultType, c, ValueRange{offset}, nValue, false));
           continue;
         }
+        // Each subgroup has its own region of the scratch: only its own
+        // invocations need to wait for each other.
         loadResultThroughScratch(row, column);
-        gpu::BarrierOp::create(b, loc);
+        SubgroupBarrierOp::create(b, loc);
         accumulators.push_back(LoadOp::create(
             b, loc, resultType, scratch, ValueRange{mul(subgroupId, fm * fn)},
             index(fn), false));
-        gpu::BarrierOp::create(b, loc);
+        SubgroupBarrierOp::create(b, loc);
       }
     }
     return accumulators;
@@ -250,13 +252,14 @@ void ContractionKernelEmitter::storeThroughScratch(
     for (int64_t j = 0; j < blockN; ++j) {
       // A result matrix cannot be stored partially: it goes through
       // workgroup memory, and element by element within C.
+      // The scratch region is the subgroup's own.
       StoreOp::create(b, loc, accumulators[i * blockN + j], scratch,
                       ValueRange{mul(subgroupId, fm * fn)}, index(fn), false);
-      gpu::BarrierOp::create(b, loc);
+      SubgroupBarrierOp::create(b, loc);
       storeResultThroughScratch(
           add(rowBase, resultRow(i)), add(columnBase, resultColumn(j)),
           addsCAfterLoop() ? ArrayRef(cElements[j]) : ArrayRef<Value>());
-      gpu::BarrierOp::create(b, loc);
+      SubgroupBarrierOp::create(b, loc);
     }
   }
 }
