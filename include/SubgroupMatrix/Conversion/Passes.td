@@ -575,6 +575,17 @@ def NormalizeContractionsPass : Pass<"sm-normalize-contractions", "ModuleOp"> {
     A contraction already in the kernels' form is left alone, as are dot
     products (no M and no N loop) and bodies that read `linalg.index`.
 
+    Convolutions are contractions first: each convolution on tensors
+    (upstream's `isaConvolutionOpInterface`: a named op of any layout, or a
+    generic whose input map windows the image, `d1 * 2 + d4`) with output
+    channels and static sizes becomes a contraction whose A is its window,
+    a `linalg.generic` that copies the input through the convolution's map
+    into [groups, batch and output image, window and input channels]
+    (implicit GEMM). The contraction kernel computes that generic as it
+    stages A, so the window is never stored. Depthwise convolutions and 1x1
+    convolutions with unit strides (`sm-unit-convolutions-to-contractions`)
+    are left alone.
+
     ```mlir
     // sm-opt --sm-normalize-contractions
     // Attention scores on [batch, seq, heads, dim] operands.
