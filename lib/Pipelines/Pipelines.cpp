@@ -85,9 +85,9 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   plan.attentionSoftmax = options.attentionSoftmax;
   pm.addPass(createPlanKernelsPass(plan));
 
-  pm.addPass(createAttentionToKernelsPass({options.target}));
-  pm.addPass(createContractionsToKernelsPass({options.target}));
-  pm.addPass(createElementwiseToKernelsPass({options.target}));
+  pm.addPass(createAttentionToKernelsPass({options.target, options.report}));
+  pm.addPass(createContractionsToKernelsPass({options.target, options.report}));
+  pm.addPass(createElementwiseToKernelsPass({options.target, options.report}));
 }
 
 void mlir::subgroup_matrix::registerSubgroupMatrixPipelines() {

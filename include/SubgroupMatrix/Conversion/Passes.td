@@ -854,6 +854,9 @@ def AttentionToKernelsPass : Pass<"sm-attention-to-kernels", "ModuleOp"> {
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to generate for (else the module's target attribute)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Attach to each op a remark that names the kernel it became and "
+           "why that kind of kernel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -937,6 +940,9 @@ def ContractionsToKernelsPass
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to generate for (else the module's target attribute)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Attach to each op a remark that names the kernel it became and "
+           "why that kind of kernel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -973,6 +979,9 @@ def ElementwiseToKernelsPass
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",
            "Preset to generate for (else the module's target attribute)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Attach to each op a remark that names the kernel it became and "
+           "why that kind of kernel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

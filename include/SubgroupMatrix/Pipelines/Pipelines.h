@@ -173,6 +173,11 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "'bf16' (inputs rounded to that type, multiplied by the "
                      "matrix units into f32)"),
       llvm::cl::init("emulate")};
+  PassOptions::Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("Attach to each linalg op a remark that names the "
+                     "kernel it became and why that kind of kernel"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the stages of `sm-linalg-to-gpu` to `pm` (on builtin.module): batch

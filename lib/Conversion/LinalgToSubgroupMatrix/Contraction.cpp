@@ -412,6 +412,14 @@ static void fuseExtensions(Contraction &contraction) {
 
 static bool hasScalarBody(linalg::GenericOp op, bool allowIndices = false);
 
+bool mlir::subgroup_matrix::isMultiplyAccumulateBody(Block &body) {
+  return linalg::detail::isContractionBody(
+      body, [](Operation *multiply, Operation *add) {
+        return (isa<arith::MulFOp>(multiply) && isa<arith::AddFOp>(add)) ||
+               (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
+      });
+}
+
 Value mlir::subgroup_matrix::emitIndex(OpBuilder &builder, Location loc,
                                        AffineExpr expr, ValueRange dims) {
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
@@ -754,8 +762,20 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
   SmallVector<Operation *> uses = {writer, consumer};
   if (contraction.fill)
     uses.push_back(contraction.fill);
-  if (!isPrivateTemporary(current, uses))
+  // A consumer that writes the buffer it reads (a front-end's outs reusing
+  // the product's tensor.empty) makes the kernel's output that buffer:
+  // fused when nothing reads the product in between.
+  bool inPlace = consumer.getDpsInits()[0] == current;
+  if (inPlace) {
+    if (llvm::any_of(current.getUsers(), [&](Operation *user) {
+          return !llvm::is_contained(uses, user) &&
+                 (user->getBlock() != consumer->getBlock() ||
+                  !consumer->isBeforeInBlock(user));
+        }))
+      return false;
+  } else if (!isPrivateTemporary(current, uses)) {
     return false;
+  }
   // The kernel indexes them with the contraction's sizes, whatever their
   // types spell.
   auto shapedLikeResult = [&](MemRefType memref) {
@@ -792,8 +812,10 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     return false;
   llvm::append_range(contraction.epilogueOperands, added);
   contraction.epilogue.push_back(step);
-  contraction.epilogue.back().inputAllocation = current.getDefiningOp();
-  contraction.deadAllocations.push_back(current.getDefiningOp());
+  if (!inPlace) {
+    contraction.epilogue.back().inputAllocation = current.getDefiningOp();
+    contraction.deadAllocations.push_back(current.getDefiningOp());
+  }
   contraction.output = consumer.getDpsInits()[0];
   return true;
 }

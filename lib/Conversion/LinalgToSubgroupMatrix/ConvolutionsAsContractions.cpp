@@ -37,16 +37,6 @@ static bool isWindowIndex(AffineExpr expr) {
          constant.getValue() > 0 && isa<AffineDimExpr>(binary.getLHS());
 }
 
-/// Whether `block` multiplies its two inputs (maybe extended) and adds
-/// the product to the accumulator.
-static bool isMultiplyAccumulate(Block &block) {
-  return linalg::detail::isContractionBody(
-      block, [](Operation *multiply, Operation *add) {
-        return (isa<arith::MulFOp>(multiply) && isa<arith::AddFOp>(add)) ||
-               (isa<arith::MulIOp>(multiply) && isa<arith::AddIOp>(add));
-      });
-}
-
 /// The loops of the gathered matrix, in the order its dimensions hold
 /// them: loops the filter and output share (groups), then the output's own
 /// (batch and output image) in the output's order, then the filter's own
@@ -91,7 +81,7 @@ static FailureOr<linalg::GenericOp> buildContraction(RewriterBase &rewriter,
   if (!filterMap.isProjectedPermutation() ||
       !outputMap.isProjectedPermutation() || inputMap.getNumSymbols() ||
       !llvm::all_of(inputMap.getResults(), isWindowIndex) ||
-      !isMultiplyAccumulate(op.getRegion().front()))
+      !isMultiplyAccumulateBody(op.getRegion().front()))
     return failure();
   // Output channels: loops of the filter and the output the input does not
   // read. Without them the product has no N (a depthwise convolution).

@@ -167,11 +167,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     loopSizes.push_back(ShapedType::isDynamic(range)
                             ? Value(entry->getArgument(sizeArgument++))
                             : index(range));
-  Value totalValue;
+  // One output element where every loop is a reduction (a dot product).
+  Value totalValue = index(1);
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
-      totalValue =
-          totalValue ? arith::MulIOp::create(b, loc, totalValue, size) : size;
+      totalValue = arith::MulIOp::create(b, loc, totalValue, size);
   Value gridXValue;
   if (ShapedType::isDynamic(total)) {
     Value workgroupsValue = arith::DivUIOp::create(

@@ -116,13 +116,13 @@ bool ContractionKernelEmitter::storeScratchRowRuns(Value row, Value column) {
   Value scratchRun = add(scratchBase, add(mul(r, fn), first));
   SmallVector<Value> elements;
   for (int64_t start = 0; start < run; start += chunk) {
-    Value values = vector::LoadOp::create(
-        b, loc, VectorType::get({chunk}, scratchElement), scratch,
-        ValueRange{add(scratchRun, start)});
+    Value values =
+        vector::LoadOp::create(b, loc, VectorType::get({chunk}, scratchElement),
+                               scratch, ValueRange{add(scratchRun, start)});
     for (int64_t i = 0; i < chunk; ++i)
-      elements.push_back(applyEpilogueToElement(
-          vector::ExtractOp::create(b, loc, values, i), globalRow,
-          add(globalColumn, start + i)));
+      elements.push_back(
+          applyEpilogueToElement(vector::ExtractOp::create(b, loc, values, i),
+                                 globalRow, add(globalColumn, start + i)));
   }
   // 16-bit elements travel packed in words.
   auto runType = VectorType::get({run}, outputType);
@@ -145,8 +145,8 @@ bool ContractionKernelEmitter::storeScratchRowRuns(Value row, Value column) {
   }
   vector::StoreOp::create(
       b, loc, result, output,
-      ValueRange{add(outputBatchBase, add(mul(globalRow, nValue),
-                                          globalColumn))});
+      ValueRange{
+          add(outputBatchBase, add(mul(globalRow, nValue), globalColumn))});
   return true;
 }
 

@@ -121,6 +121,13 @@ private:
 };
 } // namespace
 
+/// The remark `report=1` attaches to an op of the program: the kernel it
+/// became (or was fused into) and why that kind of kernel.
+static void reportKernel(Operation *op, StringRef verb, StringRef kernel,
+                         const Twine &why) {
+  op->emitRemark() << verb << " kernel '" << kernel << "': " << why;
+}
+
 /// linalg.softmax on buffers as the four linalg.generic ops that compute
 /// it (a max, the shifted exponentials, their sum, the quotient), each of
 /// which becomes a kernel (a softmax inside attention is fused instead).
@@ -352,13 +359,26 @@ struct AttentionToKernelsPass
                              /*report=*/false);
       }
       if (failed(plan)) {
+        if (report)
+          op->emitRemark("not one attention kernel: ")
+              << (attention ? "no attention tiling fits the target"
+                            : "it is not the softmax of scores that are "
+                              "multiplied by values")
+              << "; its exponentials, sums and quotient become element-wise "
+                 "kernels";
         if (failed(decomposeSoftmax(rewriter, op)))
           return signalPassFailure();
         continue;
       }
+      std::string name = kernels.nextName("attention");
+      if (report)
+        for (Operation *fused : attention->ops)
+          reportKernel(fused, fused == op ? "became" : "fused into", name,
+                       "the scores, their softmax and its product with the "
+                       "values in one flash-attention kernel, keys in "
+                       "blocks, the scores never stored");
       if (failed(emitAttentionKernel(rewriter, *attention, *target, *plan,
-                                     kernels.get(),
-                                     kernels.nextName("attention"))))
+                                     kernels.get(), name)))
         return signalPassFailure();
     }
   }
@@ -368,6 +388,36 @@ struct ContractionsToKernelsPass
     : public subgroup_matrix::impl::ContractionsToKernelsPassBase<
           ContractionsToKernelsPass> {
   using ContractionsToKernelsPassBase::ContractionsToKernelsPassBase;
+
+  /// `report=1`'s remarks on a contraction and the ops fused into its
+  /// kernel `name`.
+  void reportContraction(const Contraction &contraction, TargetAttr target,
+                         const TilingPlan &plan, StringRef name,
+                         StringRef reduction) {
+    bool emulated = isEmulatedConfig(plan.config, target);
+    std::string planText;
+    llvm::raw_string_ostream(planText) << plan.getAttr();
+    reportKernel(contraction.op, "became", name,
+                 Twine("a tiled matrix product on ") +
+                     (emulated ? "emulated matrices (the target has no "
+                                 "matrix units for these types)"
+                               : "the target's matrix units") +
+                     ", plan " + planText);
+    if (!reduction.empty())
+      reportKernel(contraction.op, "its split K is summed by", reduction,
+                   "the parts' partial products added element by element");
+    for (Operation *producer : contraction.fusedProducers)
+      if (isa<linalg::LinalgOp>(producer))
+        reportKernel(producer, "fused into", name,
+                     "computed element by element as the kernel stages "
+                     "the tiles it feeds");
+    for (const EpilogueStep &step : contraction.epilogue)
+      reportKernel(step.op, "fused into", name,
+                   "applied to the accumulators before the one store");
+    if (contraction.fill)
+      reportKernel(contraction.fill, "fused into", name,
+                   "the accumulators' initial value");
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -405,18 +455,24 @@ struct ContractionsToKernelsPass
       } else {
         plan = planContraction(*contraction, *target, defaults, tuning);
       }
-      linalg::GenericOp splitReduction;
-      if (failed(plan) ||
-          failed(tileContraction(rewriter, *contraction, *target, *plan,
-                                 kernels.get(), kernels.nextName("matmul"),
-                                 &splitReduction)))
+      if (failed(plan)) {
         failedAny = true;
+        continue;
+      }
       // A product's kernels are made together: the reduction of a split K
       // is not linalg that the IR may be verified with (see
       // tileContraction).
-      else if (splitReduction && failed(emitElementwiseKernel(
-                                     rewriter, splitReduction, kernels.get(),
-                                     kernels.nextName("elementwise"))))
+      std::string name = kernels.nextName("matmul");
+      std::string reduction =
+          plan->tiling.splitK > 1 ? kernels.nextName("elementwise") : "";
+      if (report)
+        reportContraction(*contraction, *target, *plan, name, reduction);
+      linalg::GenericOp splitReduction;
+      if (failed(tileContraction(rewriter, *contraction, *target, *plan,
+                                 kernels.get(), name, &splitReduction)) ||
+          (splitReduction &&
+           failed(emitElementwiseKernel(rewriter, splitReduction, kernels.get(),
+                                        reduction))))
         failedAny = true;
     }
     if (failedAny)
@@ -432,6 +488,24 @@ struct ElementwiseToKernelsPass
   void runOnOperation() override;
 };
 } // namespace
+
+/// Why an op that reached the element-wise stage is an element-wise kernel.
+static std::string describeElementwiseKernel(linalg::GenericOp op) {
+  std::string why = "one invocation per output element";
+  if (op.getNumReductionLoops())
+    why += ", its reduction loops run inside the invocation";
+  if (op.getNumDpsInputs() != 2 || !op.getNumReductionLoops() ||
+      !isMultiplyAccumulateBody(op.getRegion().front()))
+    return why;
+  // A contraction that did not become a matrix product.
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  bool hasMatrices = succeeded(dims) && (!dims->m.empty() || !dims->n.empty());
+  return why + (hasMatrices ? " (a contraction whose operands the matrix "
+                              "kernels cannot index)"
+                            : " (a dot product: no M or N loop, nothing for "
+                              "matrix units)");
+}
 
 void ElementwiseToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -460,8 +534,10 @@ void ElementwiseToKernelsPass::runOnOperation() {
       }
       generic = *generalized;
     }
-    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(),
-                                     kernels.nextName("elementwise"))))
+    std::string name = kernels.nextName("elementwise");
+    if (report && canEmitElementwiseKernel(generic, /*report=*/false))
+      reportKernel(op, "became", name, describeElementwiseKernel(generic));
+    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name)))
       failedAny = true;
   }
   if (failedAny)

@@ -135,14 +135,14 @@ static LogicalResult bufferize(ModuleOp module) {
   return bufferization::runOneShotModuleBufferize(module, options, state);
 }
 
-/// Gives each rank-0 operand of a linalg.generic on buffers (a scale, a
-/// zero point, a threshold) a one-element view, read through the constant
-/// index 0: kernels address their buffers by position, and a scalar in
-/// memory is the buffer's element 0. (Named ops with rank-0 operands, such
-/// as linalg.dot's result, are not rewritten.)
+/// Gives each rank-0 operand of a linalg op on buffers (a scale, a zero
+/// point, a threshold, a dot product's result) a one-element view, read
+/// through the constant index 0: kernels address their buffers by
+/// position, and a scalar in memory is the buffer's element 0. Named ops
+/// become generics for their maps to change.
 static void viewScalarsAsVectors(ModuleOp module) {
-  SmallVector<linalg::GenericOp> ops;
-  module.walk([&](linalg::GenericOp op) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
     if (!op->getParentOfType<gpu::GPUModuleOp>() &&
         op.hasPureBufferSemantics() &&
         llvm::any_of(op->getOperandTypes(), [](Type type) {
@@ -151,7 +151,18 @@ static void viewScalarsAsVectors(ModuleOp module) {
         }))
       ops.push_back(op);
   });
-  for (linalg::GenericOp op : ops) {
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp linalgOp : ops) {
+    // A named op (linalg.dot into a rank-0 C) is rewritten as its generic.
+    auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
+    if (!op) {
+      rewriter.setInsertionPoint(linalgOp);
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, linalgOp);
+      if (failed(generalized))
+        continue;
+      op = *generalized;
+    }
     OpBuilder builder(op);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (OpOperand &operand : op->getOpOperands()) {

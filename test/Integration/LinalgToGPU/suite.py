@@ -171,10 +171,12 @@ def silu(x):
 
 
 def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
-                     use_tensors=True):
+                     use_tensors=True, outs_reused=False):
     """matmul (fill 0) then one linalg.generic over the result and
     `extra_inputs` [(name, shape, map)], with `body` computing %y from %x
-    (the product) and the extras' block arguments."""
+    (the product) and the extras' block arguments. With `outs_reused` the
+    generic writes into the product's tensor.empty, as some front-ends
+    do."""
     ident = "affine_map<(d0, d1) -> (d0, d1)>"
     ty = tensor if use_tensors else memref
     args = ["%%a: %s" % ty((m, k), t), "%%b: %s" % ty((k, n), t)]
@@ -195,7 +197,7 @@ def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
   %%mm = linalg.matmul ins(%%a, %%b : %(a_ty)s, %(b_ty)s) outs(%%acc : %(acc_ty)s) -> %(acc_ty)s
   %%e2 = tensor.empty() : %(out_ty)s
   %%r = linalg.generic {indexing_maps = [%(maps)s], iterator_types = ["parallel", "parallel"]}
-      ins(%(ins)s : %(in_types)s) outs(%%e2 : %(out_ty)s) {
+      ins(%(ins)s : %(in_types)s) outs(%(outs)s : %(out_ty)s) {
   ^bb0(%(block_args)s):
 %(body)s
     linalg.yield %%y : %(out)s
@@ -205,7 +207,8 @@ def epilogue_program(name, m, n, k, t, acc, extra_inputs, body, out_storage,
 """ % dict(name=name, args=", ".join(args), out_ty=out_ty, acc=acc,
            acc_ty=ty((m, n), acc), a_ty=ty((m, k), t), b_ty=ty((k, n), t),
            maps=", ".join(maps), ins=ins, in_types=in_types,
-           block_args=", ".join(block_args), body=body_lines, out=out_storage)
+           block_args=", ".join(block_args), body=body_lines, out=out_storage,
+           outs="%e" if outs_reused else "%e2")
     raise NotImplementedError
 
 
@@ -949,6 +952,20 @@ def cases_for(target):
                 max(v + x[2][i % en], 0.0) for i, v in enumerate(
                     matmul_reference(x[0], x[1], em, en, ek))],
             1e-3))
+        # The same, its epilogue writing into the product's tensor.empty
+        # (in place): still one kernel.
+        cases.append(Case(
+            "bias_relu_in_place_" + tag,
+            epilogue_program("bias_relu_in_place", em, en, ek, t, acc,
+                             [("bias", (en,), "affine_map<(d0, d1) -> (d1)>")],
+                             body, "f32", outs_reused=True),
+            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
+             ("bias", (en,), acc, unit)],
+            ((em, en), "f32"),
+            lambda x, em=em, en=en, ek=ek: [
+                max(v + x[2][i % en], 0.0) for i, v in enumerate(
+                    matmul_reference(x[0], x[1], em, en, ek))],
+            1e-3))
         cases.append(Case(
             "row_bias_gelu_" + tag,
             epilogue_program("row_bias_gelu", em, en, ek, t, acc,
@@ -1479,6 +1496,11 @@ def cases_for(target):
         cases.append(contraction_case(
             "generic_matvec", dict(m=40, k=96), ("mk", "k", "m"),
             "f16", "f32", launches=1))
+        # A dot product: no matrices, the zero fill then one invocation
+        # summing K into the rank-0 result.
+        cases.append(contraction_case(
+            "generic_dot", dict(k=300), ("k", "k", ""), "f16", "f32",
+            launches=2))
         cases.append(contraction_case(
             "generic_vecmat_batched", dict(b=3, k=64, n=40),
             ("bk", "bkn", "bn"), "f16", "f32", launches=1))

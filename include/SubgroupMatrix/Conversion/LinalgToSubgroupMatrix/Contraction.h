@@ -140,6 +140,10 @@ struct Contraction {
 /// The loops `map` indexes with, in order, when all its results are loops.
 std::optional<SmallVector<unsigned>> getIndexingLoops(AffineMap map);
 
+/// Whether `body` multiplies its two inputs (maybe extended) and adds the
+/// product to the accumulator.
+bool isMultiplyAccumulateBody(Block &body);
+
 /// Whether a kernel can compute `expr` from loop indices: dimensions and
 /// constants under +, and *, floordiv and mod by positive constants (how
 /// front-ends index a packed weight, a group's scale, or a window).
