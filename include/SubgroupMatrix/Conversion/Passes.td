@@ -624,10 +624,12 @@ def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
     One-shot bufferization of the whole program, function boundaries
     included, into dense row-major buffers (identity layouts), whatever
     layout the input uses: the form kernels take. A program without
-    tensors is left as it is. A rank-0 operand of a `linalg.generic` (a
-    scale or a zero point given as `tensor<f32>`) becomes a one-element
-    view read through the constant index 0, since kernels address buffers
-    by position.
+    tensors is left as it is. Element-wise `arith` and `math` ops on whole
+    tensors (an `arith.extsi` of a weight) first become the
+    `linalg.generic` they are. A rank-0 operand of a linalg op (a scale or
+    a zero point given as `tensor<f32>`, a dot product's result) becomes a
+    one-element view read through the constant index 0, since kernels
+    address buffers by position; a named op becomes its generic for that.
 
     ```mlir
     // sm-opt --sm-bufferize-program

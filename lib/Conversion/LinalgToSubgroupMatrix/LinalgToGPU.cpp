@@ -121,6 +121,15 @@ static LogicalResult bufferize(ModuleOp module) {
   });
   if (!hasTensors)
     return success();
+  // Element-wise arith and math ops on whole tensors (an `arith.extsi` of a
+  // weight) become the linalg.generic they are, which bufferizes and which
+  // the kernels fuse like any other.
+  RewritePatternSet patterns(module.getContext());
+  linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    return module.emitError("element-wise ops on tensors did not become "
+                            "linalg.generic"),
+           failure();
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.setFunctionBoundaryTypeConversion(

@@ -60,3 +60,18 @@ func.func @conv(%x: memref<1x8x8x32xf16>, %w: memref<1x1x32x64xf16>,
       outs(%y : memref<1x8x8x64xf32>)
   return
 }
+
+// -----
+
+// An element-wise cast of a whole tensor becomes the linalg.generic it is,
+// which bufferizes (and which the contraction kernel later fuses).
+// BUFFERIZE-LABEL: func.func @tensor_cast
+// BUFFERIZE-SAME: (%[[A:.*]]: memref<4x8xi8>) -> memref<4x8xi32>
+// BUFFERIZE: %[[W:.*]] = memref.alloc() {{.*}} : memref<4x8xi32>
+// BUFFERIZE: linalg.generic {{.*}} ins(%[[A]] : memref<4x8xi8>) outs(%[[W]] : memref<4x8xi32>)
+// BUFFERIZE: arith.extsi %{{.*}} : i8 to i32
+// BUFFERIZE: return %[[W]]
+func.func @tensor_cast(%a: tensor<4x8xi8>) -> tensor<4x8xi32> {
+  %w = arith.extsi %a : tensor<4x8xi8> to tensor<4x8xi32>
+  return %w : tensor<4x8xi32>
+}

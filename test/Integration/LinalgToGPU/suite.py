@@ -1505,6 +1505,26 @@ def cases_for(target):
             "generic_vecmat_batched", dict(b=3, k=64, n=40),
             ("bk", "bkn", "bn"), "f16", "f32", launches=1))
     if target != "apple-m1":
+        # 8-bit operands extended by arith.extsi on whole tensors, as an
+        # importer writes them: the casts become generics and fuse.
+        em8, en8, ek8 = 40, 48, 96
+        cases.append(Case(
+            "tensor_extsi_i8_matmul", """func.func @tensor_extsi_i8_matmul(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>) -> tensor<%(m)dx%(n)dxi32> {
+  %%a32 = arith.extsi %%a : tensor<%(m)dx%(k)dxi8> to tensor<%(m)dx%(k)dxi32>
+  %%b32 = arith.extsi %%b : tensor<%(k)dx%(n)dxi8> to tensor<%(k)dx%(n)dxi32>
+  %%zero = arith.constant 0 : i32
+  %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
+  %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  %%r = linalg.matmul ins(%%a32, %%b32 : tensor<%(m)dx%(k)dxi32>, tensor<%(k)dx%(n)dxi32>) outs(%%acc : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  return %%r : tensor<%(m)dx%(n)dxi32>
+}
+""" % dict(m=em8, n=en8, k=ek8),
+            [("a", (em8, ek8), "si8", (-128, 127)),
+             ("b", (ek8, en8), "si8", (-128, 127))],
+            ((em8, en8), "si32"),
+            lambda x, em8=em8, en8=en8, ek8=ek8: [
+                int(p) for p in matmul_reference(x[0], x[1], em8, en8, ek8)],
+            0.0))
         cases.append(contraction_case(
             "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
             ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
