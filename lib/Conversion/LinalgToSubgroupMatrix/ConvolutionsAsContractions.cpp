@@ -22,21 +22,6 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-/// Whether `expr` is a sum of loops scaled by positive constants, plus a
-/// constant: what a window (`oh * stride + kh * dilation`) reads.
-static bool isWindowIndex(AffineExpr expr) {
-  if (isa<AffineDimExpr, AffineConstantExpr>(expr))
-    return true;
-  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!binary)
-    return false;
-  if (binary.getKind() == AffineExprKind::Add)
-    return isWindowIndex(binary.getLHS()) && isWindowIndex(binary.getRHS());
-  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
-  return binary.getKind() == AffineExprKind::Mul && constant &&
-         constant.getValue() > 0 && isa<AffineDimExpr>(binary.getLHS());
-}
-
 /// The loops of the gathered matrix, in the order its dimensions hold
 /// them: loops the filter and output share (groups), then the output's own
 /// (batch and output image) in the output's order, then the filter's own
@@ -80,7 +65,7 @@ static FailureOr<linalg::GenericOp> buildContraction(RewriterBase &rewriter,
   AffineMap inputMap = maps[0], filterMap = maps[1], outputMap = maps[2];
   if (!filterMap.isProjectedPermutation() ||
       !outputMap.isProjectedPermutation() || inputMap.getNumSymbols() ||
-      !llvm::all_of(inputMap.getResults(), isWindowIndex) ||
+      !llvm::all_of(inputMap.getResults(), isComputableIndex) ||
       !isMultiplyAccumulateBody(op.getRegion().front()))
     return failure();
   // Output channels: loops of the filter and the output the input does not

@@ -167,11 +167,14 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     loopSizes.push_back(ShapedType::isDynamic(range)
                             ? Value(entry->getArgument(sizeArgument++))
                             : index(range));
-  // One output element where every loop is a reduction (a dot product).
-  Value totalValue = index(1);
+  Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
-      totalValue = arith::MulIOp::create(b, loc, totalValue, size);
+      totalValue =
+          totalValue ? arith::MulIOp::create(b, loc, totalValue, size) : size;
+  // One output element where every loop is a reduction (a dot product).
+  if (!totalValue)
+    totalValue = index(1);
   Value gridXValue;
   if (ShapedType::isDynamic(total)) {
     Value workgroupsValue = arith::DivUIOp::create(

@@ -93,6 +93,10 @@ bool ContractionKernelEmitter::storeScratchRowRuns(Value row, Value column) {
   // Each lane stores one run of a row, at most 16 bytes, aligned in C: a
   // run never crosses the end of C's row when N is a static multiple of
   // it.
+  // Targets whose tile copies are element by element (Metal's emitter has
+  // no vector memory ops) store element by element here too.
+  if (tiling.vectorWidth == 1)
+    return false;
   int64_t run = fm * fn / subgroupSize;
   Type scratchElement = cast<MemRefType>(scratch.getType()).getElementType();
   int64_t chunk =

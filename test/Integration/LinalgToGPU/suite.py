@@ -940,32 +940,23 @@ def cases_for(target):
 %s = arith.addf %x, %bias_v : f32
 %z = arith.constant 0.0 : f32
 %y = arith.maximumf %s, %z : f32"""
-        cases.append(Case(
-            "bias_relu_" + tag,
-            epilogue_program("bias_relu", em, en, ek, t, acc,
-                             [("bias", (en,), "affine_map<(d0, d1) -> (d1)>")],
-                             body, "f32"),
-            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
-             ("bias", (en,), acc, unit)],
-            ((em, en), "f32"),
-            lambda x, em=em, en=en, ek=ek: [
-                max(v + x[2][i % en], 0.0) for i, v in enumerate(
-                    matmul_reference(x[0], x[1], em, en, ek))],
-            1e-3))
-        # The same, its epilogue writing into the product's tensor.empty
+        # The second writes its epilogue into the product's tensor.empty
         # (in place): still one kernel.
-        cases.append(Case(
-            "bias_relu_in_place_" + tag,
-            epilogue_program("bias_relu_in_place", em, en, ek, t, acc,
-                             [("bias", (en,), "affine_map<(d0, d1) -> (d1)>")],
-                             body, "f32", outs_reused=True),
-            [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
-             ("bias", (en,), acc, unit)],
-            ((em, en), "f32"),
-            lambda x, em=em, en=en, ek=ek: [
-                max(v + x[2][i % en], 0.0) for i, v in enumerate(
-                    matmul_reference(x[0], x[1], em, en, ek))],
-            1e-3))
+        for stem, reused in (("bias_relu", False),
+                             ("bias_relu_in_place", True)):
+            cases.append(Case(
+                "%s_%s" % (stem, tag),
+                epilogue_program(stem, em, en, ek, t, acc,
+                                 [("bias", (en,),
+                                   "affine_map<(d0, d1) -> (d1)>")],
+                                 body, "f32", outs_reused=reused),
+                [("a", (em, ek), t, unit), ("b", (ek, en), t, unit),
+                 ("bias", (en,), acc, unit)],
+                ((em, en), "f32"),
+                lambda x, em=em, en=en, ek=ek: [
+                    max(v + x[2][i % en], 0.0) for i, v in enumerate(
+                        matmul_reference(x[0], x[1], em, en, ek))],
+                1e-3))
         cases.append(Case(
             "row_bias_gelu_" + tag,
             epilogue_program("row_bias_gelu", em, en, ek, t, acc,
