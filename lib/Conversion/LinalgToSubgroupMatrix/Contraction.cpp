@@ -742,6 +742,28 @@ static bool hasScalarBody(linalg::GenericOp op, bool allowIndices) {
   });
 }
 
+/// Whether `buffer` holds its final value where `writer` runs, for
+/// `consumer` (later in the block) to read it there instead: defined
+/// before `writer`, and neither written nor viewed in between.
+static bool isReadyBefore(Value buffer, Operation *writer,
+                          Operation *consumer) {
+  Operation *definition = buffer.getDefiningOp();
+  if (definition && (definition->getBlock() != writer->getBlock() ||
+                     !definition->isBeforeInBlock(writer)))
+    return false;
+  return llvm::none_of(buffer.getUsers(), [&](Operation *user) {
+    bool between = user->getBlock() == writer->getBlock() &&
+                   writer->isBeforeInBlock(user) &&
+                   user->isBeforeInBlock(consumer);
+    if (!between)
+      return false;
+    // A linalg op that only reads it is harmless; anything else (a write,
+    // a copy, a view that may be written) is not.
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    return !linalgOp || llvm::is_contained(linalgOp.getDpsInits(), buffer);
+  });
+}
+
 /// Adds the element-wise consumer of the current output, if it can run in
 /// the kernel.
 static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
@@ -801,7 +823,8 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     }
     auto inputType = dyn_cast<MemRefType>(input.getType());
     std::optional<EpilogueOperand> operand = classifyEpilogueInput(map, rank);
-    if (!shapedLikeResult(inputType) || !operand)
+    if (!shapedLikeResult(inputType) || !operand ||
+        !isReadyBefore(input, writer, consumer))
       return false;
     operand->buffer = input;
     step.operandOf.push_back(contraction.epilogueOperands.size() +

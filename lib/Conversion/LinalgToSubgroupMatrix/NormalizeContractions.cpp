@@ -332,6 +332,7 @@ static void normalizeContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
 }
 
 static LogicalResult normalizeContractions(ModuleOp module) {
+  rewriteQuantizedMatmuls(module);
   rewriteConvolutionsAsContractions(module);
   SmallVector<linalg::LinalgOp> contractions;
   module.walk([&](linalg::LinalgOp op) {

@@ -1516,6 +1516,29 @@ def cases_for(target):
             lambda x, em8=em8, en8=en8, ek8=ek8: [
                 int(p) for p in matmul_reference(x[0], x[1], em8, en8, ek8)],
             0.0))
+        # linalg.quantized_matmul with constant zero points: the product
+        # of the stored bytes on the matrix units, the zero points'
+        # corrections (row sums of A, column sums of B) in its epilogue.
+        qm, qn, qk, qza, qzb = 40, 56, 96, 3, -5
+        cases.append(Case(
+            "quantized_matmul", """func.func @quantized_matmul(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>) -> tensor<%(m)dx%(n)dxi32> {
+  %%za = arith.constant %(za)d : i32
+  %%zb = arith.constant %(zb)d : i32
+  %%zero = arith.constant 0 : i32
+  %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
+  %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  %%r = linalg.quantized_matmul ins(%%a, %%b, %%za, %%zb : tensor<%(m)dx%(k)dxi8>, tensor<%(k)dx%(n)dxi8>, i32, i32) outs(%%acc : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  return %%r : tensor<%(m)dx%(n)dxi32>
+}
+""" % dict(m=qm, n=qn, k=qk, za=qza, zb=qzb),
+            [("a", (qm, qk), "si8", (-128, 127)),
+             ("b", (qk, qn), "si8", (-128, 127))],
+            ((qm, qn), "si32"),
+            lambda x, qm=qm, qn=qn, qk=qk, qza=qza, qzb=qzb: (
+                (np.array(x[0], np.int64).reshape(qm, qk) - qza) @
+                (np.array(x[1], np.int64).reshape(qk, qn) - qzb)
+            ).reshape(-1).tolist(),
+            0.0, launches=5))
         cases.append(contraction_case(
             "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
             ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))

@@ -177,6 +177,13 @@ LogicalResult foldReshapedFills(ModuleOp module);
 /// (depthwise convolutions, dynamic sizes) are left as they are.
 void rewriteConvolutionsAsContractions(ModuleOp module);
 
+/// Rewrites each `linalg.quantized_matmul` / `quantized_batch_matmul` on
+/// tensors whose zero points are constants as the product of the stored
+/// values followed by the zero points' corrections (row sums of A and
+/// column sums of B, reductions of their own, in an element-wise
+/// epilogue). Others are left as they are.
+void rewriteQuantizedMatmuls(ModuleOp module);
+
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
 /// cannot be tiled into a kernel and fails otherwise.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
