@@ -47,3 +47,33 @@ func.func @padded_conv(%x: tensor<1x8x8x32xf16>, %f: tensor<3x3x32x64xf16>, %acc
       ins(%xp, %f : tensor<1x10x10x32xf16>, tensor<3x3x32x64xf16>) outs(%acc : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
   return %y : tensor<1x8x8x64xf32>
 }
+
+// -----
+
+// An epilogue whose bias is written after the product is not fused: the
+// product's kernel runs before the bias exists.
+func.func @bias_written_between(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %src: memref<64xf32>, %out: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x64xf32>
+  // expected-remark @+1 {{fused into kernel 'matmul_0': the accumulators' initial value}}
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @+1 {{became kernel 'matmul_0'}}
+  linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  %bias = memref.alloc() : memref<64xf32>
+  // expected-remark @+1 {{became kernel 'elementwise_1': one invocation per output element}}
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%src : memref<64xf32>) outs(%bias : memref<64xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %d = arith.addf %s, %s : f32
+    linalg.yield %d : f32
+  }
+  // expected-remark @+1 {{became kernel 'elementwise_2': one invocation per output element}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<64x64xf32>, memref<64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  }
+  return
+}

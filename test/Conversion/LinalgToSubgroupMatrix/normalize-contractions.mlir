@@ -197,3 +197,35 @@ func.func @left_alone(%a: tensor<16x64xf16>, %b: tensor<64x32xf16>, %c: tensor<1
   %d = linalg.dot ins(%x, %y : tensor<64xf32>, tensor<64xf32>) outs(%s : tensor<f32>) -> tensor<f32>
   return %r, %d : tensor<16x32xf32>, tensor<f32>
 }
+
+// -----
+
+// A quantized product with constant zero points: the product of the stored
+// bytes, the row sums of A and column sums of B (computed first, so that
+// the corrections can run in the product's kernel), and the corrections
+// -zb * rowsum(A) - za * colsum(B) + K * za * zb element-wise.
+// CHECK-LABEL: func.func @quantized
+// CHECK-SAME: (%[[A:.*]]: tensor<32x64xi8>, %[[B:.*]]: tensor<64x48xi8>)
+// CHECK-DAG: %[[ZA:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[ZB:.*]] = arith.constant -5 : i32
+// CHECK-DAG: %[[KZZ:.*]] = arith.constant -960 : i32
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[A]] : tensor<32x64xi8>) outs(%{{.*}} : tensor<32xi32>)
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[B]] : tensor<64x48xi8>) outs(%{{.*}} : tensor<48xi32>)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<32x64xi8>, tensor<64x48xi8>) outs(%{{.*}} : tensor<32x48xi32>)
+// CHECK: arith.muli
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %[[ROWS]], %[[COLS]] : tensor<32x48xi32>, tensor<32xi32>, tensor<48xi32>)
+// CHECK: %[[R1:.*]] = arith.muli %{{.*}}, %[[ZB]] : i32
+// CHECK: %[[S1:.*]] = arith.subi %{{.*}}, %[[R1]] : i32
+// CHECK: %[[R2:.*]] = arith.muli %{{.*}}, %[[ZA]] : i32
+// CHECK: %[[S2:.*]] = arith.subi %[[S1]], %[[R2]] : i32
+// CHECK: arith.addi %[[S2]], %[[KZZ]] : i32
+// CHECK-NOT: linalg.quantized_matmul
+func.func @quantized(%a: tensor<32x64xi8>, %b: tensor<64x48xi8>) -> tensor<32x48xi32> {
+  %za = arith.constant 3 : i32
+  %zb = arith.constant -5 : i32
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<32x48xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%e : tensor<32x48xi32>) -> tensor<32x48xi32>
+  %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<32x64xi8>, tensor<64x48xi8>, i32, i32) outs(%acc : tensor<32x48xi32>) -> tensor<32x48xi32>
+  return %r : tensor<32x48xi32>
+}
