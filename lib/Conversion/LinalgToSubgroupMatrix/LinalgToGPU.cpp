@@ -180,6 +180,10 @@ static void viewScalarsAsVectors(ModuleOp module) {
         continue;
       auto vectorType = MemRefType::get({1}, type.getElementType(), AffineMap(),
                                         type.getMemorySpace());
+      // The view is made where the buffer is, so that a kernel launched
+      // before `op` that reads it (a fused epilogue) sees it.
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfterValue(operand.get());
       Value view = memref::ExpandShapeOp::create(
           builder, op.getLoc(), vectorType, operand.get(),
           ArrayRef<ReassociationIndices>{},
