@@ -11,6 +11,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "LinalgToGPU"))
 import suite  # noqa: E402  (its program generators)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Integration", "Corpus"))
+import corpus  # noqa: E402  (the front-end corpus)
+
 
 def mlp(k, n):
     """relu(x W + bias) on a dynamic number of tokens, f16 in, f32 out."""
@@ -164,10 +168,11 @@ class Program:
     arg_<i>.npy for an argument written in place) and its FLOPs."""
 
     def __init__(self, group, text, inputs, function, tolerance, options="",
-                 output="result_0.npy", flops=0):
+                 output="result_0.npy", flops=0, reference="peer"):
         self.group, self.text, self.inputs = group, text, inputs
         self.function, self.tolerance = function, tolerance
         self.options, self.output, self.flops = options, output, flops
+        self.reference = reference
 
 
 PROGRAMS = {}
@@ -281,3 +286,12 @@ for causal in (False, True):
             [((16, 4096, 128), "float16", -1, 1)] * 3,
             "attention_causal" if causal else "attention", 5e-3,
             flops=4 * 16 * 4096 * 4096 * 128 // (2 if causal else 1))
+
+# The front-end corpus (test/Integration/Corpus) at model sizes: checked
+# against its float64 references, timed beside the same layers in PyTorch
+# eager.
+for _name, _program in corpus.PROGRAMS.items():
+    _text = corpus.source(_name)
+    PROGRAMS["corpus_" + _name] = Program(
+        "corpus", _text, corpus.input_specs(_name, _text), _program.peer,
+        _program.tolerance, reference="corpus")

@@ -77,7 +77,8 @@ def stage(groups):
                               inputs=[list(spec) for spec in program.inputs],
                               function=program.function,
                               tolerance=program.tolerance,
-                              output=program.output, flops=program.flops)
+                              output=program.output, flops=program.flops,
+                              reference=program.reference)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     shutil.copy(tools / "sm-plan-runner", out)
     subprocess.run([str(ROOT / "utils" / "device-vulkan.sh"), "stage",

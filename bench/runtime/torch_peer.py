@@ -17,6 +17,10 @@ import sys
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "test", "Integration", "Corpus"))
+import corpus  # noqa: E402  (the front-end corpus's float64 references)
+
 
 def mlp(x, w, bias):
     return torch.relu((x @ w).float() + bias)
@@ -105,6 +109,116 @@ def chain(x, *weights):
     return x
 
 
+_converted = {}
+
+
+def converted(w, convert):
+    """`convert(w)` (a filter in PyTorch's layout), made once per weight,
+    outside the timed calls, as a model converts its weights when loaded."""
+    key = (w.data_ptr(), convert)
+    if key not in _converted:
+        _converted[key] = convert(w)
+    return _converted[key]
+
+
+def hwcf_to_channels_last(w):
+    return w.permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
+
+
+def dhwcf_to_channels_last(w):
+    return w.permute(4, 3, 0, 1, 2).contiguous(
+        memory_format=torch.channels_last_3d)
+
+
+def wcf_to_fcw(w):
+    return w.permute(2, 1, 0).contiguous()
+
+
+# The front-end corpus (test/Integration/Corpus), each layer as a PyTorch
+# user writes it in eager mode, in the program's element types.
+def corpus_attention_scores(q, k, scale):
+    return (q.permute(0, 2, 1, 3) @ k.permute(0, 2, 3, 1)).float() * scale
+
+
+def corpus_attention_context(probs, v):
+    b, s, h, d = v.shape
+    return (probs @ v.transpose(1, 2)).transpose(1, 2).reshape(b, s, h * d)
+
+
+def corpus_head_projection(x, w, bias):
+    return torch.einsum("bse,hde->bhsd", x, w).float() + bias[None, :, None]
+
+
+def corpus_mlp_bf16(x, w1, b1, w2, b2):
+    h = torch.nn.functional.gelu(torch.nn.functional.linear(x, w1, b1),
+                                 approximate="tanh")
+    return torch.nn.functional.linear(h, w2, b2)
+
+
+def corpus_swiglu(x, w_gate, w_up, w_down):
+    linear = torch.nn.functional.linear
+    h = torch.nn.functional.silu(linear(x, w_gate)) * linear(x, w_up)
+    return linear(h, w_down)
+
+
+def corpus_linear_f32(x, w, bias):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return torch.relu(x @ w + bias)
+
+
+def corpus_int8_projection(x, w, x_scale, w_scale, bias):
+    # The int8 product on the tensor cores (torch._int_mm), its zero points
+    # (-7, 1) as the same row and column sum corrections.
+    k = x.shape[1]
+    product = (torch._int_mm(x, w) - x.sum(1, keepdim=True, dtype=torch.int32)
+               + 7 * w.sum(0, dtype=torch.int32) - 7 * k)
+    return product.float() * (x_scale * w_scale) + bias
+
+
+def corpus_bottleneck(x, w1, b1, w2, b2, w3, b3, ws, bs):
+    conv = torch.nn.functional.conv2d
+    f = [converted(w, hwcf_to_channels_last) for w in (w1, w2, w3, ws)]
+    x = x.permute(0, 3, 1, 2)
+    a = torch.relu(conv(x, f[0], b1))
+    c = torch.relu(conv(a, f[1], b2, stride=2, padding=1))
+    y = torch.relu(conv(c, f[2], b3) + conv(x, f[3], bs, stride=2))
+    return y.permute(0, 2, 3, 1)
+
+
+def corpus_aspp(x, w, b):
+    return torch.nn.functional.conv2d(x, w, b, padding=2, dilation=2)
+
+
+def corpus_grouped(x, w):
+    return torch.nn.functional.conv2d(x, w, padding=1,
+                                      groups=x.shape[1] // w.shape[1])
+
+
+def corpus_video(x, w):
+    y = torch.nn.functional.conv3d(x.permute(0, 4, 1, 2, 3),
+                                   converted(w, dhwcf_to_channels_last),
+                                   padding=1)
+    return y.permute(0, 2, 3, 4, 1)
+
+
+def corpus_stem(x, w, scale, shift):
+    y = torch.nn.functional.conv2d(x.permute(0, 3, 1, 2),
+                                   converted(w, hwcf_to_channels_last),
+                                   stride=2, padding=3)
+    y = torch.relu(y.float() * scale[:, None, None] + shift[:, None, None])
+    return y.half().permute(0, 2, 3, 1)
+
+
+def corpus_encoder(x, w):
+    y = torch.nn.functional.conv1d(x.permute(0, 2, 1),
+                                   converted(w, wcf_to_fcw), stride=2)
+    return torch.nn.functional.gelu(y).permute(0, 2, 1)
+
+
+def corpus_batch_scores_bf16(q, k):
+    return (q @ k.transpose(1, 2)) * 0.125
+
+
 FUNCTIONS = {"mlp": mlp, "attention": attention,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,
@@ -113,6 +227,8 @@ FUNCTIONS = {"mlp": mlp, "attention": attention,
              "matmul_to_f32": matmul_to_f32, "matmul_f32": matmul_f32,
              "matmul_f32_rounded_to_bf16": matmul_f32_rounded_to_bf16,
              "matmul": matmul, "conv3x3_nhwc": conv3x3_nhwc}
+FUNCTIONS.update({name: function for name, function in globals().items()
+                  if name.startswith("corpus_")})
 
 
 def bfloat16_bits(values):
@@ -180,6 +296,14 @@ def main():
         with torch.no_grad():
             want = function(*inputs).double().cpu().numpy()
             peer = time_torch(function, inputs, repeat)
+        text = None
+        if entry.get("reference") == "corpus":
+            # Checked against the corpus's float64 reference instead.
+            text = open(os.path.join(directory, "program.mlir")).read()
+            want = corpus.reference(
+                name[len("corpus_"):],
+                [np.load(os.path.join(directory, "input_%d.npy" % i))
+                 for i in range(len(entry["inputs"]))], text)
         log = open(os.path.join(out, name, "runner.log")).read()
         ours = re.search(r"time: ([0-9.]+) us", log)
         ours = float(ours.group(1)) if ours else math.nan
@@ -188,6 +312,8 @@ def main():
             check = "FAILED: no output (%s)" % log.strip()[-300:]
         else:
             got = load_array(result).double().cpu().numpy()
+            if text:
+                got = corpus.output_as_float64(np.load(result), text)
             error = np.abs(got - want)
             bad = ~(error <= entry["tolerance"] * np.maximum(1, np.abs(want)))
             check = "%s: %d elements, %d mismatches, max error %.3g" % (

@@ -34,7 +34,7 @@ struct ExpandMathPass
 
   void runOnOperation() override {
     for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
-      promoteBFloat16MapBodies(kernels);
+      promoteBFloat16Arithmetic(kernels);
       RewritePatternSet expansions(&getContext());
       populatePolynomialApproximateErfPattern(expansions);
       populatePolynomialApproximateErfcPattern(expansions);

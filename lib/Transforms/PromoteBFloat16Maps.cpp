@@ -6,6 +6,7 @@
 #include "SubgroupMatrix/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -18,27 +19,35 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-static bool isBFloat16(Type type) { return type.isBF16(); }
+static bool isBFloat16(Type type) {
+  return getElementTypeOrSelf(type).isBF16();
+}
+
+/// `type` with f32 in place of bf16 (a scalar or a vector).
+static Type widen(Type type) {
+  Type f32 = Float32Type::get(type.getContext());
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(f32);
+  return f32;
+}
 
 /// Whether `op` only converts a bf16 value, which every path can do.
 static bool isConversion(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp, arith::BitcastOp>(op);
 }
 
-namespace {
-/// Promotes the bf16 ops of one map body, extending each bf16 value at most
-/// once.
-class BodyPromoter {
-public:
-  explicit BodyPromoter(Block &body) : body(body) {}
+/// Whether `op` computes on bf16 values.
+static bool computesInBFloat16(Operation *op) {
+  return !isConversion(op) && !op->getNumRegions() &&
+         (llvm::any_of(op->getOperandTypes(), isBFloat16) ||
+          llvm::any_of(op->getResultTypes(), isBFloat16));
+}
 
-  void run() {
-    SmallVector<Operation *> ops;
-    for (Operation &op : body.without_terminator())
-      if (!isConversion(&op) && !op.getNumRegions() &&
-          (llvm::any_of(op.getOperandTypes(), isBFloat16) ||
-           llvm::any_of(op.getResultTypes(), isBFloat16)))
-        ops.push_back(&op);
+namespace {
+/// Promotes bf16 ops, extending each bf16 value at most once.
+class BFloat16Promoter {
+public:
+  void run(ArrayRef<Operation *> ops) {
     for (Operation *op : ops)
       promote(op);
   }
@@ -54,9 +63,9 @@ private:
     if (Operation *definition = value.getDefiningOp())
       builder.setInsertionPointAfter(definition);
     else
-      builder.setInsertionPointToStart(&body);
+      builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
     Value extended = arith::ExtFOp::create(builder, value.getLoc(),
-                                           builder.getF32Type(), value);
+                                           widen(value.getType()), value);
     return wide[value] = extended;
   }
 
@@ -67,9 +76,12 @@ private:
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       // bf16 -> f32 is exact: the constant itself, in f32; the bf16 one
       // stays for users that are not promoted (the yield).
-      auto value = cast<FloatAttr>(constant.getValue());
-      wide[constant] = arith::ConstantOp::create(
-          builder, loc, FloatAttr::get(f32, value.getValueAsDouble()));
+      if (auto value = dyn_cast<FloatAttr>(constant.getValue())) {
+        wide[constant] = arith::ConstantOp::create(
+            builder, loc, FloatAttr::get(f32, value.getValueAsDouble()));
+        return;
+      }
+      // A splat of a vector: converted where it is used.
       return;
     }
     SmallVector<Value> operands;
@@ -78,7 +90,7 @@ private:
                                                        : operand);
     SmallVector<Type> resultTypes;
     for (Type type : op->getResultTypes())
-      resultTypes.push_back(isBFloat16(type) ? f32 : type);
+      resultTypes.push_back(isBFloat16(type) ? widen(type) : type);
     OperationState state(loc, op->getName(), operands, resultTypes,
                          op->getAttrs());
     Operation *promoted = builder.create(state);
@@ -93,26 +105,40 @@ private:
     op->erase();
   }
 
-  Block &body;
   DenseMap<Value, Value> wide;
 };
 } // namespace
 
-void mlir::subgroup_matrix::promoteBFloat16MapBodies(Operation *root) {
+void mlir::subgroup_matrix::promoteBFloat16Arithmetic(Operation *root) {
   root->walk([](MapOp map) {
-    BodyPromoter(map.getBodyBlock()).run();
+    SmallVector<Operation *> ops;
+    for (Operation &op : map.getBodyBlock().without_terminator())
+      if (computesInBFloat16(&op))
+        ops.push_back(&op);
+    BFloat16Promoter().run(ops);
     // bf16 constants that only promoted ops used.
     for (Operation &op :
          llvm::make_early_inc_range(map.getBodyBlock().without_terminator()))
       if (isa<arith::ConstantOp>(op) && op.use_empty())
         op.erase();
   });
+  // The scalar (and vector) arithmetic of kernels outside maps: an
+  // element-wise kernel or an epilogue that a front-end wrote in bf16.
+  // Constants and selects only hold bf16 values, which every path can.
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+        !isa<arith::ConstantOp, arith::SelectOp>(op) &&
+        !op->getParentOfType<MapOp>() && computesInBFloat16(op))
+      ops.push_back(op);
+  });
+  BFloat16Promoter().run(ops);
 }
 
 namespace {
 struct PromoteBFloat16MapsPass
     : public subgroup_matrix::impl::PromoteBFloat16MapsPassBase<
           PromoteBFloat16MapsPass> {
-  void runOnOperation() override { promoteBFloat16MapBodies(getOperation()); }
+  void runOnOperation() override { promoteBFloat16Arithmetic(getOperation()); }
 };
 } // namespace

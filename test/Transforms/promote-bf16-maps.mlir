@@ -82,3 +82,33 @@ gpu.module @conversions_module {
     gpu.return
   }
 }
+
+// -----
+
+// Scalar arithmetic outside maps (an element-wise kernel written in bf16,
+// with a math op) computes in f32 as well; loads, stores, constants and
+// selects only hold bf16 values and stay.
+
+// CHECK-LABEL: gpu.func @elementwise
+gpu.module @elementwise_module {
+  gpu.func @elementwise(%a: memref<1024xbf16>, %i: index, %pick: i1) kernel {
+    // CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : bf16
+    // CHECK-NEXT: %[[HW:.*]] = arith.extf %[[HALF]] : bf16 to f32
+    // CHECK-NEXT: %[[X:.*]] = memref.load
+    // CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
+    // CHECK-NEXT: %[[PW:.*]] = arith.mulf %[[XW]], %[[HW]] : f32
+    // CHECK-NEXT: %[[P:.*]] = arith.truncf %[[PW]] : f32 to bf16
+    // CHECK-NEXT: %[[PR:.*]] = arith.extf %[[P]] : bf16 to f32
+    // CHECK-NEXT: %[[TW:.*]] = math.tanh %[[PR]] : f32
+    // CHECK-NEXT: %[[T:.*]] = arith.truncf %[[TW]] : f32 to bf16
+    // CHECK-NEXT: %[[Y:.*]] = arith.select %{{.*}}, %[[T]], %[[X]] : bf16
+    // CHECK-NEXT: memref.store %[[Y]]
+    %half = arith.constant 0.5 : bf16
+    %x = memref.load %a[%i] : memref<1024xbf16>
+    %p = arith.mulf %x, %half : bf16
+    %t = math.tanh %p : bf16
+    %y = arith.select %pick, %t, %x : bf16
+    memref.store %y, %a[%i] : memref<1024xbf16>
+    gpu.return
+  }
+}

@@ -181,12 +181,15 @@ def RobustAccessPass : Pass<"sm-robust-access", "ModuleOp"> {
 }
 
 def PromoteBFloat16MapsPass : Pass<"sm-promote-bf16-maps", "ModuleOp"> {
-  let summary = "compute the bf16 arithmetic of map bodies in f32";
+  let summary = "compute the bf16 arithmetic of kernels in f32";
   let description = [{
     SPIR-V has bf16 conversions (SPV_KHR_bfloat16) but no bf16 arithmetic,
     and Intel's compiler takes no bf16 type at all, so a `subgroup_matrix.map`
-    on bf16 elements cannot compute in bf16 on those paths. This pass rewrites
-    every map body so that each op taking or producing bf16 computes in f32:
+    on bf16 elements, or an element-wise kernel that a front-end wrote in
+    bf16, cannot compute in bf16 on those paths. This pass rewrites every map
+    body, and every arith and math op elsewhere (constants and selects only
+    hold bf16 values), so that each op taking or producing bf16 computes in
+    f32:
     its bf16 operands are extended with `arith.extf` and its bf16 results
     rounded back with `arith.truncf`. Rounding after every op keeps the
     result of each correctly rounded operation (add, sub, mul, div, sqrt)

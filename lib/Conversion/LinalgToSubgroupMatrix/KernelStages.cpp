@@ -507,8 +507,72 @@ static std::string describeElementwiseKernel(linalg::GenericOp op) {
                               "matrix units)");
 }
 
+/// The buffer that `view` is a chain of memref.subview ops of, and the map
+/// from the view's indices to the buffer's; none unless every subview has
+/// static offsets and strides, keeps every dimension, and the buffer is
+/// row-major.
+static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  MLIRContext *context = view.getContext();
+  AffineMap map = AffineMap::getMultiDimIdentityMap(type.getRank(), context);
+  while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+        ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(subview.getStaticStrides()))
+      return std::nullopt;
+    SmallVector<AffineExpr> inSource;
+    for (auto [offset, stride, expr] :
+         llvm::zip(subview.getStaticOffsets(), subview.getStaticStrides(),
+                   map.getResults()))
+      inSource.push_back(expr * stride + offset);
+    map = AffineMap::get(map.getNumDims(), 0, inSource, context);
+    view = subview.getSource();
+  }
+  if (!cast<MemRefType>(view.getType()).getLayout().isIdentity())
+    return std::nullopt;
+  return std::make_pair(view, map);
+}
+
+/// Host copies into or out of strided views (bufferization writes a
+/// tensor.pad that no convolution's loads fold as a copy into the interior
+/// of the padded buffer), which the runtime copies contiguously only,
+/// become element-wise generics on the whole buffers, their views' offsets
+/// and strides in the maps: kernels like any other.
+static void rewriteStridedCopies(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  auto isStrided = [](Value view) {
+    auto type = dyn_cast<MemRefType>(view.getType());
+    return type && !type.getLayout().isIdentity();
+  };
+  module.walk([&](memref::CopyOp copy) {
+    if (isOnHost(copy) &&
+        (isStrided(copy.getSource()) || isStrided(copy.getTarget())))
+      copies.push_back(copy);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (memref::CopyOp copy : copies) {
+    auto source = getViewedBuffer(copy.getSource());
+    auto target = getViewedBuffer(copy.getTarget());
+    // Others stay for the runtime to report.
+    if (!source || !target)
+      continue;
+    unsigned rank = cast<MemRefType>(copy.getSource().getType()).getRank();
+    rewriter.setInsertionPoint(copy);
+    linalg::GenericOp::create(
+        rewriter, copy.getLoc(), ValueRange{source->first},
+        ValueRange{target->first},
+        ArrayRef<AffineMap>{source->second, target->second},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &builder, Location loc, ValueRange arguments) {
+          linalg::YieldOp::create(builder, loc, arguments[0]);
+        });
+    rewriter.eraseOp(copy);
+  }
+}
+
 void ElementwiseToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
+  rewriteStridedCopies(module);
   FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
   if (failed(target))
     return signalPassFailure();
@@ -535,8 +599,9 @@ void ElementwiseToKernelsPass::runOnOperation() {
       generic = *generalized;
     }
     std::string name = kernels.nextName("elementwise");
+    // On the generic: a named op generalized is gone (its location stays).
     if (report && canEmitElementwiseKernel(generic, /*report=*/false))
-      reportKernel(op, "became", name, describeElementwiseKernel(generic));
+      reportKernel(generic, "became", name, describeElementwiseKernel(generic));
     if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name)))
       failedAny = true;
   }

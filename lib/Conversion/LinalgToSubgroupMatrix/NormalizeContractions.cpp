@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -331,7 +332,116 @@ static void normalizeContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   rewriter.replaceOp(op, *product);
 }
 
+/// A batch_matmul whose batch is one product (TOSA's `tosa.matmul` of a 2-D
+/// layer) as the matmul it is, between reshapes that cancel those the
+/// front-end wrapped it in; so that the ops that read its result see the
+/// product itself and fuse into its kernel.
+static void dropUnitBatches(ModuleOp module) {
+  SmallVector<linalg::BatchMatmulOp> unitBatches;
+  module.walk([&](linalg::BatchMatmulOp op) {
+    if (op.hasPureTensorSemantics() && !op.hasUserDefinedMaps() &&
+        !op->hasAttr("cast") && op.getStaticLoopRanges()[0] == 1 &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      unitBatches.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  SmallVector<ReassociationIndices> dropFirst = {{0, 1}, {2}};
+  for (linalg::BatchMatmulOp op : unitBatches) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    auto collapse = [&](Value value) -> Value {
+      return tensor::CollapseShapeOp::create(rewriter, loc, value, dropFirst);
+    };
+    Value c = collapse(op.getDpsInits()[0]);
+    auto matmul =
+        linalg::MatmulOp::create(rewriter, loc, TypeRange{c.getType()},
+                                 ValueRange{collapse(op.getDpsInputs()[0]),
+                                            collapse(op.getDpsInputs()[1])},
+                                 ValueRange{c});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getResultTypes()[0], matmul.getResult(0), dropFirst);
+  }
+}
+
+/// Gives each op that starts from a shared fill a fill of its own (two
+/// projections of one input written into one zero-filled tensor), so that
+/// each product's kernel starts from the fill rather than from a copy of
+/// it made by bufferization.
+static void unshareFills(ModuleOp module) {
+  SmallVector<linalg::FillOp> shared;
+  module.walk([&](linalg::FillOp fill) {
+    if (fill.hasPureTensorSemantics() && !fill->hasOneUse() &&
+        !fill->getParentOfType<gpu::GPUModuleOp>())
+      shared.push_back(fill);
+  });
+  OpBuilder builder(module.getContext());
+  for (linalg::FillOp fill : shared) {
+    SmallVector<OpOperand *> inits;
+    for (OpOperand &use : fill->getResult(0).getUses())
+      if (auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner()))
+        if (user.isDpsInit(&use))
+          inits.push_back(&use);
+    // The first keeps the original.
+    for (OpOperand *init : llvm::drop_begin(inits)) {
+      builder.setInsertionPoint(init->getOwner());
+      init->set(builder.clone(*fill)->getResult(0));
+    }
+  }
+}
+
+/// Whether `op` is a linalg.generic on tensors whose loops are all parallel.
+static bool isElementwiseOnTensors(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         !generic->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Merges chains of element-wise generics (a bias add, then an activation;
+/// an 8-bit weight widened, then scaled) into one generic each, upstream's
+/// element-wise fusion: a chain after a product becomes one epilogue, a
+/// chain before one a single prologue, and a chain the kernels cannot fuse
+/// one element-wise kernel instead of several. Only a producer with no
+/// other user is merged, so that nothing is computed twice.
+static void fuseElementwiseChains(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  auto findFusable = [&]() -> OpOperand * {
+    OpOperand *found = nullptr;
+    module.walk([&](linalg::GenericOp consumer) {
+      if (!isElementwiseOnTensors(consumer))
+        return WalkResult::advance();
+      for (OpOperand *input : consumer.getDpsInputOperands()) {
+        Operation *producer = input->get().getDefiningOp();
+        if (isElementwiseOnTensors(producer) && producer->hasOneUse() &&
+            linalg::areElementwiseOpsFusable(input)) {
+          found = input;
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return found;
+  };
+  while (OpOperand *input = findFusable()) {
+    Operation *consumer = input->getOwner();
+    Operation *producer = input->get().getDefiningOp();
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, input);
+    if (failed(fused))
+      return;
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceAllUsesExcept(original, replacement, fused->fusedOp);
+    rewriter.eraseOp(consumer);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
+  }
+}
+
 static LogicalResult normalizeContractions(ModuleOp module) {
+  fuseElementwiseChains(module);
+  dropUnitBatches(module);
+  unshareFills(module);
   rewriteQuantizedMatmuls(module);
   rewriteConvolutionsAsContractions(module);
   SmallVector<linalg::LinalgOp> contractions;

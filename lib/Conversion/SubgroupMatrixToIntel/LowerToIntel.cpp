@@ -139,8 +139,8 @@ struct LowerToIntelPass
       populateSubgroupMatrixToIntelPatterns(converter, patterns, subgroupSize);
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            conversionTarget);
-      // Map bodies compute bf16 in f32 (see promoteBFloat16MapBodies).
-      promoteBFloat16MapBodies(gpuModule);
+      // Map bodies compute bf16 in f32 (see promoteBFloat16Arithmetic).
+      promoteBFloat16Arithmetic(gpuModule);
       if (failed(applyPartialConversion(gpuModule, conversionTarget,
                                         std::move(patterns))))
         return signalPassFailure();

@@ -77,3 +77,14 @@ func.func @bias_written_between(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %s
   }
   return
 }
+
+// -----
+
+// A named op that becomes an element-wise kernel is reported on the generic
+// it is generalized to (at its location; the named op is gone).
+func.func @transpose(%x: tensor<64x32xf32>) -> tensor<32x64xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  // expected-remark @+1 {{became kernel 'elementwise_0': one invocation per output element}}
+  %t = linalg.transpose ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+  return %t : tensor<32x64xf32>
+}

@@ -1166,6 +1166,30 @@ def cases_for(target):
             ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=48, **hw),
             dict(h=3, w=3), (2, 2), (1, 1), (1, 1), t, "f16", 1))
 
+    # A tensor.pad that no convolution reads: the padding value filled, then
+    # the interior copied into the strided view by a kernel (the runtime
+    # copies contiguous views only). A padding of 0.5 is told apart from
+    # zeros and from the poison.
+    pn_, ph_, pw_, pc_ = 2, 5, 7, 6
+    text = """func.func @pad_alone(%%x: %(x)s) -> %(y)s {
+  %%half = arith.constant 0.5 : f32
+  %%p = tensor.pad %%x low[0, 1, 2, 0] high[0, 2, 1, 0] {
+  ^bb0(%%i0: index, %%i1: index, %%i2: index, %%i3: index):
+    tensor.yield %%half : f32
+  } : %(x)s to %(y)s
+  return %%p : %(y)s
+}
+""" % dict(x=tensor((pn_, ph_, pw_, pc_), "f32"),
+           y=tensor((pn_, ph_ + 3, pw_ + 3, pc_), "f32"))
+    cases.append(Case(
+        "pad_alone", text, [("x", (pn_, ph_, pw_, pc_), "f32", (-1, 1))],
+        ((pn_, ph_ + 3, pw_ + 3, pc_), "f32"),
+        lambda x, shape=(pn_, ph_, pw_, pc_): np.pad(
+            np.array(x[0], np.float64).reshape(shape),
+            [(0, 0), (1, 2), (2, 1), (0, 0)],
+            constant_values=0.5).reshape(-1).tolist(),
+        0.0, launches=2))
+
     # Prologues: element-wise producers of A (a scale and shift) and B (a
     # shift) that keep the element type run as the kernel stages the
     # tiles; the program is one launch. Ragged sizes, so that the padding

@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""The front-end corpus: linalg programs written the way front-ends write
+them (Inputs/*.mlir; each file's header says which front-end style it
+imitates, which pattern it covers and at which model's sizes), with a
+float64 reference for each, computed here with numpy from the same inputs.
+
+  corpus.py run TOOLS [--target T] [--reduced] [--only A,B] [--seed N]
+  corpus.py kernels TOOLS [--target T] [--reduced]
+
+`run` runs every program through sm-run (the runtime poisons what the
+program allocates) and compares its output with the reference: error <=
+tolerance * max(1, |reference|) everywhere. `--reduced` applies each file's
+`// REDUCED:` line (model size = reduced size, on the numbers of the
+program) so that lavapipe runs the corpus in CI. `kernels` prints, per
+program, how many kernels sm-linalg-to-gpu made and how many of them use
+subgroup matrices. bench/runtime/programs.py stages the model sizes for
+the H100, where torch_peer.py checks against the same references.
+"""
+
+import argparse
+import math
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+INPUTS = HERE / "Inputs"
+
+
+# Storage rounding: the program stores these types between ops, so the
+# reference rounds where the program's tensors do, and nowhere else.
+def f16(values):
+    return np.asarray(values, np.float64).astype(np.float16).astype(
+        np.float64)
+
+
+def bf16_bits(values):
+    """float64 values rounded to bfloat16 (nearest, ties to even), as the
+    uint16 bits the runtime reads bf16 arrays as."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16_bits(bits):
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(
+        np.float32).astype(np.float64)
+
+
+def bf16(values):
+    return from_bf16_bits(bf16_bits(values))
+
+
+def conv_channels_last(x, w, strides, dilations):
+    """y[n, o..., f] = sum over k..., c of x[n, o*s + k*d..., c] w[k..., c, f]
+    (x [N, spatial..., C], w [window..., C, F]): one matrix product per
+    window offset."""
+    spatial = x.ndim - 2
+    window = w.shape[:spatial]
+    out = [(x.shape[1 + i] - dilations[i] * (window[i] - 1) - 1) //
+           strides[i] + 1 for i in range(spatial)]
+    y = np.zeros([x.shape[0]] + out + [w.shape[-1]])
+    for offset in np.ndindex(*window):
+        taken = tuple(slice(offset[i] * dilations[i],
+                            offset[i] * dilations[i] +
+                            strides[i] * (out[i] - 1) + 1, strides[i])
+                      for i in range(spatial))
+        part = x[(slice(None),) + taken + (slice(None),)]
+        y += (part.reshape(-1, x.shape[-1]) @ w[offset]).reshape(y.shape)
+    return y
+
+
+def pad_spatial(x, amount, channels_last=True):
+    """x padded by `amount` zeros on both sides of each spatial dimension."""
+    spatial = x.ndim - 2
+    widths = [(0, 0)] + [(amount, amount)] * spatial + [(0, 0)]
+    if not channels_last:
+        widths = [(0, 0), (0, 0)] + [(amount, amount)] * spatial
+    return np.pad(x, widths)
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+# The references: float64 numpy of the inputs as the program receives them
+# (bf16 inputs already widened), rounded where the program stores.
+def attention_scores(q, k, scale):
+    return (q.transpose(0, 2, 1, 3) @ k.transpose(0, 2, 3, 1)) * scale
+
+
+def attention_context(probs, v):
+    b, s, h, d = v.shape
+    context = probs @ v.transpose(0, 2, 1, 3)  # [b, h, s, d]
+    return f16(context.transpose(0, 2, 1, 3).reshape(b, s, h * d))
+
+
+def head_projection(x, w, bias):
+    heads, dim, embedding = w.shape
+    y = x @ w.reshape(heads * dim, embedding).T  # [b, s, h * d]
+    y = y.reshape(x.shape[0], x.shape[1], heads, dim).transpose(0, 2, 1, 3)
+    return y + bias[None, :, None, :]
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def mlp_bf16(x, w1, b1, w2, b2):
+    h = bf16(bf16(x @ w1.T) + b1)
+    g = bf16(gelu_tanh(h))
+    return bf16(bf16(g @ w2.T) + b2)
+
+
+def swiglu(x, w_gate, w_up, w_down):
+    gate, up = f16(x @ w_gate.T), f16(x @ w_up.T)
+    h = f16(gate / (1 + np.exp(-gate)) * up)
+    return f16(h @ w_down.T)
+
+
+def linear_f32(x, w, bias):
+    return relu(x @ w + bias)
+
+
+def int8_projection(x, w, x_scale, w_scale, bias):
+    # The zero points of the program: -7 (activations) and 1 (weights).
+    product = (x + 7) @ (w - 1)
+    return product * (x_scale * w_scale) + bias
+
+
+def bottleneck(x, w1, b1, w2, b2, w3, b3, ws, bs):
+    a = f16(relu(f16(conv_channels_last(x, w1, (1, 1), (1, 1))) + b1))
+    c = conv_channels_last(pad_spatial(a, 1), w2, (2, 2), (1, 1))
+    c = f16(relu(f16(c) + b2))
+    main = f16(f16(conv_channels_last(c, w3, (1, 1), (1, 1))) + b3)
+    short = f16(f16(conv_channels_last(x, ws, (2, 2), (1, 1))) + bs)
+    return f16(relu(main + short))
+
+
+def aspp(x, w, b):
+    y = conv_channels_last(pad_spatial(x.transpose(0, 2, 3, 1), 2),
+                           w.transpose(2, 3, 1, 0), (1, 1), (2, 2))
+    return f16(y.transpose(0, 3, 1, 2) + b[None, :, None, None])
+
+
+# The grouped convolution's group count at model size (128 channels in 32
+# groups) and reduced (its REDUCED line maps 128 to 16 and 32 to 4).
+GROUPS = {128: 32, 16: 4}
+
+
+def grouped(x, w):
+    groups = GROUPS[x.shape[1]]
+    per_group = x.shape[1] // groups
+    padded = pad_spatial(x.transpose(0, 2, 3, 1), 1)
+    parts = [conv_channels_last(
+        padded[..., g * per_group:(g + 1) * per_group],
+        w[g * per_group:(g + 1) * per_group].transpose(2, 3, 1, 0),
+        (1, 1), (1, 1)) for g in range(groups)]
+    return f16(np.concatenate(parts, axis=-1).transpose(0, 3, 1, 2))
+
+
+def video(x, w):
+    return f16(conv_channels_last(pad_spatial(x, 1), w, (1, 1, 1),
+                                  (1, 1, 1)))
+
+
+def stem(x, w, scale, shift):
+    y = conv_channels_last(pad_spatial(x, 3), w, (2, 2), (1, 1))
+    return f16(relu(y * scale + shift))
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def encoder(x, w):
+    y = conv_channels_last(x, w, (2,), (1,))
+    return f16(0.5 * y * (1 + _erf(y / math.sqrt(2)).astype(np.float64)))
+
+
+def batch_scores_bf16(q, k):
+    return bf16(bf16(q @ k.transpose(0, 2, 1)) * 0.125)
+
+
+def kaiming(fan_in):
+    """The range of uniform weights that keeps activations near 1."""
+    bound = math.sqrt(3.0 / fan_in)
+    return (-bound, bound)
+
+
+class Program:
+    """A corpus file, the reference of its output, the ranges its inputs are
+    drawn from (None: the element type's default) as functions of the
+    input shapes, the tolerance, and the PyTorch eager function
+    (bench/runtime/torch_peer.py) it is timed beside."""
+
+    def __init__(self, reference, tolerance, ranges=None, peer=None):
+        self.reference, self.tolerance = reference, tolerance
+        self.ranges, self.peer = ranges or (lambda shapes: {}), peer
+
+
+PROGRAMS = {
+    "attention_scores_generic": Program(
+        attention_scores, 1e-4, peer="corpus_attention_scores"),
+    "attention_context_generic": Program(
+        attention_context, 5e-3,
+        lambda s: {0: (0.0, 2.0 / s[0][-1])}, peer="corpus_attention_context"),
+    "head_projection_generic": Program(
+        head_projection, 1e-4, lambda s: {1: kaiming(s[1][-1])},
+        peer="corpus_head_projection"),
+    "mlp_bf16_torch": Program(
+        mlp_bf16, 3e-2,
+        lambda s: {1: kaiming(s[1][1]), 3: kaiming(s[3][1])},
+        peer="corpus_mlp_bf16"),
+    "mlp_f16_swiglu_named_maps": Program(
+        swiglu, 1e-2,
+        lambda s: {1: kaiming(s[1][1]), 2: kaiming(s[2][1]),
+                   3: kaiming(s[3][1])}, peer="corpus_swiglu"),
+    "linear_f32_tosa": Program(
+        linear_f32, 1e-4, lambda s: {1: kaiming(s[1][0])},
+        peer="corpus_linear_f32"),
+    "int8_projection_onnx": Program(
+        int8_projection, 1e-5,
+        lambda s: {2: (0.001, 0.002), 3: (0.001, 0.01)},
+        peer="corpus_int8_projection"),
+    "resnet_bottleneck_nhwc": Program(
+        bottleneck, 1e-2,
+        lambda s: {i: kaiming(math.prod(s[i][:3])) for i in (1, 3, 5, 7)},
+        peer="corpus_bottleneck"),
+    "dilated_conv_nchw_torch": Program(
+        aspp, 5e-3, lambda s: {1: kaiming(math.prod(s[1][1:]))},
+        peer="corpus_aspp"),
+    "grouped_conv_resnext_torch": Program(
+        grouped, 5e-3, lambda s: {1: kaiming(math.prod(s[1][1:]))},
+        peer="corpus_grouped"),
+    "conv3d_video_ndhwc": Program(
+        video, 5e-3, lambda s: {1: kaiming(math.prod(s[1][:4]))},
+        peer="corpus_video"),
+    "stem_conv_generic_strided": Program(
+        stem, 5e-3,
+        lambda s: {1: kaiming(math.prod(s[1][:3])), 2: (0.5, 1.5)},
+        peer="corpus_stem"),
+    "conv1d_audio_strided": Program(
+        encoder, 5e-3, lambda s: {1: kaiming(math.prod(s[1][:2]))},
+        peer="corpus_encoder"),
+    "batch_matmul_bf16_dynamo": Program(
+        batch_scores_bf16, 8e-3, peer="corpus_batch_scores_bf16"),
+}
+
+def source(name, reduced=False):
+    """The program's text, at model size or reduced."""
+    text = (INPUTS / (name + ".mlir")).read_text()
+    if not reduced:
+        return text
+    found = re.search(r"^// REDUCED: (.*)$", text, re.M)
+    sizes = dict(pair.split("=") for pair in found.group(1).split())
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("//"):
+            # Whole numbers only: not the digits of f16, %c0 or 0.125.
+            line = re.sub(r"(?<![0-9.A-Za-wyz_%#])\d+(?![0-9.])",
+                          lambda m: sizes.get(m.group(0), m.group(0)), line)
+        lines.append(line)
+    return "".join(lines)
+
+
+ELEMENT = {"f16": "float16", "f32": "float32", "bf16": "bfloat16",
+           "i8": "int8", "i32": "int32"}
+
+
+def signature(text):
+    """[(shape, dtype)] of the entry function's arguments."""
+    header = re.search(r"func\.func @\w+\((.*?)\)\s*->", text, re.S).group(1)
+    arguments = []
+    for shape, element in re.findall(r"tensor<((?:\d+x)*)(\w+)>", header):
+        arguments.append((tuple(int(d) for d in shape.split("x") if d),
+                          ELEMENT[element]))
+    return arguments
+
+
+def input_specs(name, text):
+    """[(shape, dtype, low, high)] of the program's inputs."""
+    arguments = signature(text)
+    ranges = PROGRAMS[name].ranges([shape for shape, _ in arguments])
+    specs = []
+    for index, (shape, dtype) in enumerate(arguments):
+        low, high = ranges.get(index, (-128, 127) if dtype == "int8"
+                               else (-1.0, 1.0))
+        specs.append((shape, dtype, low, high))
+    return specs
+
+
+def make_input(rng, shape, dtype, low, high):
+    """A fresh random array as the runtime reads it (bf16 as its bits)."""
+    if dtype.startswith("int"):
+        return rng.integers(low, high + 1, shape).astype(dtype)
+    values = rng.uniform(low, high, shape)
+    if dtype == "bfloat16":
+        return bf16_bits(values)
+    return values.astype(dtype)
+
+
+def widen(array, dtype):
+    """An input as the reference reads it: float64 (int64 for integers)."""
+    if dtype == "bfloat16":
+        return from_bf16_bits(array)
+    if dtype.startswith("int"):
+        return array.astype(np.int64)
+    return array.astype(np.float64)
+
+
+def output_as_float64(array, text):
+    """The program's result as float64 (a bf16 result comes as bits)."""
+    result = re.search(r"->\s*tensor<(?:\d+x)*(\w+)>\s*\{", text).group(1)
+    if result == "bf16":
+        return from_bf16_bits(array)
+    return array.astype(np.float64)
+
+
+def reference(name, arrays, text):
+    specs = input_specs(name, text)
+    return PROGRAMS[name].reference(
+        *[widen(a, spec[1]) for a, spec in zip(arrays, specs)])
+
+
+def compare(got, want, tolerance):
+    """(ok, detail) of an output against its reference."""
+    if got.shape != want.shape:
+        return False, "shape %s, expected %s" % (got.shape, want.shape)
+    error = np.abs(got - want)
+    bad = ~(error <= tolerance * np.maximum(1.0, np.abs(want)))
+    worst = float(np.nanmax(np.where(np.isnan(error), np.inf, error)))
+    detail = "%d elements, %d mismatches, max error %.3g" % (
+        got.size, int(bad.sum()), worst)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        detail += " (first at %s: %r, expected %r)" % (
+            index, float(got[index]), float(want[index]))
+    return not bad.any(), detail
+
+
+def count_kernels(tools, text, target):
+    """(kernels, kernels with subgroup matrices) sm-linalg-to-gpu makes."""
+    done = subprocess.run(
+        [os.path.join(tools, "sm-opt"), "-",
+         "--sm-linalg-to-gpu=target=" + target],
+        input=text, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip()[-1500:])
+    kernels = re.split(r"\bgpu\.func @", done.stdout)[1:]
+    # A matrix kernel has subgroup_matrix ops (not only attributes).
+    matrix = sum(bool(re.search(r"^\s*(%\S+ = )?subgroup_matrix\.\w+",
+                                kernel, re.M)) for kernel in kernels)
+    return len(kernels), matrix
+
+
+def selected(options):
+    only = [part for part in options.only.split(",") if part]
+    return [name for name in PROGRAMS
+            if not only or any(part in name for part in only)]
+
+
+def run(options):
+    seed = options.seed if options.seed is not None else \
+        int.from_bytes(os.urandom(4), "little")
+    print("seed %d" % seed)
+    rng = np.random.default_rng(seed)
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in selected(options):
+            text = source(name, options.reduced)
+            directory = pathlib.Path(scratch) / name
+            directory.mkdir()
+            (directory / "program.mlir").write_text(text)
+            argv = [os.path.join(options.tools, "sm-run"),
+                    str(directory / "program.mlir"), "--target",
+                    options.target, "--output-dir", str(directory)]
+            arrays = []
+            for index, spec in enumerate(input_specs(name, text)):
+                arrays.append(make_input(rng, *spec))
+                path = directory / ("input_%d.npy" % index)
+                np.save(path, arrays[-1])
+                argv += ["--input", str(path)]
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode:
+                print("FAILED %s: sm-run exited %d: %s" % (
+                    name, done.returncode,
+                    (done.stderr + done.stdout).strip()[-1500:]), flush=True)
+                failed += 1
+                continue
+            got = output_as_float64(np.load(directory / "result_0.npy"), text)
+            ok, detail = compare(got, reference(name, arrays, text),
+                                 PROGRAMS[name].tolerance)
+            print("%s %s: %s" % ("PASSED" if ok else "FAILED", name, detail),
+                  flush=True)
+            passed += ok
+            failed += not ok
+    print("corpus: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+def kernels(options):
+    for name in selected(options):
+        try:
+            total, matrix = count_kernels(
+                options.tools, source(name, options.reduced), options.target)
+            print("%-32s %d kernels, %d on matrix units" % (name, total,
+                                                           matrix))
+        except RuntimeError as error:
+            print("%-32s FAILED: %s" % (name, error))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["run", "kernels"])
+    parser.add_argument("tools")
+    parser.add_argument("--target", default="cpu-lavapipe")
+    parser.add_argument("--reduced", action="store_true")
+    parser.add_argument("--only", default="")
+    parser.add_argument("--seed", type=int)
+    options = parser.parse_args()
+    return run(options) if options.command == "run" else kernels(options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
