@@ -229,3 +229,114 @@ func.func @quantized(%a: tensor<32x64xi8>, %b: tensor<64x48xi8>) -> tensor<32x48
   %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<32x64xi8>, tensor<64x48xi8>, i32, i32) outs(%acc : tensor<32x48xi32>) -> tensor<32x48xi32>
   return %r : tensor<32x48xi32>
 }
+
+// -----
+
+// A chain of element-wise generics (a bias add, then an activation) is one
+// generic; the product in front of it is untouched.
+#rows = affine_map<(m, n) -> (m, n)>
+#cols = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @elementwise_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<64x32xf16>, %[[W:.*]]: tensor<32x48xf16>, %[[B:.*]]: tensor<48xf32>)
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[MM]], %[[B]] : tensor<64x48xf32>, tensor<48xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @elementwise_chain(%x: tensor<64x32xf16>, %w: tensor<32x48xf16>, %b: tensor<48xf32>) -> tensor<64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<64x32xf16>, tensor<32x48xf16>) outs(%acc : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %biased = linalg.generic {indexing_maps = [#rows, #cols, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<64x48xf32>, tensor<48xf32>) outs(%e : tensor<64x48xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<64x48xf32>
+  %t = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%biased : tensor<64x48xf32>) outs(%e : tensor<64x48xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.tanh %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64x48xf32>
+  return %t : tensor<64x48xf32>
+}
+
+// -----
+
+// A producer with another user stays (nothing is computed twice).
+#rows = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: %[[NEG:.*]] = linalg.generic
+// CHECK: arith.negf
+// CHECK: %[[EXP:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[NEG]]
+// CHECK: return %[[NEG]], %[[EXP]]
+func.func @shared_producer(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %n = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.negf %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %x2 = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%n : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %n, %x2 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// tosa.matmul's batch of one (a 2-D layer between reshapes) is a matmul;
+// the reshapes cancel, so the bias add reads the product itself.
+// CHECK-LABEL: func.func @unit_batch
+// CHECK-SAME: (%[[X:.*]]: tensor<32x64xf32>, %[[W:.*]]: tensor<64x48xf32>
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: batch_matmul
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<32x64xf32>, tensor<64x48xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[MM]]
+func.func @unit_batch(%x: tensor<32x64xf32>, %w: tensor<64x48xf32>, %b: tensor<48xf32>) -> tensor<32x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [1, 32, 64] : tensor<32x64xf32> into tensor<1x32x64xf32>
+  %w3 = tensor.expand_shape %w [[0, 1], [2]] output_shape [1, 64, 48] : tensor<64x48xf32> into tensor<1x64x48xf32>
+  %e = tensor.empty() : tensor<1x32x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
+  %mm = linalg.batch_matmul ins(%x3, %w3 : tensor<1x32x64xf32>, tensor<1x64x48xf32>) outs(%acc : tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
+  %mm2 = tensor.collapse_shape %mm [[0, 1], [2]] : tensor<1x32x48xf32> into tensor<32x48xf32>
+  %e2 = tensor.empty() : tensor<32x48xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm2, %b : tensor<32x48xf32>, tensor<48xf32>) outs(%e2 : tensor<32x48xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<32x48xf32>
+  return %r : tensor<32x48xf32>
+}
+
+// -----
+
+// Two products that start from one fill get a fill each.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: %[[F2:.*]] = linalg.fill
+// CHECK: linalg.matmul {{.*}} outs(%[[F2]]
+// CHECK: linalg.matmul {{.*}} outs(%[[F1]]
+func.func @shared_fill(%x: tensor<32x64xf16>, %w1: tensor<64x48xf16>, %w2: tensor<64x48xf16>) -> (tensor<32x48xf32>, tensor<32x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %a = linalg.matmul ins(%x, %w1 : tensor<32x64xf16>, tensor<64x48xf16>) outs(%acc : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %b = linalg.matmul ins(%x, %w2 : tensor<32x64xf16>, tensor<64x48xf16>) outs(%acc : tensor<32x48xf32>) -> tensor<32x48xf32>
+  return %a, %b : tensor<32x48xf32>, tensor<32x48xf32>
+}
