@@ -332,16 +332,26 @@ static void normalizeContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   rewriter.replaceOp(op, *product);
 }
 
-/// A batch_matmul whose batch is one product (TOSA's `tosa.matmul` of a 2-D
-/// layer) as the matmul it is, between reshapes that cancel those the
-/// front-end wrapped it in; so that the ops that read its result see the
-/// product itself and fuse into its kernel.
+/// A batch_matmul whose batch is one product and whose result is only
+/// reshaped to 2-D (TOSA's `tosa.matmul` of a 2-D layer) as the matmul it
+/// is, between reshapes that cancel those the front-end wrapped it in; so
+/// that the ops that read its result see the product itself and fuse into
+/// its kernel. (Batched products whose result stays 3-D, such as the two of
+/// an attention, keep the form their matchers read.)
 static void dropUnitBatches(ModuleOp module) {
   SmallVector<linalg::BatchMatmulOp> unitBatches;
+  auto isOnlyReshapedTo2D = [](linalg::BatchMatmulOp op) {
+    return !op->use_empty() &&
+           llvm::all_of(op->getUsers(), [](Operation *user) {
+             auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+             return collapse && collapse.getResultType().getRank() == 2 &&
+                    collapse.getReassociationIndices().front().size() == 2;
+           });
+  };
   module.walk([&](linalg::BatchMatmulOp op) {
     if (op.hasPureTensorSemantics() && !op.hasUserDefinedMaps() &&
         !op->hasAttr("cast") && op.getStaticLoopRanges()[0] == 1 &&
-        !op->getParentOfType<gpu::GPUModuleOp>())
+        isOnlyReshapedTo2D(op) && !op->getParentOfType<gpu::GPUModuleOp>())
       unitBatches.push_back(op);
   });
   IRRewriter rewriter(module.getContext());

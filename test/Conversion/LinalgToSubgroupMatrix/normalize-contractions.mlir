@@ -340,3 +340,17 @@ func.func @shared_fill(%x: tensor<32x64xf16>, %w1: tensor<64x48xf16>, %w2: tenso
   %b = linalg.matmul ins(%x, %w2 : tensor<32x64xf16>, tensor<64x48xf16>) outs(%acc : tensor<32x48xf32>) -> tensor<32x48xf32>
   return %a, %b : tensor<32x48xf32>, tensor<32x48xf32>
 }
+
+// -----
+
+// A unit batch whose result stays 3-D (the two products of an attention,
+// which their matcher reads as batched) is left as it is.
+// CHECK-LABEL: func.func @unit_batch_kept
+// CHECK: linalg.batch_matmul
+func.func @unit_batch_kept(%x: tensor<1x32x64xf16>, %w: tensor<1x64x48xf16>) -> tensor<1x32x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
+  %mm = linalg.batch_matmul ins(%x, %w : tensor<1x32x64xf16>, tensor<1x64x48xf16>) outs(%acc : tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
+  return %mm : tensor<1x32x48xf32>
+}
