@@ -411,6 +411,11 @@ struct ContractionsToKernelsPass
         reportKernel(producer, "fused into", name,
                      "computed element by element as the kernel stages "
                      "the tiles it feeds");
+    // A split K writes partial products: the ops after the product (and a
+    // fill of C) run after the sum, as kernels of their own (reported by
+    // the element-wise stage).
+    if (plan.tiling.splitK > 1)
+      return;
     for (const EpilogueStep &step : contraction.epilogue)
       reportKernel(step.op, "fused into", name,
                    "applied to the accumulators before the one store");

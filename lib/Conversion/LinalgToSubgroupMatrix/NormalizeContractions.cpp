@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -448,6 +449,30 @@ static void fuseElementwiseChains(ModuleOp module) {
   }
 }
 
+/// Element-wise generics that read a product through the reshape that
+/// gives it back its loops (an NHWC convolution's [N*H*W, F] product seen
+/// as N x H x W x F; a [B*S, H*D] projection seen as B x S x H x D) are
+/// collapsed to read the product itself, upstream's fold of a reshape into
+/// its consumer by collapsing loops: they then fuse into the product's
+/// kernel as its epilogue, and the reshape moves after them.
+static LogicalResult collapseEpiloguesOntoProducts(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      patterns, [](OpOperand *operand) {
+        auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+        if (!expand || !isElementwiseOnTensors(operand->getOwner()))
+          return false;
+        auto product = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+        return product && linalg::isaContractionOpInterface(product);
+      });
+  // The product's reshapes composed first (an expand_shape to the
+  // convolution's output, then the collapse_shape of its batch loops).
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
 static LogicalResult normalizeContractions(ModuleOp module) {
   fuseElementwiseChains(module);
   dropUnitBatches(module);
@@ -467,6 +492,8 @@ static LogicalResult normalizeContractions(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   for (linalg::LinalgOp op : contractions)
     normalizeContraction(rewriter, op);
+  if (failed(collapseEpiloguesOntoProducts(module)))
+    return failure();
   return foldReshapedFills(module);
 }
 

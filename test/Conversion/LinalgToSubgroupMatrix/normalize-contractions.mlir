@@ -354,3 +354,32 @@ func.func @unit_batch_kept(%x: tensor<1x32x64xf16>, %w: tensor<1x64x48xf16>) -> 
   %mm = linalg.batch_matmul ins(%x, %w : tensor<1x32x64xf16>, tensor<1x64x48xf16>) outs(%acc : tensor<1x32x48xf32>) -> tensor<1x32x48xf32>
   return %mm : tensor<1x32x48xf32>
 }
+
+// -----
+
+// An element-wise op that reads a product through a reshape to more loops
+// (a convolution's [N*H*W, F] product seen as [N*H, W, F]) is collapsed to
+// read the product itself, and the reshape moves after it.
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @epilogue_through_reshape
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[MM]], %{{.*}} : tensor<6272x128xf16>, tensor<128xf16>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [224, 28, 128]
+// CHECK: return %[[E]]
+func.func @epilogue_through_reshape(%a: tensor<6272x64xf16>, %b: tensor<64x128xf16>, %bias: tensor<128xf16>) -> tensor<224x28x128xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<6272x128xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<6272x128xf16>) -> tensor<6272x128xf16>
+  %mm = linalg.matmul ins(%a, %b : tensor<6272x64xf16>, tensor<64x128xf16>) outs(%acc : tensor<6272x128xf16>) -> tensor<6272x128xf16>
+  %x = tensor.expand_shape %mm [[0, 1], [2]] output_shape [224, 28, 128] : tensor<6272x128xf16> into tensor<224x28x128xf16>
+  %e3 = tensor.empty() : tensor<224x28x128xf16>
+  %r = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %bias : tensor<224x28x128xf16>, tensor<128xf16>) outs(%e3 : tensor<224x28x128xf16>) {
+  ^bb0(%v: f16, %c: f16, %o: f16):
+    %s = arith.addf %v, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<224x28x128xf16>
+  return %r : tensor<224x28x128xf16>
+}
