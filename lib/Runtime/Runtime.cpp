@@ -14,8 +14,10 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -309,8 +311,55 @@ static std::vector<char> encodeScalar(const LaunchArgument &argument,
   return bytes;
 }
 
+/// The value of a rank-0 array of a type code getNpyTypeCode gives, as the
+/// plan's interpreter holds scalars.
+static double getScalarValue(const NpyArray &array) {
+  const char *bytes = array.data.data();
+  auto read = [&](auto value) {
+    std::memcpy(&value, bytes, sizeof(value));
+    return double(value);
+  };
+  StringRef code = array.dtype;
+  if (code == "f2") {
+    uint16_t bits;
+    std::memcpy(&bits, bytes, 2);
+    return APFloat(APFloat::IEEEhalf(), APInt(16, bits)).convertToDouble();
+  }
+  if (code == "u2")
+    return read(uint16_t());
+  if (code == "f4")
+    return read(float());
+  if (code == "f8")
+    return read(double());
+  if (code == "i1")
+    return read(int8_t());
+  if (code == "u1" || code == "b1")
+    return read(uint8_t());
+  if (code == "i2")
+    return read(int16_t());
+  if (code == "i4")
+    return read(int32_t());
+  if (code == "u4")
+    return read(uint32_t());
+  if (code == "u8")
+    return read(uint64_t());
+  return read(int64_t());
+}
+
+/// The values of `host`'s scalar arguments (0 at the positions of
+/// buffers), from the rank-0 arrays given for them.
+static SmallVector<double> getScalarArguments(func::FuncOp host,
+                                              ArrayRef<NpyArray> arguments) {
+  SmallVector<double> scalars(arguments.size(), 0.0);
+  for (auto [index, array] : llvm::enumerate(arguments))
+    if (!isa<MemRefType>(host.getArgumentTypes()[index]))
+      scalars[index] = getScalarValue(array);
+  return scalars;
+}
+
 /// Checks `arguments` against the types of `host`'s arguments (count,
-/// element type, shape) and gives their shapes.
+/// element type, shape) and gives their shapes (none for a scalar, which
+/// comes as a rank-0 array).
 static LogicalResult checkArguments(func::FuncOp host,
                                     ArrayRef<NpyArray> arguments,
                                     SmallVector<SmallVector<int64_t>> &shapes) {
@@ -324,11 +373,21 @@ static LogicalResult checkArguments(func::FuncOp host,
   for (auto [index, array] : llvm::enumerate(arguments)) {
     Type type = host.getArgumentTypes()[index];
     auto memref = dyn_cast<MemRefType>(type);
-    if (!memref)
-      return fail("argument " + Twine(index) + " of '" + host.getSymName() +
-                  "' is a scalar (" + printed(type) +
-                  "), which the runtime does not pass yet; make it a "
-                  "rank-0 tensor");
+    if (!memref) {
+      if (!type.isIntOrIndexOrFloat() || getNpyTypeCode(type).empty())
+        return fail("argument " + Twine(index) + " of '" + host.getSymName() +
+                    "' is " + printed(type) +
+                    ", which the runtime cannot pass");
+      if (!array.shape.empty() || !acceptsTypeCode(type, array.dtype))
+        return fail("argument " + Twine(index) + " of '" + host.getSymName() +
+                    "' is a scalar (" + printed(type) +
+                    "): it takes a "
+                    "rank-0 " +
+                    describeTypeCode(getNpyTypeCode(type)) + " array, but " +
+                    array.describe() + " was given");
+      shapes.emplace_back();
+      continue;
+    }
     if (!acceptsTypeCode(memref.getElementType(), array.dtype))
       return fail("argument " + Twine(index) + " is " + printed(memref) +
                   ": it takes " +
@@ -359,7 +418,7 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
   for (auto [type, array] : llvm::zip(host.getArgumentTypes(), arguments))
     result.inputs.push_back(
-        {getNpyTypeCode(cast<MemRefType>(type).getElementType()), array.shape});
+        {getNpyTypeCode(getElementTypeOrSelf(type)), array.shape});
   for (const PlanBuffer &buffer : plan.buffers) {
     sm_runner::DevicePlan::Buffer planned;
     planned.size = uint64_t(buffer.sizeInBytes);
@@ -463,7 +522,8 @@ Device::planDevice(CompiledProgram &program,
                    ArrayRef<SmallVector<int64_t>> shapes,
                    ArrayRef<NpyArray> arguments, ExecutionPlan &plan) {
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
-  FailureOr<ExecutionPlan> evaluated = planExecution(host, shapes);
+  FailureOr<ExecutionPlan> evaluated =
+      planExecution(host, shapes, getScalarArguments(host, arguments));
   if (failed(evaluated))
     return failure();
   plan = std::move(*evaluated);
@@ -488,7 +548,8 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
   SmallVector<SmallVector<int64_t>> shapes;
   if (failed(checkArguments(host, arguments, shapes)))
     return failure();
-  FailureOr<ExecutionPlan> plan = planExecution(host, shapes);
+  FailureOr<ExecutionPlan> plan =
+      planExecution(host, shapes, getScalarArguments(host, arguments));
   if (failed(plan))
     return failure();
   auto fail = [&](Location location,
@@ -663,9 +724,15 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
   SmallVector<SmallVector<int64_t>> planShapes;
   if (failed(checkArguments(host, arguments, planShapes)))
     return failure();
+  // An instance is made for one set of shapes and scalar values (a plan's
+  // launches carry the scalars).
   std::vector<std::vector<int64_t>> shapes;
-  for (const NpyArray &array : arguments)
+  for (const NpyArray &array : arguments) {
     shapes.push_back(array.shape);
+    if (array.shape.empty())
+      shapes.back().assign(
+          {-1, int64_t(llvm::bit_cast<uint64_t>(getScalarValue(array)))});
+  }
 
   LoadedProgram &loaded = state->programs[program.identity];
   auto found = loaded.instances.find(shapes);

@@ -187,7 +187,8 @@ class CompiledProgram:
 
     def run(self, *arrays, device=-1):
         """Runs the program on numpy arrays (one per argument of its
-        function, in order; bf16 as uint16) on the Vulkan device for its
+        function, in order; bf16 as uint16; a scalar argument as a numpy
+        scalar) on the Vulkan device for its
         target (lavapipe for cpu-lavapipe) and returns its outputs as numpy
         arrays: the function's results, then each argument the program
         writes; one array alone, several as a tuple. Compiled once, the

@@ -89,7 +89,9 @@ class ProgramRuntime:
         the program writes, as numpy arrays; timings of `repeat` further
         runs."""
         import numpy as np
-        arrays = [np.ascontiguousarray(a) for a in arrays]
+        # Contiguous, and a scalar stays rank 0 (ascontiguousarray would
+        # make it an array of one).
+        arrays = [np.asarray(a, order="C") for a in arrays]
         codes = [_type_code(a).encode() for a in arrays]
         shapes = [(ctypes.c_int64 * max(a.ndim, 1))(*a.shape) for a in arrays]
         views = (SmArray * max(len(arrays), 1))()

@@ -56,6 +56,37 @@ def test_one_compile_runs_several_shapes():
         np.testing.assert_allclose(y, want, rtol=2e-3, atol=2e-3)
 
 
+SCALED = """
+func.func @scaled(%x: tensor<16x24xf32>, %scale: f32, %shift: tensor<f32>)
+    -> tensor<16x24xf32> {
+  %s = tensor.extract %shift[] : tensor<f32>
+  %e = tensor.empty() : tensor<16x24xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x24xf32>) outs(%e : tensor<16x24xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %scale : f32
+    %a = arith.addf %m, %s : f32
+    linalg.yield %a : f32
+  } -> tensor<16x24xf32>
+  return %y : tensor<16x24xf32>
+}
+"""
+
+
+def test_scalar_arguments():
+    # A scalar argument is a numpy scalar (a rank-0 array); each value
+    # runs with its own (the launches carry it).
+    rng = np.random.default_rng()
+    program = sm.compile_linalg(SCALED, target="cpu-lavapipe")
+    x = random(rng, (16, 24), np.float32)
+    for scale, shift in ((2.5, -1.0), (-0.75, 0.5)):
+        y = program.run(x, np.float32(scale), np.array(shift, np.float32))
+        want = x.astype(np.float64) * scale + shift
+        np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+
 def run_accumulate(target):
     """C + A B through `target`, against float64; returns the output and C."""
     rng = np.random.default_rng()

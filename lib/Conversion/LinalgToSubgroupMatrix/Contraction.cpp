@@ -727,6 +727,11 @@ static bool hasScalarBody(linalg::GenericOp op, bool allowIndices) {
   BlockArgument out = body.getArguments().back();
   if (!out.use_empty())
     return false;
+  // A scalar from outside that is not a constant (a function argument) is
+  // an argument of an element-wise kernel, not of a product's.
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (yielded.getParentBlock() != &body && !matchPattern(yielded, m_Constant()))
+    return false;
   return llvm::all_of(body.without_terminator(), [&](Operation &inner) {
     // Values from outside can only be constants, which the kernel copies.
     bool capturesOnlyConstants =

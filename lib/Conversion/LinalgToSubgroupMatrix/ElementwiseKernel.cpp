@@ -20,6 +20,36 @@ using namespace mlir::subgroup_matrix;
 /// Vulkan guarantees 65535 workgroups per grid dimension.
 static constexpr int64_t kMaxGridDimension = 65535;
 
+/// Whether `value` can be a kernel's scalar argument: an integer, index or
+/// float the host knows (a function argument, or computed from one).
+static bool isKernelScalar(Value value) {
+  return value.getType().isIntOrIndexOrFloat() && !value.getType().isInteger(1);
+}
+
+/// The scalars the kernel of `op` takes as arguments, in order: its
+/// non-constant scalar operands, then the non-constant values its body
+/// uses from outside.
+static SmallVector<Value> getKernelScalars(linalg::GenericOp op) {
+  SmallVector<Value> scalars;
+  auto add = [&](Value value) {
+    if (!matchPattern(value, m_Constant()) &&
+        !llvm::is_contained(scalars, value))
+      scalars.push_back(value);
+  };
+  for (Value input : op.getDpsInputs())
+    if (!isa<ShapedType>(input.getType()))
+      add(input);
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator())
+    for (Value operand : inner.getOperands())
+      if (operand.getParentBlock() != &body)
+        add(operand);
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (yielded.getParentBlock() != &body)
+    add(yielded);
+  return scalars;
+}
+
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report) {
   auto fail = [&](const Twine &message) {
@@ -35,8 +65,10 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
     if (!type) {
       if (isa<ShapedType>(value.getType()))
         return fail("it works on tensors");
-      if (!matchPattern(value, m_Constant()))
-        return fail("it reads a scalar that is not a constant");
+      if (!matchPattern(value, m_Constant()) && !isKernelScalar(value))
+        return fail(llvm::formatv("it reads a scalar of type '{0}', which "
+                                  "kernels cannot take",
+                                  value.getType()));
       continue;
     }
     if (type.getRank() == 0)
@@ -74,9 +106,10 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                 inner.getName()));
     for (Value operand : inner.getOperands())
       if (operand.getParentBlock() != &body &&
-          !matchPattern(operand, m_Constant()))
-        return fail("its body uses a value from outside that is not a "
-                    "constant");
+          !matchPattern(operand, m_Constant()) && !isKernelScalar(operand))
+        return fail(llvm::formatv("its body uses a value of type '{0}' from "
+                                  "outside, which kernels cannot take",
+                                  operand.getType()));
   }
   return true;
 }
@@ -147,6 +180,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   for (int64_t range : ranges)
     if (ShapedType::isDynamic(range))
       argumentTypes.push_back(rewriter.getIndexType());
+  // Scalars the host knows (a function argument: a scale, a zero point)
+  // follow the sizes.
+  SmallVector<Value> scalars = getKernelScalars(op);
+  for (Value scalar : scalars)
+    argumentTypes.push_back(scalar.getType());
 
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
   auto kernel = gpu::GPUFuncOp::create(
@@ -167,6 +205,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     loopSizes.push_back(ShapedType::isDynamic(range)
                             ? Value(entry->getArgument(sizeArgument++))
                             : index(range));
+  IRMapping scalarArguments;
+  for (auto [position, scalar] : llvm::enumerate(scalars))
+    scalarArguments.map(scalar, entry->getArgument(sizeArgument + position));
   Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
@@ -241,13 +282,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     running = memref::LoadOp::create(b, loc, output, outputOffset);
   // Builds the body at the current loop indices on `running`.
   auto computeElement = [&](Value current) -> Value {
-    IRMapping mapping;
+    IRMapping mapping = scalarArguments;
     for (OpOperand *operand : op.getDpsInputOperands()) {
       Value value = operand->get();
       BlockArgument argument = body.getArgument(operand->getOperandNumber());
       auto type = dyn_cast<MemRefType>(value.getType());
       if (!type) {
-        mapping.map(argument, b.clone(*value.getDefiningOp())->getResult(0));
+        mapping.map(argument,
+                    scalarArguments.contains(value)
+                        ? scalarArguments.lookup(value)
+                        : b.clone(*value.getDefiningOp())->getResult(0));
         continue;
       }
       Value buffer =
@@ -355,8 +399,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     launchEntries.push_back(
         rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
   }
-  kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
-                  rewriter.getDictionaryAttr(launchEntries));
+  // A kernel alone has no value for a scalar the host computes: only
+  // kernels without them describe a launch of their own.
+  if (scalars.empty())
+    kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
+                    rewriter.getDictionaryAttr(launchEntries));
 
   // The host side: flat views and the launch.
   rewriter.setInsertionPoint(op);
@@ -382,6 +429,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     if (iterators[d] == utils::IteratorType::parallel)
       hostTotal = rewriter.createOrFold<arith::MulIOp>(loc, hostTotal, size);
   }
+  llvm::append_range(operands, scalars);
   Value hostGridX, hostGridY;
   if (!ShapedType::isDynamic(total)) {
     hostGridX = constant(gridX);

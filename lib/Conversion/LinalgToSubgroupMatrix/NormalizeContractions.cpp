@@ -473,7 +473,79 @@ static LogicalResult collapseEpiloguesOntoProducts(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+/// Elements of tensors that bodies use from outside (`tensor.extract %scale[]`
+/// of a rank-0 scale, as torch-mlir writes one) become inputs of the
+/// generics that use them, indexed by the constant indices: kernels read
+/// them from the tensor's buffer, which the host never reads.
+static void readExtractedElementsAsInputs(ModuleOp module) {
+  SmallVector<linalg::GenericOp> users;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    bool extracts = false;
+    op.getRegion().walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
+          extracts |= !op->isAncestor(extract);
+    });
+    if (extracts)
+      users.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : users) {
+    Block &body = op.getRegion().front();
+    SmallVector<tensor::ExtractOp> extracts;
+    body.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
+          if (!op->isAncestor(extract) &&
+              !llvm::is_contained(extracts, extract))
+            extracts.push_back(extract);
+    });
+    SmallVector<Value> inputs = op.getDpsInputs();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap outputMap = maps.pop_back_val();
+    SmallVector<tensor::ExtractOp> read;
+    for (tensor::ExtractOp extract : extracts) {
+      SmallVector<AffineExpr> indices;
+      for (Value index : extract.getIndices()) {
+        APInt constant;
+        if (!matchPattern(index, m_ConstantInt(&constant)))
+          break;
+        indices.push_back(
+            getAffineConstantExpr(constant.getSExtValue(), op.getContext()));
+      }
+      if (indices.size() != extract.getIndices().size())
+        continue;
+      inputs.push_back(extract.getTensor());
+      maps.push_back(
+          AffineMap::get(op.getNumLoops(), 0, indices, op.getContext()));
+      read.push_back(extract);
+    }
+    if (read.empty())
+      continue;
+    maps.push_back(outputMap);
+    rewriter.setInsertionPoint(op);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+        maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                                generic.getRegion().end());
+    Block &moved = generic.getRegion().front();
+    unsigned position = op.getNumDpsInputs();
+    for (tensor::ExtractOp extract : read) {
+      BlockArgument element =
+          moved.insertArgument(position++, extract.getType(), extract.getLoc());
+      extract.getResult().replaceUsesWithIf(element, [&](OpOperand &use) {
+        return generic->isAncestor(use.getOwner());
+      });
+    }
+    rewriter.replaceOp(op, generic->getResults());
+  }
+}
+
 static LogicalResult normalizeContractions(ModuleOp module) {
+  readExtractedElementsAsInputs(module);
   fuseElementwiseChains(module);
   dropUnitBatches(module);
   unshareFills(module);

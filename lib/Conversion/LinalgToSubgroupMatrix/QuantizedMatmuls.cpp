@@ -37,7 +37,7 @@ public:
   }
 
   /// The quantized product's value, or failure (nothing built) where its
-  /// zero points are not integer constants or K has no static size.
+  /// zero points are not integers or K has no static size.
   FailureOr<Value> rewrite();
 
 private:
@@ -111,11 +111,15 @@ QuantizedMatmulRewriter::sumOverK(Value input, AffineMap map) {
 }
 
 FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
-  APInt zeroA, zeroB;
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
-  if (!matchPattern(op.getDpsInputs()[2], m_ConstantInt(&zeroA)) ||
-      !matchPattern(op.getDpsInputs()[3], m_ConstantInt(&zeroB)) ||
-      !op.hasPureTensorSemantics())
+  Value zeroA = op.getDpsInputs()[2], zeroB = op.getDpsInputs()[3];
+  auto fitsAccumulator = [&](Value zero) {
+    return isa<IntegerType>(zero.getType()) && isa<IntegerType>(accumulator) &&
+           zero.getType().getIntOrFloatBitWidth() <=
+               accumulator.getIntOrFloatBitWidth();
+  };
+  if (!op.hasPureTensorSemantics() || !fitsAccumulator(zeroA) ||
+      !fitsAccumulator(zeroB))
     return failure();
   int64_t k = 1;
   for (auto [size, iterator] : llvm::zip(sizes, iterators))
@@ -124,8 +128,11 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
         return failure();
       k *= size;
     }
+  // A zero point known to be 0 needs no correction; any other (a constant,
+  // a function argument) is read by the corrections' body.
+  auto isZero = [](Value value) { return matchPattern(value, m_Zero()); };
+  bool correctsA = !isZero(zeroB), correctsB = !isZero(zeroA);
   rewriter.setInsertionPoint(op);
-  int64_t za = zeroA.getSExtValue(), zb = zeroB.getSExtValue();
   // The sums first, so that the corrections can run in the product's
   // kernel: -zb * rowsum(A), -za * colsum(B).
   Value c = op.getDpsInits()[0];
@@ -133,10 +140,11 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
   unsigned rank = cType.getRank();
   SmallVector<Value> sums;
   SmallVector<AffineMap> sumMaps;
-  SmallVector<int64_t> zeroPoints;
-  for (auto [input, map, zero] :
-       {std::make_tuple(a, maps[0], zb), std::make_tuple(b, maps[1], za)}) {
-    if (zero == 0)
+  SmallVector<Value> zeroPoints;
+  for (auto [input, map, zero, corrects] :
+       {std::make_tuple(a, maps[0], zeroB, correctsA),
+        std::make_tuple(b, maps[1], zeroA, correctsB)}) {
+    if (!corrects)
       continue;
     auto [sum, positions] = sumOverK(input, map);
     SmallVector<AffineExpr> dims;
@@ -160,7 +168,7 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
             linalg::YieldOp::create(nested, at, total);
           })
           .getResult(0);
-  if (za == 0 && zb == 0)
+  if (!correctsA && !correctsB)
     return product;
 
   // The corrections, element-wise over C's dimensions.
@@ -172,10 +180,6 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
   epilogueMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, context));
   Value empty =
       tensor::EmptyOp::create(rewriter, loc, cType.getShape(), accumulator);
-  auto constant = [&](OpBuilder &nested, Location at, int64_t value) {
-    return arith::ConstantOp::create(nested, at,
-                                     nested.getIntegerAttr(accumulator, value));
-  };
   auto corrected = linalg::GenericOp::create(
       rewriter, loc, TypeRange{cType}, inputs, ValueRange{empty}, epilogueMaps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
@@ -184,12 +188,18 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
         for (auto [index, zero] : llvm::enumerate(zeroPoints))
           value = arith::SubIOp::create(
               nested, at, value,
-              arith::MulIOp::create(nested, at, constant(nested, at, zero),
+              arith::MulIOp::create(nested, at, extend(nested, at, zero),
                                     args[index + 1]));
         // + K za zb.
-        if (za != 0 && zb != 0)
-          value = arith::AddIOp::create(nested, at, value,
-                                        constant(nested, at, k * za * zb));
+        if (correctsA && correctsB) {
+          Value count = arith::ConstantOp::create(
+              nested, at, nested.getIntegerAttr(accumulator, k));
+          Value both = arith::MulIOp::create(
+              nested, at, extend(nested, at, zeroA), extend(nested, at, zeroB));
+          value = arith::AddIOp::create(
+              nested, at, value,
+              arith::MulIOp::create(nested, at, count, both));
+        }
         linalg::YieldOp::create(nested, at, value);
       });
   return corrected.getResult(0);

@@ -39,12 +39,15 @@ func.func @dynamic_batch(%a: memref<?x64x64xf16>, %b: memref<?x64x64xf16>, %c: m
 
 // -----
 
-func.func @captured_scalar(%x: memref<64xf32>, %y: memref<64xf32>, %s: f32) {
-  // expected-error @+1 {{cannot be put on the GPU: its body uses a value from outside that is not a constant}}
+// A scalar from outside becomes a kernel argument, but not a boolean (no
+// Vulkan kernel interface holds one).
+func.func @captured_boolean(%x: memref<64xf32>, %y: memref<64xf32>, %flag: i1) {
+  // expected-error @+1 {{cannot be put on the GPU: its body uses a value of type 'i1' from outside, which kernels cannot take}}
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : memref<64xf32>) outs(%y : memref<64xf32>) {
   ^bb0(%a: f32, %o: f32):
-    %m = arith.mulf %a, %s : f32
+    %n = arith.negf %a : f32
+    %m = arith.select %flag, %a, %n : f32
     linalg.yield %m : f32
   }
   return

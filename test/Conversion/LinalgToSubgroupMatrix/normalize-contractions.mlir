@@ -383,3 +383,52 @@ func.func @epilogue_through_reshape(%a: tensor<6272x64xf16>, %b: tensor<64x128xf
   } -> tensor<224x28x128xf16>
   return %r : tensor<224x28x128xf16>
 }
+
+// -----
+
+// An element of a rank-0 tensor that a body uses through tensor.extract
+// (torch-mlir's scales) becomes an input of the generic.
+// CHECK-LABEL: func.func @extracted_scale
+// CHECK-SAME: %[[SCALE:[a-z0-9]+]]: tensor<f32>
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[SCALE]] : tensor<64x80xf32>, tensor<f32>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.mulf %[[V]], %[[S]]
+func.func @extracted_scale(%x: tensor<64x96xf16>, %w: tensor<96x80xf16>, %scale: tensor<f32>) -> tensor<64x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %s = tensor.extract %scale[] : tensor<f32>
+  %e = tensor.empty() : tensor<64x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<64x96xf16>, tensor<96x80xf16>) outs(%acc : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<64x80xf32>) outs(%e : tensor<64x80xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<64x80xf32>
+  return %r : tensor<64x80xf32>
+}
+
+// -----
+
+// Zero points that are function arguments: the corrections read them from
+// outside their body (kernel arguments, later), K * za * zb included.
+// CHECK-LABEL: func.func @quantized_zero_point_arguments
+// CHECK-SAME: %[[ZA:[a-z0-9]+]]: i32, %[[ZB:[a-z0-9]+]]: i32
+// CHECK: %[[K:.*]] = arith.constant 96 : i32
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: arith.muli %[[ZB]]
+// CHECK: arith.muli %[[ZA]]
+// CHECK: %[[BOTH:.*]] = arith.muli %[[ZA]], %[[ZB]]
+// CHECK: arith.muli %[[BOTH]], %[[K]]
+func.func @quantized_zero_point_arguments(%a: tensor<40x96xi8>, %b: tensor<96x56xi8>, %za: i32, %zb: i32) -> tensor<40x56xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<40x56xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%e : tensor<40x56xi32>) -> tensor<40x56xi32>
+  %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<40x96xi8>, tensor<96x56xi8>, i32, i32) outs(%acc : tensor<40x56xi32>) -> tensor<40x56xi32>
+  return %r : tensor<40x56xi32>
+}

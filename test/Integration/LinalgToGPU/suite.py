@@ -1166,6 +1166,63 @@ def cases_for(target):
             ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=48, **hw),
             dict(h=3, w=3), (2, 2), (1, 1), (1, 1), t, "f16", 1))
 
+    # A scale that is a function argument (an f32 scalar, not a tensor):
+    # the element-wise op that reads it takes it as a kernel argument.
+    sm_, sn_, sk_ = 40, 48, 64
+    text = """func.func @scalar_argument_scale(%%x: %(x)s, %%w: %(w)s, %%scale: f32) -> %(y)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(y)s
+  %%acc = linalg.fill ins(%%zero : f32) outs(%%e : %(y)s) -> %(y)s
+  %%mm = linalg.matmul ins(%%x, %%w : %(x)s, %(w)s) outs(%%acc : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%mm : %(y)s) outs(%%e : %(y)s) {
+  ^bb0(%%v: f32, %%o: f32):
+    %%s = arith.mulf %%v, %%scale : f32
+    linalg.yield %%s : f32
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % dict(x=tensor((sm_, sk_), t), w=tensor((sk_, sn_), t),
+           y=tensor((sm_, sn_), "f32"))
+    cases.append(Case(
+        "scalar_argument_scale", text,
+        [("x", (sm_, sk_), t, (-1, 1)), ("w", (sk_, sn_), t, (-1, 1)),
+         ("scale", (), "f32", (0.5, 2))],
+        ((sm_, sn_), "f32"),
+        lambda x, sm_=sm_, sn_=sn_, sk_=sk_: [
+            v * x[2][0] for v in matmul_reference(x[0], x[1], sm_, sn_,
+                                                  sk_)],
+        1e-5, launches=2))
+
+    # The scale as torch-mlir passes it: a rank-0 tensor whose element the
+    # body uses through tensor.extract. The generic reads it as an input,
+    # and fuses into the product's kernel.
+    text = """func.func @extracted_rank0_scale(%%x: %(x)s, %%w: %(w)s, %%scale: tensor<f32>) -> %(y)s {
+  %%zero = arith.constant 0.0 : f32
+  %%s = tensor.extract %%scale[] : tensor<f32>
+  %%e = tensor.empty() : %(y)s
+  %%acc = linalg.fill ins(%%zero : f32) outs(%%e : %(y)s) -> %(y)s
+  %%mm = linalg.matmul ins(%%x, %%w : %(x)s, %(w)s) outs(%%acc : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%mm : %(y)s) outs(%%e : %(y)s) {
+  ^bb0(%%v: f32, %%o: f32):
+    %%m = arith.mulf %%v, %%s : f32
+    linalg.yield %%m : f32
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % dict(x=tensor((sm_, sk_), t), w=tensor((sk_, sn_), t),
+           y=tensor((sm_, sn_), "f32"))
+    cases.append(Case(
+        "extracted_rank0_scale", text,
+        [("x", (sm_, sk_), t, (-1, 1)), ("w", (sk_, sn_), t, (-1, 1)),
+         ("scale", (), "f32", (0.5, 2))],
+        ((sm_, sn_), "f32"),
+        lambda x, sm_=sm_, sn_=sn_, sk_=sk_: [
+            v * x[2][0] for v in matmul_reference(x[0], x[1], sm_, sn_,
+                                                  sk_)],
+        1e-5, launches=1))
+
     # A tensor.pad that no convolution reads: the padding value filled, then
     # the interior copied into the strided view by a kernel (the runtime
     # copies contiguous views only). A padding of 0.5 is told apart from
@@ -1563,6 +1620,26 @@ def cases_for(target):
                 (np.array(x[1], np.int64).reshape(qk, qn) - qzb)
             ).reshape(-1).tolist(),
             0.0, launches=5))
+        # The same with zero points that are function arguments (i32
+        # scalars): the corrections read them as kernel arguments.
+        cases.append(Case(
+            "quantized_matmul_zero_point_arguments", """func.func @quantized_matmul_zero_point_arguments(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>, %%za: i32, %%zb: i32) -> tensor<%(m)dx%(n)dxi32> {
+  %%zero = arith.constant 0 : i32
+  %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
+  %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  %%r = linalg.quantized_matmul ins(%%a, %%b, %%za, %%zb : tensor<%(m)dx%(k)dxi8>, tensor<%(k)dx%(n)dxi8>, i32, i32) outs(%%acc : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
+  return %%r : tensor<%(m)dx%(n)dxi32>
+}
+""" % dict(m=qm, n=qn, k=qk),
+            [("a", (qm, qk), "si8", (-128, 127)),
+             ("b", (qk, qn), "si8", (-128, 127)),
+             ("za", (), "si32", (-20, 20)), ("zb", (), "si32", (-20, 20))],
+            ((qm, qn), "si32"),
+            lambda x, qm=qm, qn=qn, qk=qk: (
+                (np.array(x[0], np.int64).reshape(qm, qk) - x[2][0]) @
+                (np.array(x[1], np.int64).reshape(qk, qn) - x[3][0])
+            ).reshape(-1).tolist(),
+            0.0, launches=6))
         cases.append(contraction_case(
             "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
             ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
