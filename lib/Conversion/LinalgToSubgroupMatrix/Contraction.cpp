@@ -420,6 +420,38 @@ bool mlir::subgroup_matrix::isMultiplyAccumulateBody(Block &body) {
       });
 }
 
+bool mlir::subgroup_matrix::isQuantizedMultiplyAccumulateBody(Block &body) {
+  if (body.getNumArguments() != 5)
+    return false;
+  for (Operation &op : body.without_terminator())
+    if (!isa<arith::ExtSIOp, arith::SubIOp, arith::MulIOp, arith::AddIOp>(op))
+      return false;
+  auto withoutExtension = [](Value value) {
+    if (auto extension = value.getDefiningOp<arith::ExtSIOp>())
+      return extension.getIn();
+    return value;
+  };
+  // `value` - `zero`, of the arguments at those positions.
+  auto isShifted = [&](Value difference, unsigned value, unsigned zero) {
+    auto subtract = difference.getDefiningOp<arith::SubIOp>();
+    return subtract &&
+           withoutExtension(subtract.getLhs()) == body.getArgument(value) &&
+           withoutExtension(subtract.getRhs()) == body.getArgument(zero);
+  };
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return false;
+  Value accumulator = body.getArgument(4);
+  Value product = add.getLhs() == accumulator   ? add.getRhs()
+                  : add.getRhs() == accumulator ? add.getLhs()
+                                                : Value();
+  auto multiply = product ? product.getDefiningOp<arith::MulIOp>() : nullptr;
+  return multiply && ((isShifted(multiply.getLhs(), 0, 2) &&
+                       isShifted(multiply.getRhs(), 1, 3)) ||
+                      (isShifted(multiply.getLhs(), 1, 3) &&
+                       isShifted(multiply.getRhs(), 0, 2)));
+}
+
 Value mlir::subgroup_matrix::emitIndex(OpBuilder &builder, Location loc,
                                        AffineExpr expr, ValueRange dims) {
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
@@ -750,6 +782,26 @@ static bool hasScalarBody(linalg::GenericOp op, bool allowIndices) {
 /// Whether `buffer` holds its final value where `writer` runs, for
 /// `consumer` (later in the block) to read it there instead: defined
 /// before `writer`, and neither written nor viewed in between.
+/// Moves the view ops that make `buffer` (a collapse_shape of a row sum
+/// written before the product, made where its reader was) before `writer`
+/// where what they view is defined there: a view reads no memory, so it
+/// may be made earlier, and the product's kernel can then take it.
+static void hoistViewsBefore(Value buffer, Operation *writer) {
+  Operation *view = buffer.getDefiningOp();
+  if (!view || !isa<ViewLikeOpInterface>(view) || !isPure(view) ||
+      view->getBlock() != writer->getBlock() || view->isBeforeInBlock(writer))
+    return;
+  for (Value operand : view->getOperands())
+    hoistViewsBefore(operand, writer);
+  bool operandsReady = llvm::all_of(view->getOperands(), [&](Value operand) {
+    Operation *definition = operand.getDefiningOp();
+    return !definition || (definition->getBlock() == writer->getBlock() &&
+                           definition->isBeforeInBlock(writer));
+  });
+  if (operandsReady)
+    view->moveBefore(writer);
+}
+
 static bool isReadyBefore(Value buffer, Operation *writer,
                           Operation *consumer) {
   Operation *definition = buffer.getDefiningOp();
@@ -828,6 +880,8 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     }
     auto inputType = dyn_cast<MemRefType>(input.getType());
     std::optional<EpilogueOperand> operand = classifyEpilogueInput(map, rank);
+    if (operand)
+      hoistViewsBefore(input, contraction.op);
     if (!shapedLikeResult(inputType) || !operand ||
         !isReadyBefore(input, writer, consumer))
       return false;

@@ -62,11 +62,17 @@ getGatheredLoops(AffineMap input, AffineMap filter, AffineMap output) {
 static FailureOr<linalg::GenericOp> buildContraction(RewriterBase &rewriter,
                                                      linalg::GenericOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap inputMap = maps[0], filterMap = maps[1], outputMap = maps[2];
+  AffineMap inputMap = maps[0], filterMap = maps[1];
+  // A quantized convolution's zero points are scalars after the filter,
+  // its output last.
+  bool quantized = op.getNumDpsInputs() == 4;
+  AffineMap outputMap = maps.back();
+  Block &body = op.getRegion().front();
   if (!filterMap.isProjectedPermutation() ||
       !outputMap.isProjectedPermutation() || inputMap.getNumSymbols() ||
       !llvm::all_of(inputMap.getResults(), isComputableIndex) ||
-      !isMultiplyAccumulateBody(op.getRegion().front()))
+      !(quantized ? isQuantizedMultiplyAccumulateBody(body)
+                  : isMultiplyAccumulateBody(body)))
     return failure();
   // Output channels: loops of the filter and the output the input does not
   // read. Without them the product has no N (a depthwise convolution).
@@ -115,10 +121,11 @@ static FailureOr<linalg::GenericOp> buildContraction(RewriterBase &rewriter,
   for (unsigned loop : *gathered)
     gatheredDims.push_back(getAffineDimExpr(loop, context));
   maps[0] = AffineMap::get(op.getNumLoops(), 0, gatheredDims, context);
+  SmallVector<Value> inputs = op.getDpsInputs();
+  inputs[0] = gather.getResult(0);
   auto contraction = linalg::GenericOp::create(
-      rewriter, loc, op->getResultTypes(),
-      ValueRange{gather.getResult(0), op.getDpsInputs()[1]}, op.getDpsInits(),
-      maps, op.getIteratorTypesArray());
+      rewriter, loc, op->getResultTypes(), inputs, op.getDpsInits(), maps,
+      op.getIteratorTypesArray());
   rewriter.cloneRegionBefore(op.getRegion(), contraction.getRegion(),
                              contraction.getRegion().end());
   return contraction;
@@ -147,7 +154,13 @@ static bool isViewedLater(linalg::LinalgOp op) {
 void mlir::subgroup_matrix::rewriteConvolutionsAsContractions(ModuleOp module) {
   SmallVector<linalg::LinalgOp> convolutions;
   module.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+    // Two inputs, or a quantized convolution's four (two zero points).
+    bool hasZeroPoints =
+        op.getNumDpsInputs() == 4 &&
+        llvm::none_of(llvm::drop_begin(op.getDpsInputs(), 2),
+                      [](Value zero) { return isa<ShapedType>(zero.getType()); });
+    if (op.hasPureTensorSemantics() &&
+        (op.getNumDpsInputs() == 2 || hasZeroPoints) &&
         op.getNumDpsInits() == 1 && !op.hasIndexSemantics() &&
         op->getNumRegions() == 1 && !op->getParentOfType<gpu::GPUModuleOp>() &&
         linalg::isaConvolutionOpInterface(op) && !isViewedLater(op))

@@ -549,8 +549,9 @@ static LogicalResult normalizeContractions(ModuleOp module) {
   fuseElementwiseChains(module);
   dropUnitBatches(module);
   unshareFills(module);
-  rewriteQuantizedMatmuls(module);
+  // Convolutions first: a quantized one becomes a quantized contraction.
   rewriteConvolutionsAsContractions(module);
+  rewriteQuantizedMatmuls(module);
   SmallVector<linalg::LinalgOp> contractions;
   module.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&

@@ -56,6 +56,22 @@ private:
     return linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
   }
 
+  /// `input` and `map`, or where `input` is a copy made by a generic (a
+  /// quantized convolution's window), the copied tensor and the map that
+  /// reads it: summing the source leaves the copy to the product alone,
+  /// whose kernel gathers it as it stages tiles instead of storing it.
+  std::pair<Value, AffineMap> lookThroughCopy(Value input, AffineMap map) {
+    auto copy = input.getDefiningOp<linalg::GenericOp>();
+    if (!copy || copy.getNumDpsInputs() != 1 ||
+        copy.getNumLoops() != copy.getNumParallelLoops() ||
+        !copy.getIndexingMapsArray().back().isIdentity() ||
+        copy.getRegion().front().getTerminator()->getOperand(0) !=
+            copy.getRegion().front().getArgument(0))
+      return {input, map};
+    return {copy.getDpsInputs()[0],
+            copy.getIndexingMapsArray()[0].compose(map)};
+  }
+
   /// The sums over K of the input read through `map`, one per element of
   /// C's dimensions that `map` also reads; and those dimensions'
   /// positions in C.
@@ -97,13 +113,35 @@ QuantizedMatmulRewriter::sumOverK(Value input, AffineMap map) {
     shape.push_back(sizes[loop]);
     positions.push_back(position);
   }
+  SmallVector<Value> inputs = {input};
+  SmallVector<AffineMap> sumMaps = {
+      map.replaceDimsAndSymbols(renamed, {}, numLoops, 0),
+      AffineMap::get(numLoops, 0, kept, context)};
+  // A loop that the input reads only inside a window (kh in oh + kh) has
+  // its size from a shape-only operand, as linalg's pooling windows do.
+  SmallVector<AffineExpr> windowDims;
+  SmallVector<int64_t> windowShape;
+  for (unsigned loop = 0; loop < map.getNumDims(); ++loop) {
+    AffineExpr dim = renamed[loop];
+    if (!isa<AffineDimExpr>(dim) ||
+        llvm::any_of(sumMaps, [&](AffineMap sumMap) {
+          return llvm::is_contained(sumMap.getResults(), dim);
+        }))
+      continue;
+    windowDims.push_back(dim);
+    windowShape.push_back(sizes[loop]);
+  }
+  if (!windowDims.empty()) {
+    inputs.push_back(
+        tensor::EmptyOp::create(rewriter, loc, windowShape, accumulator));
+    sumMaps.insert(sumMaps.begin() + 1,
+                   AffineMap::get(numLoops, 0, windowDims, context));
+  }
   auto sum = linalg::GenericOp::create(
       rewriter, loc, TypeRange{RankedTensorType::get(shape, accumulator)},
-      ValueRange{input}, ValueRange{zeros(shape)},
-      ArrayRef<AffineMap>{map.replaceDimsAndSymbols(renamed, {}, numLoops, 0),
-                          AffineMap::get(numLoops, 0, kept, context)},
-      sumIterators, [&](OpBuilder &nested, Location at, ValueRange args) {
-        Value total = arith::AddIOp::create(nested, at, args[1],
+      inputs, ValueRange{zeros(shape)}, sumMaps, sumIterators,
+      [&](OpBuilder &nested, Location at, ValueRange args) {
+        Value total = arith::AddIOp::create(nested, at, args.back(),
                                             extend(nested, at, args[0]));
         linalg::YieldOp::create(nested, at, total);
       });
@@ -146,7 +184,8 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
         std::make_tuple(b, maps[1], zeroA, correctsB)}) {
     if (!corrects)
       continue;
-    auto [sum, positions] = sumOverK(input, map);
+    auto [summed, summedMap] = lookThroughCopy(input, map);
+    auto [sum, positions] = sumOverK(summed, summedMap);
     SmallVector<AffineExpr> dims;
     for (unsigned position : positions)
       dims.push_back(getAffineDimExpr(position, context));
@@ -208,9 +247,24 @@ FailureOr<Value> QuantizedMatmulRewriter::rewrite() {
 void mlir::subgroup_matrix::rewriteQuantizedMatmuls(ModuleOp module) {
   SmallVector<linalg::LinalgOp> products;
   module.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::QuantizedMatmulOp, linalg::QuantizedBatchMatmulOp>(
-            op.getOperation()) &&
-        !op->getParentOfType<gpu::GPUModuleOp>())
+    if (op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    // Generics with the same body and zero points: a quantized
+    // convolution's contraction, or what an importer writes.
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    bool isQuantizedGeneric =
+        generic && generic.getNumDpsInputs() == 4 &&
+        generic.getNumDpsInits() == 1 &&
+        isQuantizedMultiplyAccumulateBody(generic.getRegion().front()) &&
+        llvm::all_of(ArrayRef(generic.getIndexingMapsArray()).slice(2, 2),
+                     [](AffineMap map) { return map.getNumResults() == 0; }) &&
+        succeeded(linalg::inferContractionDims(
+            {generic.getIndexingMapsArray()[0],
+             generic.getIndexingMapsArray()[1],
+             generic.getIndexingMapsArray().back()}));
+    if (isQuantizedGeneric ||
+        isa<linalg::QuantizedMatmulOp, linalg::QuantizedBatchMatmulOp>(
+            op.getOperation()))
       products.push_back(op);
   });
   IRRewriter rewriter(module.getContext());

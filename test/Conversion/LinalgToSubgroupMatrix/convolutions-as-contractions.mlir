@@ -94,3 +94,38 @@ func.func @left_alone(%x: tensor<1x8x8x16xf16>, %dw: tensor<3x3x16xf16>, %dacc: 
       ins(%xd, %w3 : tensor<?x8x8x16xf16>, tensor<3x3x16x32xf16>) outs(%accd : tensor<?x6x6x32xf32>) -> tensor<?x6x6x32xf32>
   return %d, %u, %v : tensor<1x6x6x16xf32>, tensor<1x8x8x32xf32>, tensor<?x6x6x32xf32>
 }
+
+// -----
+
+// A quantized convolution: the window gathered as for any convolution, the
+// product of the stored bytes, the window's sums taken from the input
+// itself (the window stays the product's alone; a shape-only operand gives
+// the window loops their sizes), the filter's column sums, and the zero
+// points' corrections, K = 3 * 3 * 32 = 288.
+// CHECK-LABEL: func.func @conv_quantized
+// CHECK-SAME: (%[[X:.*]]: tensor<2x9x11x32xi8>, %[[F:.*]]: tensor<3x3x32x40xi8>)
+// CHECK-DAG: %[[KZZ:.*]] = arith.constant -4320 : i32
+// CHECK-DAG: %[[ZX:.*]] = arith.constant 5 : i32
+// CHECK-DAG: %[[ZF:.*]] = arith.constant -3 : i32
+// CHECK: %[[WINDOW:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x9x11x32xi8>) outs(%{{.*}} : tensor<2x7x9x3x3x32xi8>)
+// CHECK: %[[SHAPE:.*]] = tensor.empty() : tensor<3x3xi32>
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[SHAPE]] : tensor<2x9x11x32xi8>, tensor<3x3xi32>) outs(%{{.*}} : tensor<2x7x9xi32>)
+// CHECK: %[[COLUMNS:.*]] = linalg.generic {{.*}} ins(%[[F]] : tensor<3x3x32x40xi8>) outs(%{{.*}} : tensor<40xi32>)
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[WINDOW]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<2x7x9x3x3x32xi8> into tensor<126x288xi8>
+// CHECK: %[[PRODUCT:.*]] = linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<126x288xi8>, tensor<288x40xi8>)
+// CHECK-NOT: arith.subi
+// CHECK: %[[ROWS2:.*]] = tensor.collapse_shape %[[ROWS]]
+// CHECK: linalg.generic {{.*}} ins(%[[PRODUCT]], %[[ROWS2]], %[[COLUMNS]] : tensor<126x40xi32>, tensor<126xi32>, tensor<40xi32>)
+// CHECK: arith.muli %{{.*}}, %[[ZF]]
+// CHECK: arith.muli %{{.*}}, %[[ZX]]
+// CHECK: arith.addi %{{.*}}, %[[KZZ]]
+func.func @conv_quantized(%x: tensor<2x9x11x32xi8>, %f: tensor<3x3x32x40xi8>) -> tensor<2x7x9x40xi32> {
+  %zx = arith.constant 5 : i32
+  %zf = arith.constant -3 : i32
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<2x7x9x40xi32>
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<2x7x9x40xi32>) -> tensor<2x7x9x40xi32>
+  %r = linalg.conv_2d_nhwc_hwcf_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f, %zx, %zf : tensor<2x9x11x32xi8>, tensor<3x3x32x40xi8>, i32, i32) outs(%init : tensor<2x7x9x40xi32>) -> tensor<2x7x9x40xi32>
+  return %r : tensor<2x7x9x40xi32>
+}

@@ -1620,6 +1620,36 @@ def cases_for(target):
                 (np.array(x[1], np.int64).reshape(qk, qn) - qzb)
             ).reshape(-1).tolist(),
             0.0, launches=5))
+        # A quantized convolution (linalg.conv_2d_nhwc_hwcf_q, zero points
+        # 5 and -3): the implicit GEMM of the stored bytes, the zero
+        # points' corrections as for quantized_matmul.
+        shaped = convolution_case(
+            "conv3x3_quantized_nhwc", "conv_2d_nhwc_hwcf",
+            ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=40, h=9, w=11),
+            dict(h=3, w=3), (1, 1), (1, 1), (0, 0), "si8", "si32", 1)
+        (_, x_shape, _, _), (_, f_shape, _, _) = shaped.inputs
+        y_shape = shaped.output[0]
+        types = dict(x=tensor(x_shape, "i8"), f=tensor(f_shape, "i8"),
+                     y=tensor(y_shape, "i32"))
+        cases.append(Case(
+            "conv3x3_quantized_nhwc", """func.func @conv3x3_quantized_nhwc(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
+  %%zx = arith.constant 5 : i32
+  %%zf = arith.constant -3 : i32
+  %%zero = arith.constant 0 : i32
+  %%e = tensor.empty() : %(y)s
+  %%init = linalg.fill ins(%%zero : i32) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.conv_2d_nhwc_hwcf_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%%x, %%f, %%zx, %%zf : %(x)s, %(f)s, i32, i32) outs(%%init : %(y)s) -> %(y)s
+  return %%r : %(y)s
+}
+""" % types,
+            [("x", x_shape, "si8", (-128, 127)),
+             ("f", f_shape, "si8", (-128, 127))],
+            (y_shape, "si32"),
+            lambda x, reference=shaped.reference: [
+                int(round(v)) for v in reference(
+                    [[v - 5 for v in x[0]], [v + 3 for v in x[1]]])],
+            0.0, launches=5))
         # The same with zero points that are function arguments (i32
         # scalars): the corrections read them as kernel arguments.
         cases.append(Case(

@@ -144,6 +144,11 @@ std::optional<SmallVector<unsigned>> getIndexingLoops(AffineMap map);
 /// product to the accumulator.
 bool isMultiplyAccumulateBody(Block &body);
 
+/// Whether `body` adds (a - za)(b - zb) to the accumulator, a and b its
+/// first two arguments (maybe sign-extended) and za, zb its next two: the
+/// body of linalg's quantized products and convolutions.
+bool isQuantizedMultiplyAccumulateBody(Block &body);
+
 /// Whether a kernel can compute `expr` from loop indices: dimensions and
 /// constants under +, and *, floordiv and mod by positive constants (how
 /// front-ends index a packed weight, a group's scale, or a window).
@@ -173,15 +178,17 @@ LogicalResult foldReshapedFills(ModuleOp module);
 /// Rewrites each convolution on tensors (named, of any layout, or a generic
 /// whose input map windows the image) that has output channels as a
 /// contraction whose A is the gathered window, a linalg.generic that
-/// copies the input through the convolution's map (implicit GEMM). Others
-/// (depthwise convolutions, dynamic sizes) are left as they are.
+/// copies the input through the convolution's map (implicit GEMM); a
+/// quantized convolution keeps its zero points, as a quantized contraction.
+/// Others (depthwise convolutions, dynamic sizes) are left as they are.
 void rewriteConvolutionsAsContractions(ModuleOp module);
 
-/// Rewrites each `linalg.quantized_matmul` / `quantized_batch_matmul` on
-/// tensors whose zero points are constants as the product of the stored
-/// values followed by the zero points' corrections (row sums of A and
-/// column sums of B, reductions of their own, in an element-wise
-/// epilogue). Others are left as they are.
+/// Rewrites each quantized contraction on tensors
+/// (`linalg.quantized_matmul`, `quantized_batch_matmul`, and generics with
+/// their body, such as a quantized convolution's contraction) whose K has a
+/// static size as the product of the stored values followed by the zero
+/// points' corrections (row sums of A and column sums of B, reductions of
+/// their own, in an element-wise epilogue). Others are left as they are.
 void rewriteQuantizedMatmuls(ModuleOp module);
 
 /// Reads the contraction `op` (on memrefs) computes. Reports on `op` why it
