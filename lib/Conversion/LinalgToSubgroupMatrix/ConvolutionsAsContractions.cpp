@@ -157,8 +157,9 @@ void mlir::subgroup_matrix::rewriteConvolutionsAsContractions(ModuleOp module) {
     // Two inputs, or a quantized convolution's four (two zero points).
     bool hasZeroPoints =
         op.getNumDpsInputs() == 4 &&
-        llvm::none_of(llvm::drop_begin(op.getDpsInputs(), 2),
-                      [](Value zero) { return isa<ShapedType>(zero.getType()); });
+        llvm::none_of(llvm::drop_begin(op.getDpsInputs(), 2), [](Value zero) {
+          return isa<ShapedType>(zero.getType());
+        });
     if (op.hasPureTensorSemantics() &&
         (op.getNumDpsInputs() == 2 || hasZeroPoints) &&
         op.getNumDpsInits() == 1 && !op.hasIndexSemantics() &&

@@ -502,6 +502,11 @@ static std::string describeElementwiseKernel(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || !op.getNumReductionLoops() ||
       !isMultiplyAccumulateBody(op.getRegion().front()))
     return why;
+  // A convolution that stayed one: every convolution with output channels
+  // on tensors at static sizes became a product, so this one has none.
+  if (linalg::isaConvolutionOpInterface(op))
+    return why + " (a convolution without output channels, such as a "
+                 "depthwise one: no N loop, nothing for matrix units)";
   // A contraction that did not become a matrix product.
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);

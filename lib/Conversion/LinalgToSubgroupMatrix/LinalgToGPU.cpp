@@ -326,13 +326,34 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     auto filterType = dyn_cast<MemRefType>(filter.getType());
     auto inputType = dyn_cast<MemRefType>(input.getType());
     auto outputType = dyn_cast<MemRefType>(output.getType());
-    if (!filterType || !inputType || !outputType ||
-        !filterType.hasStaticShape() || !inputType.hasStaticShape() ||
-        !outputType.hasStaticShape() || !inputType.getLayout().isIdentity() ||
-        !filterType.getLayout().isIdentity() ||
-        !outputType.getLayout().isIdentity()) {
+    if (!filterType || !inputType || !outputType) {
       op->emitOpError("cannot be put on the GPU: its operands are not "
-                      "statically shaped row-major buffers");
+                      "buffers (the program was not bufferized)");
+      failed = true;
+      continue;
+    }
+    // Convolutions on tensors at static sizes became implicit GEMMs before
+    // bufferization; what reaches here was on buffers, or has dynamic
+    // sizes, or is a view with strides.
+    MemRefType unsupported;
+    StringRef why;
+    for (MemRefType type : {inputType, filterType, outputType}) {
+      if (!type.hasStaticShape()) {
+        unsupported = type;
+        why = "has dynamic sizes: convolutions become matrix products at "
+              "static sizes only";
+        break;
+      }
+      if (!type.getLayout().isIdentity()) {
+        unsupported = type;
+        why = "is a strided view: a convolution's operands must be dense "
+              "row-major buffers";
+        break;
+      }
+    }
+    if (unsupported) {
+      op->emitOpError() << "cannot be put on the GPU: its operand "
+                        << unsupported << " " << why;
       failed = true;
       continue;
     }
@@ -344,9 +365,11 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     int64_t kh = nhwc ? filterShape[0] : filterShape[2];
     int64_t kw = nhwc ? filterShape[1] : filterShape[3];
     if (kh != 1 || kw != 1 || !unitStrides) {
-      op->emitOpError() << "cannot be put on the GPU: only 1x1 convolutions "
-                           "with unit strides and dilations become matrix "
-                           "products; this one has a "
+      op->emitOpError() << "cannot be put on the GPU: on buffers, only 1x1 "
+                           "convolutions with unit strides and dilations "
+                           "become matrix products (a convolution on "
+                           "tensors of any window, stride and dilation "
+                           "becomes an implicit GEMM); this one has a "
                         << kh << "x" << kw << " filter"
                         << (unitStrides ? "" : " and non-unit strides");
       failed = true;

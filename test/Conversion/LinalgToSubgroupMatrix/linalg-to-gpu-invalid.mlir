@@ -1,10 +1,22 @@
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 -verify-diagnostics
 
+// On buffers, only 1x1 convolutions are matrix products (views); on
+// tensors, any convolution is (convolutions-as-contractions.mlir).
 func.func @conv3x3(%x: memref<1x8x8x32xf16>, %f: memref<3x3x32x64xf16>, %y: memref<1x6x6x64xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: only 1x1 convolutions with unit strides and dilations become matrix products; this one has a 3x3 filter}}
+  // expected-error @+1 {{cannot be put on the GPU: on buffers, only 1x1 convolutions with unit strides and dilations become matrix products (a convolution on tensors of any window, stride and dilation becomes an implicit GEMM); this one has a 3x3 filter}}
   linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %f : memref<1x8x8x32xf16>, memref<3x3x32x64xf16>) outs(%y : memref<1x6x6x64xf32>)
   return
+}
+
+// -----
+
+// A convolution on tensors whose batch is dynamic.
+func.func @dynamic_convolution(%x: tensor<?x10x10x16xf16>, %f: tensor<3x3x16x32xf16>, %y: tensor<?x8x8x32xf32>) -> tensor<?x8x8x32xf32> {
+  // expected-error @+1 {{cannot be put on the GPU: its operand 'memref<?x10x10x16xf16>' has dynamic sizes: convolutions become matrix products at static sizes only}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : tensor<?x10x10x16xf16>, tensor<3x3x16x32xf16>) outs(%y : tensor<?x8x8x32xf32>) -> tensor<?x8x8x32xf32>
+  return %r : tensor<?x8x8x32xf32>
 }
 
 // -----

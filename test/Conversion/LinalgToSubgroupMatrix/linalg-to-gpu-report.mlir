@@ -88,3 +88,14 @@ func.func @transpose(%x: tensor<64x32xf32>) -> tensor<32x64xf32> {
   %t = linalg.transpose ins(%x : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
   return %t : tensor<32x64xf32>
 }
+
+// -----
+
+// A depthwise convolution has no output channels: an element-wise kernel
+// whose window loops run inside each invocation.
+func.func @depthwise(%x: tensor<2x10x10x16xf16>, %f: tensor<3x3x16xf16>, %y: tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32> {
+  // expected-remark @+1 {{became kernel 'elementwise_0': one invocation per output element, its reduction loops run inside the invocation (a convolution without output channels, such as a depthwise one: no N loop, nothing for matrix units)}}
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : tensor<2x10x10x16xf16>, tensor<3x3x16xf16>) outs(%y : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  return %r : tensor<2x8x8x16xf32>
+}
