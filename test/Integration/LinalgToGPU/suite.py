@@ -835,6 +835,18 @@ def convolution_case(name, op, layouts, sizes, window, strides, dilations,
                 (tuple(shapes[2]), acc), reference, 1e-3, launches=launches)
 
 
+def _grouped_int4_reference(x):
+    """grouped_int4_two_k_loops: nibbles low first, offset by 8, times the
+    group's scale, rounded to f16 (the weight's type), then the product."""
+    a = np.array(x[0], np.float64).reshape(16, 8, 32)
+    q = np.array(x[1], np.int64).reshape(96, 8, 16) & 255
+    s = np.array(x[2], np.float64).reshape(96, 8)
+    nibbles = np.stack([(q & 15) - 8, ((q >> 4) & 15) - 8], -1)
+    w = (nibbles.reshape(96, 8, 32) * s[:, :, None]).astype(
+        np.float16).astype(np.float64)
+    return np.einsum("mgj,ngj->mn", a, w).reshape(-1).tolist()
+
+
 def cases_for(target):
     t, acc = TARGETS[target]["inputs"], TARGETS[target]["acc"]
     unit = (-1.0, 1.0)
@@ -1650,6 +1662,56 @@ def cases_for(target):
                 int(round(v)) for v in reference(
                     [[v - 5 for v in x[0]], [v + 3 for v in x[1]]])],
             0.0, launches=5))
+        # An int4 weight dequantized per group of 32 along K, K written as
+        # two loops (group, index in group) as IREE imports it, the nibbles
+        # packed two to a byte: a matrix product over both K loops.
+        cases.append(Case(
+            "grouped_int4_two_k_loops", """#q = affine_map<(n, g, j) -> (n, g, j floordiv 2)>
+#s = affine_map<(n, g, j) -> (n, g)>
+#o = affine_map<(n, g, j) -> (n, g, j)>
+#x = affine_map<(m, n, g, j) -> (m, g, j)>
+#w = affine_map<(m, n, g, j) -> (n, g, j)>
+#y = affine_map<(m, n, g, j) -> (m, n)>
+func.func @grouped_int4_two_k_loops(%x: tensor<16x8x32xf16>, %q: tensor<96x8x16xi8>, %s: tensor<96x8xf16>) -> tensor<16x96xf32> {
+  %e = tensor.empty() : tensor<96x8x32xf16>
+  %w = linalg.generic {indexing_maps = [#q, #s, #o], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q, %s : tensor<96x8x16xi8>, tensor<96x8xf16>) outs(%e : tensor<96x8x32xf16>) {
+  ^bb0(%qv: i8, %sv: f16, %o: f16):
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %j = linalg.index 2 : index
+    %odd = arith.andi %j, %c1 : index
+    %sh = arith.muli %odd, %c4 : index
+    %shift = arith.index_cast %sh : index to i8
+    %v = arith.shrui %qv, %shift : i8
+    %nib = arith.andi %v, %c15 : i8
+    %c = arith.subi %nib, %c8 : i8
+    %f = arith.sitofp %c : i8 to f16
+    %r = arith.mulf %f, %sv : f16
+    linalg.yield %r : f16
+  } -> tensor<96x8x32xf16>
+  %zero = arith.constant 0.0 : f32
+  %ye = tensor.empty() : tensor<16x96xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ye : tensor<16x96xf32>) -> tensor<16x96xf32>
+  %y = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x8x32xf16>, tensor<96x8x32xf16>) outs(%acc : tensor<16x96xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %sum = arith.addf %c, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x96xf32>
+  return %y : tensor<16x96xf32>
+}""",
+            [("x", (16, 8, 32), t, (-1, 1)), ("q", (96, 8, 16), "si8",
+                                               (-128, 127)),
+             ("s", (96, 8), t, (0.01, 0.02))],
+            ((16, 96), "f32"),
+            lambda x: _grouped_int4_reference(x),
+            1e-3, launches=2))
         # The same with zero points that are function arguments (i32
         # scalars): the corrections read them as kernel arguments.
         cases.append(Case(
