@@ -1179,61 +1179,40 @@ def cases_for(target):
             dict(h=3, w=3), (2, 2), (1, 1), (1, 1), t, "f16", 1))
 
     # A scale that is a function argument (an f32 scalar, not a tensor):
-    # the element-wise op that reads it takes it as a kernel argument.
-    sm_, sn_, sk_ = 40, 48, 64
-    text = """func.func @scalar_argument_scale(%%x: %(x)s, %%w: %(w)s, %%scale: f32) -> %(y)s {
-  %%zero = arith.constant 0.0 : f32
-  %%e = tensor.empty() : %(y)s
-  %%acc = linalg.fill ins(%%zero : f32) outs(%%e : %(y)s) -> %(y)s
-  %%mm = linalg.matmul ins(%%x, %%w : %(x)s, %(w)s) outs(%%acc : %(y)s) -> %(y)s
-  %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-      ins(%%mm : %(y)s) outs(%%e : %(y)s) {
-  ^bb0(%%v: f32, %%o: f32):
-    %%s = arith.mulf %%v, %%scale : f32
-    linalg.yield %%s : f32
-  } -> %(y)s
-  return %%r : %(y)s
-}
-""" % dict(x=tensor((sm_, sk_), t), w=tensor((sk_, sn_), t),
-           y=tensor((sm_, sn_), "f32"))
-    cases.append(Case(
-        "scalar_argument_scale", text,
-        [("x", (sm_, sk_), t, (-1, 1)), ("w", (sk_, sn_), t, (-1, 1)),
-         ("scale", (), "f32", (0.5, 2))],
-        ((sm_, sn_), "f32"),
-        lambda x, sm_=sm_, sn_=sn_, sk_=sk_: [
-            v * x[2][0] for v in matmul_reference(x[0], x[1], sm_, sn_,
-                                                  sk_)],
-        1e-5, launches=2))
-
-    # The scale as torch-mlir passes it: a rank-0 tensor whose element the
-    # body uses through tensor.extract. The generic reads it as an input,
+    # the element-wise op that reads it takes it as a kernel argument. And
+    # the scale as torch-mlir passes it: a rank-0 tensor whose element the
+    # body uses through tensor.extract; the generic reads it as an input,
     # and fuses into the product's kernel.
-    text = """func.func @extracted_rank0_scale(%%x: %(x)s, %%w: %(w)s, %%scale: tensor<f32>) -> %(y)s {
+    sm_, sn_, sk_ = 40, 48, 64
+    for name, scale_type, extract, scale, launches in [
+            ("scalar_argument_scale", "f32", "", "%scale", 2),
+            ("extracted_rank0_scale", "tensor<f32>",
+             "  %s = tensor.extract %scale[] : tensor<f32>\n", "%s", 1)]:
+        text = """func.func @%(name)s(%%x: %(x)s, %%w: %(w)s, %%scale: %(scale_type)s) -> %(y)s {
   %%zero = arith.constant 0.0 : f32
-  %%s = tensor.extract %%scale[] : tensor<f32>
-  %%e = tensor.empty() : %(y)s
+%(extract)s  %%e = tensor.empty() : %(y)s
   %%acc = linalg.fill ins(%%zero : f32) outs(%%e : %(y)s) -> %(y)s
   %%mm = linalg.matmul ins(%%x, %%w : %(x)s, %(w)s) outs(%%acc : %(y)s) -> %(y)s
   %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%%mm : %(y)s) outs(%%e : %(y)s) {
   ^bb0(%%v: f32, %%o: f32):
-    %%m = arith.mulf %%v, %%s : f32
+    %%m = arith.mulf %%v, %(scale)s : f32
     linalg.yield %%m : f32
   } -> %(y)s
   return %%r : %(y)s
 }
-""" % dict(x=tensor((sm_, sk_), t), w=tensor((sk_, sn_), t),
-           y=tensor((sm_, sn_), "f32"))
-    cases.append(Case(
-        "extracted_rank0_scale", text,
-        [("x", (sm_, sk_), t, (-1, 1)), ("w", (sk_, sn_), t, (-1, 1)),
-         ("scale", (), "f32", (0.5, 2))],
-        ((sm_, sn_), "f32"),
-        lambda x, sm_=sm_, sn_=sn_, sk_=sk_: [
-            v * x[2][0] for v in matmul_reference(x[0], x[1], sm_, sn_,
-                                                  sk_)],
-        1e-5, launches=1))
+""" % dict(name=name, x=tensor((sm_, sk_), t), w=tensor((sk_, sn_), t),
+           y=tensor((sm_, sn_), "f32"), scale_type=scale_type,
+           extract=extract, scale=scale)
+        cases.append(Case(
+            name, text,
+            [("x", (sm_, sk_), t, (-1, 1)), ("w", (sk_, sn_), t, (-1, 1)),
+             ("scale", (), "f32", (0.5, 2))],
+            ((sm_, sn_), "f32"),
+            lambda x, sm_=sm_, sn_=sn_, sk_=sk_: [
+                v * x[2][0] for v in matmul_reference(x[0], x[1], sm_, sn_,
+                                                      sk_)],
+            1e-5, launches=launches))
 
     # A tensor.pad that no convolution reads: the padding value filled, then
     # the interior copied into the strided view by a kernel (the runtime
