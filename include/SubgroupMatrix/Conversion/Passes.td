@@ -584,7 +584,26 @@ def NormalizeContractionsPass : Pass<"sm-normalize-contractions", "ModuleOp"> {
     (implicit GEMM). The contraction kernel computes that generic as it
     stages A, so the window is never stored. Depthwise convolutions and 1x1
     convolutions with unit strides (`sm-unit-convolutions-to-contractions`)
-    are left alone.
+    are left alone. A quantized convolution (`conv_2d_nhwc_hwcf_q`, ...)
+    becomes a quantized contraction.
+
+    Quantized contractions (`linalg.quantized_matmul`, `quantized_batch_matmul`
+    and generics with their body) become the product of the stored 8-bit
+    values and the zero points' corrections, `- zb rowsum(A) - za colsum(B)
+    + K za zb`: the sums are reductions of their own (a convolution's window
+    sums read the input through the window), the corrections an element-wise
+    op after the product, whose kernel fuses it.
+
+    Around contractions, the stage also tidies what front-ends write: an
+    element of a tensor that a body uses from outside (`tensor.extract`
+    with constant indices) becomes an input of that generic; chains of
+    element-wise generics whose producers have no other user become one
+    (upstream's element-wise fusion); a `batch_matmul` of batch one whose
+    result is only reshaped to 2-D becomes a `matmul`; products that start
+    from one fill get a fill each; and an element-wise generic that reads a
+    product through the reshape back to the contraction's loops is collapsed
+    onto the product (upstream's fold of a reshape by collapsing loops), so
+    that it fuses as the product's epilogue.
 
     ```mlir
     // sm-opt --sm-normalize-contractions

@@ -7,6 +7,14 @@
 // dimension through reshapes (views once bufferized); operands whose loops
 // are not grouped are transposed first.
 //
+// Before that, what front-ends write around contractions is tidied on
+// tensors: elements that bodies extract become inputs, element-wise chains
+// one generic, a batch of one a matmul, a shared fill one per product;
+// convolutions become contractions (ConvolutionsAsContractions.cpp) and
+// quantized products the stored product plus corrections
+// (QuantizedMatmuls.cpp). After it, element-wise ops that read a product
+// through a reshape are collapsed onto it, so that they fuse.
+//
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
