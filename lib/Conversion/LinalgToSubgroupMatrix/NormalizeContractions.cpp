@@ -416,6 +416,27 @@ static bool isElementwiseOnTensors(Operation *op) {
          !generic->getParentOfType<gpu::GPUModuleOp>();
 }
 
+/// Generalizes the named element-wise ops a graph compiler emits
+/// (`linalg.add`, `mul`, `exp`, `elementwise`, `map`, `broadcast`,
+/// `transpose`, ...: every loop parallel, one output) into the generics
+/// they are, so that chains of them merge below. Fills stay named: the
+/// kernels take them over as initial values.
+static void generalizeElementwiseNamedOps(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()) &&
+        op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
+        op.getNumLoops() == op.getNumParallelLoops() &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      named.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 /// Merges chains of element-wise generics (a bias add, then an activation;
 /// an 8-bit weight widened, then scaled) into one generic each, upstream's
 /// element-wise fusion: a chain after a product becomes one epilogue, a
@@ -554,6 +575,7 @@ static void readExtractedElementsAsInputs(ModuleOp module) {
 
 static LogicalResult normalizeContractions(ModuleOp module) {
   readExtractedElementsAsInputs(module);
+  generalizeElementwiseNamedOps(module);
   fuseElementwiseChains(module);
   dropUnitBatches(module);
   unshareFills(module);

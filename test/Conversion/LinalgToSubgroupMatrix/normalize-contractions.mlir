@@ -432,3 +432,27 @@ func.func @quantized_zero_point_arguments(%a: tensor<40x96xi8>, %b: tensor<96x56
   %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<40x96xi8>, tensor<96x56xi8>, i32, i32) outs(%acc : tensor<40x56xi32>) -> tensor<40x56xi32>
   return %r : tensor<40x56xi32>
 }
+
+// -----
+
+// Named element-wise ops (as a graph compiler emits them) are generics, and
+// their chain one generic; the fill stays a fill.
+// CHECK-LABEL: func.func @named_elementwise_chain
+// CHECK-SAME: (%[[A:.*]]: tensor<64x32xf32>, %[[B:.*]]: tensor<64x32xf32>, %[[V:.*]]: tensor<32xf32>)
+// CHECK-NOT: linalg.add
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[B]], %[[B]], %[[V]] : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<32xf32>)
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @named_elementwise_chain(%a: tensor<64x32xf32>, %b: tensor<64x32xf32>, %v: tensor<32xf32>) -> tensor<64x32xf32> {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %s = linalg.add ins(%a, %b : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.mul ins(%s, %b : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %x = linalg.exp ins(%m : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %bc = linalg.broadcast ins(%v : tensor<32xf32>) outs(%e : tensor<64x32xf32>) dimensions = [0]
+  %d = linalg.div ins(%x, %bc : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %d : tensor<64x32xf32>
+}
