@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -49,6 +50,44 @@ static SmallVector<Value> getKernelScalars(linalg::GenericOp op) {
     add(yielded);
   return scalars;
 }
+
+/// The kind of the associative op by which `op`'s body folds its
+/// reduction (`out = combine(out, x)`, the output read nowhere else), if
+/// it has one.
+static std::optional<arith::AtomicRMWKind>
+getReductionKind(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArguments().back();
+  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine || combine->getBlock() != &body ||
+      combine->getNumOperands() != 2 || !out.hasOneUse() ||
+      out.getUses().begin()->getOwner() != combine)
+    return std::nullopt;
+  using Kind = arith::AtomicRMWKind;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(combine)
+      .Case([](arith::AddFOp) { return Kind::addf; })
+      .Case([](arith::AddIOp) { return Kind::addi; })
+      .Case([](arith::MulFOp) { return Kind::mulf; })
+      .Case([](arith::MulIOp) { return Kind::muli; })
+      .Case([](arith::MaximumFOp) { return Kind::maximumf; })
+      .Case([](arith::MinimumFOp) { return Kind::minimumf; })
+      .Case([](arith::MaxNumFOp) { return Kind::maxnumf; })
+      .Case([](arith::MinNumFOp) { return Kind::minnumf; })
+      .Case([](arith::MaxSIOp) { return Kind::maxs; })
+      .Case([](arith::MinSIOp) { return Kind::mins; })
+      .Case([](arith::MaxUIOp) { return Kind::maxu; })
+      .Case([](arith::MinUIOp) { return Kind::minu; })
+      .Case([](arith::OrIOp) { return Kind::ori; })
+      .Case([](arith::AndIOp) { return Kind::andi; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Reductions at least this long over fewer outputs than
+/// kCooperativeOutputs run one workgroup per output: one invocation per
+/// output would leave the device nearly idle for the whole reduction (the
+/// row sums of an 8-bit product's zero points: 768 outputs of 768 terms).
+static constexpr int64_t kCooperativeReduction = 64;
+static constexpr int64_t kCooperativeOutputs = 16384;
 
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report) {
@@ -163,6 +202,22 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     gridX = std::min(workgroups, kMaxGridDimension);
     gridY = llvm::divideCeil(workgroups, gridX);
   }
+  // Few outputs of long reductions: one workgroup per output, whose
+  // invocations share the reduction and combine their parts through
+  // workgroup memory.
+  int64_t reductionSize = 1;
+  for (auto [range, iterator] : llvm::zip(ranges, iterators))
+    if (iterator == utils::IteratorType::reduction)
+      reductionSize = ShapedType::isDynamic(range) ? ShapedType::kDynamic
+                                                   : reductionSize * range;
+  std::optional<arith::AtomicRMWKind> reductionKind = getReductionKind(op);
+  bool cooperative = reductionKind && !hasDynamicLoops &&
+                     reductionSize >= kCooperativeReduction &&
+                     total < kCooperativeOutputs;
+  if (cooperative) {
+    gridX = total;
+    gridY = 1;
+  }
 
   // Kernel arguments: the memref operands, flattened, in operand order.
   SmallVector<Value> buffers;
@@ -187,8 +242,17 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     argumentTypes.push_back(scalar.getType());
 
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
+  Type outputElement =
+      cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  SmallVector<Type> attributions;
+  if (cooperative)
+    attributions.push_back(MemRefType::get(
+        {kElementwiseWorkgroupSize}, outputElement, AffineMap(),
+        gpu::AddressSpaceAttr::get(
+            context, gpu::GPUDialect::getWorkgroupAddressSpace())));
   auto kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}));
+      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}),
+      attributions);
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                   moduleBuilder.getUnitAttr());
   kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
@@ -233,15 +297,26 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value block = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, blockY, gridXValue), blockX);
-  Value linear = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, block, index(kElementwiseWorkgroupSize)),
-      thread);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        linear, totalValue);
-  auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-  gpu::ReturnOp::create(b, loc);
-  b.setInsertionPointToStart(ifOp.thenBlock());
+  // The output element: one per invocation, or (cooperative) one per
+  // workgroup, whose grid has exactly as many workgroups as outputs, so
+  // that no invocation leaves before the workgroup's barriers.
+  Value linear =
+      cooperative ? block
+                  : Value(arith::AddIOp::create(
+                        b, loc,
+                        arith::MulIOp::create(b, loc, block,
+                                              index(kElementwiseWorkgroupSize)),
+                        thread));
+  if (cooperative) {
+    auto end = gpu::ReturnOp::create(b, loc);
+    b.setInsertionPoint(end);
+  } else {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          linear, totalValue);
+    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    gpu::ReturnOp::create(b, loc);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
 
   // The loop indices of this element, row-major over the loop ranges.
   SmallVector<Value> loops(ranges.size());
@@ -309,7 +384,54 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     return cloneScalarBody(b, body, mapping);
   };
   Value result;
-  if (!reduces) {
+  if (cooperative) {
+    // Each invocation folds every 256th element of the flattened reduction
+    // into its part, from the combination's identity; the parts are then
+    // combined pairwise in workgroup memory, and the first invocation
+    // folds the total into the output's value.
+    Value identity = arith::getIdentityValue(*reductionKind, outputElement, b,
+                                             loc, /*useOnlyFiniteValue=*/false);
+    auto loop = scf::ForOp::create(b, loc, thread, index(reductionSize),
+                                   index(kElementwiseWorkgroupSize),
+                                   ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value rest = loop.getInductionVar();
+      for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+        if (iterators[d] != utils::IteratorType::reduction)
+          continue;
+        loops[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
+        rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
+      }
+      scf::YieldOp::create(b, loc, computeElement(loop.getRegionIterArgs()[0]));
+    }
+    Value parts = kernel.getWorkgroupAttributions()[0];
+    memref::StoreOp::create(b, loc, loop.getResult(0), parts, thread);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t half = kElementwiseWorkgroupSize / 2; half >= 1; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           thread, index(half));
+      auto combine = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(combine.thenBlock());
+        Value mine = memref::LoadOp::create(b, loc, parts, thread);
+        Value partner = arith::AddIOp::create(b, loc, thread, index(half));
+        Value other = memref::LoadOp::create(b, loc, parts, partner);
+        memref::StoreOp::create(
+            b, loc, arith::getReductionOp(*reductionKind, b, loc, mine, other),
+            parts, thread);
+      }
+      gpu::BarrierOp::create(b, loc);
+    }
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, index(0));
+    auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPointToStart(store.thenBlock());
+    Value total = memref::LoadOp::create(b, loc, parts, index(0));
+    result = arith::getReductionOp(*reductionKind, b, loc, running, total);
+  } else if (!reduces) {
     result = computeElement(running);
   } else {
     // Nested loops over the reduction dimensions, in order.

@@ -1392,6 +1392,34 @@ def cases_for(target):
                                  for c in range(rn)],
                       0.0))
 
+    # Few outputs of long reductions (40 rows of 1000, 7 of 3000, K not a
+    # multiple of 256): one workgroup per output combines its invocations'
+    # parts. All-negative rows with a max show that the parts start from
+    # the combination's identity (-inf), not from zero; the output's own
+    # value is folded in last.
+    for name, (lm, ln), combine, dist, reference, tolerance in [
+            ("long_row_max", (40, 1000), "maximumf", (-2.0, -1.0),
+             lambda row, init: max([init] + row), 0.0),
+            ("long_row_sum", (7, 3000), "addf", unit,
+             lambda row, init: init + math.fsum(row), 1e-5)]:
+        text = """func.func @%(name)s(%%x: %(x)s, %%y: %(y)s) {
+  linalg.reduce ins(%%x : %(x)s) outs(%%y : %(y)s) dimensions = [1]
+    (%%in: f32, %%acc: f32) {
+      %%s = arith.%(combine)s %%in, %%acc : f32
+      linalg.yield %%s : f32
+    }
+  return
+}
+""" % dict(name=name, x=memref((lm, ln), "f32"), y=memref((lm,), "f32"),
+           combine=combine)
+        cases.append(Case(
+            name, text, [("x", (lm, ln), "f32", dist),
+                         ("y", (lm,), "f32", (-3.0, -2.5))], None,
+            lambda x, lm=lm, ln=ln, reference=reference: [
+                reference(x[0][r * ln:(r + 1) * ln], x[1][r])
+                for r in range(lm)],
+            tolerance))
+
     # A softmax on its own (not inside attention): the generics that
     # compute it, each a kernel (two fills, max, exponentials, sum,
     # quotient). Large inputs, so that exp overflows unless shifted.
