@@ -1616,29 +1616,41 @@ def cases_for(target):
             lambda x, em8=em8, en8=en8, ek8=ek8: [
                 int(p) for p in matmul_reference(x[0], x[1], em8, en8, ek8)],
             0.0))
-        # linalg.quantized_matmul with constant zero points: the product
-        # of the stored bytes on the matrix units, the zero points'
-        # corrections (row sums of A, column sums of B) in its epilogue.
-        qm, qn, qk, qza, qzb = 40, 56, 96, 3, -5
-        cases.append(Case(
-            "quantized_matmul", """func.func @quantized_matmul(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>) -> tensor<%(m)dx%(n)dxi32> {
-  %%za = arith.constant %(za)d : i32
-  %%zb = arith.constant %(zb)d : i32
-  %%zero = arith.constant 0 : i32
+        # linalg.quantized_matmul: the product of the stored bytes on the
+        # matrix units, the zero points' corrections (row sums of A, column
+        # sums of B) after it: in its epilogue when the zero points are
+        # constants, an element-wise kernel that takes them as arguments
+        # when they are function arguments (i32 scalars).
+        qm, qn, qk = 40, 56, 96
+        for name, zero_arguments, zero_constants, zero_inputs, launches in [
+                ("quantized_matmul", "",
+                 "  %za = arith.constant 3 : i32\n"
+                 "  %zb = arith.constant -5 : i32\n", [], 5),
+                ("quantized_matmul_zero_point_arguments",
+                 ", %za: i32, %zb: i32", "",
+                 [("za", (), "si32", (-20, 20)),
+                  ("zb", (), "si32", (-20, 20))], 6)]:
+            zeros = (lambda x: (3, -5)) if not zero_inputs else \
+                (lambda x: (x[2][0], x[3][0]))
+            cases.append(Case(
+                name, """func.func @%(name)s(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>%(arguments)s) -> tensor<%(m)dx%(n)dxi32> {
+%(constants)s  %%zero = arith.constant 0 : i32
   %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
   %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
   %%r = linalg.quantized_matmul ins(%%a, %%b, %%za, %%zb : tensor<%(m)dx%(k)dxi8>, tensor<%(k)dx%(n)dxi8>, i32, i32) outs(%%acc : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
   return %%r : tensor<%(m)dx%(n)dxi32>
 }
-""" % dict(m=qm, n=qn, k=qk, za=qza, zb=qzb),
-            [("a", (qm, qk), "si8", (-128, 127)),
-             ("b", (qk, qn), "si8", (-128, 127))],
-            ((qm, qn), "si32"),
-            lambda x, qm=qm, qn=qn, qk=qk, qza=qza, qzb=qzb: (
-                (np.array(x[0], np.int64).reshape(qm, qk) - qza) @
-                (np.array(x[1], np.int64).reshape(qk, qn) - qzb)
-            ).reshape(-1).tolist(),
-            0.0, launches=5))
+""" % dict(name=name, m=qm, n=qn, k=qk,
+                      arguments=zero_arguments,
+                      constants=zero_constants),
+                [("a", (qm, qk), "si8", (-128, 127)),
+                 ("b", (qk, qn), "si8", (-128, 127))] + zero_inputs,
+                ((qm, qn), "si32"),
+                lambda x, zeros=zeros: (
+                    (np.array(x[0], np.int64).reshape(qm, qk) - zeros(x)[0])
+                    @ (np.array(x[1], np.int64).reshape(qk, qn) -
+                       zeros(x)[1])).reshape(-1).tolist(),
+                0.0, launches=launches))
         # A quantized convolution (linalg.conv_2d_nhwc_hwcf_q, zero points
         # 5 and -3): the implicit GEMM of the stored bytes, the zero
         # points' corrections as for quantized_matmul.
@@ -1719,26 +1731,6 @@ func.func @grouped_int4_two_k_loops(%x: tensor<16x8x32xf16>, %q: tensor<96x8x16x
             ((16, 96), "f32"),
             lambda x: _grouped_int4_reference(x),
             1e-3, launches=2))
-        # The same with zero points that are function arguments (i32
-        # scalars): the corrections read them as kernel arguments.
-        cases.append(Case(
-            "quantized_matmul_zero_point_arguments", """func.func @quantized_matmul_zero_point_arguments(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>, %%za: i32, %%zb: i32) -> tensor<%(m)dx%(n)dxi32> {
-  %%zero = arith.constant 0 : i32
-  %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
-  %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
-  %%r = linalg.quantized_matmul ins(%%a, %%b, %%za, %%zb : tensor<%(m)dx%(k)dxi8>, tensor<%(k)dx%(n)dxi8>, i32, i32) outs(%%acc : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
-  return %%r : tensor<%(m)dx%(n)dxi32>
-}
-""" % dict(m=qm, n=qn, k=qk),
-            [("a", (qm, qk), "si8", (-128, 127)),
-             ("b", (qk, qn), "si8", (-128, 127)),
-             ("za", (), "si32", (-20, 20)), ("zb", (), "si32", (-20, 20))],
-            ((qm, qn), "si32"),
-            lambda x, qm=qm, qn=qn, qk=qk: (
-                (np.array(x[0], np.int64).reshape(qm, qk) - x[2][0]) @
-                (np.array(x[1], np.int64).reshape(qk, qn) - x[3][0])
-            ).reshape(-1).tolist(),
-            0.0, launches=6))
         cases.append(contraction_case(
             "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
             ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
