@@ -18,19 +18,12 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-/// Vulkan guarantees 65535 workgroups per grid dimension.
-static constexpr int64_t kMaxGridDimension = 65535;
-
-/// Whether `value` can be a kernel's scalar argument: an integer, index or
-/// float the host knows (a function argument, or computed from one).
-static bool isKernelScalar(Value value) {
+bool mlir::subgroup_matrix::isKernelScalar(Value value) {
   return value.getType().isIntOrIndexOrFloat() && !value.getType().isInteger(1);
 }
 
-/// The scalars the kernel of `op` takes as arguments, in order: its
-/// non-constant scalar operands, then the non-constant values its body
-/// uses from outside.
-static SmallVector<Value> getKernelScalars(linalg::GenericOp op) {
+SmallVector<Value>
+mlir::subgroup_matrix::getKernelScalars(linalg::GenericOp op) {
   SmallVector<Value> scalars;
   auto add = [&](Value value) {
     if (!matchPattern(value, m_Constant()) &&
@@ -51,11 +44,8 @@ static SmallVector<Value> getKernelScalars(linalg::GenericOp op) {
   return scalars;
 }
 
-/// The kind of the associative op by which `op`'s body folds its
-/// reduction (`out = combine(out, x)`, the output read nowhere else), if
-/// it has one.
-static std::optional<arith::AtomicRMWKind>
-getReductionKind(linalg::GenericOp op) {
+std::optional<arith::AtomicRMWKind>
+mlir::subgroup_matrix::getReductionKind(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   BlockArgument out = body.getArguments().back();
   Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
@@ -89,8 +79,16 @@ getReductionKind(linalg::GenericOp op) {
 static constexpr int64_t kCooperativeReduction = 64;
 static constexpr int64_t kCooperativeOutputs = 16384;
 
-bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
-                                                     bool report) {
+StringRef mlir::subgroup_matrix::getLaunchElementName(Type element) {
+  return element.isF16()        ? "f16"
+         : element.isBF16()     ? "bf16"
+         : element.isF32()      ? "f32"
+         : element.isInteger(8) ? "i8"
+                                : "i32";
+}
+
+bool mlir::subgroup_matrix::canEmitElementwiseKernel(
+    linalg::GenericOp op, bool report, ArrayRef<Value> computed) {
   auto fail = [&](const Twine &message) {
     if (report)
       op->emitOpError() << "cannot be put on the GPU: " << message;
@@ -100,6 +98,8 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
     return fail("it has more than one output");
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
+    if (llvm::is_contained(computed, value))
+      continue;
     auto type = dyn_cast<MemRefType>(value.getType());
     if (!type) {
       if (isa<ShapedType>(value.getType()))
@@ -480,14 +480,10 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   SmallVector<Attribute> arguments;
   for (Value buffer : buffers) {
     auto type = cast<MemRefType>(buffer.getType());
-    Type element = type.getElementType();
-    std::string name = element.isF16()        ? "f16"
-                       : element.isBF16()     ? "bf16"
-                       : element.isF32()      ? "f32"
-                       : element.isInteger(8) ? "i8"
-                                              : "i32";
     arguments.push_back(rewriter.getStringAttr(
-        llvm::formatv("{0}:{1}:random", name, sizeOf(buffer))));
+        llvm::formatv("{0}:{1}:random",
+                      getLaunchElementName(type.getElementType()),
+                      sizeOf(buffer))));
   }
   SmallVector<NamedAttribute> launchEntries = {
       rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};

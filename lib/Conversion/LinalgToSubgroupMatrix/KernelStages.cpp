@@ -12,6 +12,7 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/RowGroupKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TilingPlan.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/TuningTable.h"
@@ -128,9 +129,11 @@ static void reportKernel(Operation *op, StringRef verb, StringRef kernel,
   op->emitRemark() << verb << " kernel '" << kernel << "': " << why;
 }
 
-/// linalg.softmax on buffers as the four linalg.generic ops that compute
-/// it (a max, the shifted exponentials, their sum, the quotient), each of
-/// which becomes a kernel (a softmax inside attention is fused instead).
+/// linalg.softmax on buffers as the linalg.generic ops that compute it: a
+/// max, the sum of the shifted exponentials, and their quotient, which
+/// computes the exponentials again rather than keeping them in a buffer:
+/// the row group that becomes one kernel (a softmax inside attention is
+/// fused instead).
 static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
                                       linalg::SoftmaxOp softmax) {
   Location loc = softmax.getLoc();
@@ -191,29 +194,25 @@ static LogicalResult decomposeSoftmax(RewriterBase &rewriter,
         linalg::YieldOp::create(
             b, loc, Value(arith::MaximumFOp::create(b, loc, args[0], args[1])));
       });
-  linalg::GenericOp::create(
-      rewriter, loc, ValueRange{input, maxima}, ValueRange{output},
-      ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value shifted = arith::SubFOp::create(b, loc, args[0], args[1]);
-        linalg::YieldOp::create(b, loc,
-                                Value(math::ExpOp::create(b, loc, shifted)));
-      });
   linalg::FillOp::create(rewriter, loc, ValueRange{constant(rewriter, 0.0)},
                          ValueRange{sums});
   linalg::GenericOp::create(
-      rewriter, loc, ValueRange{output}, ValueRange{sums},
-      ArrayRef<AffineMap>{identity, reduced}, reducing,
+      rewriter, loc, ValueRange{input, maxima}, ValueRange{sums},
+      ArrayRef<AffineMap>{identity, reduced, reduced}, reducing,
       [](OpBuilder &b, Location loc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(b, loc, args[0], args[1]);
+        Value exponential = math::ExpOp::create(b, loc, shifted);
         linalg::YieldOp::create(
-            b, loc, Value(arith::AddFOp::create(b, loc, args[0], args[1])));
+            b, loc, Value(arith::AddFOp::create(b, loc, exponential, args[2])));
       });
   linalg::GenericOp::create(
-      rewriter, loc, ValueRange{sums}, ValueRange{output},
-      ArrayRef<AffineMap>{reduced, identity}, parallel,
+      rewriter, loc, ValueRange{input, maxima, sums}, ValueRange{output},
+      ArrayRef<AffineMap>{identity, reduced, reduced, identity}, parallel,
       [](OpBuilder &b, Location loc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(b, loc, args[0], args[1]);
+        Value exponential = math::ExpOp::create(b, loc, shifted);
         linalg::YieldOp::create(
-            b, loc, Value(arith::DivFOp::create(b, loc, args[1], args[0])));
+            b, loc, Value(arith::DivFOp::create(b, loc, exponential, args[2])));
       });
   memref::DeallocOp::create(rewriter, loc, maxima);
   memref::DeallocOp::create(rewriter, loc, sums);
@@ -594,7 +593,33 @@ void ElementwiseToKernelsPass::runOnOperation() {
       remaining.push_back(op);
   });
   bool failedAny = false;
+  // Reductions along rows and the op over the rows that reads them (a
+  // softmax, a norm) first: one kernel each group.
+  SmallVector<RowGroup> rowGroups;
+  for (linalg::LinalgOp op : remaining)
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      if (std::optional<RowGroup> group = findRowGroup(generic))
+        rowGroups.push_back(*group);
+  DenseSet<Operation *> grouped;
+  for (const RowGroup &group : rowGroups) {
+    std::string name = kernels.nextName("row_group");
+    if (report)
+      reportKernel(group.last, "with the reductions it reads became", name,
+                   "one workgroup per row, which folds " +
+                       Twine(group.reductions.size()) +
+                       " reductions along the row in turn and then writes "
+                       "the row");
+    for (auto [fill, reduction] : group.reductions) {
+      grouped.insert(fill);
+      grouped.insert(reduction);
+    }
+    grouped.insert(group.last);
+    if (failed(emitRowGroupKernel(rewriter, group, kernels.get(), name)))
+      failedAny = true;
+  }
   for (linalg::LinalgOp op : remaining) {
+    if (grouped.contains(op))
+      continue;
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (!generic) {
       rewriter.setInsertionPoint(op);

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -437,23 +438,49 @@ static void generalizeElementwiseNamedOps(ModuleOp module) {
   }
 }
 
-/// Merges chains of element-wise generics (a bias add, then an activation;
-/// an 8-bit weight widened, then scaled) into one generic each, upstream's
-/// element-wise fusion: a chain after a product becomes one epilogue, a
-/// chain before one a single prologue, and a chain the kernels cannot fuse
-/// one element-wise kernel instead of several. Only a producer with no
-/// other user is merged, so that nothing is computed twice.
+/// Whether the generic `op` on tensors is one that element-wise producers
+/// merge into: element-wise itself, or a reduction that folds one value
+/// computed per element (a row's max or sum), but never a contraction or
+/// a convolution, whose kernels read their operands as stored.
+static bool absorbsProducers(Operation *op) {
+  if (isElementwiseOnTensors(op))
+    return true;
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         !generic->getParentOfType<gpu::GPUModuleOp>() &&
+         generic.getNumDpsInits() == 1 && getReductionKind(generic) &&
+         !linalg::isaContractionOpInterface(generic) &&
+         !linalg::isaConvolutionOpInterface(generic);
+}
+
+/// Merges element-wise generics into the generics that read them (a bias
+/// add, then an activation; an 8-bit weight widened, then scaled; a
+/// softmax's shifted exponentials into the sum and the quotient),
+/// upstream's element-wise fusion: a chain after a product becomes one
+/// epilogue, a chain before one a single prologue, and the steps of a
+/// written-out softmax or norm reductions and one element-wise op, which
+/// the kernel stages put in one kernel. A producer with several users is
+/// merged only when every user takes it, so that its tensor disappears:
+/// recomputing a few operations per element costs less than a buffer
+/// written and read again.
 static void fuseElementwiseChains(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
+  auto isMergedEverywhere = [](Operation *producer) {
+    return llvm::all_of(producer->getUses(), [](OpOperand &use) {
+      auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+      return absorbsProducers(consumer) && consumer.isDpsInput(&use) &&
+             linalg::areElementwiseOpsFusable(&use);
+    });
+  };
   auto findFusable = [&]() -> OpOperand * {
     OpOperand *found = nullptr;
     module.walk([&](linalg::GenericOp consumer) {
-      if (!isElementwiseOnTensors(consumer))
+      if (!absorbsProducers(consumer))
         return WalkResult::advance();
       for (OpOperand *input : consumer.getDpsInputOperands()) {
         Operation *producer = input->get().getDefiningOp();
-        if (isElementwiseOnTensors(producer) && producer->hasOneUse() &&
-            linalg::areElementwiseOpsFusable(input)) {
+        if (isElementwiseOnTensors(producer) &&
+            producer->getNumResults() == 1 && isMergedEverywhere(producer)) {
           found = input;
           return WalkResult::interrupt();
         }
@@ -465,6 +492,14 @@ static void fuseElementwiseChains(ModuleOp module) {
   while (OpOperand *input = findFusable()) {
     Operation *consumer = input->getOwner();
     Operation *producer = input->get().getDefiningOp();
+    // A copy of its own for this consumer: upstream would keep the
+    // producer's tensor as a second result of the merged op.
+    if (!producer->hasOneUse()) {
+      rewriter.setInsertionPoint(producer);
+      Operation *copy = rewriter.clone(*producer);
+      input->set(copy->getResult(0));
+      producer = copy;
+    }
     rewriter.setInsertionPoint(consumer);
     FailureOr<linalg::ElementwiseOpFusionResult> fused =
         linalg::fuseElementwiseOps(rewriter, input);

@@ -6,12 +6,23 @@
 
 // NO-TARGET: error: sm-linalg-to-gpu needs a target: pass target=NAME or set subgroup_matrix.target on the module
 
-// A softmax with no products around it becomes the four generics that
-// compute it; products are left to the next stage.
+// A softmax with no products around it becomes the generics that compute
+// it: the row's max, the sum of the shifted exponentials, and the quotient,
+// which computes them again (no buffer holds them); products are left to
+// the next stage.
 
 // SOFTMAX-LABEL: func.func @softmax
 // SOFTMAX-NOT: linalg.softmax
-// SOFTMAX-COUNT-4: linalg.generic
+// SOFTMAX: linalg.fill
+// SOFTMAX: linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%[[X:.*]] : memref<8x64xf32>) outs(%[[MAX:.*]] : memref<8xf32>)
+// SOFTMAX: arith.maximumf
+// SOFTMAX: linalg.fill
+// SOFTMAX: linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%[[X]], %[[MAX]] : {{.*}}) outs(%[[SUM:.*]] : memref<8xf32>)
+// SOFTMAX: math.exp
+// SOFTMAX: arith.addf
+// SOFTMAX: linalg.generic {{.*}}["parallel", "parallel"]{{.*}} ins(%[[X]], %[[MAX]], %[[SUM]] : {{.*}}) outs(%{{.*}} : memref<8x64xf32>)
+// SOFTMAX: math.exp
+// SOFTMAX: arith.divf
 // SOFTMAX: linalg.matmul
 func.func @softmax(%x: memref<8x64xf32>, %y: memref<8x64xf32>, %a: memref<64x64xf16>,
                    %b: memref<64x64xf16>, %c: memref<64x64xf32>) {

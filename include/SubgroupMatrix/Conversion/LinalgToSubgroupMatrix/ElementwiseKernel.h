@@ -9,6 +9,7 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ELEMENTWISEKERNEL_H
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ELEMENTWISEKERNEL_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -20,9 +21,33 @@ namespace subgroup_matrix {
 /// target's subgroup size.
 constexpr int64_t kElementwiseWorkgroupSize = 256;
 
+/// Vulkan guarantees 65535 workgroups per grid dimension.
+constexpr int64_t kMaxGridDimension = 65535;
+
+/// Whether `value` can be a kernel's scalar argument: an integer, index or
+/// float the host knows (a function argument, or computed from one).
+bool isKernelScalar(Value value);
+
+/// The scalars the kernel of `op` takes as arguments, in order: its
+/// non-constant scalar operands, then the non-constant values its body
+/// uses from outside.
+SmallVector<Value> getKernelScalars(linalg::GenericOp op);
+
+/// The kind of the associative op by which `op`'s body folds its
+/// reduction (`out = combine(out, x)`, the output read nowhere else), if
+/// it has one.
+std::optional<arith::AtomicRMWKind> getReductionKind(linalg::GenericOp op);
+
+/// The element type's name in a kernel's `subgroup_matrix.launch`
+/// arguments (f16, bf16, f32, i8 or i32).
+StringRef getLaunchElementName(Type element);
+
 /// Whether `op` can become an element-wise kernel; otherwise reports why on
 /// `op` (with `report`) and returns false.
-bool canEmitElementwiseKernel(linalg::GenericOp op, bool report);
+/// Operands in `computed` are buffers that a kernel of several ops computes
+/// itself (a row group's reductions) and are not checked.
+bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
+                              ArrayRef<Value> computed = {});
 
 /// Replaces `op` (element-wise, on statically shaped row-major memrefs) by
 /// the launch of kernel `name`, added to `into`.
