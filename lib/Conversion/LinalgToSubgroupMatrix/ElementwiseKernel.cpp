@@ -87,8 +87,9 @@ StringRef mlir::subgroup_matrix::getLaunchElementName(Type element) {
                                 : "i32";
 }
 
-bool mlir::subgroup_matrix::canEmitElementwiseKernel(
-    linalg::GenericOp op, bool report, ArrayRef<Value> computed) {
+bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
+                                                     bool report,
+                                                     ArrayRef<Value> computed) {
   auto fail = [&](const Twine &message) {
     if (report)
       op->emitOpError() << "cannot be put on the GPU: " << message;
@@ -153,9 +154,29 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(
   return true;
 }
 
+bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
+                                             linalg::FillOp fill) {
+  if (op.getNumDpsInits() != 1 || fill.getDpsInits()[0] != op.getDpsInits()[0])
+    return false;
+  Value start = fill.getDpsInputs()[0];
+  if (start.getType() !=
+          cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType() ||
+      (!matchPattern(start, m_Constant()) && !isKernelScalar(start)))
+    return false;
+  // Every element of the output is written (distinct loops index it).
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  llvm::SmallDenseSet<unsigned> loops;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || !loops.insert(dim.getPosition()).second)
+      return false;
+  }
+  return true;
+}
+
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     RewriterBase &rewriter, linalg::GenericOp op, gpu::GPUModuleOp into,
-    StringRef name) {
+    StringRef name, linalg::FillOp startingFill) {
   if (!canEmitElementwiseKernel(op, /*report=*/true))
     return failure();
   MLIRContext *context = rewriter.getContext();
@@ -238,6 +259,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   // Scalars the host knows (a function argument: a scale, a zero point)
   // follow the sizes.
   SmallVector<Value> scalars = getKernelScalars(op);
+  if (startingFill) {
+    Value start = startingFill.getDpsInputs()[0];
+    if (!matchPattern(start, m_Constant()) &&
+        !llvm::is_contained(scalars, start))
+      scalars.push_back(start);
+  }
   for (Value scalar : scalars)
     argumentTypes.push_back(scalar.getType());
 
@@ -353,8 +380,14 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   // The running output value: read first when the body or a reduction
   // uses it, carried through the reduction loops.
   Value running;
-  if (!outArgument.use_empty() || reduces)
+  if (startingFill) {
+    Value start = startingFill.getDpsInputs()[0];
+    running = scalarArguments.contains(start)
+                  ? scalarArguments.lookup(start)
+                  : b.clone(*start.getDefiningOp())->getResult(0);
+  } else if (!outArgument.use_empty() || reduces) {
     running = memref::LoadOp::create(b, loc, output, outputOffset);
+  }
   // Builds the body at the current loop indices on `running`.
   auto computeElement = [&](Value current) -> Value {
     IRMapping mapping = scalarArguments;
@@ -480,10 +513,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   SmallVector<Attribute> arguments;
   for (Value buffer : buffers) {
     auto type = cast<MemRefType>(buffer.getType());
-    arguments.push_back(rewriter.getStringAttr(
-        llvm::formatv("{0}:{1}:random",
-                      getLaunchElementName(type.getElementType()),
-                      sizeOf(buffer))));
+    arguments.push_back(rewriter.getStringAttr(llvm::formatv(
+        "{0}:{1}:random", getLaunchElementName(type.getElementType()),
+        sizeOf(buffer))));
   }
   SmallVector<NamedAttribute> launchEntries = {
       rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};
@@ -566,5 +598,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                       constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
   rewriter.eraseOp(op);
+  if (startingFill)
+    rewriter.eraseOp(startingFill);
   return launch;
 }

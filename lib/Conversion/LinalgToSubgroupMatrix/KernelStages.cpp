@@ -617,6 +617,19 @@ void ElementwiseToKernelsPass::runOnOperation() {
     if (failed(emitRowGroupKernel(rewriter, group, kernels.get(), name)))
       failedAny = true;
   }
+  // A fill right before the op that writes every element of its output
+  // from it (a reduction's starting value) is no kernel of its own.
+  DenseMap<Operation *, linalg::FillOp> startingFills;
+  for (linalg::LinalgOp op : remaining) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || grouped.contains(op) || generic.getNumDpsInits() != 1)
+      continue;
+    linalg::FillOp fill = getFillBefore(generic, generic.getDpsInits()[0]);
+    if (fill && !grouped.contains(fill) && canStartFromFill(generic, fill)) {
+      startingFills[generic] = fill;
+      grouped.insert(fill);
+    }
+  }
   for (linalg::LinalgOp op : remaining) {
     if (grouped.contains(op))
       continue;
@@ -637,7 +650,8 @@ void ElementwiseToKernelsPass::runOnOperation() {
     // On the generic: a named op generalized is gone (its location stays).
     if (report && canEmitElementwiseKernel(generic, /*report=*/false))
       reportKernel(generic, "became", name, describeElementwiseKernel(generic));
-    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name)))
+    if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name,
+                                     startingFills.lookup(generic))))
       failedAny = true;
   }
   if (failedAny)

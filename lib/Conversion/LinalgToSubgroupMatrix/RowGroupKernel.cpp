@@ -114,17 +114,16 @@ mlir::subgroup_matrix::findRowGroup(linalg::GenericOp last) {
       else
         writtenElsewhere = true;
     }
-    if (writtenElsewhere || !fill || !reduction ||
-        fill->getBlock() != block || reduction->getBlock() != block ||
-        !fill->isBeforeInBlock(reduction) ||
+    if (writtenElsewhere || !fill || !reduction || fill->getBlock() != block ||
+        reduction->getBlock() != block || !fill->isBeforeInBlock(reduction) ||
         !reduction->isBeforeInBlock(last) ||
         reduction.getNumLoops() != last.getNumLoops() ||
-        reduction.getNumReductionLoops() == 0 ||
-        !getReductionKind(reduction) ||
+        reduction.getNumReductionLoops() == 0 || !getReductionKind(reduction) ||
         llvm::is_contained(reduction.getDpsInputs(), buffer))
       continue;
     Value start = fill.getDpsInputs()[0];
-    if (start.getType() != cast<MemRefType>(buffer.getType()).getElementType() ||
+    if (start.getType() !=
+            cast<MemRefType>(buffer.getType()).getElementType() ||
         (!matchPattern(start, m_Constant()) && !isKernelScalar(start)))
       continue;
     SmallVector<utils::IteratorType> reductionIterators =
@@ -176,8 +175,10 @@ mlir::subgroup_matrix::findRowGroup(linalg::GenericOp last) {
       return std::nullopt;
   // The kernel runs where the last op was: nothing between the group's
   // first op and it may write memory.
-  Operation *first = *llvm::min_element(
-      members, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  Operation *first =
+      *llvm::min_element(members, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
   for (Operation *op = first; op != last; op = op->getNextNode())
     if (!llvm::is_contained(members, op) && !isMemoryEffectFree(op) &&
         !isa<memref::AllocOp>(op))
@@ -284,8 +285,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   for (auto [fill, reduction] : group.reductions)
     attributions.push_back(MemRefType::get(
         {workgroupSize},
-        cast<MemRefType>(reduction.getDpsInits()[0].getType())
-            .getElementType(),
+        cast<MemRefType>(reduction.getDpsInits()[0].getType()).getElementType(),
         AffineMap(),
         gpu::AddressSpaceAttr::get(
             context, gpu::GPUDialect::getWorkgroupAddressSpace())));
@@ -320,16 +320,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   };
   Value rowsValue = productValue(utils::IteratorType::parallel);
   Value rowLengthValue = productValue(utils::IteratorType::reduction);
-  Value gridXValue =
-      ShapedType::isDynamic(rows)
-          ? Value(arith::MinUIOp::create(b, loc, rowsValue,
-                                         index(kMaxGridDimension)))
-          : index(gridX);
+  Value gridXValue = ShapedType::isDynamic(rows)
+                         ? Value(arith::MinUIOp::create(
+                               b, loc, rowsValue, index(kMaxGridDimension)))
+                         : index(gridX);
   Value row = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(
-          b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
-          gridXValue),
+      arith::MulIOp::create(b, loc,
+                            gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+                            gridXValue),
       gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // The condition is the same for the whole workgroup, so that every
@@ -487,19 +486,20 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
         for (OpOperand &operand : member->getOpOperands())
           if (operand.get() == buffer)
             factorNames.back() =
-                names[cast<AffineDimExpr>(member.getMatchingIndexingMap(&operand)
-                                              .getResult(position))
+                names[cast<AffineDimExpr>(
+                          member.getMatchingIndexingMap(&operand).getResult(
+                              position))
                           .getPosition()];
     }
     return formatLaunchSize(factors, factorNames);
   };
   SmallVector<Attribute> arguments;
   for (Value buffer : buffers)
-    arguments.push_back(rewriter.getStringAttr(llvm::formatv(
-        "{0}:{1}:random",
-        getLaunchElementName(
-            cast<MemRefType>(buffer.getType()).getElementType()),
-        sizeOf(buffer))));
+    arguments.push_back(rewriter.getStringAttr(
+        llvm::formatv("{0}:{1}:random",
+                      getLaunchElementName(
+                          cast<MemRefType>(buffer.getType()).getElementType()),
+                      sizeOf(buffer))));
   SmallVector<NamedAttribute> launchEntries = {
       rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};
   if (!ShapedType::isDynamic(rows)) {

@@ -49,12 +49,20 @@ StringRef getLaunchElementName(Type element);
 bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
                               ArrayRef<Value> computed = {});
 
+/// Whether the kernel of `op` can start each output element from the value
+/// of `fill` (a fill of its output) instead of reading it, so that the fill
+/// needs no kernel: the value is a constant or a kernel scalar, and `op`
+/// writes every element of its output.
+bool canStartFromFill(linalg::GenericOp op, linalg::FillOp fill);
+
 /// Replaces `op` (element-wise, on statically shaped row-major memrefs) by
-/// the launch of kernel `name`, added to `into`.
-FailureOr<gpu::LaunchFuncOp> emitElementwiseKernel(RewriterBase &rewriter,
-                                                   linalg::GenericOp op,
-                                                   gpu::GPUModuleOp into,
-                                                   StringRef name);
+/// the launch of kernel `name`, added to `into`; with `startingFill`
+/// (`canStartFromFill`), the kernel starts from the fill's value and the
+/// fill is erased too.
+FailureOr<gpu::LaunchFuncOp>
+emitElementwiseKernel(RewriterBase &rewriter, linalg::GenericOp op,
+                      gpu::GPUModuleOp into, StringRef name,
+                      linalg::FillOp startingFill = {});
 
 } // namespace subgroup_matrix
 } // namespace mlir
