@@ -219,6 +219,22 @@ def corpus_batch_scores_bf16(q, k):
     return (q @ k.transpose(1, 2)) * 0.125
 
 
+def corpus_softmax(scores):
+    return torch.softmax(scores, dim=-1)
+
+
+def corpus_add_layer_norm(x, residual, gamma, beta):
+    return torch.nn.functional.layer_norm(x + residual, gamma.shape, gamma,
+                                          beta, eps=1e-12)
+
+
+def corpus_rms_norm(hidden, weight):
+    # HF LlamaRMSNorm.
+    wide = hidden.float()
+    wide = wide * torch.rsqrt(wide.pow(2).mean(-1, keepdim=True) + 1e-6)
+    return weight * wide.half()
+
+
 FUNCTIONS = {"mlp": mlp, "attention": attention,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,

@@ -537,6 +537,88 @@ static LogicalResult collapseEpiloguesOntoProducts(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+/// The map by which a generic reads `reshaped`'s source instead of
+/// `reshaped` (read by `map`), when the reshape only adds or drops
+/// dimensions of size 1 (torch's keepdim, a batch of one): the unit
+/// dimensions' indices drop, or are 0.
+static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
+                                                         AffineMap map) {
+  MLIRContext *context = map.getContext();
+  auto isUnitOnly = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group,
+                       int64_t &kept) {
+    kept = -1;
+    for (int64_t position : group)
+      if (shape[position] != 1) {
+        if (kept != -1)
+          return false;
+        kept = position;
+      }
+    return true;
+  };
+  if (auto expand = reshaped.getDefiningOp<tensor::ExpandShapeOp>()) {
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    SmallVector<AffineExpr> exprs;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      int64_t kept;
+      if (!isUnitOnly(shape, group, kept))
+        return std::nullopt;
+      // Of dimensions that are all 1, the first's index (0 at run time).
+      exprs.push_back(map.getResult(kept == -1 ? group.front() : kept));
+    }
+    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+  }
+  if (auto collapse = reshaped.getDefiningOp<tensor::CollapseShapeOp>()) {
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    SmallVector<AffineExpr> exprs;
+    for (auto [position, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      int64_t kept;
+      if (!isUnitOnly(shape, group, kept))
+        return std::nullopt;
+      if (kept == -1)
+        kept = group.front();
+      for (int64_t source : group)
+        exprs.push_back(source == kept ? map.getResult(position)
+                                       : getAffineConstantExpr(0, context));
+    }
+    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+  }
+  return std::nullopt;
+}
+
+/// Generics that read a tensor through a reshape adding or dropping unit
+/// dimensions (a reduction's [1, S] result seen as [1, S, 1] with keepdim)
+/// read the tensor itself, so that the reshape no longer stands between
+/// the reduction and its reader.
+static void readThroughUnitReshapes(ModuleOp module) {
+  SmallVector<linalg::GenericOp> readers;
+  module.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && !op->getParentOfType<gpu::GPUModuleOp>())
+      readers.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : readers) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<std::pair<OpOperand *, Value>> sources;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      unsigned position = input->getOperandNumber();
+      std::optional<AffineMap> map =
+          getMapThroughUnitReshape(input->get(), maps[position]);
+      if (!map)
+        continue;
+      maps[position] = *map;
+      sources.push_back({input, input->get().getDefiningOp()->getOperand(0)});
+    }
+    if (sources.empty())
+      continue;
+    rewriter.modifyOpInPlace(op, [&]() {
+      for (auto [input, source] : sources)
+        input->set(source);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+}
+
 /// Elements of tensors that bodies use from outside (`tensor.extract %scale[]`
 /// of a rank-0 scale, as torch-mlir writes one) become inputs of the
 /// generics that use them, indexed by the constant indices: kernels read
@@ -611,6 +693,7 @@ static void readExtractedElementsAsInputs(ModuleOp module) {
 static LogicalResult normalizeContractions(ModuleOp module) {
   readExtractedElementsAsInputs(module);
   generalizeElementwiseNamedOps(module);
+  readThroughUnitReshapes(module);
   fuseElementwiseChains(module);
   dropUnitBatches(module);
   unshareFills(module);

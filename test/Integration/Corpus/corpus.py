@@ -185,6 +185,23 @@ def batch_scores_bf16(q, k):
     return bf16(bf16(q @ k.transpose(0, 2, 1)) * 0.125)
 
 
+def softmax(scores):
+    shifted = np.exp(scores - scores.max(-1, keepdims=True))
+    return shifted / shifted.sum(-1, keepdims=True)
+
+
+def add_layer_norm(x, residual, gamma, beta):
+    s = x + residual
+    centered = s - s.mean(-1, keepdims=True)
+    variance = (centered ** 2).mean(-1, keepdims=True)
+    return centered / np.sqrt(variance + 1e-12) * gamma + beta
+
+
+def rms_norm(hidden, weight):
+    variance = (hidden ** 2).mean(-1, keepdims=True)
+    return f16(weight * f16(hidden / np.sqrt(variance + 1e-6)))
+
+
 def kaiming(fan_in):
     """The range of uniform weights that keeps activations near 1."""
     bound = math.sqrt(3.0 / fan_in)
@@ -248,6 +265,14 @@ PROGRAMS = {
         peer="corpus_encoder"),
     "batch_matmul_bf16_dynamo": Program(
         batch_scores_bf16, 8e-3, peer="corpus_batch_scores_bf16"),
+    "softmax_dynamic_torch": Program(
+        softmax, 1e-5, lambda s: {0: (-8.0, 8.0)}, peer="corpus_softmax"),
+    "layernorm_residual_bert_torch": Program(
+        add_layer_norm, 1e-4, lambda s: {0: (-2.0, 4.0), 2: (0.5, 1.5)},
+        peer="corpus_add_layer_norm"),
+    "rmsnorm_llama_f16_torch": Program(
+        rms_norm, 2e-3, lambda s: {0: (-3.0, 3.0), 1: (0.5, 1.5)},
+        peer="corpus_rms_norm"),
 }
 
 def source(name, reduced=False):
@@ -259,10 +284,13 @@ def source(name, reduced=False):
     sizes = dict(pair.split("=") for pair in found.group(1).split())
     lines = []
     for line in text.splitlines(keepends=True):
-        if not line.startswith("//"):
-            # Whole numbers only: not the digits of f16, %c0 or 0.125.
-            line = re.sub(r"(?<![0-9.A-Za-wyz_%#])\d+(?![0-9.])",
-                          lambda m: sizes.get(m.group(0), m.group(0)), line)
+        if not line.startswith("//") or line.startswith("// SHAPES:"):
+            # Whole numbers only (a size as a float, 768.0, too): not the
+            # digits of f16, %c0 or 0.125.
+            line = re.sub(
+                r"(?<![0-9.A-Za-wyz_%#])(\d+)(?:(\.0)(?![0-9])|(?![0-9.]))",
+                lambda m: sizes.get(m.group(1), m.group(1)) +
+                (m.group(2) or ""), line)
         lines.append(line)
     return "".join(lines)
 
@@ -272,10 +300,17 @@ ELEMENT = {"f16": "float16", "f32": "float32", "bf16": "bfloat16",
 
 
 def signature(text):
-    """[(shape, dtype)] of the entry function's arguments."""
+    """[(shape, dtype)] of the entry function's arguments. A program with
+    dynamic sizes (`?`) says the shapes it runs at on a `// SHAPES:` line
+    (one per argument)."""
     header = re.search(r"func\.func @\w+\((.*?)\)\s*->", text, re.S).group(1)
+    found = re.search(r"^// SHAPES: (.*)$", text, re.M)
+    run_shapes = found.group(1).split() if found else []
     arguments = []
-    for shape, element in re.findall(r"tensor<((?:\d+x)*)(\w+)>", header):
+    for index, (shape, element) in enumerate(
+            re.findall(r"tensor<((?:(?:\d+|\?)x)*)(\w+)>", header)):
+        if "?" in shape:
+            shape = run_shapes[index] + "x"
         arguments.append((tuple(int(d) for d in shape.split("x") if d),
                           ELEMENT[element]))
     return arguments
@@ -314,7 +349,8 @@ def widen(array, dtype):
 
 def output_as_float64(array, text):
     """The program's result as float64 (a bf16 result comes as bits)."""
-    result = re.search(r"->\s*tensor<(?:\d+x)*(\w+)>\s*\{", text).group(1)
+    result = re.search(r"->\s*tensor<(?:(?:\d+|\?)x)*(\w+)>\s*\{",
+                       text).group(1)
     if result == "bf16":
         return from_bf16_bits(array)
     return array.astype(np.float64)
