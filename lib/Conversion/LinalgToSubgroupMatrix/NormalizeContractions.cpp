@@ -438,6 +438,24 @@ static void generalizeElementwiseNamedOps(ModuleOp module) {
   }
 }
 
+/// Generics that only fill their output with a value from outside (how a
+/// generalized program writes a zero accumulator) become the linalg.fill
+/// they are, which products and reductions start from.
+static void specializeFills(ModuleOp module) {
+  SmallVector<std::pair<linalg::GenericOp, Value>> fills;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    if (std::optional<Value> value = linalg::isaFillOpInterface(op))
+      fills.push_back({op, *value});
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto [op, value] : fills) {
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, op.getDpsInits());
+  }
+}
+
 /// Whether the generic `op` on tensors is one that element-wise producers
 /// merge into: element-wise itself, or a reduction that folds one value
 /// computed per element (a row's max or sum), but never a contraction or
@@ -449,6 +467,8 @@ static bool absorbsProducers(Operation *op) {
   return generic && generic.hasPureTensorSemantics() &&
          !generic->getParentOfType<gpu::GPUModuleOp>() &&
          generic.getNumDpsInits() == 1 && getReductionKind(generic) &&
+         !isMultiplyAccumulateBody(generic.getRegion().front()) &&
+         !isQuantizedMultiplyAccumulateBody(generic.getRegion().front()) &&
          !linalg::isaContractionOpInterface(generic) &&
          !linalg::isaConvolutionOpInterface(generic);
 }
@@ -544,6 +564,15 @@ static LogicalResult collapseEpiloguesOntoProducts(ModuleOp module) {
 static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
                                                          AffineMap map) {
   MLIRContext *context = map.getContext();
+  // A product's reshapes are the epilogue stages' to fold.
+  Operation *reshape = reshaped.getDefiningOp();
+  if (!reshape || reshape->getNumOperands() != 1)
+    return std::nullopt;
+  if (auto producer =
+          reshape->getOperand(0).getDefiningOp<linalg::LinalgOp>())
+    if (linalg::isaContractionOpInterface(producer) ||
+        linalg::isaConvolutionOpInterface(producer))
+      return std::nullopt;
   auto isUnitOnly = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group,
                        int64_t &kept) {
     kept = -1;
@@ -692,6 +721,7 @@ static void readExtractedElementsAsInputs(ModuleOp module) {
 
 static LogicalResult normalizeContractions(ModuleOp module) {
   readExtractedElementsAsInputs(module);
+  specializeFills(module);
   generalizeElementwiseNamedOps(module);
   readThroughUnitReshapes(module);
   fuseElementwiseChains(module);

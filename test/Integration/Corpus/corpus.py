@@ -185,6 +185,12 @@ def batch_scores_bf16(q, k):
     return bf16(bf16(q @ k.transpose(0, 2, 1)) * 0.125)
 
 
+def mlp_generics(x, w1, b1, w2, b2):
+    h = x @ w1.T + b1
+    g = f16(0.5 * h * (1 + _erf(h / math.sqrt(2)).astype(np.float64)))
+    return f16(g @ w2.T + b2)
+
+
 def softmax(scores):
     shifted = np.exp(scores - scores.max(-1, keepdims=True))
     return shifted / shifted.sum(-1, keepdims=True)
@@ -265,6 +271,10 @@ PROGRAMS = {
         peer="corpus_encoder"),
     "batch_matmul_bf16_dynamo": Program(
         batch_scores_bf16, 8e-3, peer="corpus_batch_scores_bf16"),
+    "mlp_all_generics_iree": Program(
+        mlp_generics, 5e-3,
+        lambda s: {1: kaiming(s[1][1]), 3: kaiming(s[3][1])},
+        peer="corpus_mlp_generics"),
     "softmax_dynamic_torch": Program(
         softmax, 1e-5, lambda s: {0: (-8.0, 8.0)}, peer="corpus_softmax"),
     "layernorm_residual_bert_torch": Program(
