@@ -640,11 +640,17 @@ static void readThroughUnitReshapes(ModuleOp module) {
     }
     if (sources.empty())
       continue;
+    SmallVector<Operation *> reshapes;
+    for (auto [input, source] : sources)
+      reshapes.push_back(input->get().getDefiningOp());
     rewriter.modifyOpInPlace(op, [&]() {
       for (auto [input, source] : sources)
         input->set(source);
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
+    for (Operation *reshape : reshapes)
+      if (reshape->use_empty())
+        rewriter.eraseOp(reshape);
   }
 }
 
