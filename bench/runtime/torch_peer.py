@@ -241,6 +241,25 @@ def corpus_rms_norm(hidden, weight):
     return weight * wide.half()
 
 
+def corpus_bert_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1,
+                      b1, w2, b2, g2, be2):
+    # HF BertLayer (eager attention), f32 without TF32.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    linear, layer_norm = torch.nn.functional.linear, \
+        torch.nn.functional.layer_norm
+    b, s, h = x.shape
+
+    def split(t):
+        return t.view(b, s, h // 64, 64).transpose(1, 2)
+    q, k, v = (split(linear(x, w, bias))
+               for w, bias in ((wq, bq), (wk, bk), (wv, bv)))
+    scores = q @ k.transpose(-1, -2) * 0.125 + mask[:, None, None, :]
+    context = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(b, s, h)
+    h1 = layer_norm(linear(context, wo, bo) + x, (h,), g1, be1, 1e-12)
+    f = torch.nn.functional.gelu(linear(h1, w1, b1))
+    return layer_norm(linear(f, w2, b2) + h1, (h,), g2, be2, 1e-12)
+
+
 FUNCTIONS = {"mlp": mlp, "attention": attention,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,
@@ -285,6 +304,17 @@ def time_torch(function, inputs, repeat):
     return start.elapsed_time(end) * 1000.0 / repeat
 
 
+def time_compiled(function, inputs, repeat):
+    """The time of `function` under torch.compile, as text: "n/a (why)"
+    where it does not compile on this machine."""
+    try:
+        with torch.no_grad():
+            compiled = torch.compile(function)
+            return "%.1f" % time_torch(compiled, inputs, repeat)
+    except Exception as error:  # Inductor needs Triton and a C compiler.
+        return "n/a (%s)" % str(error).splitlines()[0][:80]
+
+
 def make_inputs(stage):
     """Fresh random inputs of the staged shapes, in each plan's directory."""
     rng = np.random.default_rng()
@@ -310,6 +340,7 @@ def main():
         "program", "ours us", "torch us", "ratio", "ours TF/s", "torch TF/s",
         "check"))
     overheads = []
+    compiled_times = {}
     for name, entry in manifest.items():
         directory = os.path.join(stage, "plans", name)
         inputs = [load_array(os.path.join(directory, "input_%d.npy" % i))
@@ -320,6 +351,7 @@ def main():
             peer = time_torch(function, inputs, repeat)
         text = None
         if entry.get("reference") == "corpus":
+            compiled_times[name] = time_compiled(function, inputs, repeat)
             # Checked against the corpus's float64 reference instead.
             text = open(os.path.join(directory, "program.mlir")).read()
             want = corpus.reference(
@@ -359,6 +391,11 @@ def main():
     print()
     for line in overheads:
         print(line)
+    if compiled_times:
+        print()
+        print("torch.compile (default mode), same inputs and repeats:")
+        for name, compiled in compiled_times.items():
+            print("%-36s %10s us" % (name, compiled))
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ void mlir::subgroup_matrix::buildLowerToMetalPipeline(
 
 void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
     OpPassManager &pm, const LinalgToGPUOptions &options) {
+  pm.addPass(createFuseElementwisePass());
   pm.addPass(createFoldBatchLoopsPass());
   pm.addPass(createNormalizeContractionsPass());
   pm.addPass(createBufferizeProgramPass());

@@ -513,6 +513,62 @@ def TileMatmulPass : Pass<"sm-tile-matmul", "ModuleOp"> {
 // number them in the order they make them.
 //===----------------------------------------------------------------------===//
 
+def FuseElementwisePass : Pass<"sm-fuse-elementwise", "ModuleOp"> {
+  let summary = "merge element-wise ops on tensors into the ops that read them";
+  let description = [{
+    Dispatch formation on tensors, the first stage of `sm-linalg-to-gpu`.
+    Graph compilers write programs op by op: a softmax as a max, the shifted
+    exponentials, their sum and a quotient; a layer norm as a dozen
+    generics; named element-wise ops (`linalg.add`, `linalg.exp`,
+    `linalg.elementwise`, `linalg.transpose`, ...), fills as generics,
+    reductions kept as `[rows, 1]` by a reshape. This stage brings them to
+    generics and merges each element-wise generic into the generics that
+    read it (upstream's element-wise fusion):
+
+    - an element of a tensor that a body uses from outside
+      (`tensor.extract` with constant indices) becomes an input;
+    - a generic that only yields a value from outside becomes `linalg.fill`,
+      and named element-wise ops become generics;
+    - a generic that reads a tensor through a reshape that only adds or
+      drops unit dimensions reads the tensor itself (not a product's
+      reshapes, which `sm-normalize-contractions` folds);
+    - an element-wise producer merges into its readers when every reader
+      is an element-wise generic or a reduction that is not a product; a
+      producer with several readers is computed again in each, and its
+      tensor is gone.
+
+    After it, a chain of element-wise ops is one generic (an epilogue or a
+    prologue of a product), and a written-out softmax or norm is a few
+    reductions and one element-wise op over the same rows, which
+    `sm-elementwise-to-kernels` makes one kernel.
+
+    ```mlir
+    // sm-opt --sm-fuse-elementwise
+    #x = affine_map<(i, j) -> (i, j)>
+    #row = affine_map<(i, j) -> (i)>
+    func.func @sum_of_exponentials(%x: tensor<4x32xf32>, %init: tensor<4xf32>)
+        -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4x32xf32>
+      %exp = linalg.exp ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>)
+          -> tensor<4x32xf32>
+      %sum = linalg.generic {indexing_maps = [#x, #row],
+                             iterator_types = ["parallel", "reduction"]}
+          ins(%exp : tensor<4x32xf32>) outs(%init : tensor<4xf32>) {
+      ^bb0(%v: f32, %acc: f32):
+        %s = arith.addf %v, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<4xf32>
+      return %sum : tensor<4xf32>
+    }
+    // becomes one reduction that reads %x and computes the exponential
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
   let summary = "fold two leading batch loops of a program on tensors into one";
   let description = [{
@@ -594,11 +650,9 @@ def NormalizeContractionsPass : Pass<"sm-normalize-contractions", "ModuleOp"> {
     sums read the input through the window), the corrections an element-wise
     op after the product, whose kernel fuses it.
 
-    Around contractions, the stage also tidies what front-ends write: an
-    element of a tensor that a body uses from outside (`tensor.extract`
-    with constant indices) becomes an input of that generic; chains of
-    element-wise generics whose producers have no other user become one
-    (upstream's element-wise fusion); a `batch_matmul` of batch one whose
+    Around contractions, the stage also tidies what front-ends write (after
+    `sm-fuse-elementwise` merged element-wise chains): a `batch_matmul` of
+    batch one whose
     result is only reshaped to 2-D becomes a `matmul`; products that start
     from one fill get a fill each; and an element-wise generic that reads a
     product through the reshape back to the contraction's loops is collapsed

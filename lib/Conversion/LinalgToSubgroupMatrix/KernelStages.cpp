@@ -579,9 +579,45 @@ static void rewriteStridedCopies(ModuleOp module) {
   }
 }
 
+/// Generics that read or write strided views of a row-major buffer (a
+/// tensor.extract_slice, a tensor.concat's parts) read and write the buffer
+/// itself, the views' offsets and strides in their maps: element-wise
+/// kernels take contiguous buffers only.
+static void foldViewsIntoMaps(ModuleOp module) {
+  SmallVector<linalg::GenericOp> generics;
+  module.walk([&](linalg::GenericOp op) {
+    if (isOnHost(op) && op.hasPureBufferSemantics())
+      generics.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : generics) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<std::pair<OpOperand *, Value>> buffers;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || type.getLayout().isIdentity())
+        continue;
+      auto viewed = getViewedBuffer(operand.get());
+      if (!viewed)
+        continue;
+      unsigned position = operand.getOperandNumber();
+      maps[position] = viewed->second.compose(maps[position]);
+      buffers.push_back({&operand, viewed->first});
+    }
+    if (buffers.empty())
+      continue;
+    rewriter.modifyOpInPlace(op, [&]() {
+      for (auto [operand, buffer] : buffers)
+        operand->set(buffer);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+}
+
 void ElementwiseToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
   rewriteStridedCopies(module);
+  foldViewsIntoMaps(module);
   FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
   if (failed(target))
     return signalPassFailure();
@@ -621,8 +657,11 @@ void ElementwiseToKernelsPass::runOnOperation() {
   // from it (a reduction's starting value) is no kernel of its own.
   DenseMap<Operation *, linalg::FillOp> startingFills;
   for (linalg::LinalgOp op : remaining) {
+    // (Ops of row groups are gone.)
+    if (grouped.contains(op))
+      continue;
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic || grouped.contains(op) || generic.getNumDpsInits() != 1)
+    if (!generic || generic.getNumDpsInits() != 1)
       continue;
     linalg::FillOp fill = getFillBefore(generic, generic.getDpsInits()[0]);
     if (fill && !grouped.contains(fill) && canStartFromFill(generic, fill)) {

@@ -208,6 +208,29 @@ def rms_norm(hidden, weight):
     return f16(weight * f16(hidden / np.sqrt(variance + 1e-6)))
 
 
+def layer_norm(x, gamma, beta, eps):
+    centered = x - x.mean(-1, keepdims=True)
+    variance = (centered ** 2).mean(-1, keepdims=True)
+    return centered / np.sqrt(variance + eps) * gamma + beta
+
+
+def bert_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2,
+               b2, g2, be2):
+    b, s, h = x.shape
+    heads = h // 64
+
+    def split(t):
+        return t.reshape(b, s, heads, 64).transpose(0, 2, 1, 3)
+    q, k, v = (split(x @ w.T + bias)
+               for w, bias in ((wq, bq), (wk, bk), (wv, bv)))
+    scores = q @ k.transpose(0, 1, 3, 2) * 0.125 + mask[:, None, None, :]
+    context = (softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(b, s, h)
+    h1 = layer_norm(context @ wo.T + bo + x, g1, be1, 1e-12)
+    f = h1 @ w1.T + b1
+    f = 0.5 * f * (1 + _erf(f / math.sqrt(2)).astype(np.float64))
+    return layer_norm(f @ w2.T + b2 + h1, g2, be2, 1e-12)
+
+
 def kaiming(fan_in):
     """The range of uniform weights that keeps activations near 1."""
     bound = math.sqrt(3.0 / fan_in)
@@ -280,6 +303,11 @@ PROGRAMS = {
     "layernorm_residual_bert_torch": Program(
         add_layer_norm, 1e-4, lambda s: {0: (-2.0, 4.0), 2: (0.5, 1.5)},
         peer="corpus_add_layer_norm"),
+    "bert_layer_f32_torch": Program(
+        bert_layer, 1e-4,
+        lambda s: {**{i: kaiming(s[i][1]) for i in (2, 4, 6, 8, 12, 14)},
+                   1: (-2.0, 0.0), 10: (0.5, 1.5), 16: (0.5, 1.5)},
+        peer="corpus_bert_layer"),
     "rmsnorm_llama_f16_torch": Program(
         rms_norm, 2e-3, lambda s: {0: (-3.0, 3.0), 1: (0.5, 1.5)},
         peer="corpus_rms_norm"),
@@ -296,9 +324,9 @@ def source(name, reduced=False):
     for line in text.splitlines(keepends=True):
         if not line.startswith("//") or line.startswith("// SHAPES:"):
             # Whole numbers only (a size as a float, 768.0, too): not the
-            # digits of f16, %c0 or 0.125.
+            # digits of f16, %c0, 0.125, 1.0e-12 or -3.
             line = re.sub(
-                r"(?<![0-9.A-Za-wyz_%#])(\d+)(?:(\.0)(?![0-9])|(?![0-9.]))",
+                r"(?<![0-9.A-Za-wyz_%#-])(\d+)(?:(\.0)(?![0-9])|(?![0-9.]))",
                 lambda m: sizes.get(m.group(1), m.group(1)) +
                 (m.group(2) or ""), line)
         lines.append(line)

@@ -159,6 +159,10 @@ bool isComputableIndex(AffineExpr expr);
 Value emitIndex(OpBuilder &builder, Location loc, AffineExpr expr,
                 ValueRange dims);
 
+/// Whether `op` is a linalg.generic on tensors, outside kernels, whose
+/// loops are all parallel.
+bool isElementwiseOnTensors(Operation *op);
+
 /// Whether `op` is a contraction this project can put in a kernel (its
 /// indexing maps and body are a matrix product, maybe batched).
 bool isMatrixContraction(linalg::LinalgOp op);

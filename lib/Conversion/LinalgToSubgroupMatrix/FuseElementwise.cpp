@@ -1,0 +1,343 @@
+//===- FuseElementwise.cpp - element-wise ops merged into their readers ---===//
+//
+// The first stage of sm-linalg-to-gpu, dispatch formation on tensors: what
+// graph compilers write op by op (named element-wise ops, fills as
+// generics, keepdim reshapes, scalars extracted from rank-0 tensors) is
+// brought to generics, and element-wise generics merge into the generics
+// that read them, so that a chain becomes one op, an epilogue or prologue
+// of a product one op beside it, and a written-out softmax or norm a few
+// reductions and one element-wise op, which the kernel stages put in one
+// kernel (RowGroupKernel.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Whether `op` is a linalg.generic on tensors whose loops are all parallel.
+bool mlir::subgroup_matrix::isElementwiseOnTensors(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         !generic->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Elements of tensors that bodies use from outside (`tensor.extract %scale[]`
+/// of a rank-0 scale, as torch-mlir writes one) become inputs of the
+/// generics that use them, indexed by the constant indices: kernels read
+/// them from the tensor's buffer, which the host never reads.
+static void readExtractedElementsAsInputs(ModuleOp module) {
+  SmallVector<linalg::GenericOp> users;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    bool extracts = false;
+    op.getRegion().walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
+          extracts |= !op->isAncestor(extract);
+    });
+    if (extracts)
+      users.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : users) {
+    Block &body = op.getRegion().front();
+    SmallVector<tensor::ExtractOp> extracts;
+    body.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
+          if (!op->isAncestor(extract) &&
+              !llvm::is_contained(extracts, extract))
+            extracts.push_back(extract);
+    });
+    SmallVector<Value> inputs = op.getDpsInputs();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap outputMap = maps.pop_back_val();
+    SmallVector<tensor::ExtractOp> read;
+    for (tensor::ExtractOp extract : extracts) {
+      SmallVector<AffineExpr> indices;
+      for (Value index : extract.getIndices()) {
+        APInt constant;
+        if (!matchPattern(index, m_ConstantInt(&constant)))
+          break;
+        indices.push_back(
+            getAffineConstantExpr(constant.getSExtValue(), op.getContext()));
+      }
+      if (indices.size() != extract.getIndices().size())
+        continue;
+      inputs.push_back(extract.getTensor());
+      maps.push_back(
+          AffineMap::get(op.getNumLoops(), 0, indices, op.getContext()));
+      read.push_back(extract);
+    }
+    if (read.empty())
+      continue;
+    maps.push_back(outputMap);
+    rewriter.setInsertionPoint(op);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+        maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                                generic.getRegion().end());
+    Block &moved = generic.getRegion().front();
+    unsigned position = op.getNumDpsInputs();
+    for (tensor::ExtractOp extract : read) {
+      BlockArgument element =
+          moved.insertArgument(position++, extract.getType(), extract.getLoc());
+      extract.getResult().replaceUsesWithIf(element, [&](OpOperand &use) {
+        return generic->isAncestor(use.getOwner());
+      });
+    }
+    rewriter.replaceOp(op, generic->getResults());
+    for (tensor::ExtractOp extract : read)
+      if (extract->use_empty())
+        rewriter.eraseOp(extract);
+  }
+}
+
+/// Generics that only fill their output with a value from outside (how a
+/// generalized program writes a zero accumulator) become the linalg.fill
+/// they are, which products and reductions start from.
+static void specializeFills(ModuleOp module) {
+  SmallVector<std::pair<linalg::GenericOp, Value>> fills;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    if (std::optional<Value> value = linalg::isaFillOpInterface(op))
+      fills.push_back({op, *value});
+  });
+  IRRewriter rewriter(module.getContext());
+  for (auto [op, value] : fills) {
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, op.getDpsInits());
+  }
+}
+
+/// Generalizes the named element-wise ops a graph compiler emits
+/// (`linalg.add`, `mul`, `exp`, `elementwise`, `map`, `broadcast`,
+/// `transpose`, ...: every loop parallel, one output) into the generics
+/// they are, so that chains of them merge below. Fills stay named: the
+/// kernels take them over as initial values.
+static void generalizeElementwiseNamedOps(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()) &&
+        op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
+        op.getNumLoops() == op.getNumParallelLoops() &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      named.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
+/// The map by which a generic reads `reshaped`'s source instead of
+/// `reshaped` (read by `map`), when the reshape only adds or drops
+/// dimensions of size 1 (torch's keepdim, a batch of one): the unit
+/// dimensions' indices drop, or are 0.
+static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
+                                                         AffineMap map) {
+  MLIRContext *context = map.getContext();
+  // A product's reshapes are the epilogue stages' to fold.
+  Operation *reshape = reshaped.getDefiningOp();
+  if (!reshape || reshape->getNumOperands() != 1)
+    return std::nullopt;
+  if (auto producer = reshape->getOperand(0).getDefiningOp<linalg::LinalgOp>())
+    if (linalg::isaContractionOpInterface(producer) ||
+        linalg::isaConvolutionOpInterface(producer))
+      return std::nullopt;
+  auto isUnitOnly = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group,
+                       int64_t &kept) {
+    kept = -1;
+    for (int64_t position : group)
+      if (shape[position] != 1) {
+        if (kept != -1)
+          return false;
+        kept = position;
+      }
+    return true;
+  };
+  if (auto expand = reshaped.getDefiningOp<tensor::ExpandShapeOp>()) {
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    SmallVector<AffineExpr> exprs;
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      int64_t kept;
+      if (!isUnitOnly(shape, group, kept))
+        return std::nullopt;
+      // Of dimensions that are all 1, the first's index (0 at run time).
+      exprs.push_back(map.getResult(kept == -1 ? group.front() : kept));
+    }
+    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+  }
+  if (auto collapse = reshaped.getDefiningOp<tensor::CollapseShapeOp>()) {
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    SmallVector<AffineExpr> exprs;
+    for (auto [position, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      int64_t kept;
+      if (!isUnitOnly(shape, group, kept))
+        return std::nullopt;
+      if (kept == -1)
+        kept = group.front();
+      for (int64_t source : group)
+        exprs.push_back(source == kept ? map.getResult(position)
+                                       : getAffineConstantExpr(0, context));
+    }
+    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+  }
+  return std::nullopt;
+}
+
+/// Generics that read a tensor through a reshape adding or dropping unit
+/// dimensions (a reduction's [1, S] result seen as [1, S, 1] with keepdim)
+/// read the tensor itself, so that the reshape no longer stands between
+/// the reduction and its reader.
+static void readThroughUnitReshapes(ModuleOp module) {
+  SmallVector<linalg::GenericOp> readers;
+  module.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && !op->getParentOfType<gpu::GPUModuleOp>())
+      readers.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::GenericOp op : readers) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<std::pair<OpOperand *, Value>> sources;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      unsigned position = input->getOperandNumber();
+      std::optional<AffineMap> map =
+          getMapThroughUnitReshape(input->get(), maps[position]);
+      if (!map)
+        continue;
+      maps[position] = *map;
+      sources.push_back({input, input->get().getDefiningOp()->getOperand(0)});
+    }
+    if (sources.empty())
+      continue;
+    SmallVector<Operation *> reshapes;
+    for (auto [input, source] : sources)
+      reshapes.push_back(input->get().getDefiningOp());
+    rewriter.modifyOpInPlace(op, [&]() {
+      for (auto [input, source] : sources)
+        input->set(source);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    for (Operation *reshape : reshapes)
+      if (reshape->use_empty())
+        rewriter.eraseOp(reshape);
+  }
+}
+
+/// Whether the generic `op` on tensors is one that element-wise producers
+/// merge into: element-wise itself, or a reduction that folds one value
+/// computed per element (a row's max or sum), but never a contraction or
+/// a convolution, whose kernels read their operands as stored.
+static bool absorbsProducers(Operation *op) {
+  if (isElementwiseOnTensors(op))
+    return true;
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         !generic->getParentOfType<gpu::GPUModuleOp>() &&
+         generic.getNumDpsInits() == 1 && getReductionKind(generic) &&
+         !isMultiplyAccumulateBody(generic.getRegion().front()) &&
+         !isQuantizedMultiplyAccumulateBody(generic.getRegion().front()) &&
+         !linalg::isaContractionOpInterface(generic) &&
+         !linalg::isaConvolutionOpInterface(generic);
+}
+
+/// Merges element-wise generics into the generics that read them (a bias
+/// add, then an activation; an 8-bit weight widened, then scaled; a
+/// softmax's shifted exponentials into the sum and the quotient),
+/// upstream's element-wise fusion: a chain after a product becomes one
+/// epilogue, a chain before one a single prologue, and the steps of a
+/// written-out softmax or norm reductions and one element-wise op, which
+/// the kernel stages put in one kernel. A producer with several users is
+/// merged only when every user takes it, so that its tensor disappears:
+/// recomputing a few operations per element costs less than a buffer
+/// written and read again.
+static void fuseElementwiseChains(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  auto isMergedEverywhere = [](Operation *producer) {
+    return llvm::all_of(producer->getUses(), [](OpOperand &use) {
+      auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+      return absorbsProducers(consumer) && consumer.isDpsInput(&use) &&
+             linalg::areElementwiseOpsFusable(&use);
+    });
+  };
+  auto findFusable = [&]() -> OpOperand * {
+    OpOperand *found = nullptr;
+    module.walk([&](linalg::GenericOp consumer) {
+      if (!absorbsProducers(consumer))
+        return WalkResult::advance();
+      for (OpOperand *input : consumer.getDpsInputOperands()) {
+        Operation *producer = input->get().getDefiningOp();
+        if (isElementwiseOnTensors(producer) &&
+            producer->getNumResults() == 1 && isMergedEverywhere(producer)) {
+          found = input;
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return found;
+  };
+  while (OpOperand *input = findFusable()) {
+    Operation *consumer = input->getOwner();
+    Operation *producer = input->get().getDefiningOp();
+    // A copy of its own for this consumer: upstream would keep the
+    // producer's tensor as a second result of the merged op.
+    if (!producer->hasOneUse()) {
+      rewriter.setInsertionPoint(producer);
+      Operation *copy = rewriter.clone(*producer);
+      input->set(copy->getResult(0));
+      producer = copy;
+    }
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, input);
+    if (failed(fused))
+      return;
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceAllUsesExcept(original, replacement, fused->fusedOp);
+    rewriter.eraseOp(consumer);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
+  }
+}
+
+namespace {
+struct FuseElementwisePass
+    : public subgroup_matrix::impl::FuseElementwisePassBase<
+          FuseElementwisePass> {
+  using FuseElementwisePassBase::FuseElementwisePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    readExtractedElementsAsInputs(module);
+    specializeFills(module);
+    generalizeElementwiseNamedOps(module);
+    readThroughUnitReshapes(module);
+    fuseElementwiseChains(module);
+  }
+};
+} // namespace
