@@ -15,6 +15,7 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -153,11 +154,12 @@ static void generalizeElementwiseNamedOps(ModuleOp module) {
 }
 
 /// The map by which a generic reads `reshaped`'s source instead of
-/// `reshaped` (read by `map`), when the reshape only adds or drops
-/// dimensions of size 1 (torch's keepdim, a batch of one): the unit
-/// dimensions' indices drop, or are 0.
-static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
-                                                         AffineMap map) {
+/// `reshaped` (read by `map`), when it is a slice with static offsets and
+/// strides (the indices scaled and offset), or a reshape that only adds or
+/// drops dimensions of size 1 (torch's keepdim, a batch of one: the unit
+/// dimensions' indices drop, or are 0).
+static std::optional<AffineMap> getMapThroughView(Value reshaped,
+                                                  AffineMap map) {
   MLIRContext *context = map.getContext();
   // A product's reshapes are the epilogue stages' to fold.
   Operation *reshape = reshaped.getDefiningOp();
@@ -178,6 +180,18 @@ static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
       }
     return true;
   };
+  if (auto slice = reshaped.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (slice.getSourceType().getRank() != slice.getType().getRank() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(slice.getStaticStrides()))
+      return std::nullopt;
+    SmallVector<AffineExpr> exprs;
+    for (auto [expr, offset, stride] :
+         llvm::zip(map.getResults(), slice.getStaticOffsets(),
+                   slice.getStaticStrides()))
+      exprs.push_back(expr * stride + offset);
+    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+  }
   if (auto expand = reshaped.getDefiningOp<tensor::ExpandShapeOp>()) {
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
     SmallVector<AffineExpr> exprs;
@@ -209,11 +223,11 @@ static std::optional<AffineMap> getMapThroughUnitReshape(Value reshaped,
   return std::nullopt;
 }
 
-/// Generics that read a tensor through a reshape adding or dropping unit
-/// dimensions (a reduction's [1, S] result seen as [1, S, 1] with keepdim)
-/// read the tensor itself, so that the reshape no longer stands between
-/// the reduction and its reader.
-static void readThroughUnitReshapes(ModuleOp module) {
+/// Generics that read a tensor through a slice or a reshape adding or
+/// dropping unit dimensions (a reduction's [1, S] result seen as [1, S, 1]
+/// with keepdim; half of a head for a rotary embedding) read the tensor
+/// itself, so that the view no longer stands between it and its reader.
+static void readThroughViews(ModuleOp module) {
   SmallVector<linalg::GenericOp> readers;
   module.walk([&](linalg::GenericOp op) {
     if (op.hasPureTensorSemantics() && !op->getParentOfType<gpu::GPUModuleOp>())
@@ -226,7 +240,7 @@ static void readThroughUnitReshapes(ModuleOp module) {
     for (OpOperand *input : op.getDpsInputOperands()) {
       unsigned position = input->getOperandNumber();
       std::optional<AffineMap> map =
-          getMapThroughUnitReshape(input->get(), maps[position]);
+          getMapThroughView(input->get(), maps[position]);
       if (!map)
         continue;
       maps[position] = *map;
@@ -245,6 +259,95 @@ static void readThroughUnitReshapes(ModuleOp module) {
     for (Operation *reshape : reshapes)
       if (reshape->use_empty())
         rewriter.eraseOp(reshape);
+  }
+}
+
+/// The first input of a generic on tensors that a concatenation it can
+/// read part by part gives: static parts along one dimension, which the
+/// generic indexes by a loop.
+static OpOperand *findReadConcatenation(ModuleOp module) {
+  OpOperand *found = nullptr;
+  module.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op->getParentOfType<gpu::GPUModuleOp>())
+      return WalkResult::advance();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto concat = input->get().getDefiningOp<tensor::ConcatOp>();
+      if (!concat || !concat.getResultType().hasStaticShape() ||
+          !isa<AffineDimExpr>(
+              op.getMatchingIndexingMap(input).getResult(concat.getDim())))
+        continue;
+      found = input;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// Generics that read a concatenation (tensor.concat of static parts along
+/// one dimension: a rotary embedding's rotate_half) read its parts
+/// instead, each at `(i + c) mod size` along that dimension (in bounds
+/// wherever i is), and their bodies take the part that holds position i:
+/// the concatenation is never stored, and the parts' producers merge in.
+static void readThroughConcatenations(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  IRRewriter rewriter(context);
+  while (OpOperand *input = findReadConcatenation(module)) {
+    auto op = cast<linalg::GenericOp>(input->getOwner());
+    auto concat = input->get().getDefiningOp<tensor::ConcatOp>();
+    int64_t dim = concat.getDim();
+    unsigned position = input->getOperandNumber();
+    AffineMap map = op.getMatchingIndexingMap(input);
+    unsigned loop = cast<AffineDimExpr>(map.getResult(dim)).getPosition();
+    SmallVector<Value> inputs = op.getDpsInputs();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> parts(concat.getInputs());
+    SmallVector<int64_t> offsets;
+    SmallVector<AffineMap> partMaps;
+    int64_t offset = 0;
+    for (Value part : parts) {
+      int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(dim);
+      offsets.push_back(offset);
+      SmallVector<AffineExpr> exprs(map.getResults());
+      int64_t shift = (size - offset % size) % size;
+      exprs[dim] = (getAffineDimExpr(loop, context) + shift) % size;
+      partMaps.push_back(AffineMap::get(map.getNumDims(), 0, exprs, context));
+      offset += size;
+    }
+    inputs.erase(inputs.begin() + position);
+    inputs.insert(inputs.begin() + position, parts.begin(), parts.end());
+    maps.erase(maps.begin() + position);
+    maps.insert(maps.begin() + position, partMaps.begin(), partMaps.end());
+    rewriter.setInsertionPoint(op);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+        maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                                generic.getRegion().end());
+    Block &body = generic.getRegion().front();
+    Type element = body.getArgument(position).getType();
+    SmallVector<Value> partValues;
+    for (Value part : parts)
+      partValues.push_back(body.insertArgument(position + partValues.size(),
+                                               element, part.getLoc()));
+    // The part that holds position i: the last whose offset is <= i.
+    rewriter.setInsertionPointToStart(&body);
+    Location loc = concat.getLoc();
+    Value index = linalg::IndexOp::create(rewriter, loc, loop);
+    Value chosen = partValues.back();
+    for (int64_t part = parts.size() - 2; part >= 0; --part) {
+      Value before = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, index,
+          arith::ConstantIndexOp::create(rewriter, loc, offsets[part + 1]));
+      chosen = arith::SelectOp::create(rewriter, loc, before, partValues[part],
+                                       chosen);
+    }
+    BlockArgument whole = body.getArgument(position + parts.size());
+    rewriter.replaceAllUsesWith(whole, chosen);
+    body.eraseArgument(position + parts.size());
+    rewriter.replaceOp(op, generic->getResults());
+    if (concat->use_empty())
+      rewriter.eraseOp(concat);
   }
 }
 
@@ -336,7 +439,8 @@ struct FuseElementwisePass
     readExtractedElementsAsInputs(module);
     specializeFills(module);
     generalizeElementwiseNamedOps(module);
-    readThroughUnitReshapes(module);
+    readThroughConcatenations(module);
+    readThroughViews(module);
     fuseElementwiseChains(module);
   }
 };

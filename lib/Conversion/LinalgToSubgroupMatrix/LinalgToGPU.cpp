@@ -51,7 +51,13 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
   SmallVector<Operation *> candidates;
   module.walk([&](Operation *op) {
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-      if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4 &&
+      // (Upstream's collapse takes maps of loops and zeros only.)
+      bool readsByLoops =
+          llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+            return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+          });
+      if (generic.hasPureTensorSemantics() && readsByLoops &&
+          generic.getNumLoops() >= 4 &&
           generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
           generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel &&
           linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(),

@@ -4,7 +4,8 @@ them (Inputs/*.mlir; each file's header says which front-end style it
 imitates, which pattern it covers and at which model's sizes), with a
 float64 reference for each, computed here with numpy from the same inputs.
 
-  corpus.py run TOOLS [--target T] [--reduced] [--only A,B] [--seed N]
+  corpus.py run TOOLS [--target T] [--reduced] [--only A,B] [--skip C,D]
+                [--seed N]
   corpus.py kernels TOOLS [--target T] [--reduced]
 
 `run` runs every program through sm-run (the runtime poisons what the
@@ -231,6 +232,44 @@ def bert_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2,
     return layer_norm(f @ w2.T + b2 + h1, g2, be2, 1e-12)
 
 
+def llama_layer(x, cos, sin, norm1, wq, wk, wv, wo, norm2, wg, wu, wd,
+                store=f16):
+    """A Llama decoder layer as the program computes it: f32 products,
+    norms and softmax, rounded to the storage type (`store`) wherever the
+    program stores or computes in it."""
+    _, s, h = x.shape
+    dim = cos.shape[-1]
+    half = dim // 2
+
+    def rms_norm(t, weight):
+        variance = (t ** 2).mean(-1, keepdims=True)
+        return store(weight * store(t / np.sqrt(variance + 1e-5)))
+
+    def split(t):
+        return t.reshape(s, h // dim, dim).transpose(1, 0, 2)
+
+    def rope(t):
+        rotated = np.concatenate([-t[..., half:], t[..., :half]], -1)
+        return store(store(t * cos) + store(rotated * sin))
+    h1 = rms_norm(x[0], norm1)
+    q, k, v = (split(store(h1 @ w.T)) for w in (wq, wk, wv))
+    q, k = rope(q), rope(k)
+    # The program's scale, 1/sqrt(128), at reduced sizes too.
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(128)
+    scores = np.where(np.triu(np.ones((s, s), bool), 1), -np.inf, scores)
+    context = store(store(softmax(scores)) @ v).transpose(1, 0, 2)
+    res1 = store(x[0] + store(context.reshape(s, h) @ wo.T))
+    h2 = rms_norm(res1, norm2)
+    gate, up = store(h2 @ wg.T), store(h2 @ wu.T)
+    silu = store(gate / store(store(np.exp(-gate)) + 1))
+    down = store(store(silu * up) @ wd.T)
+    return store(res1 + down)[None]
+
+
+def llama_layer_bf16(*arrays):
+    return llama_layer(*arrays, store=bf16)
+
+
 def kaiming(fan_in):
     """The range of uniform weights that keeps activations near 1."""
     bound = math.sqrt(3.0 / fan_in)
@@ -308,6 +347,14 @@ PROGRAMS = {
         lambda s: {**{i: kaiming(s[i][1]) for i in (2, 4, 6, 8, 12, 14)},
                    1: (-2.0, 0.0), 10: (0.5, 1.5), 16: (0.5, 1.5)},
         peer="corpus_bert_layer"),
+    "llama_layer_f16_torch": Program(
+        llama_layer, 2e-2,
+        lambda s: {**{i: kaiming(s[i][1]) for i in (4, 5, 6, 7, 9, 10, 11)},
+                   3: (0.5, 1.5), 8: (0.5, 1.5)}, peer="corpus_llama_layer"),
+    "llama_layer_bf16_torch": Program(
+        llama_layer_bf16, 6e-2,
+        lambda s: {**{i: kaiming(s[i][1]) for i in (4, 5, 6, 7, 9, 10, 11)},
+                   3: (0.5, 1.5), 8: (0.5, 1.5)}, peer="corpus_llama_layer"),
     "rmsnorm_llama_f16_torch": Program(
         rms_norm, 2e-3, lambda s: {0: (-3.0, 3.0), 1: (0.5, 1.5)},
         peer="corpus_rms_norm"),
@@ -433,8 +480,10 @@ def count_kernels(tools, text, target):
 
 def selected(options):
     only = [part for part in options.only.split(",") if part]
+    skip = [part for part in options.skip.split(",") if part]
     return [name for name in PROGRAMS
-            if not only or any(part in name for part in only)]
+            if (not only or any(part in name for part in only)) and
+            not any(part in name for part in skip)]
 
 
 def run(options):
@@ -494,6 +543,7 @@ def main():
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--reduced", action="store_true")
     parser.add_argument("--only", default="")
+    parser.add_argument("--skip", default="")
     parser.add_argument("--seed", type=int)
     options = parser.parse_args()
     return run(options) if options.command == "run" else kernels(options)
