@@ -196,3 +196,45 @@ func.func @named_elementwise_chain(%a: tensor<64x32xf32>, %b: tensor<64x32xf32>,
   %d = linalg.div ins(%x, %bc : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %d : tensor<64x32xf32>
 }
+
+// -----
+
+// A rotary embedding's rotate_half: the second half negated, concatenated
+// before the first. The concatenation is read part by part ((d + 0) mod 4
+// into each half, the part chosen by the position), the slices through
+// their offsets, and the negation merges in: one generic that reads %x
+// three times.
+
+// CHECK-DAG: #[[FIRST:.*]] = affine_map<(d0, d1) -> (d0, d1 mod 4)>
+// CHECK-DAG: #[[SECOND:.*]] = affine_map<(d0, d1) -> (d0, d1 mod 4 + 4)>
+// CHECK-LABEL: func.func @rotate_half
+// CHECK-SAME: (%[[X:.*]]: tensor<6x8xf32>)
+// CHECK-NOT: tensor.concat
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[SECOND]], #[[FIRST]], #{{.*}}], {{.*}} ins(%[[X]], %[[X]] : tensor<6x8xf32>, tensor<6x8xf32>)
+// CHECK: ^bb0(%[[HIGH:.*]]: f32, %[[LOW:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[NEG:.*]] = arith.negf %[[HIGH]]
+// CHECK: %[[I:.*]] = linalg.index 1
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[I]], %c4
+// CHECK: %[[PICK:.*]] = arith.select %[[BEFORE]], %[[NEG]], %[[LOW]]
+// CHECK: linalg.yield %[[PICK]]
+// CHECK: return %[[R]]
+func.func @rotate_half(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %low = tensor.extract_slice %x[0, 0] [6, 4] [1, 1] : tensor<6x8xf32> to tensor<6x4xf32>
+  %high = tensor.extract_slice %x[0, 4] [6, 4] [1, 1] : tensor<6x8xf32> to tensor<6x4xf32>
+  %e = tensor.empty() : tensor<6x4xf32>
+  %neg = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%high : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<6x4xf32>
+  %rot = tensor.concat dim(1) %neg, %low : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x8xf32>
+  %e2 = tensor.empty() : tensor<6x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%rot : tensor<6x8xf32>) outs(%e2 : tensor<6x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<6x8xf32>
+  return %y : tensor<6x8xf32>
+}
