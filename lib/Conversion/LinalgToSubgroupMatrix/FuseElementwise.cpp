@@ -276,6 +276,13 @@ static OpOperand *findReadConcatenation(ModuleOp module) {
           !isa<AffineDimExpr>(
               op.getMatchingIndexingMap(input).getResult(concat.getDim())))
         continue;
+      // Each part is read modulo its size along the dimension.
+      if (llvm::any_of(concat.getInputs(), [&](Value part) {
+            int64_t size = cast<RankedTensorType>(part.getType())
+                               .getDimSize(concat.getDim());
+            return ShapedType::isDynamic(size) || size == 0;
+          }))
+        continue;
       found = input;
       return WalkResult::interrupt();
     }

@@ -13,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -165,13 +166,20 @@ mlir::subgroup_matrix::findRowGroup(linalg::GenericOp last) {
         return std::nullopt;
     }
   }
-  // The last op writes what no reduction reads: rows are written only
-  // after all of their reductions.
-  Value output = last.getDpsInits()[0];
+  // The last op writes no buffer a reduction reads (through any view):
+  // its rows are written only after all of their reductions.
+  auto getAllocation = [](Value buffer) {
+    while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+      buffer = view.getViewSource();
+    return buffer;
+  };
+  Value output = getAllocation(last.getDpsInits()[0]);
   if (llvm::is_contained(temporaries, output))
     return std::nullopt;
   for (auto [fill, reduction] : group.reductions)
-    if (llvm::is_contained(reduction->getOperands(), output))
+    if (llvm::any_of(reduction->getOperands(), [&](Value operand) {
+          return getAllocation(operand) == output;
+        }))
       return std::nullopt;
   // The kernel runs where the last op was: nothing between the group's
   // first op and it may write memory.

@@ -238,3 +238,22 @@ func.func @rotate_half(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
   } -> tensor<6x8xf32>
   return %y : tensor<6x8xf32>
 }
+
+// -----
+
+// A concatenation with an empty part is left as it is (its parts are read
+// modulo their sizes).
+
+// CHECK-LABEL: func.func @empty_part
+// CHECK: tensor.concat
+func.func @empty_part(%a: tensor<6x0xf32>, %b: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %cat = tensor.concat dim(1) %a, %b : (tensor<6x0xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  %e = tensor.empty() : tensor<6x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%cat : tensor<6x8xf32>) outs(%e : tensor<6x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<6x8xf32>
+  return %y : tensor<6x8xf32>
+}
