@@ -228,7 +228,11 @@ def ConvertKernelsToSPIRVPass
   let summary = "convert the prepared gpu.modules into spirv.modules";
   let description = [{
     The conversion itself: per-invocation allocations become
-    Function-storage variables (which only loads and stores may use);
+    Function-storage variables (which only loads and stores may use); each
+    scalar or vector result of an `scf.for` becomes `lb < ub ? result :
+    init` (upstream's SCF lowering stores a loop's results only in its
+    body, so a loop that runs no iteration, such as an invocation's share
+    of a row shorter than its workgroup, would yield undefined values);
     memref memory spaces become storage classes (global memory storage
     buffers, workgroup memory workgroup variables); and MLIR's own SPIR-V
     conversions (GPU, SCF, arith, cf, func, math, memref, index, ub and

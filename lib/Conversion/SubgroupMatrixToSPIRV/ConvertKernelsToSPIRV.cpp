@@ -22,7 +22,9 @@
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
@@ -51,6 +53,36 @@ static void mapMemorySpaces(Operation *gpuModule) {
         for (BlockArgument argument : block.getArguments())
           if (Type converted = converter.convertType(argument.getType()))
             argument.setType(converted);
+  });
+}
+
+/// Makes the results of scf.for loops that may run no iteration defined.
+/// Upstream's SCF-to-SPIR-V lowering keeps a loop's results in Function
+/// variables stored only by the body, so a loop that runs no iteration (an
+/// invocation past the end of a row it strides over) yields undefined
+/// values (NVIDIA's driver gave NaN and stale values) instead of its
+/// initial ones. Each scalar or vector result becomes `lb < ub ? result :
+/// init`; other results (cooperative matrices, which OpSelect cannot take)
+/// are left as they are.
+static void defineZeroTripLoopResults(Operation *gpuModule) {
+  gpuModule->walk([](scf::ForOp loop) {
+    if (loop.getNumResults() == 0)
+      return;
+    OpBuilder builder(loop->getContext());
+    builder.setInsertionPointAfter(loop);
+    Location loc = loop.getLoc();
+    Value runs =
+        arith::CmpIOp::create(builder, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
+    for (auto [result, init] : llvm::zip(loop.getResults(), loop.getInits())) {
+      if (!result.getType().isIntOrIndexOrFloat() &&
+          !isa<VectorType>(result.getType()))
+        continue;
+      auto chosen = arith::SelectOp::create(builder, loc, runs, result, init);
+      result.replaceAllUsesExcept(chosen, chosen);
+    }
   });
 }
 
@@ -160,6 +192,7 @@ void ConvertKernelsToSPIRVPass::runOnOperation() {
     kernels.walk([](FunctionOpInterface function) {
       function->removeAttr(SubgroupMatrixDialect::getEmulatedAttrName());
     });
+    defineZeroTripLoopResults(kernels);
     mapMemorySpaces(kernels);
     // The conversion replaces the gpu.module by a spirv.module in its place.
     Block *block = kernels->getBlock();

@@ -97,3 +97,39 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A loop an invocation may not enter (it strides from its thread id): its
+// result is the loop's only where the loop runs, its initial value
+// otherwise, since the SPIR-V loop leaves an unentered loop's result
+// undefined.
+
+// CHECK-LABEL: spirv.func @strided_sum
+// CHECK: %[[ZERO:.*]] = spirv.Constant 0.000000e+00 : f32
+// CHECK: %[[C100:.*]] = spirv.Constant 100 : i32
+// CHECK: %[[T:.*]] = spirv.CompositeExtract
+// CHECK: spirv.mlir.loop
+// CHECK: spirv.mlir.merge
+// CHECK: %[[LOOP:.*]] = spirv.Load "Function"
+// CHECK: %[[RUNS:.*]] = spirv.SLessThan %[[T]], %[[C100]] : i32
+// CHECK: %[[SUM:.*]] = spirv.Select %[[RUNS]], %[[LOOP]], %[[ZERO]] : i1, f32
+// CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[SUM]]
+module attributes {gpu.container_module} {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], [SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<>>} {
+    gpu.func @strided_sum(%in: memref<100xf32>, %out: memref<256xf32>) kernel
+        attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [256, 1, 1]>} {
+      %zero = arith.constant 0.0 : f32
+      %c100 = arith.constant 100 : index
+      %c256 = arith.constant 256 : index
+      %t = gpu.thread_id x
+      %sum = scf.for %i = %t to %c100 step %c256 iter_args(%acc = %zero) -> (f32) {
+        %v = memref.load %in[%i] : memref<100xf32>
+        %s = arith.addf %acc, %v : f32
+        scf.yield %s : f32
+      }
+      memref.store %sum, %out[%t] : memref<256xf32>
+      gpu.return
+    }
+  }
+}
