@@ -544,7 +544,7 @@ def FuseElementwisePass : Pass<"sm-fuse-elementwise", "ModuleOp"> {
     After it, a chain of element-wise ops is one generic (an epilogue or a
     prologue of a product), and a written-out softmax or norm is a few
     reductions and one element-wise op over the same rows, which
-    `sm-elementwise-to-kernels` makes one kernel (at static sizes).
+    `sm-elementwise-to-kernels` makes one kernel.
 
     ```mlir
     // sm-opt --sm-fuse-elementwise

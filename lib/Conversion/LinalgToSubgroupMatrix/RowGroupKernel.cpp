@@ -192,12 +192,6 @@ mlir::subgroup_matrix::findRowGroup(linalg::GenericOp last) {
         !isa<memref::AllocOp>(op))
       return std::nullopt;
   LoopSizes lastSizes = getLoopSizes(last, temporaries);
-  // Static sizes only: on NVIDIA's driver (580, an H200) the kernel of a
-  // row group with dynamic sizes leaves rows unwritten, which lavapipe and
-  // the same SPIR-V at static sizes do not; until that is understood such
-  // groups stay kernels of their own, which are right there.
-  if (llvm::any_of(lastSizes.ranges, ShapedType::isDynamic))
-    return std::nullopt;
   for (auto [fill, reduction] : group.reductions)
     if (!canEmitElementwiseKernel(reduction, /*report=*/false, temporaries) ||
         !haveSameLoopSizes(getLoopSizes(reduction, temporaries), lastSizes))

@@ -78,16 +78,20 @@ func.func @softmax(%x: tensor<12x100xf32>) -> tensor<12x100xf32> {
 
 // -----
 
-// Dynamic sizes: no row group (on NVIDIA's driver such a kernel left rows
-// unwritten; see RowGroupKernel.cpp): the sum of squares is a kernel that
-// starts from its fill's value, the normalization another.
+// Dynamic sizes: the grid is one workgroup per row (d0 * d1 rows, at most
+// 65535 along x), the row length a kernel argument; 256 invocations.
 
+// CHECK-LABEL: gpu.func @row_group_0
+// CHECK-SAME: (%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
+// CHECK-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: grid = "{min(d0*d1,65535)},{ceildiv(d0*d1,min(d0*d1,65535))},1", sizes = ["d0", "d1", "d2"]
 // CHECK-LABEL: func.func @rms_norm_dynamic
 // CHECK-NOT: linalg.fill
-// CHECK: gpu.launch_func @kernels::@elementwise_0
-// CHECK: gpu.launch_func @kernels::@elementwise_1
+// CHECK: %[[ROWS:.*]] = arith.muli
+// CHECK: %[[GX:.*]] = arith.minui %[[ROWS]], %{{.*}}
+// CHECK: %[[GY:.*]] = arith.ceildivui %[[ROWS]], %[[GX]]
+// CHECK: gpu.launch_func @kernels::@row_group_0 blocks in (%[[GX]], %[[GY]], %{{.*}})
 // CHECK-NOT: gpu.launch_func
-// CHECK-NOT: row_group
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
 func.func @rms_norm_dynamic(%x: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {

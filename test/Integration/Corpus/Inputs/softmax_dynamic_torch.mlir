@@ -2,8 +2,7 @@
 // dimensions): aten._softmax decomposed into a max, the shifted
 // exponentials, their sum and the quotient, each a linalg.generic on
 // `?x?x?` tensors whose sizes come from tensor.dim.
-// Pattern: a written-out softmax at dynamic sizes (a kernel per reduction
-// and one for the quotient: row groups take static sizes for now).
+// Pattern: a written-out softmax at dynamic sizes (one row-group kernel).
 // Sizes: BERT-base attention probabilities, 8 sequences x 12 heads of
 // 128 x 128 scores.
 // SHAPES: 96x128x128
