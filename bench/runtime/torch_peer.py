@@ -241,6 +241,41 @@ def corpus_rms_norm(hidden, weight):
     return weight * wide.half()
 
 
+def corpus_linear_int4(x, w, scales):
+    group = w.shape[1] // scales.shape[1]
+    dequantized = w.half() * scales.repeat_interleave(group, dim=1)
+    return torch.nn.functional.linear(x, dequantized)
+
+
+def corpus_layer_norm_f64(x, gamma, beta):
+    centered = x - x.mean(-1, keepdim=True)
+    variance = centered.double().pow(2).mean(-1, keepdim=True)
+    return centered * torch.rsqrt(variance + 1e-12).float() * gamma + beta
+
+
+def corpus_classify(features, w, b):
+    logits = torch.nn.functional.linear(features.mean((1, 2)), w, b)
+    return logits, logits.argmax(-1)
+
+
+def corpus_mobilenet_block(x, dw, dw_bias, pw):
+    functional = torch.nn.functional
+    channels = x.shape[3]
+    y = functional.conv2d(x.permute(0, 3, 1, 2),
+                          dw.permute(2, 0, 1).unsqueeze(1), dw_bias,
+                          padding=1, groups=channels)
+    y = functional.conv2d(y.clamp(0, 6), pw.permute(0, 3, 1, 2))
+    return functional.max_pool2d(y, 3, stride=2).permute(0, 2, 3, 1)
+
+
+def corpus_normalize(x, bias, unused):
+    scale = x.abs().amax()
+    padded = torch.nn.functional.pad(torch.tanh(x / scale + bias),
+                                     (0, 0, 1, 1))
+    padded[0] = 2.0
+    return padded, scale
+
+
 def corpus_bert_layer(x, mask, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1,
                       b1, w2, b2, g2, be2):
     # HF BertLayer (eager attention), f32 without TF32.
@@ -348,7 +383,9 @@ def make_inputs(stage):
     for name, entry in manifest.items():
         for index, (shape, dtype, low, high) in enumerate(entry["inputs"]):
             if dtype.startswith("int"):
-                array = rng.integers(low, high + 1, shape).astype(dtype)
+                # int4 arrays hold one value per byte.
+                stored = "int8" if dtype == "int4" else dtype
+                array = rng.integers(low, high + 1, shape).astype(stored)
             elif dtype == "bfloat16":
                 array = bfloat16_bits(rng.uniform(low, high, shape))
             else:
@@ -372,31 +409,36 @@ def main():
         inputs = [load_array(os.path.join(directory, "input_%d.npy" % i))
                   for i in range(len(entry["inputs"]))]
         function = FUNCTIONS[entry["function"]]
+        is_corpus = entry.get("reference") == "corpus"
         with torch.no_grad():
-            want = function(*inputs).double().cpu().numpy()
+            if not is_corpus:
+                want = function(*inputs).double().cpu().numpy()
             peer = time_torch(function, inputs, repeat)
         text = None
         # torch.compile for the whole layers (the comparison; its
         # compile time would not fit the device's run for every program).
-        if entry.get("reference") == "corpus" and "layer" in name:
+        if is_corpus and "layer" in name:
             compiled_times[name] = time_compiled(function, inputs, repeat)
-        if entry.get("reference") == "corpus":
-            # Checked against the corpus's float64 reference instead.
+        if is_corpus:
+            # Checked against the corpus's float64 references instead.
             text = open(os.path.join(directory, "program.mlir")).read()
-            want = corpus.reference(
-                name[len("corpus_"):],
-                [np.load(os.path.join(directory, "input_%d.npy" % i))
-                 for i in range(len(entry["inputs"]))], text)
         log = open(os.path.join(out, name, "runner.log")).read()
         ours = re.search(r"time: ([0-9.]+) us", log)
         ours = float(ours.group(1)) if ours else math.nan
         result = os.path.join(out, name, entry.get("output", "result_0.npy"))
         if not os.path.exists(result):
             check = "FAILED: no output (%s)" % log.strip()[-300:]
+        elif text:
+            program = name[len("corpus_"):]
+            results = [np.load(os.path.join(out, name, "result_%d.npy" % i))
+                       for i in range(len(corpus.result_elements(text)))]
+            ok, detail = corpus.check_results(
+                program,
+                [np.load(os.path.join(directory, "input_%d.npy" % i))
+                 for i in range(len(entry["inputs"]))], text, results)
+            check = "%s: %s" % ("PASSED" if ok else "FAILED", detail)
         else:
             got = load_array(result).double().cpu().numpy()
-            if text:
-                got = corpus.output_as_float64(np.load(result), text)
             error = np.abs(got - want)
             bad = ~(error <= entry["tolerance"] * np.maximum(1, np.abs(want)))
             check = "%s: %d elements, %d mismatches, max error %.3g" % (

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -56,6 +57,10 @@ void mlir::subgroup_matrix::buildLowerToMetalPipeline(
 
 void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
     OpPassManager &pm, const LinalgToGPUOptions &options) {
+  // Calls are inlined first so that dispatch formation sees across them; no
+  // simplification runs on the result (the stages after it normalize).
+  pm.addPass(createInlinerPass(/*opPipelines=*/{},
+                               /*defaultPipelineBuilder=*/nullptr));
   pm.addPass(createFuseElementwisePass());
   pm.addPass(createFoldBatchLoopsPass());
   pm.addPass(createNormalizeContractionsPass());

@@ -74,15 +74,35 @@ SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// The bytes of one element; 0 for types a buffer cannot hold.
-int64_t getElementSize(Type type) {
+/// The bits of one element; 0 for types a buffer cannot hold. Widths below
+/// a byte (i4, i2) are packed, as kernels hold them in 32-bit words.
+int64_t getElementBits(Type type) {
   if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements() * getElementSize(vector.getElementType());
+    return vector.getNumElements() * getElementBits(vector.getElementType());
   if (type.isIndex())
-    return 8;
-  if (type.isIntOrFloat() && type.getIntOrFloatBitWidth() % 8 == 0)
-    return type.getIntOrFloatBitWidth() / 8;
-  return 0;
+    return 64;
+  if (!type.isIntOrFloat())
+    return 0;
+  unsigned width = type.getIntOrFloatBitWidth();
+  return width % 8 == 0 || (width < 8 && 8 % width == 0) ? width : 0;
+}
+
+/// The bytes `count` elements of `type` take: packed ones fill whole
+/// 32-bit words, which is what the kernels' emulation of them reads.
+int64_t getBytesOf(Type type, int64_t count) {
+  int64_t bits = getElementBits(type);
+  if (bits % 8 == 0)
+    return count * (bits / 8);
+  return llvm::divideCeil(count * bits, 32) * 4;
+}
+
+/// The byte offset of element `offset` of a buffer of `type`, or -1 when a
+/// packed element does not start a 32-bit word (no binding can start there).
+int64_t getByteOffsetOf(Type type, int64_t offset) {
+  int64_t bits = getElementBits(type);
+  if (bits % 8 == 0)
+    return offset * (bits / 8);
+  return (offset * bits) % 32 ? -1 : offset * bits / 8;
 }
 
 /// Bounds the sizes the host computes, so that a wrong shape is an error
@@ -189,10 +209,9 @@ HostInterpreter::run(func::FuncOp host,
     if (!memref.getLayout().isIdentity())
       return host.emitError() << "argument " << index << " is " << memref
                               << ": the runtime passes row-major arrays only";
-    int64_t elementSize = getElementSize(memref.getElementType());
-    if (!elementSize)
+    if (!getElementBits(memref.getElementType()))
       return host.emitError() << "argument " << index << " is " << memref
-                              << ", whose elements are not whole bytes";
+                              << ", whose elements the runtime cannot hold";
     PlanBuffer buffer;
     buffer.origin = PlanBuffer::Origin::Argument;
     buffer.argument = index;
@@ -202,7 +221,7 @@ HostInterpreter::run(func::FuncOp host,
     view.shape = buffer.shape;
     view.strides = getRowMajorStrides(view.shape);
     view.elementType = buffer.elementType;
-    buffer.sizeInBytes = view.getNumElements() * elementSize;
+    buffer.sizeInBytes = getBytesOf(buffer.elementType, view.getNumElements());
     view.buffer = addBuffer(std::move(buffer));
     arguments.push_back(view);
   }
@@ -221,7 +240,11 @@ HostInterpreter::run(func::FuncOp host,
                                  "cannot return";
     PlanResult planned;
     planned.buffer = view->buffer;
-    planned.offsetInBytes = view->offset * getElementSize(view->elementType);
+    planned.offsetInBytes = getByteOffsetOf(view->elementType, view->offset);
+    if (planned.offsetInBytes < 0)
+      return host.emitError() << "result " << index
+                              << " starts inside a 32-bit word of packed "
+                                 "elements, which the runtime cannot return";
     planned.elementType = view->elementType;
     planned.shape = view->shape;
     plan->results.push_back(std::move(planned));
@@ -616,10 +639,11 @@ LogicalResult HostInterpreter::runAlloc(Operation *op, MemRefType type,
   if (!type.getLayout().isIdentity())
     return op->emitOpError() << "allocates " << type
                              << "; the runtime allocates row-major buffers";
-  int64_t elementSize = getElementSize(type.getElementType());
-  if (!elementSize)
-    return op->emitOpError()
-           << "allocates " << type << ", whose elements are not whole bytes";
+  int64_t elementBits = getElementBits(type.getElementType());
+  if (!elementBits)
+    return op->emitOpError() << "allocates " << type
+                             << ", whose elements the runtime cannot hold";
+  int64_t elementSize = llvm::divideCeil(elementBits, 8);
   PlanBuffer buffer;
   buffer.origin = PlanBuffer::Origin::Allocation;
   buffer.elementType = type.getElementType();
@@ -638,7 +662,7 @@ LogicalResult HostInterpreter::runAlloc(Operation *op, MemRefType type,
     count *= size;
     buffer.shape.push_back(size);
   }
-  buffer.sizeInBytes = count * elementSize;
+  buffer.sizeInBytes = getBytesOf(buffer.elementType, count);
   View view;
   view.shape = buffer.shape;
   view.strides = getRowMajorStrides(view.shape);
@@ -663,15 +687,16 @@ LogicalResult HostInterpreter::runGetGlobal(memref::GetGlobalOp getGlobal) {
       return getGlobal.emitOpError(
           "reads a global that is not a constant with an initial value");
     MemRefType type = getGlobal.getType();
-    int64_t elementSize = getElementSize(type.getElementType());
-    if (!type.hasStaticShape() || !elementSize)
+    int64_t elementBits = getElementBits(type.getElementType());
+    // Constants hold packed elements one per byte: only whole bytes upload.
+    if (!type.hasStaticShape() || elementBits % 8 || !elementBits)
       return getGlobal.emitOpError()
              << "reads " << type << ", which the runtime cannot upload";
     PlanBuffer buffer;
     buffer.origin = PlanBuffer::Origin::Constant;
     buffer.elementType = type.getElementType();
     buffer.shape.assign(type.getShape().begin(), type.getShape().end());
-    buffer.sizeInBytes = type.getNumElements() * elementSize;
+    buffer.sizeInBytes = getBytesOf(buffer.elementType, type.getNumElements());
     buffer.initialValue = initial;
     index = addBuffer(std::move(buffer));
     globalBuffers[getGlobal.getName()] = index;
@@ -776,10 +801,9 @@ LogicalResult HostInterpreter::runViewOp(Operation *op) {
   int64_t last = result.offset;
   for (auto [size, stride] : llvm::zip(result.shape, result.strides))
     last += size ? (size - 1) * stride : 0;
-  int64_t elementSize = getElementSize(result.elementType);
   if (result.offset < 0 ||
-      (result.getNumElements() &&
-       (last + 1) * elementSize > plan->buffers[result.buffer].sizeInBytes))
+      (result.getNumElements() && getBytesOf(result.elementType, last + 1) >
+                                      plan->buffers[result.buffer].sizeInBytes))
     return op->emitOpError("views elements outside its buffer");
   values[op->getResult(0)] = result;
   return success();
@@ -795,13 +819,20 @@ LogicalResult HostInterpreter::runCopy(memref::CopyOp copy) {
                             "contiguous ones only");
   if (source->shape != target->shape)
     return copy.emitOpError("copies between views of different shapes");
-  int64_t elementSize = getElementSize(source->elementType);
   PlanCopy step;
   step.source = source->buffer;
   step.target = target->buffer;
-  step.sourceOffsetInBytes = source->offset * elementSize;
-  step.targetOffsetInBytes = target->offset * elementSize;
-  step.sizeInBytes = source->getNumElements() * elementSize;
+  step.sourceOffsetInBytes =
+      getByteOffsetOf(source->elementType, source->offset);
+  step.targetOffsetInBytes =
+      getByteOffsetOf(target->elementType, target->offset);
+  step.sizeInBytes = getBytesOf(source->elementType, source->getNumElements());
+  // Packed elements copy as whole words, which must not reach past them.
+  if (step.sourceOffsetInBytes < 0 || step.targetOffsetInBytes < 0 ||
+      (getElementBits(source->elementType) % 8 &&
+       (source->getNumElements() * getElementBits(source->elementType)) % 32))
+    return copy.emitOpError("copies packed elements that do not fill whole "
+                            "32-bit words");
   plan->steps.push_back(step);
   noteWrite(target->buffer);
   return success();
@@ -871,11 +902,16 @@ LogicalResult HostInterpreter::runLaunch(gpu::LaunchFuncOp launch) {
         return launch.emitOpError()
                << "passes a strided view as argument " << index
                << "; kernels take contiguous buffers";
-      int64_t elementSize = getElementSize(view->elementType);
       argument.isBuffer = true;
       argument.buffer = view->buffer;
-      argument.offsetInBytes = view->offset * elementSize;
-      argument.sizeInBytes = view->getNumElements() * elementSize;
+      argument.offsetInBytes = getByteOffsetOf(view->elementType, view->offset);
+      argument.sizeInBytes =
+          getBytesOf(view->elementType, view->getNumElements());
+      if (argument.offsetInBytes < 0)
+        return launch.emitOpError()
+               << "passes a view that starts inside a 32-bit word of packed "
+                  "elements as argument "
+               << index;
       if (kernelWritesArgument(launch, index))
         noteWrite(view->buffer);
     } else {

@@ -163,6 +163,9 @@ std::string mlir::subgroup_matrix::runtime::getNpyTypeCode(Type type) {
     return "b1";
   if (auto integer = dyn_cast<IntegerType>(type)) {
     unsigned width = integer.getWidth();
+    // Narrower integers (i4) come one per byte; the device packs them.
+    if (width < 8 && 8 % width == 0)
+      width = 8;
     if (width != 8 && width != 16 && width != 32 && width != 64)
       return "";
     return (integer.isUnsigned() ? "u" : "i") + std::to_string(width / 8);
@@ -170,6 +173,15 @@ std::string mlir::subgroup_matrix::runtime::getNpyTypeCode(Type type) {
   if (type.isIndex())
     return "i8";
   return "";
+}
+
+/// The width of an element that device buffers pack several to a byte
+/// (i4: 4), or 0.
+static unsigned getPackedBits(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && integer.getWidth() < 8 && integer.getWidth() > 1
+             ? integer.getWidth()
+             : 0;
 }
 
 /// Whether an array of type code `code` can carry elements of `type`:
@@ -394,6 +406,10 @@ static LogicalResult checkArguments(func::FuncOp host,
                   describeTypeCode(getNpyTypeCode(memref.getElementType())) +
                   " elements" +
                   (memref.getElementType().isBF16() ? " (bf16 bits)" : "") +
+                  (getPackedBits(memref.getElementType())
+                       ? " (one " + printed(memref.getElementType()) +
+                             " value per byte)"
+                       : "") +
                   ", but a " + describeTypeCode(array.dtype) + " array " +
                   array.describe() + " was given");
     bool fits = int64_t(array.shape.size()) == memref.getRank();
@@ -417,8 +433,9 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
     result.binaries.push_back(binary->spirv.words);
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
   for (auto [type, array] : llvm::zip(host.getArgumentTypes(), arguments))
-    result.inputs.push_back(
-        {getNpyTypeCode(getElementTypeOrSelf(type)), array.shape});
+    result.inputs.push_back({getNpyTypeCode(getElementTypeOrSelf(type)),
+                             array.shape,
+                             getPackedBits(getElementTypeOrSelf(type))});
   for (const PlanBuffer &buffer : plan.buffers) {
     sm_runner::DevicePlan::Buffer planned;
     planned.size = uint64_t(buffer.sizeInBytes);
@@ -505,7 +522,8 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
     result.outputs.push_back(
         {-1, planned.buffer, uint64_t(planned.offsetInBytes),
          getNpyTypeCode(planned.elementType),
-         std::vector<int64_t>(planned.shape.begin(), planned.shape.end())});
+         std::vector<int64_t>(planned.shape.begin(), planned.shape.end()),
+         getPackedBits(planned.elementType)});
   for (unsigned argument : plan.writtenArguments)
     for (auto [index, buffer] : llvm::enumerate(plan.buffers))
       if (buffer.origin == PlanBuffer::Origin::Argument &&
@@ -513,7 +531,8 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
         result.outputs.push_back(
             {int(argument), unsigned(index), 0,
              getNpyTypeCode(buffer.elementType),
-             std::vector<int64_t>(buffer.shape.begin(), buffer.shape.end())});
+             std::vector<int64_t>(buffer.shape.begin(), buffer.shape.end()),
+             getPackedBits(buffer.elementType)});
   return result;
 }
 
@@ -556,6 +575,12 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                   const Twine &message) -> FailureOr<RunResults> {
     return emitError(location) << message;
   };
+  for (const PlanBuffer &buffer : plan->buffers)
+    if (getPackedBits(buffer.elementType))
+      return fail(host.getLoc(),
+                  "holds " + printed(buffer.elementType) +
+                      " elements, which the host runners do not take (only "
+                      "Vulkan devices run packed elements)");
 
   // The buffers live on the host; each launch hands the runner the ranges
   // it takes as files and reads back what it wrote.

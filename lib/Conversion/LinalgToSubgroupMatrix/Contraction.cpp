@@ -925,8 +925,9 @@ void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
   contraction.output = contraction.c;
 }
 
-Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
-                                             IRMapping &mapping) {
+SmallVector<Value>
+mlir::subgroup_matrix::cloneScalarBodyResults(OpBuilder &builder, Block &body,
+                                              IRMapping &mapping) {
   for (Operation &op : body.without_terminator()) {
     // Ops whose results the caller provides (linalg.index) are not copied.
     if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value result) {
@@ -940,11 +941,19 @@ Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
     builder.clone(op, mapping);
   }
   // A body may yield a constant from outside (a fill written as a map).
-  Value yielded = body.getTerminator()->getOperand(0);
-  if (yielded.getParentBlock() != &body && !mapping.contains(yielded))
-    if (Operation *constant = yielded.getDefiningOp())
-      mapping.map(yielded, builder.clone(*constant)->getResult(0));
-  return mapping.lookupOrDefault(yielded);
+  SmallVector<Value> results;
+  for (Value yielded : body.getTerminator()->getOperands()) {
+    if (yielded.getParentBlock() != &body && !mapping.contains(yielded))
+      if (Operation *constant = yielded.getDefiningOp())
+        mapping.map(yielded, builder.clone(*constant)->getResult(0));
+    results.push_back(mapping.lookupOrDefault(yielded));
+  }
+  return results;
+}
+
+Value mlir::subgroup_matrix::cloneScalarBody(OpBuilder &builder, Block &body,
+                                             IRMapping &mapping) {
+  return cloneScalarBodyResults(builder, body, mapping).front();
 }
 
 linalg::GenericOp mlir::subgroup_matrix::buildContractionGeneric(

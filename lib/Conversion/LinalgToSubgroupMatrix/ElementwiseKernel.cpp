@@ -38,14 +38,16 @@ mlir::subgroup_matrix::getKernelScalars(linalg::GenericOp op) {
     for (Value operand : inner.getOperands())
       if (operand.getParentBlock() != &body)
         add(operand);
-  Value yielded = body.getTerminator()->getOperand(0);
-  if (yielded.getParentBlock() != &body)
-    add(yielded);
+  for (Value yielded : body.getTerminator()->getOperands())
+    if (yielded.getParentBlock() != &body)
+      add(yielded);
   return scalars;
 }
 
 std::optional<arith::AtomicRMWKind>
 mlir::subgroup_matrix::getReductionKind(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return std::nullopt;
   Block &body = op.getRegion().front();
   BlockArgument out = body.getArguments().back();
   Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
@@ -80,11 +82,22 @@ static constexpr int64_t kCooperativeReduction = 64;
 static constexpr int64_t kCooperativeOutputs = 16384;
 
 StringRef mlir::subgroup_matrix::getLaunchElementName(Type element) {
-  return element.isF16()        ? "f16"
-         : element.isBF16()     ? "bf16"
-         : element.isF32()      ? "f32"
-         : element.isInteger(8) ? "i8"
-                                : "i32";
+  return element.isF16()         ? "f16"
+         : element.isBF16()      ? "bf16"
+         : element.isF32()       ? "f32"
+         : element.isF64()       ? "f64"
+         : element.isInteger(8)  ? "i8"
+         : element.isInteger(32) ? "i32"
+                                 : "";
+}
+
+bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
+                                           ArrayRef<Value> scalars) {
+  return scalars.empty() && llvm::all_of(buffers, [](Value buffer) {
+           return !getLaunchElementName(
+                       cast<MemRefType>(buffer.getType()).getElementType())
+                       .empty();
+         });
 }
 
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
@@ -95,8 +108,6 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
       op->emitOpError() << "cannot be put on the GPU: " << message;
     return false;
   };
-  if (op.getNumDpsInits() != 1)
-    return fail("it has more than one output");
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
     if (llvm::is_contained(computed, value))
@@ -155,20 +166,26 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
 }
 
 bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
+                                             OpOperand &init,
                                              linalg::FillOp fill) {
-  if (op.getNumDpsInits() != 1 || fill.getDpsInits()[0] != op.getDpsInits()[0])
+  if (fill.getDpsInits()[0] != init.get())
     return false;
   Value start = fill.getDpsInputs()[0];
   if (start.getType() !=
-          cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType() ||
+          cast<ShapedType>(init.get().getType()).getElementType() ||
       (!matchPattern(start, m_Constant()) && !isKernelScalar(start)))
     return false;
-  // Every element of the output is written (distinct loops index it).
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  // Every element of the output is written: distinct loops index it, each
+  // as long as its dimension (a view folded into the output's map covers
+  // part of it).
+  AffineMap map = op.getMatchingIndexingMap(&init);
+  auto type = cast<ShapedType>(init.get().getType());
+  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
   llvm::SmallDenseSet<unsigned> loops;
-  for (AffineExpr expr : map.getResults()) {
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim || !loops.insert(dim.getPosition()).second)
+    if (!dim || !loops.insert(dim.getPosition()).second ||
+        loopSizes[dim.getPosition()] != type.getDimSize(position))
       return false;
   }
   return true;
@@ -176,7 +193,7 @@ bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     RewriterBase &rewriter, linalg::GenericOp op, gpu::GPUModuleOp into,
-    StringRef name, linalg::FillOp startingFill) {
+    StringRef name, ArrayRef<linalg::FillOp> startingFills) {
   if (!canEmitElementwiseKernel(op, /*report=*/true))
     return failure();
   MLIRContext *context = rewriter.getContext();
@@ -196,9 +213,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
       auto dim = dyn_cast<AffineDimExpr>(expr);
       if (!dim)
         continue;
-      if (!type.isDynamicDim(position))
-        ranges[dim.getPosition()] = type.getDimSize(position);
-      else if (!sourceOfLoop[dim.getPosition()].first)
+      // The first static size, as linalg reads a loop's size (a view
+      // folded into its buffer's map comes after what pins its loops).
+      if (!type.isDynamicDim(position)) {
+        if (ShapedType::isDynamic(ranges[dim.getPosition()]))
+          ranges[dim.getPosition()] = type.getDimSize(position);
+      } else if (!sourceOfLoop[dim.getPosition()].first)
         sourceOfLoop[dim.getPosition()] = {operand.get(), position};
     }
   }
@@ -240,12 +260,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     gridY = 1;
   }
 
-  // Kernel arguments: the memref operands, flattened, in operand order.
+  // Kernel arguments: the memref operands, flattened, in operand order;
+  // not inputs that only give loops their sizes (a pooling's window).
   SmallVector<Value> buffers;
   SmallVector<Type> argumentTypes;
-  for (Value value : op->getOperands())
-    if (auto type = dyn_cast<MemRefType>(value.getType())) {
-      if (llvm::is_contained(buffers, value))
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto type = dyn_cast<MemRefType>(operand.get().getType())) {
+      Value value = operand.get();
+      if (llvm::is_contained(buffers, value) ||
+          (op.isDpsInput(&operand) &&
+           op.getMatchingBlockArgument(&operand).use_empty()))
         continue;
       buffers.push_back(value);
       argumentTypes.push_back(
@@ -259,8 +283,10 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   // Scalars the host knows (a function argument: a scale, a zero point)
   // follow the sizes.
   SmallVector<Value> scalars = getKernelScalars(op);
-  if (startingFill) {
-    Value start = startingFill.getDpsInputs()[0];
+  for (linalg::FillOp fill : startingFills) {
+    if (!fill)
+      continue;
+    Value start = fill.getDpsInputs()[0];
     if (!matchPattern(start, m_Constant()) &&
         !llvm::is_contained(scalars, start))
       scalars.push_back(start);
@@ -370,30 +396,42 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     return offset;
   };
   Block &body = op.getRegion().front();
-  OpOperand *init = op.getDpsInitOperand(0);
-  auto initType = cast<MemRefType>(init->get().getType());
-  Value output =
-      entry->getArgument(llvm::find(buffers, init->get()) - buffers.begin());
-  Value outputOffset = offsetOf(op.getMatchingIndexingMap(init), initType);
-  BlockArgument outArgument = body.getArgument(init->getOperandNumber());
+  // Each output (an argmax has two: the value and its index) at this
+  // element, and its running value: read first when the body or a
+  // reduction uses it, carried through the reduction loops.
+  SmallVector<Value> outputs, outputOffsets, running;
+  SmallVector<BlockArgument> outArguments;
   bool reduces = op.getNumReductionLoops() > 0;
-  // The running output value: read first when the body or a reduction
-  // uses it, carried through the reduction loops.
-  Value running;
-  if (startingFill) {
-    Value start = startingFill.getDpsInputs()[0];
-    running = scalarArguments.contains(start)
-                  ? scalarArguments.lookup(start)
-                  : b.clone(*start.getDefiningOp())->getResult(0);
-  } else if (!outArgument.use_empty() || reduces) {
-    running = memref::LoadOp::create(b, loc, output, outputOffset);
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto initType = cast<MemRefType>(init.get().getType());
+    outputs.push_back(
+        entry->getArgument(llvm::find(buffers, init.get()) - buffers.begin()));
+    outputOffsets.push_back(
+        offsetOf(op.getMatchingIndexingMap(&init), initType));
+    outArguments.push_back(body.getArgument(init.getOperandNumber()));
+    linalg::FillOp startingFill;
+    if (!startingFills.empty())
+      startingFill = startingFills[outputs.size() - 1];
+    if (startingFill) {
+      Value start = startingFill.getDpsInputs()[0];
+      running.push_back(scalarArguments.contains(start)
+                            ? scalarArguments.lookup(start)
+                            : b.clone(*start.getDefiningOp())->getResult(0));
+    } else if (!outArguments.back().use_empty() || reduces) {
+      running.push_back(
+          memref::LoadOp::create(b, loc, outputs.back(), outputOffsets.back()));
+    } else {
+      running.push_back(Value());
+    }
   }
-  // Builds the body at the current loop indices on `running`.
-  auto computeElement = [&](Value current) -> Value {
+  // Builds the body at the current loop indices on the running values.
+  auto computeElement = [&](ValueRange current) -> SmallVector<Value> {
     IRMapping mapping = scalarArguments;
     for (OpOperand *operand : op.getDpsInputOperands()) {
       Value value = operand->get();
       BlockArgument argument = body.getArgument(operand->getOperandNumber());
+      if (argument.use_empty())
+        continue;
       auto type = dyn_cast<MemRefType>(value.getType());
       if (!type) {
         mapping.map(argument,
@@ -409,14 +447,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                       b, loc, buffer,
                       offsetOf(op.getMatchingIndexingMap(operand), type)));
     }
-    if (current)
-      mapping.map(outArgument, current);
+    for (auto [argument, value] : llvm::zip(outArguments, current))
+      if (value)
+        mapping.map(argument, value);
     body.walk([&](linalg::IndexOp indexOp) {
       mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
     });
-    return cloneScalarBody(b, body, mapping);
+    return cloneScalarBodyResults(b, body, mapping);
   };
-  Value result;
+  SmallVector<Value> results;
   if (cooperative) {
     // Each invocation folds every 256th element of the flattened reduction
     // into its part, from the combination's identity; the parts are then
@@ -437,7 +476,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
         loops[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
         rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
       }
-      scf::YieldOp::create(b, loc, computeElement(loop.getRegionIterArgs()[0]));
+      scf::YieldOp::create(b, loc, computeElement(loop.getRegionIterArgs()));
     }
     Value parts = kernel.getWorkgroupAttributions()[0];
     memref::StoreOp::create(b, loc, loop.getResult(0), parts, thread);
@@ -463,30 +502,33 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPointToStart(store.thenBlock());
     Value total = memref::LoadOp::create(b, loc, parts, index(0));
-    result = arith::getReductionOp(*reductionKind, b, loc, running, total);
+    results.push_back(
+        arith::getReductionOp(*reductionKind, b, loc, running.front(), total));
   } else if (!reduces) {
-    result = computeElement(running);
+    results = computeElement(running);
   } else {
     // Nested loops over the reduction dimensions, in order.
     OpBuilder::InsertionGuard guard(b);
     SmallVector<scf::ForOp> nest;
-    Value carried = running;
+    ValueRange carried = running;
     for (auto [d, iterator] : llvm::enumerate(iterators)) {
       if (iterator == utils::IteratorType::parallel)
         continue;
-      auto loop = scf::ForOp::create(b, loc, index(0), loopSizes[d], index(1),
-                                     ValueRange{carried});
+      auto loop =
+          scf::ForOp::create(b, loc, index(0), loopSizes[d], index(1), carried);
       if (!nest.empty())
         scf::YieldOp::create(b, loc, loop.getResults());
       nest.push_back(loop);
       b.setInsertionPointToStart(loop.getBody());
       loops[d] = loop.getInductionVar();
-      carried = loop.getRegionIterArgs()[0];
+      carried = loop.getRegionIterArgs();
     }
     scf::YieldOp::create(b, loc, computeElement(carried));
-    result = nest.front().getResult(0);
+    llvm::append_range(results, nest.front().getResults());
   }
-  memref::StoreOp::create(b, loc, result, output, outputOffset);
+  for (auto [result, output, offset] :
+       llvm::zip(results, outputs, outputOffsets))
+    memref::StoreOp::create(b, loc, result, output, offset);
 
   // What the runner needs to launch it alone; dynamic sizes appear by the
   // names of their loops (d0, d1, ...).
@@ -549,9 +591,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     launchEntries.push_back(
         rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
   }
-  // A kernel alone has no value for a scalar the host computes: only
-  // kernels without them describe a launch of their own.
-  if (scalars.empty())
+  if (canLaunchAlone(buffers, scalars))
     kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
                     rewriter.getDictionaryAttr(launchEntries));
 
@@ -598,7 +638,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                       constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
   rewriter.eraseOp(op);
-  if (startingFill)
-    rewriter.eraseOp(startingFill);
+  for (linalg::FillOp fill : startingFills)
+    if (fill)
+      rewriter.eraseOp(fill);
   return launch;
 }

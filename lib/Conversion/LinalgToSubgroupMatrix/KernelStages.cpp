@@ -547,6 +547,29 @@ static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
 /// of the padded buffer), which the runtime copies contiguously only,
 /// become element-wise generics on the whole buffers, their views' offsets
 /// and strides in the maps: kernels like any other.
+/// Whether a generic on `operands` through `maps` has loops of `sizes`: a
+/// loop's size is that of the first operand dimension it indexes alone (as
+/// linalg and the element-wise kernels read it). A view folded into its
+/// buffer's map must not lend a loop the buffer's size (a one-row view's
+/// row loop indexed by nothing else).
+static bool keepsLoopSizes(ArrayRef<AffineMap> maps, ValueRange operands,
+                           ArrayRef<int64_t> sizes) {
+  SmallVector<std::optional<int64_t>> found(sizes.size());
+  for (auto [map, operand] : llvm::zip(maps, operands)) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      continue;
+    for (auto [position, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (!found[dim.getPosition()])
+          found[dim.getPosition()] = type.getDimSize(position);
+  }
+  for (auto [size, first] : llvm::zip(sizes, found))
+    if (!first || *first != size || ShapedType::isDynamic(size))
+      return false;
+  return true;
+}
+
 static void rewriteStridedCopies(ModuleOp module) {
   SmallVector<memref::CopyOp> copies;
   auto isStrided = [](Value view) {
@@ -565,7 +588,11 @@ static void rewriteStridedCopies(ModuleOp module) {
     // Others stay for the runtime to report.
     if (!source || !target)
       continue;
-    unsigned rank = cast<MemRefType>(copy.getSource().getType()).getRank();
+    auto shape = cast<MemRefType>(copy.getSource().getType()).getShape();
+    if (!keepsLoopSizes({source->second, target->second},
+                        {source->first, target->first}, shape))
+      continue;
+    unsigned rank = shape.size();
     rewriter.setInsertionPoint(copy);
     linalg::GenericOp::create(
         rewriter, copy.getLoc(), ValueRange{source->first},
@@ -605,6 +632,11 @@ static void foldViewsIntoMaps(ModuleOp module) {
       buffers.push_back({&operand, viewed->first});
     }
     if (buffers.empty())
+      continue;
+    SmallVector<Value> operands = op->getOperands();
+    for (auto [operand, buffer] : buffers)
+      operands[operand->getOperandNumber()] = buffer;
+    if (!keepsLoopSizes(maps, operands, op.getStaticLoopRanges()))
       continue;
     rewriter.modifyOpInPlace(op, [&]() {
       for (auto [operand, buffer] : buffers)
@@ -653,20 +685,41 @@ void ElementwiseToKernelsPass::runOnOperation() {
     if (failed(emitRowGroupKernel(rewriter, group, kernels.get(), name)))
       failedAny = true;
   }
-  // A fill right before the op that writes every element of its output
+  // Named ops (a pooling, a copy) as generics, so that fills before them
+  // can be their starting values; fills stay fills to be found.
+  for (linalg::LinalgOp &op : remaining) {
+    if (grouped.contains(op) ||
+        isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()))
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (succeeded(generalized))
+      op = *generalized;
+  }
+  // A fill right before the op that writes every element of that output
   // from it (a reduction's starting value) is no kernel of its own.
-  DenseMap<Operation *, linalg::FillOp> startingFills;
+  DenseMap<Operation *, SmallVector<linalg::FillOp>> startingFills;
   for (linalg::LinalgOp op : remaining) {
     // (Ops of row groups are gone.)
     if (grouped.contains(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic || generic.getNumDpsInits() != 1)
+    if (!generic)
       continue;
-    linalg::FillOp fill = getFillBefore(generic, generic.getDpsInits()[0]);
-    if (fill && !grouped.contains(fill) && canStartFromFill(generic, fill)) {
-      startingFills[generic] = fill;
-      grouped.insert(fill);
+    SmallVector<linalg::FillOp> fills;
+    for (OpOperand &init : generic.getDpsInitsMutable()) {
+      linalg::FillOp fill = getFillBefore(generic, init.get());
+      if (!fill || grouped.contains(fill) ||
+          !canStartFromFill(generic, init, fill))
+        fill = {};
+      fills.push_back(fill);
+    }
+    if (llvm::any_of(fills, [](linalg::FillOp fill) { return bool(fill); })) {
+      for (linalg::FillOp fill : fills)
+        if (fill)
+          grouped.insert(fill);
+      startingFills[generic] = std::move(fills);
     }
   }
   for (linalg::LinalgOp op : remaining) {

@@ -539,7 +539,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
     launchEntries.push_back(
         rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
   }
-  if (scalars.empty())
+  if (canLaunchAlone(buffers, scalars))
     kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
                     rewriter.getDictionaryAttr(launchEntries));
 

@@ -41,6 +41,29 @@ static std::string hexOf(const std::vector<char> &bytes) {
   return text;
 }
 
+/// An input's or output's element as plan.txt spells it: the array's type
+/// code, then `:BITS` where the buffer packs elements narrower than a byte.
+static std::string formatElement(const std::string &dtype,
+                                 unsigned packedBits) {
+  return packedBits ? dtype + ":" + std::to_string(packedBits) : dtype;
+}
+
+/// Reads what formatElement wrote; false when the width is not one that
+/// divides a byte.
+static bool parseElement(const std::string &text, std::string &dtype,
+                         unsigned &packedBits) {
+  size_t colon = text.find(':');
+  dtype = text.substr(0, colon);
+  packedBits = 0;
+  if (colon == std::string::npos)
+    return true;
+  std::string bits = text.substr(colon + 1);
+  if (bits != "2" && bits != "4")
+    return false;
+  packedBits = unsigned(std::stoi(bits));
+  return true;
+}
+
 bool sm_runner::writeDevicePlan(const DevicePlan &plan,
                                 const std::string &directory,
                                 std::string &error) {
@@ -60,7 +83,8 @@ bool sm_runner::writeDevicePlan(const DevicePlan &plan,
     text << "kernel " << i << " " << plan.kernels[i].binary << " "
          << plan.kernels[i].entry << "\n";
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    text << "input " << i << " " << plan.inputs[i].dtype;
+    text << "input " << i << " "
+         << formatElement(plan.inputs[i].dtype, plan.inputs[i].packedBits);
     for (int64_t size : plan.inputs[i].shape)
       text << " " << size;
     text << "\n";
@@ -98,7 +122,8 @@ bool sm_runner::writeDevicePlan(const DevicePlan &plan,
   }
   for (const DevicePlan::Output &output : plan.outputs) {
     text << "output " << output.argument << " " << output.buffer << " "
-         << output.offset << " " << output.dtype;
+         << output.offset << " "
+         << formatElement(output.dtype, output.packedBits);
     for (int64_t size : output.shape)
       text << " " << size;
     text << "\n";
@@ -194,7 +219,9 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
     } else if (kind == "input") {
       size_t index;
       DevicePlan::Input input;
-      if (!(fields >> index >> input.dtype) || index != plan.inputs.size() ||
+      std::string element;
+      if (!(fields >> index >> element) || index != plan.inputs.size() ||
+          !parseElement(element, input.dtype, input.packedBits) ||
           !readShape(fields, input.shape))
         return fail("a malformed input record");
       plan.inputs.push_back(std::move(input));
@@ -237,8 +264,10 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
       plan.steps.push_back(std::move(step));
     } else if (kind == "output") {
       DevicePlan::Output output;
+      std::string element;
       if (!(fields >> output.argument >> output.buffer >> output.offset >>
-            output.dtype) ||
+            element) ||
+          !parseElement(element, output.dtype, output.packedBits) ||
           output.buffer >= plan.buffers.size() ||
           !readShape(fields, output.shape))
         return fail("a malformed output record");

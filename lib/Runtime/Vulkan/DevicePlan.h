@@ -1,5 +1,5 @@
 //===- DevicePlan.h - a program for one set of shapes, as the device runs it -*-
-//C++ -*-===//
+// C++ -*-===//
 //
 // What the runtime hands the device for one set of argument shapes: the
 // buffers with how each starts (from an input, poisoned, or with constant
@@ -61,11 +61,16 @@ struct DevicePlan {
     /// NumPy's type code ("f4") and the shape.
     std::string dtype;
     std::vector<int64_t> shape;
+    /// For elements narrower than a byte (i4: 4): the array holds one per
+    /// byte, the buffer packs them, the first in the low bits; else 0.
+    unsigned packedBits = 0;
   };
   /// The inputs the program takes: type code and shape of each.
   struct Input {
     std::string dtype;
     std::vector<int64_t> shape;
+    /// As for outputs.
+    unsigned packedBits = 0;
   };
 
   std::vector<std::vector<uint32_t>> binaries;

@@ -63,9 +63,12 @@ std::unique_ptr<PlanExecutor> PlanExecutor::load(VulkanDevice &device,
     NpyArray array;
     array.dtype = output.dtype;
     array.shape = output.shape;
+    uint64_t bytes =
+        output.packedBits
+            ? uint64_t(array.getNumElements() * output.packedBits + 7) / 8
+            : uint64_t(array.getNumElements() * array.getElementSize());
     if (array.getElementSize() <= 0 ||
-        output.offset + array.getNumElements() * array.getElementSize() >
-            loaded.buffers[output.buffer].size) {
+        output.offset + bytes > loaded.buffers[output.buffer].size) {
       error = "an output of the plan (" + array.describe() +
               ") does not fit in its buffer";
       return nullptr;
@@ -139,6 +142,38 @@ PlanExecutor::~PlanExecutor() {
     device.destroyBuffer(id);
 }
 
+/// The bytes of a buffer of `size` bytes that packs `array`'s elements (one
+/// per byte) `bits` wide, the first in the low bits of the first byte, as
+/// the kernels' emulation of narrow integers reads them.
+static std::vector<char> packElements(const NpyArray &array, unsigned bits,
+                                      uint64_t size) {
+  std::vector<char> packed(size, 0);
+  unsigned mask = (1u << bits) - 1;
+  for (size_t i = 0; i < array.data.size(); ++i) {
+    size_t bit = i * bits;
+    if (bit / 8 >= packed.size())
+      return {};
+    packed[bit / 8] |=
+        char((unsigned(uint8_t(array.data[i])) & mask) << (bit % 8));
+  }
+  return packed;
+}
+
+/// Unpacks `packed` into `array` (one element per byte), sign-extended for
+/// signed type codes.
+static void unpackElements(const std::vector<char> &packed, unsigned bits,
+                           NpyArray &array) {
+  unsigned mask = (1u << bits) - 1;
+  bool isSigned = array.dtype[0] == 'i';
+  for (size_t i = 0; i < array.data.size(); ++i) {
+    size_t bit = i * bits;
+    unsigned value = (unsigned(uint8_t(packed[bit / 8])) >> (bit % 8)) & mask;
+    if (isSigned && (value >> (bits - 1)))
+      value |= ~mask;
+    array.data[i] = char(value);
+  }
+}
+
 bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
                        std::vector<NpyArray> &outputs, std::string &error) {
   if (inputs.size() != plan.inputs.size()) {
@@ -168,14 +203,19 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
     if (buffer.start != DevicePlan::Buffer::Start::Input)
       continue;
     const NpyArray &input = *inputs[buffer.argument];
-    if (input.data.size() != buffer.size) {
+    unsigned packedBits = plan.inputs[buffer.argument].packedBits;
+    std::vector<char> packed;
+    if (packedBits)
+      packed = packElements(input, packedBits, buffer.size);
+    const std::vector<char> &bytes = packedBits ? packed : input.data;
+    if (bytes.size() != buffer.size) {
       error = "input " + std::to_string(buffer.argument) + " holds " +
-              std::to_string(input.data.size()) + " bytes, the plan " +
+              std::to_string(bytes.size()) + " bytes, the plan " +
               std::to_string(buffer.size);
       return false;
     }
-    if (!device.writeBuffer(buffers[index], 0, input.data.data(),
-                            input.data.size(), error))
+    if (!device.writeBuffer(buffers[index], 0, bytes.data(), bytes.size(),
+                            error))
       return false;
   }
   if (!device.run(prepared, 1, error))
@@ -201,9 +241,18 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
     array.dtype = output.dtype;
     array.shape = output.shape;
     array.data.resize(array.getNumElements() * array.getElementSize());
-    if (!device.readBuffer(buffers[output.buffer], output.offset,
-                           array.data.data(), array.data.size(), error))
+    if (output.packedBits) {
+      std::vector<char> packed(
+          (array.getNumElements() * output.packedBits + 7) / 8);
+      if (!device.readBuffer(buffers[output.buffer], output.offset,
+                             packed.data(), packed.size(), error))
+        return false;
+      unpackElements(packed, output.packedBits, array);
+    } else if (!device.readBuffer(buffers[output.buffer], output.offset,
+                                  array.data.data(), array.data.size(),
+                                  error)) {
       return false;
+    }
     outputs.push_back(std::move(array));
   }
   return true;

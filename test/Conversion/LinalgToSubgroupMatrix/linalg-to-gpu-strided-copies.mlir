@@ -27,3 +27,30 @@ func.func @pad_alone(%x: tensor<2x5x7x6xf32>) -> tensor<2x8x10x6xf32> {
   } : tensor<2x5x7x6xf32> to tensor<2x8x10x6xf32>
   return %p : tensor<2x8x10x6xf32>
 }
+
+// -----
+
+// A copy into one row of a buffer: the kernel on the whole buffers runs one
+// invocation per element of the row (64, one workgroup), the row loop's
+// size taken from the source that it indexes first, not from the 18-row
+// buffer; and the fill before it stays a kernel of its own (the copy writes
+// one row of the buffer, not all of it).
+
+// CHECK-LABEL: gpu.func @elementwise_1
+// CHECK-SAME: (%[[ROW:.*]]: memref<64xf32>, %[[DST:.*]]: memref<1152xf32>)
+// CHECK-SAME: grid = array<i32: 1, 1, 1>
+// CHECK: %[[TOTAL:.*]] = arith.muli %c1{{.*}}, %c64{{.*}} : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK: %[[V:.*]] = memref.load %[[ROW]]
+// CHECK: memref.store %[[V]], %[[DST]]
+// CHECK-LABEL: func.func @insert_row
+// CHECK: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: gpu.launch_func @kernels::@elementwise_0 blocks in (%[[C5]],
+// CHECK: gpu.launch_func @kernels::@elementwise_1
+func.func @insert_row(%row: tensor<1x64xf32>) -> tensor<18x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<18x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<18x64xf32>) -> tensor<18x64xf32>
+  %q = tensor.insert_slice %row into %f[0, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<18x64xf32>
+  return %q : tensor<18x64xf32>
+}

@@ -270,6 +270,53 @@ def llama_layer_bf16(*arrays):
     return llama_layer(*arrays, store=bf16)
 
 
+class ArgmaxOf:
+    """The reference of an index result: the position of the maximum of
+    `values` along the last axis. An index passes when its value is the
+    maximum within the tolerance (close values may swap at the program's
+    precision)."""
+
+    def __init__(self, values):
+        self.values = values
+
+
+def linear_int4(x, w, scales):
+    group = w.shape[1] // scales.shape[1]
+    dequantized = f16(w * np.repeat(scales, group, axis=1))
+    return f16(x @ dequantized.T)
+
+
+def layer_norm_f64(x, gamma, beta):
+    return layer_norm(x, gamma, beta, 1e-12)
+
+
+def classify(features, w, b):
+    logits = features.mean(axis=(1, 2)) @ w.T + b
+    return logits, ArgmaxOf(logits)
+
+
+def mobilenet_block(x, dw, dw_bias, pw):
+    n, h, wd, c = x.shape
+    padded = pad_spatial(x, 1)
+    depthwise = f16(dw_bias + sum(
+        padded[:, i:i + h, j:j + wd, :] * dw[i, j]
+        for i in range(3) for j in range(3)))
+    relu6 = np.clip(depthwise, 0.0, 6.0)
+    projected = f16(relu6 @ pw[:, 0, 0, :].T)
+    out = (h - 3) // 2 + 1
+    return np.max([projected[:, i:i + 2 * out - 1:2, j:j + 2 * out - 1:2, :]
+                   for i in range(3) for j in range(3)], axis=0)
+
+
+def normalize(x, bias, unused):
+    scale = np.abs(x).max()
+    squashed = np.tanh(x / scale + bias)
+    padded = np.zeros((x.shape[0] + 2, x.shape[1]))
+    padded[1:-1] = squashed
+    padded[0] = 2.0
+    return padded, np.array(scale)
+
+
 def kaiming(fan_in):
     """The range of uniform weights that keeps activations near 1."""
     bound = math.sqrt(3.0 / fan_in)
@@ -358,6 +405,22 @@ PROGRAMS = {
     "rmsnorm_llama_f16_torch": Program(
         rms_norm, 2e-3, lambda s: {0: (-3.0, 3.0), 1: (0.5, 1.5)},
         peer="corpus_rms_norm"),
+    "matvec_int4_groupwise_torch": Program(
+        linear_int4, 1e-2, lambda s: {2: (0.002, 0.02)},
+        peer="corpus_linear_int4"),
+    "layernorm_f64_variance_torch": Program(
+        layer_norm_f64, 1e-4, lambda s: {0: (-2.0, 4.0), 1: (0.5, 1.5)},
+        peer="corpus_layer_norm_f64"),
+    "classifier_head_argmax_onnx": Program(
+        classify, 1e-4, lambda s: {0: (0.0, 2.0), 1: kaiming(s[1][1])},
+        peer="corpus_classify"),
+    "mobilenet_depthwise_pool_tosa": Program(
+        mobilenet_block, 1e-2,
+        lambda s: {1: kaiming(9), 3: kaiming(s[3][3])},
+        peer="corpus_mobilenet_block"),
+    "named_ops_graph_stablehlo": Program(
+        normalize, 1e-5, lambda s: {0: (-3.0, 3.0)},
+        peer="corpus_normalize"),
 }
 
 def source(name, reduced=False):
@@ -381,14 +444,26 @@ def source(name, reduced=False):
 
 
 ELEMENT = {"f16": "float16", "f32": "float32", "bf16": "bfloat16",
-           "i8": "int8", "i32": "int32"}
+           "i4": "int4", "i8": "int8", "i32": "int32", "i64": "int64"}
+
+# The ranges of integer inputs (int4 arrays hold one value per byte).
+INTEGER_RANGES = {"int4": (-8, 7), "int8": (-128, 127)}
+
+
+def entry_header(text):
+    """The argument and result lists of the entry (the first public
+    function; private ones are helpers it calls)."""
+    found = re.search(
+        r"func\.func @\w+\((.*?)\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*\{",
+        text, re.S)
+    return found.group(1), found.group(2)
 
 
 def signature(text):
     """[(shape, dtype)] of the entry function's arguments. A program with
     dynamic sizes (`?`) says the shapes it runs at on a `// SHAPES:` line
     (one per argument)."""
-    header = re.search(r"func\.func @\w+\((.*?)\)\s*->", text, re.S).group(1)
+    header = entry_header(text)[0]
     found = re.search(r"^// SHAPES: (.*)$", text, re.M)
     run_shapes = found.group(1).split() if found else []
     arguments = []
@@ -407,8 +482,7 @@ def input_specs(name, text):
     ranges = PROGRAMS[name].ranges([shape for shape, _ in arguments])
     specs = []
     for index, (shape, dtype) in enumerate(arguments):
-        low, high = ranges.get(index, (-128, 127) if dtype == "int8"
-                               else (-1.0, 1.0))
+        low, high = ranges.get(index, INTEGER_RANGES.get(dtype, (-1.0, 1.0)))
         specs.append((shape, dtype, low, high))
     return specs
 
@@ -416,7 +490,8 @@ def input_specs(name, text):
 def make_input(rng, shape, dtype, low, high):
     """A fresh random array as the runtime reads it (bf16 as its bits)."""
     if dtype.startswith("int"):
-        return rng.integers(low, high + 1, shape).astype(dtype)
+        stored = "int8" if dtype == "int4" else dtype
+        return rng.integers(low, high + 1, shape).astype(stored)
     values = rng.uniform(low, high, shape)
     if dtype == "bfloat16":
         return bf16_bits(values)
@@ -432,19 +507,57 @@ def widen(array, dtype):
     return array.astype(np.float64)
 
 
-def output_as_float64(array, text):
-    """The program's result as float64 (a bf16 result comes as bits)."""
-    result = re.search(r"->\s*tensor<(?:(?:\d+|\?)x)*(\w+)>\s*\{",
-                       text).group(1)
-    if result == "bf16":
+def result_elements(text):
+    """The element types of the entry function's results."""
+    results = entry_header(text)[1]
+    return re.findall(r"tensor<(?:(?:\d+|\?)x)*(\w+)>", results)
+
+
+def output_as_float64(array, element):
+    """A result as float64 (a bf16 result comes as bits)."""
+    if element == "bf16":
         return from_bf16_bits(array)
     return array.astype(np.float64)
 
 
 def reference(name, arrays, text):
+    """The references of the program's results, a tuple."""
     specs = input_specs(name, text)
-    return PROGRAMS[name].reference(
+    want = PROGRAMS[name].reference(
         *[widen(a, spec[1]) for a, spec in zip(arrays, specs)])
+    return want if isinstance(want, tuple) else (want,)
+
+
+def check_results(name, arrays, text, results):
+    """(ok, detail) of the program's results (arrays as sm-run writes them)
+    against the references of inputs `arrays`."""
+    elements = result_elements(text)
+    wanted = reference(name, arrays, text)
+    if len(results) != len(wanted):
+        return False, "%d results, expected %d" % (len(results), len(wanted))
+    details, ok = [], True
+    for got, want, element in zip(results, wanted, elements):
+        got = output_as_float64(got, element)
+        tolerance = PROGRAMS[name].tolerance
+        if isinstance(want, ArgmaxOf):
+            values = want.values
+            if got.shape != values.shape[:-1]:
+                passed, detail = False, "indices of shape %s" % (got.shape,)
+            else:
+                chosen = np.take_along_axis(
+                    values, np.clip(got, 0, values.shape[-1] - 1)
+                    .astype(np.int64)[..., None], -1)[..., 0]
+                best = values.max(-1)
+                bad = (got < 0) | (got >= values.shape[-1]) | ~(
+                    chosen >= best - tolerance * np.maximum(1, np.abs(best)))
+                passed = not bad.any()
+                detail = "%d indices, %d not of a maximum" % (
+                    got.size, int(bad.sum()))
+        else:
+            passed, detail = compare(got, np.asarray(want), tolerance)
+        ok &= passed
+        details.append(detail)
+    return ok, "; ".join(details)
 
 
 def compare(got, want, tolerance):
@@ -514,9 +627,9 @@ def run(options):
                     (done.stderr + done.stdout).strip()[-1500:]), flush=True)
                 failed += 1
                 continue
-            got = output_as_float64(np.load(directory / "result_0.npy"), text)
-            ok, detail = compare(got, reference(name, arrays, text),
-                                 PROGRAMS[name].tolerance)
+            results = [np.load(directory / ("result_%d.npy" % index))
+                       for index in range(len(result_elements(text)))]
+            ok, detail = check_results(name, arrays, text, results)
             print("%s %s: %s" % ("PASSED" if ok else "FAILED", name, detail),
                   flush=True)
             passed += ok

@@ -166,6 +166,41 @@ DEQUANT_INT8 = suite.dequantization_program(
     False)
 
 
+# i4 in and out: arrays hold one value per byte, buffers pack two (2310
+# of them: the last 32-bit word half full). The i4 sum wraps as i4 does.
+INT4_ROUND_TRIP = """
+#map = affine_map<(i, j) -> (i, j)>
+#column = affine_map<(i, j) -> (j)>
+func.func @int4(%q: tensor<33x70xi4>, %s: tensor<70xf32>)
+    -> (tensor<33x70xf32>, tensor<33x70xi4>) {
+  %three = arith.constant 3 : i4
+  %e = tensor.empty() : tensor<33x70xf32>
+  %d = linalg.generic {indexing_maps = [#map, #column, #map],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %s : tensor<33x70xi4>, tensor<70xf32>)
+      outs(%e : tensor<33x70xf32>) {
+  ^bb0(%v: i4, %scale: f32, %out: f32):
+    %f = arith.sitofp %v : i4 to f32
+    %m = arith.mulf %f, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<33x70xf32>
+  %e4 = tensor.empty() : tensor<33x70xi4>
+  %shifted = linalg.generic {indexing_maps = [#map, #map],
+                             iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<33x70xi4>) outs(%e4 : tensor<33x70xi4>) {
+  ^bb0(%v: i4, %out: i4):
+    %a = arith.addi %v, %three : i4
+    linalg.yield %a : i4
+  } -> tensor<33x70xi4>
+  return %d, %shifted : tensor<33x70xf32>, tensor<33x70xi4>
+}
+"""
+
+
+def int4(rng, shape):
+    return rng.integers(-8, 8, shape).astype(np.int8)
+
+
 def int8(rng, shape):
     return rng.integers(-128, 128, shape).astype(np.int8)
 
@@ -206,6 +241,12 @@ def dequant_reference(a, q, s):
     # The program dequantizes in f16 (one rounding), then multiplies.
     w = (q.astype(np.float64) * s.astype(np.float64)).astype(np.float16)
     return {"result_0": a.astype(np.float64) @ w.astype(np.float64)}
+
+
+def int4_reference(q, s):
+    q = q.astype(np.int64)
+    return {"result_0": q * s.astype(np.float64),
+            "result_1": (q + 3 + 8) % 16 - 8}
 
 
 def add_three_reference(x):
@@ -276,6 +317,9 @@ CASES = [
      2e-3),
     ("a host loop of launches, a copy, a dynamic size", HOST_LOOP,
      [[(f32, (1000,))], [(f32, (64,))]], add_three_reference, 1e-6),
+    ("i4 arguments and results (packed in the device's buffers)",
+     INT4_ROUND_TRIP, [[(int4, (33, 70)), (f32, (70,))]], int4_reference,
+     1e-6),
     ("f32 product into a memref argument (Apple's configuration)",
      ACCUMULATE_F32, [[(f32, (32, 64)), (f32, (64, 24)), (f32, (32, 24))]],
      accumulate_reference, 1e-5),

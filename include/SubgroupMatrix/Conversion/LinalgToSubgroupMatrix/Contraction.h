@@ -213,8 +213,12 @@ bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses);
 std::string describeUnknownLayout(Value buffer);
 
 /// Clones the ops of `body` (but its terminator) with `builder`, first
-/// copying the constants they use from outside it, and returns the value
+/// copying the constants they use from outside it, and returns the values
 /// the terminator yields.
+SmallVector<Value> cloneScalarBodyResults(OpBuilder &builder, Block &body,
+                                          IRMapping &mapping);
+
+/// cloneScalarBodyResults for a body that yields one value.
 Value cloneScalarBody(OpBuilder &builder, Block &body, IRMapping &mapping);
 
 /// Builds `C += A * B` over `maps` and `iterators` as a linalg.generic whose

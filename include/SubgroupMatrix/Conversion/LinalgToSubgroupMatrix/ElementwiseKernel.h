@@ -39,8 +39,15 @@ SmallVector<Value> getKernelScalars(linalg::GenericOp op);
 std::optional<arith::AtomicRMWKind> getReductionKind(linalg::GenericOp op);
 
 /// The element type's name in a kernel's `subgroup_matrix.launch`
-/// arguments (f16, bf16, f32, i8 or i32).
+/// arguments (f16, bf16, f32, f64, i8 or i32), or "" for types the runners
+/// do not fill (i64, i4).
 StringRef getLaunchElementName(Type element);
+
+/// Whether a kernel on `buffers` and host `scalars` can describe a launch
+/// of its own (`subgroup_matrix.launch`, for the runners): a kernel alone
+/// has no value for a scalar the host computes, and the runners fill only
+/// the element types getLaunchElementName names.
+bool canLaunchAlone(ArrayRef<Value> buffers, ArrayRef<Value> scalars);
 
 /// Whether `op` can become an element-wise kernel; otherwise reports why on
 /// `op` (with `report`) and returns false.
@@ -49,20 +56,21 @@ StringRef getLaunchElementName(Type element);
 bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
                               ArrayRef<Value> computed = {});
 
-/// Whether the kernel of `op` can start each output element from the value
-/// of `fill` (a fill of its output) instead of reading it, so that the fill
-/// needs no kernel: the value is a constant or a kernel scalar, and `op`
-/// writes every element of its output.
-bool canStartFromFill(linalg::GenericOp op, linalg::FillOp fill);
+/// Whether the kernel of `op` can start each element of output `init` from
+/// the value of `fill` (a fill of that output) instead of reading it, so
+/// that the fill needs no kernel: the value is a constant or a kernel
+/// scalar, and `op` writes every element of the output.
+bool canStartFromFill(linalg::GenericOp op, OpOperand &init,
+                      linalg::FillOp fill);
 
 /// Replaces `op` (element-wise, on statically shaped row-major memrefs) by
-/// the launch of kernel `name`, added to `into`; with `startingFill`
-/// (`canStartFromFill`), the kernel starts from the fill's value and the
-/// fill is erased too.
+/// the launch of kernel `name`, added to `into`. `startingFills` has one
+/// entry per output of `op` or none: a fill (`canStartFromFill`) whose
+/// value the kernel starts that output from, erased too, or null.
 FailureOr<gpu::LaunchFuncOp>
 emitElementwiseKernel(RewriterBase &rewriter, linalg::GenericOp op,
                       gpu::GPUModuleOp into, StringRef name,
-                      linalg::FillOp startingFill = {});
+                      ArrayRef<linalg::FillOp> startingFills = {});
 
 } // namespace subgroup_matrix
 } // namespace mlir
