@@ -61,9 +61,9 @@ def stage(groups):
             # the inputs are made on the GPU machine (torch_peer.py inputs),
             # so that the weights need not travel.
             path = directory / ("given_%d.npy" % index)
-            # bfloat16 travels as its bits.
-            np.save(path, np.zeros(shape, "uint16" if dtype == "bfloat16"
-                                   else dtype))
+            # bfloat16 travels as its bits, int4 one value per byte.
+            stored = {"bfloat16": "uint16", "int4": "int8"}.get(dtype, dtype)
+            np.save(path, np.zeros(shape, stored))
             argv += ["--input", str(path)]
         done = subprocess.run(argv, capture_output=True, text=True)
         if done.returncode:

@@ -165,6 +165,28 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
   return true;
 }
 
+SmallVector<int64_t>
+mlir::subgroup_matrix::getKernelLoopSizes(ArrayRef<AffineMap> maps,
+                                          ValueRange operands,
+                                          unsigned loopCount) {
+  SmallVector<int64_t> sizes(loopCount, ShapedType::kDynamic);
+  for (auto [map, operand] : llvm::zip(maps, operands)) {
+    auto type = dyn_cast<ShapedType>(operand.getType());
+    if (!type)
+      continue;
+    for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || type.isDynamicDim(position))
+        continue;
+      int64_t &size = sizes[dim.getPosition()];
+      size = ShapedType::isDynamic(size)
+                 ? type.getDimSize(position)
+                 : std::min(size, type.getDimSize(position));
+    }
+  }
+  return sizes;
+}
+
 bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
                                              OpOperand &init,
                                              linalg::FillOp fill) {
@@ -180,7 +202,8 @@ bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
   // part of it).
   AffineMap map = op.getMatchingIndexingMap(&init);
   auto type = cast<ShapedType>(init.get().getType());
-  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
+  SmallVector<int64_t> loopSizes = getKernelLoopSizes(
+      op.getIndexingMapsArray(), op->getOperands(), op.getNumLoops());
   llvm::SmallDenseSet<unsigned> loops;
   for (auto [position, expr] : llvm::enumerate(map.getResults())) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
@@ -200,7 +223,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   Location loc = op.getLoc();
   // A loop's size is static when any operand spells it; otherwise the
   // kernel takes it as an argument (after the buffers, in loop order) and
-  // the host reads it off an operand.
+  // the host reads it off an operand. Where operands disagree, the kernel
+  // runs over the smallest (getKernelLoopSizes).
   int64_t loopCount = op.getNumLoops();
   SmallVector<int64_t> ranges(loopCount, ShapedType::kDynamic);
   SmallVector<std::pair<Value, unsigned>> sourceOfLoop(loopCount);
@@ -213,11 +237,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
       auto dim = dyn_cast<AffineDimExpr>(expr);
       if (!dim)
         continue;
-      // The first static size, as linalg reads a loop's size (a view
-      // folded into its buffer's map comes after what pins its loops).
       if (!type.isDynamicDim(position)) {
-        if (ShapedType::isDynamic(ranges[dim.getPosition()]))
-          ranges[dim.getPosition()] = type.getDimSize(position);
+        int64_t &range = ranges[dim.getPosition()];
+        range = ShapedType::isDynamic(range)
+                    ? type.getDimSize(position)
+                    : std::min(range, type.getDimSize(position));
       } else if (!sourceOfLoop[dim.getPosition()].first)
         sourceOfLoop[dim.getPosition()] = {operand.get(), position};
     }

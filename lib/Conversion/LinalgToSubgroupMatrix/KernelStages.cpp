@@ -547,27 +547,16 @@ static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
 /// of the padded buffer), which the runtime copies contiguously only,
 /// become element-wise generics on the whole buffers, their views' offsets
 /// and strides in the maps: kernels like any other.
-/// Whether a generic on `operands` through `maps` has loops of `sizes`: a
-/// loop's size is that of the first operand dimension it indexes alone (as
-/// linalg and the element-wise kernels read it). A view folded into its
-/// buffer's map must not lend a loop the buffer's size (a one-row view's
-/// row loop indexed by nothing else).
+/// Whether a generic on `operands` through `maps` runs loops of `sizes` as
+/// an element-wise kernel (getKernelLoopSizes): a view folded into its
+/// buffer's map must not lend a loop the buffer's size (a one-row view's row
+/// loop that nothing else indexes).
 static bool keepsLoopSizes(ArrayRef<AffineMap> maps, ValueRange operands,
                            ArrayRef<int64_t> sizes) {
-  SmallVector<std::optional<int64_t>> found(sizes.size());
-  for (auto [map, operand] : llvm::zip(maps, operands)) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type)
-      continue;
-    for (auto [position, expr] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(expr))
-        if (!found[dim.getPosition()])
-          found[dim.getPosition()] = type.getDimSize(position);
-  }
-  for (auto [size, first] : llvm::zip(sizes, found))
-    if (!first || *first != size || ShapedType::isDynamic(size))
-      return false;
-  return true;
+  SmallVector<int64_t> kernelSizes =
+      getKernelLoopSizes(maps, operands, sizes.size());
+  return llvm::equal(kernelSizes, sizes) &&
+         llvm::none_of(sizes, ShapedType::isDynamic);
 }
 
 static void rewriteStridedCopies(ModuleOp module) {
@@ -636,7 +625,10 @@ static void foldViewsIntoMaps(ModuleOp module) {
     SmallVector<Value> operands = op->getOperands();
     for (auto [operand, buffer] : buffers)
       operands[operand->getOperandNumber()] = buffer;
-    if (!keepsLoopSizes(maps, operands, op.getStaticLoopRanges()))
+    if (!keepsLoopSizes(maps, operands,
+                        getKernelLoopSizes(op.getIndexingMapsArray(),
+                                           op->getOperands(),
+                                           op.getNumLoops())))
       continue;
     rewriter.modifyOpInPlace(op, [&]() {
       for (auto [operand, buffer] : buffers)

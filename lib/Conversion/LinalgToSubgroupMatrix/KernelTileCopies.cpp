@@ -289,7 +289,9 @@ SmallVector<Value> ContractionKernelEmitter::loadGathered(
         return llvm::any_of(offsets, [&](auto x) { return x.offset == o; });
       });
   SmallVector<Value> values;
-  if (sharedBase && contiguous && insideTogether && length > 1 &&
+  // (Not elements narrower than a byte: the SPIR-V lowering emulates those
+  // one at a time in 32-bit words, and has no vectors of them.)
+  if (sharedBase && contiguous && insideTogether && length > 1 && bits >= 8 &&
       length * bits % 32 == 0 && length * bits <= 128 && first % length == 0 &&
       (alignment == 0 || alignment % length == 0)) {
     Value vectorInside = inside.empty() ? Value() : inside.front();

@@ -56,6 +56,15 @@ bool canLaunchAlone(ArrayRef<Value> buffers, ArrayRef<Value> scalars);
 bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
                               ArrayRef<Value> computed = {});
 
+/// The loop sizes an element-wise kernel runs a generic on `operands`
+/// (through `maps`) over: per loop, the smallest static size of the operand
+/// dimensions it indexes alone (kDynamic where none is static). They differ
+/// where a generic reads or writes part of a larger buffer (a split-K sum
+/// reading its parts, a copy into a view folded into its buffer's map).
+SmallVector<int64_t> getKernelLoopSizes(ArrayRef<AffineMap> maps,
+                                        ValueRange operands,
+                                        unsigned loopCount);
+
 /// Whether the kernel of `op` can start each element of output `init` from
 /// the value of `fill` (a fill of that output) instead of reading it, so
 /// that the fill needs no kernel: the value is a constant or a kernel
