@@ -165,10 +165,8 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
   return true;
 }
 
-SmallVector<int64_t>
-mlir::subgroup_matrix::getKernelLoopSizes(ArrayRef<AffineMap> maps,
-                                          ValueRange operands,
-                                          unsigned loopCount) {
+SmallVector<int64_t> mlir::subgroup_matrix::getKernelLoopSizes(
+    ArrayRef<AffineMap> maps, ValueRange operands, unsigned loopCount) {
   SmallVector<int64_t> sizes(loopCount, ShapedType::kDynamic);
   for (auto [map, operand] : llvm::zip(maps, operands)) {
     auto type = dyn_cast<ShapedType>(operand.getType());
