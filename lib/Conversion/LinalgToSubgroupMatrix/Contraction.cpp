@@ -696,6 +696,15 @@ static void fuseGatheringPrologue(Contraction &contraction,
       return;
     maps.push_back(map);
   }
+  // A producer that only moves and narrows one wider input (an attention's
+  // f32 context transposed back from heads and rounded to f16) is cheaper as
+  // a kernel of its own: a gathered tile is loaded element by element, in
+  // the wide type, once per tile of the other operand, where the staged
+  // copies of the narrow result are vectors.
+  if (operands.size() == 1 && !maps[0].isIdentity() &&
+      getElementTypeOrSelf(operands[0].getType()).getIntOrFloatBitWidth() >
+          bufferType.getElementTypeBitWidth())
+    return;
   // The host reads dynamic sizes off the first input, which must then
   // have the tile's shape.
   Value first = operands[0];
