@@ -224,7 +224,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   // the host reads it off an operand. Where operands disagree, the kernel
   // runs over the smallest (getKernelLoopSizes).
   int64_t loopCount = op.getNumLoops();
-  SmallVector<int64_t> ranges(loopCount, ShapedType::kDynamic);
+  SmallVector<int64_t> ranges = getKernelLoopSizes(
+      op.getIndexingMapsArray(), op->getOperands(), loopCount);
   SmallVector<std::pair<Value, unsigned>> sourceOfLoop(loopCount);
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
@@ -233,14 +234,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        continue;
-      if (!type.isDynamicDim(position)) {
-        int64_t &range = ranges[dim.getPosition()];
-        range = ShapedType::isDynamic(range)
-                    ? type.getDimSize(position)
-                    : std::min(range, type.getDimSize(position));
-      } else if (!sourceOfLoop[dim.getPosition()].first)
+      if (dim && type.isDynamicDim(position) &&
+          !sourceOfLoop[dim.getPosition()].first)
         sourceOfLoop[dim.getPosition()] = {operand.get(), position};
     }
   }

@@ -542,11 +542,6 @@ static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
   return std::make_pair(view, map);
 }
 
-/// Host copies into or out of strided views (bufferization writes a
-/// tensor.pad that no convolution's loads fold as a copy into the interior
-/// of the padded buffer), which the runtime copies contiguously only,
-/// become element-wise generics on the whole buffers, their views' offsets
-/// and strides in the maps: kernels like any other.
 /// Whether a generic on `operands` through `maps` runs loops of `sizes` as
 /// an element-wise kernel (getKernelLoopSizes): a view folded into its
 /// buffer's map must not lend a loop the buffer's size (a one-row view's row
@@ -559,6 +554,11 @@ static bool keepsLoopSizes(ArrayRef<AffineMap> maps, ValueRange operands,
          llvm::none_of(sizes, ShapedType::isDynamic);
 }
 
+/// Host copies into or out of strided views (bufferization writes a
+/// tensor.pad that no convolution's loads fold as a copy into the interior
+/// of the padded buffer), which the runtime copies contiguously only,
+/// become element-wise generics on the whole buffers, their views' offsets
+/// and strides in the maps: kernels like any other.
 static void rewriteStridedCopies(ModuleOp module) {
   SmallVector<memref::CopyOp> copies;
   auto isStrided = [](Value view) {
