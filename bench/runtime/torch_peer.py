@@ -268,6 +268,11 @@ def corpus_mobilenet_block(x, dw, dw_bias, pw):
     return functional.max_pool2d(y, 3, stride=2).permute(0, 2, 3, 1)
 
 
+def corpus_embed_norm(tokens, table, weight):
+    return corpus_rms_norm(torch.nn.functional.embedding(tokens, table),
+                           weight)
+
+
 def corpus_normalize(x, bias, unused):
     scale = x.abs().amax()
     padded = torch.nn.functional.pad(torch.tanh(x / scale + bias),

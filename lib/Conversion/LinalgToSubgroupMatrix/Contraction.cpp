@@ -934,14 +934,16 @@ void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
   contraction.output = contraction.c;
 }
 
-SmallVector<Value>
-mlir::subgroup_matrix::cloneScalarBodyResults(OpBuilder &builder, Block &body,
-                                              IRMapping &mapping) {
+SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
+    OpBuilder &builder, Block &body, IRMapping &mapping,
+    function_ref<bool(Operation &)> emitInstead) {
   for (Operation &op : body.without_terminator()) {
     // Ops whose results the caller provides (linalg.index) are not copied.
     if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value result) {
           return mapping.contains(result);
         }))
+      continue;
+    if (emitInstead && emitInstead(op))
       continue;
     for (Value operand : op.getOperands())
       if (operand.getParentBlock() != &body && !mapping.contains(operand))

@@ -25,8 +25,10 @@ bool mlir::subgroup_matrix::isKernelScalar(Value value) {
 SmallVector<Value>
 mlir::subgroup_matrix::getKernelScalars(linalg::GenericOp op) {
   SmallVector<Value> scalars;
+  // (Buffers the body loads from are buffers, not scalars.)
   auto add = [&](Value value) {
     if (!matchPattern(value, m_Constant()) &&
+        !isa<ShapedType>(value.getType()) &&
         !llvm::is_contained(scalars, value))
       scalars.push_back(value);
   };
@@ -100,9 +102,22 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
          });
 }
 
+SmallVector<Value>
+mlir::subgroup_matrix::getBodyLoadedBuffers(linalg::GenericOp op) {
+  SmallVector<Value> loaded;
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      if (load.getMemRef().getParentBlock() != &body &&
+          !llvm::is_contained(loaded, load.getMemRef()))
+        loaded.push_back(load.getMemRef());
+  return loaded;
+}
+
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report,
-                                                     ArrayRef<Value> computed) {
+                                                     ArrayRef<Value> computed,
+                                                     bool allowBodyLoads) {
   auto fail = [&](const Twine &message) {
     if (report)
       op->emitOpError() << "cannot be put on the GPU: " << message;
@@ -150,6 +165,19 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
     // Loop indices are what the kernel computes first.
     if (isa<linalg::IndexOp>(inner))
       continue;
+    // A gather (an embedding's rows, chosen by the ids the body reads):
+    // the buffer becomes an argument of the kernel, flat, and the load's
+    // indices are linearized.
+    if (auto load = dyn_cast<memref::LoadOp>(inner);
+        load && allowBodyLoads && load.getMemRef().getParentBlock() != &body) {
+      auto type = load.getMemRefType();
+      if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
+          type.getMemorySpace())
+        return fail(llvm::formatv("its body loads from '{0}', which is not a "
+                                  "statically shaped row-major memref",
+                                  type));
+      continue;
+    }
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
         inner.getNumRegions() || !isPure(&inner))
       return fail(llvm::formatv("its body uses '{0}', which kernels of this "
@@ -215,7 +243,8 @@ bool mlir::subgroup_matrix::canStartFromFill(linalg::GenericOp op,
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     RewriterBase &rewriter, linalg::GenericOp op, gpu::GPUModuleOp into,
     StringRef name, ArrayRef<linalg::FillOp> startingFills) {
-  if (!canEmitElementwiseKernel(op, /*report=*/true))
+  if (!canEmitElementwiseKernel(op, /*report=*/true, /*computed=*/{},
+                                /*allowBodyLoads=*/true))
     return failure();
   MLIRContext *context = rewriter.getContext();
   Location loc = op.getLoc();
@@ -294,6 +323,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                                                  : ShapedType::kDynamic},
                           type.getElementType()));
     }
+  // Buffers the body loads from (gathers) follow the operands.
+  SmallVector<Value> bodyLoaded = getBodyLoadedBuffers(op);
+  for (Value buffer : bodyLoaded) {
+    if (llvm::is_contained(buffers, buffer))
+      continue;
+    auto type = cast<MemRefType>(buffer.getType());
+    buffers.push_back(buffer);
+    argumentTypes.push_back(
+        MemRefType::get({type.getNumElements()}, type.getElementType()));
+  }
   for (int64_t range : ranges)
     if (ShapedType::isDynamic(range))
       argumentTypes.push_back(rewriter.getIndexType());
@@ -470,7 +509,24 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     body.walk([&](linalg::IndexOp indexOp) {
       mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
     });
-    return cloneScalarBodyResults(b, body, mapping);
+    // Gathers load from the flat argument at their linearized indices.
+    auto emitGather = [&](Operation &inner) {
+      auto load = dyn_cast<memref::LoadOp>(inner);
+      if (!load || load.getMemRef().getParentBlock() == &body)
+        return false;
+      Value linear = index(0);
+      for (auto [size, position] :
+           llvm::zip(load.getMemRefType().getShape(), load.getIndices()))
+        linear = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, linear, index(size)),
+            mapping.lookupOrDefault(position));
+      Value buffer = entry->getArgument(llvm::find(buffers, load.getMemRef()) -
+                                        buffers.begin());
+      mapping.map(load.getResult(),
+                  memref::LoadOp::create(b, loc, buffer, linear));
+      return true;
+    };
+    return cloneScalarBodyResults(b, body, mapping, emitGather);
   };
   SmallVector<Value> results;
   if (cooperative) {

@@ -732,7 +732,9 @@ void ElementwiseToKernelsPass::runOnOperation() {
     }
     std::string name = kernels.nextName("elementwise");
     // On the generic: a named op generalized is gone (its location stays).
-    if (report && canEmitElementwiseKernel(generic, /*report=*/false))
+    if (report &&
+        canEmitElementwiseKernel(generic, /*report=*/false, /*computed=*/{},
+                                 /*allowBodyLoads=*/true))
       reportKernel(generic, "became", name, describeElementwiseKernel(generic));
     if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name,
                                      startingFills.lookup(generic))))

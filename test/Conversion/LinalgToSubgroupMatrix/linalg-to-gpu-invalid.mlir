@@ -131,3 +131,21 @@ func.func @mixed_signedness(%a: tensor<32x64xi8>, %b: tensor<64x32xi8>, %c: tens
   } -> tensor<32x32xi32>
   return %r : tensor<32x32xi32>
 }
+
+// -----
+
+// A gather from a table of dynamic size: the kernel would need the table's
+// sizes to linearize the row it reads.
+func.func @gather_dynamic_table(%ids: tensor<8xi64>, %table: tensor<?x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-error @+1 {{cannot be put on the GPU: its body loads from 'memref<?x16xf32>', which is not a statically shaped row-major memref}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<8xi64>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<?x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

@@ -308,6 +308,10 @@ def mobilenet_block(x, dw, dw_bias, pw):
                    for i in range(3) for j in range(3)], axis=0)
 
 
+def embed_norm(tokens, table, weight):
+    return rms_norm(table[tokens], weight)
+
+
 def normalize(x, bias, unused):
     scale = np.abs(x).max()
     squashed = np.tanh(x / scale + bias)
@@ -418,6 +422,10 @@ PROGRAMS = {
         mobilenet_block, 1e-2,
         lambda s: {1: kaiming(9), 3: kaiming(s[3][3])},
         peer="corpus_mobilenet_block"),
+    "embedding_rmsnorm_llama_torch": Program(
+        embed_norm, 2e-3,
+        lambda s: {0: (0, s[1][0] - 1), 2: (0.5, 1.5)},
+        peer="corpus_embed_norm"),
     "named_ops_graph_stablehlo": Program(
         normalize, 1e-5, lambda s: {0: (-3.0, 3.0)},
         peer="corpus_normalize"),

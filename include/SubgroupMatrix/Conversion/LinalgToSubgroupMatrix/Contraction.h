@@ -214,9 +214,12 @@ std::string describeUnknownLayout(Value buffer);
 
 /// Clones the ops of `body` (but its terminator) with `builder`, first
 /// copying the constants they use from outside it, and returns the values
-/// the terminator yields.
-SmallVector<Value> cloneScalarBodyResults(OpBuilder &builder, Block &body,
-                                          IRMapping &mapping);
+/// the terminator yields. `emitInstead`, where given, may emit an op itself
+/// (and map its results) and return true, for ops a plain copy would get
+/// wrong.
+SmallVector<Value>
+cloneScalarBodyResults(OpBuilder &builder, Block &body, IRMapping &mapping,
+                       function_ref<bool(Operation &)> emitInstead = nullptr);
 
 /// cloneScalarBodyResults for a body that yields one value.
 Value cloneScalarBody(OpBuilder &builder, Block &body, IRMapping &mapping);

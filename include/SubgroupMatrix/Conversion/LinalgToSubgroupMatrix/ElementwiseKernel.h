@@ -53,8 +53,15 @@ bool canLaunchAlone(ArrayRef<Value> buffers, ArrayRef<Value> scalars);
 /// `op` (with `report`) and returns false.
 /// Operands in `computed` are buffers that a kernel of several ops computes
 /// itself (a row group's reductions) and are not checked.
+/// With `allowBodyLoads`, the body may load from statically shaped
+/// row-major buffers of the host (a gather: an embedding's rows chosen by
+/// ids), which emitElementwiseKernel passes to the kernel.
 bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
-                              ArrayRef<Value> computed = {});
+                              ArrayRef<Value> computed = {},
+                              bool allowBodyLoads = false);
+
+/// The buffers of the host that `op`'s body loads from (gathers), in order.
+SmallVector<Value> getBodyLoadedBuffers(linalg::GenericOp op);
 
 /// The loop sizes an element-wise kernel runs a generic on `operands`
 /// (through `maps`) over: per loop, the smallest static size of the operand
