@@ -934,6 +934,16 @@ void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
   contraction.output = contraction.c;
 }
 
+AffineMap mlir::subgroup_matrix::applyStaticView(AffineMap map,
+                                                 ArrayRef<int64_t> offsets,
+                                                 ArrayRef<int64_t> strides) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [expr, offset, stride] :
+       llvm::zip(map.getResults(), offsets, strides))
+    exprs.push_back(expr * stride + offset);
+  return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
+}
+
 SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
     OpBuilder &builder, Block &body, IRMapping &mapping,
     function_ref<bool(Operation &)> emitInstead) {

@@ -40,6 +40,22 @@ bool mlir::subgroup_matrix::isElementwiseOnTensors(Operation *op) {
          !generic->getParentOfType<gpu::GPUModuleOp>();
 }
 
+/// Replaces `op` by a generic with the same outputs, loops and body but
+/// `inputs` read through `maps` (inputs first, then the outputs'); the body
+/// moves over unchanged, and callers add the block arguments of new inputs.
+static linalg::GenericOp rebuildWithInputs(RewriterBase &rewriter,
+                                           linalg::GenericOp op,
+                                           ValueRange inputs,
+                                           ArrayRef<AffineMap> maps) {
+  rewriter.setInsertionPoint(op);
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().end());
+  return generic;
+}
+
 /// Elements of tensors that bodies use from outside (`tensor.extract %scale[]`
 /// of a rank-0 scale, as torch-mlir writes one) become inputs of the
 /// generics that use them, indexed by the constant indices: kernels read
@@ -92,12 +108,7 @@ static void readExtractedElementsAsInputs(ModuleOp module) {
     if (read.empty())
       continue;
     maps.push_back(outputMap);
-    rewriter.setInsertionPoint(op);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
-        maps, op.getIteratorTypesArray());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
-                                generic.getRegion().end());
+    linalg::GenericOp generic = rebuildWithInputs(rewriter, op, inputs, maps);
     Block &moved = generic.getRegion().front();
     unsigned position = op.getNumDpsInputs();
     for (tensor::ExtractOp extract : read) {
@@ -185,12 +196,8 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
         ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
         ShapedType::isDynamicShape(slice.getStaticStrides()))
       return std::nullopt;
-    SmallVector<AffineExpr> exprs;
-    for (auto [expr, offset, stride] :
-         llvm::zip(map.getResults(), slice.getStaticOffsets(),
-                   slice.getStaticStrides()))
-      exprs.push_back(expr * stride + offset);
-    return AffineMap::get(map.getNumDims(), 0, exprs, context);
+    return applyStaticView(map, slice.getStaticOffsets(),
+                           slice.getStaticStrides());
   }
   if (auto expand = reshaped.getDefiningOp<tensor::ExpandShapeOp>()) {
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
@@ -325,12 +332,7 @@ static void readThroughConcatenations(ModuleOp module) {
     inputs.insert(inputs.begin() + position, parts.begin(), parts.end());
     maps.erase(maps.begin() + position);
     maps.insert(maps.begin() + position, partMaps.begin(), partMaps.end());
-    rewriter.setInsertionPoint(op);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
-        maps, op.getIteratorTypesArray());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
-                                generic.getRegion().end());
+    linalg::GenericOp generic = rebuildWithInputs(rewriter, op, inputs, maps);
     Block &body = generic.getRegion().front();
     Type element = body.getArgument(position).getType();
     SmallVector<Value> partValues;

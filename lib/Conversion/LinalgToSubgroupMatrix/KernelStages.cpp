@@ -529,12 +529,8 @@ static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
         ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
         ShapedType::isDynamicShape(subview.getStaticStrides()))
       return std::nullopt;
-    SmallVector<AffineExpr> inSource;
-    for (auto [offset, stride, expr] :
-         llvm::zip(subview.getStaticOffsets(), subview.getStaticStrides(),
-                   map.getResults()))
-      inSource.push_back(expr * stride + offset);
-    map = AffineMap::get(map.getNumDims(), 0, inSource, context);
+    map = applyStaticView(map, subview.getStaticOffsets(),
+                          subview.getStaticStrides());
     view = subview.getSource();
   }
   if (!cast<MemRefType>(view.getType()).getLayout().isIdentity())

@@ -212,6 +212,12 @@ bool isPrivateTemporary(Value buffer, ArrayRef<Operation *> uses);
 /// otherwise.
 std::string describeUnknownLayout(Value buffer);
 
+/// `map` (into a view) composed with the view's static `offsets` and
+/// `strides` (into what it views): result i becomes
+/// `result_i * strides[i] + offsets[i]`.
+AffineMap applyStaticView(AffineMap map, ArrayRef<int64_t> offsets,
+                          ArrayRef<int64_t> strides);
+
 /// Clones the ops of `body` (but its terminator) with `builder`, first
 /// copying the constants they use from outside it, and returns the values
 /// the terminator yields. `emitInstead`, where given, may emit an op itself
