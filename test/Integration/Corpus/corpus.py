@@ -19,6 +19,7 @@ the H100, where torch_peer.py checks against the same references.
 """
 
 import argparse
+import functools
 import math
 import os
 import pathlib
@@ -646,15 +647,46 @@ def run(options):
     return 1 if failed else 0
 
 
+def validate_binary(tools, spirv_val, text, target):
+    """What spirv-val says of the Vulkan binary of the program: "valid",
+    "FAILED ..." or why it cannot read it."""
+    tool = functools.partial(subprocess.run, capture_output=True, text=True)
+    lowered = tool([os.path.join(tools, "sm-opt"), "-",
+                    "--sm-linalg-to-gpu=target=" + target,
+                    "--sm-lower-to-vulkan=target=" + target], input=text)
+    if lowered.returncode:
+        return "FAILED to lower: " + lowered.stderr.strip()[-500:]
+    # What the module requires, not what the target offers.
+    required = re.findall(r"spirv\.module .*? requires (#spirv\.vce<[^>]*>)",
+                          lowered.stdout)
+    if any("SPV_KHR_bfloat16" in vce for vce in required):
+        return "not validated (SPIRV-Tools 2025.1 predates SPV_KHR_bfloat16)"
+    with tempfile.TemporaryDirectory() as scratch:
+        binary = os.path.join(scratch, "kernels.spv")
+        serialized = tool([os.path.join(tools, "sm-translate"), "-",
+                           "--serialize-spirv", "-o", binary],
+                          input=lowered.stdout)
+        if serialized.returncode:
+            return "FAILED to serialize: " + serialized.stderr.strip()[-500:]
+        checked = tool([spirv_val, "--target-env", "vulkan1.3", binary])
+        if checked.returncode:
+            return "FAILED spirv-val: " + checked.stderr.strip()[-500:]
+    return "valid"
+
+
 def kernels(options):
     for name in selected(options):
+        text = source(name, options.reduced)
         try:
-            total, matrix = count_kernels(
-                options.tools, source(name, options.reduced), options.target)
-            print("%-32s %d kernels, %d on matrix units" % (name, total,
-                                                           matrix))
+            total, matrix = count_kernels(options.tools, text, options.target)
         except RuntimeError as error:
             print("%-32s FAILED: %s" % (name, error))
+            continue
+        line = "%-32s %d kernels, %d on matrix units" % (name, total, matrix)
+        if options.spirv_val:
+            line += "; spirv-val: " + validate_binary(
+                options.tools, options.spirv_val, text, options.target)
+        print(line, flush=True)
 
 
 def main():
@@ -666,6 +698,8 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--skip", default="")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--spirv-val", default="",
+                        help="kernels: also validate each Vulkan binary")
     options = parser.parse_args()
     return run(options) if options.command == "run" else kernels(options)
 
