@@ -11,7 +11,7 @@ table that sm-tile-matmul and sm-linalg-to-gpu read.
 
 A problem is TYPES:MxNxK, with :bt for B stored transposed (N x K), e.g.
 f16-f16:4096x4096x4096 or s8-s32:4096x4096x4096:bt; TYPES as in
-bench/gemm (f16-f32, f16-f16, bf16-f32, s8-s32).
+bench/gemm (f16-f32, f16-f16, bf16-f32, s8-s32) and f32-f32.
 
 `prepare` enumerates candidates per problem (workgroup tiles, subgroup
 grids, K depths; see candidates()), runs `sm-opt --sm-tile-matmul` with
@@ -60,7 +60,10 @@ _gemm_spec = importlib.util.spec_from_file_location(
     "gemm_bench", os.path.join(ROOT, "bench", "gemm", "run.py"))
 _gemm = importlib.util.module_from_spec(_gemm_spec)
 _gemm_spec.loader.exec_module(_gemm)
-TYPES, matmul_module = _gemm.TYPES, _gemm.matmul_module
+# bench/gemm's types, and f32 (emulated matrices on targets without f32
+# ones), which only the tuner runs.
+TYPES = dict(_gemm.TYPES, **{"f32-f32": ("f32", "f32")})
+matmul_module = _gemm.matmul_module
 
 _bounds_spec = importlib.util.spec_from_file_location(
     "gemm_bounds", os.path.join(ROOT, "bench", "tune", "bounds.py"))

@@ -283,10 +283,17 @@ bool holdsWholeColumns(const InvocationLayout &layout) {
   return layout.spread == 1;
 }
 
+bool exchangesRight(const InvocationLayout &right, bool rightInPlace) {
+  return !rightInPlace && !holdsWholeColumns(right);
+}
+
 int64_t getExchangeWords(const InvocationLayout &left,
-                         const InvocationLayout &right) {
-  return int64_t(left.rows) * left.columns +
-         (holdsWholeColumns(right) ? 0 : int64_t(right.rows) * right.columns);
+                         const InvocationLayout &right, bool leftInPlace,
+                         bool rightInPlace) {
+  return (!leftInPlace ? int64_t(left.rows) * left.columns : 0) +
+         (exchangesRight(right, rightInPlace)
+              ? int64_t(right.rows) * right.columns
+              : 0);
 }
 
 } // namespace per_invocation

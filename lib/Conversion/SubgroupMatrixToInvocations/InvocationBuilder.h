@@ -350,11 +350,16 @@ moveElements(OpBuilder &builder, Location loc, ArrayRef<Value> source,
 /// multiplies with (no exchange needed for a right operand).
 bool holdsWholeColumns(const InvocationLayout &layout);
 
-/// The scratch words one multiplication needs per subgroup: its left
-/// operand, and its right operand where invocations do not hold whole
-/// columns.
+/// Whether a multiplication exchanges its right operand through scratch:
+/// where it does not read it in place and invocations do not hold whole
+/// columns. (A left operand is exchanged unless it is read in place.)
+bool exchangesRight(const InvocationLayout &right, bool rightInPlace);
+
+/// The scratch words one multiplication needs per subgroup: the operands it
+/// exchanges, the left first.
 int64_t getExchangeWords(const InvocationLayout &left,
-                         const InvocationLayout &right);
+                         const InvocationLayout &right, bool leftInPlace,
+                         bool rightInPlace);
 
 template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
   IntelPattern(const TypeConverter &converter, MLIRContext *context,

@@ -194,13 +194,26 @@ template <typename OpTy> struct ScalarOpLowering : IntelPattern<OpTy> {
   }
 };
 
+/// Where an emulated multiplication reads an operand's elements: element
+/// (row, column) is at `start + row * rowStride + column * columnStride` in
+/// `memory`, as 32-bit words of the compute type (`words`, the exchange
+/// scratch) or in the component's storage type (read in place).
+struct OperandInMemory {
+  Value memory, start, rowStride, columnStride;
+  bool words = false;
+
+  explicit operator bool() const { return bool(memory); }
+};
+
 /// Lowers `mma` and `multiply` of the emulated form: every invocation sums,
 /// for each of its result slots, the K products of its row of the left and
 /// its column of the right matrix, in f32 (floats) or 32-bit integers, and
-/// rounds once. Operand elements held by other invocations come by shuffle
-/// (each distinct fetch once per op; the emulated layout keeps the right
-/// matrix's column local and broadcasts each left element) or, with an
-/// exchange scratch buffer, through workgroup memory.
+/// rounds once. Operand elements held by other invocations are read from
+/// the workgroup memory the operand was loaded from (operands in the
+/// exchange's `readInPlace`), or come by shuffle (each distinct fetch once
+/// per op; the emulated layout keeps the right matrix's column local and
+/// broadcasts each left element) or, with an exchange scratch buffer,
+/// through workgroup memory.
 template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
   EmulatedMultiplyLowering(const TypeConverter &converter, MLIRContext *context,
                            unsigned subgroupSize,
@@ -242,6 +255,21 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
       memref::StoreOp::create(builder, loc, word, exchange.scratch, address);
     }
     return start;
+  }
+
+  /// The memory `operand` (read in place) was loaded from.
+  static OperandInMemory getLoadedMemory(InvocationBuilder &b,
+                                         OpOperand &operand) {
+    auto load = operand.get().template getDefiningOp<LoadOp>();
+    FailureOr<std::pair<Value, Value>> flat =
+        flatten(load, b.builder, load.getSource(), load.getIndices());
+    if (failed(flat))
+      return {};
+    Value stride = load.getStride(), one = b.index(1);
+    OperandInMemory memory{flat->first, flat->second, stride, one};
+    if (load.getColMajor())
+      std::swap(memory.rowStride, memory.columnStride);
+    return memory;
   }
 
   LogicalResult
@@ -295,11 +323,22 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
       return value;
     };
 
+    OpOperand &leftOperand = op->getOpOperand(0);
+    OpOperand &rightOperand = op->getOpOperand(1);
+    bool leftInPlace = exchange.readInPlace.contains(&leftOperand);
+    bool rightInPlace = exchange.readInPlace.contains(&rightOperand);
+    OperandInMemory leftMemory, rightMemory;
+    if (leftInPlace)
+      leftMemory = getLoadedMemory(b, leftOperand);
+    if (rightInPlace)
+      rightMemory = getLoadedMemory(b, rightOperand);
+    if ((leftInPlace && !leftMemory) || (rightInPlace && !rightMemory))
+      return failure();
+
     unsigned lanes = result->subgroupSize, depth = left->columns;
     // Through workgroup memory: the operands go there as 32-bit words of the
     // compute type, between barriers (the first keeps the previous
     // multiplication's reads before these writes).
-    Value leftStart, rightStart;
     auto toWord = [&](Value slot, Type component) -> Value {
       Value wide = widen(slot, component);
       return isFloat ? arith::BitcastOp::create(rewriter, loc,
@@ -307,48 +346,83 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
                            .getResult()
                      : wide;
     };
-    auto fromWord = [&](Value word) -> Value {
-      return isFloat
-                 ? arith::BitcastOp::create(rewriter, loc, computeType, word)
-                       .getResult()
-                 : word;
-    };
-    if (exchange.scratch) {
+    bool exchangeLeft = !leftInPlace;
+    bool exchangeRight = exchangesRight(*right, rightInPlace);
+    if (exchange.scratch && (exchangeLeft || exchangeRight)) {
       Value subgroupBase = arith::MulIOp::create(
           rewriter, loc, gpu::SubgroupIdOp::create(rewriter, loc, nullptr),
           b.index(exchange.wordsPerSubgroup));
       SubgroupBarrierOp::create(rewriter, loc);
-      leftStart =
-          writeToScratch(b, *left, leftSlots, subgroupBase, 0, [&](Value slot) {
-            return toWord(slot, left->component);
-          });
-      if (!holdsWholeColumns(*right))
-        rightStart = writeToScratch(
-            b, *right, rightSlots, subgroupBase,
-            int64_t(left->rows) * left->columns,
-            [&](Value slot) { return toWord(slot, right->component); });
+      int64_t offset = 0;
+      if (exchangeLeft) {
+        leftMemory = {exchange.scratch,
+                      writeToScratch(b, *left, leftSlots, subgroupBase, 0,
+                                     [&](Value slot) {
+                                       return toWord(slot, left->component);
+                                     }),
+                      b.index(depth), b.index(1), /*words=*/true};
+        offset = int64_t(left->rows) * left->columns;
+      }
+      if (exchangeRight)
+        rightMemory = {exchange.scratch,
+                       writeToScratch(b, *right, rightSlots, subgroupBase,
+                                      offset,
+                                      [&](Value slot) {
+                                        return toWord(slot, right->component);
+                                      }),
+                       b.index(right->columns), b.index(1), /*words=*/true};
       SubgroupBarrierOp::create(rewriter, loc);
     }
-    auto readScratch = [&](Value address) {
-      return fromWord(
-          memref::LoadOp::create(rewriter, loc, exchange.scratch, address));
+    auto mul = [&](Value x, Value y) -> Value {
+      return arith::MulIOp::create(rewriter, loc, x, y);
+    };
+    auto add = [&](Value x, Value y) -> Value {
+      return arith::AddIOp::create(rewriter, loc, x, y);
+    };
+    auto read = [&](const OperandInMemory &memory, Value address,
+                    Type component) -> Value {
+      Value element =
+          memref::LoadOp::create(rewriter, loc, memory.memory, address);
+      if (!memory.words) {
+        // bf16 is held as its bits.
+        if (component.isBF16() && element.getType() != component)
+          element = arith::BitcastOp::create(rewriter, loc, component, element);
+        return widen(element, component);
+      }
+      return isFloat
+                 ? arith::BitcastOp::create(rewriter, loc, computeType, element)
+                       .getResult()
+                 : element;
+    };
+    // Slots in the same row (column) read the same left (right) elements
+    // from memory: one read each, keyed by the lanes' rows (columns) and k.
+    std::map<std::tuple<bool, std::vector<unsigned>, unsigned>, Value> reads;
+    auto readOnce = [&](bool fromLeft, ArrayRef<unsigned> lines, unsigned k,
+                        llvm::function_ref<Value()> emitRead) {
+      Value &value = reads[{fromLeft, std::vector<unsigned>(lines), k}];
+      if (!value)
+        value = emitRead();
+      return value;
     };
     SmallVector<Value> outputs;
     for (unsigned p = 0; p < result->packedCount; ++p) {
       SmallVector<InvocationLayout::Position> positions;
-      for (unsigned lane = 0; lane < lanes; ++lane)
+      SmallVector<unsigned> rows, columns;
+      for (unsigned lane = 0; lane < lanes; ++lane) {
         positions.push_back(result->getPosition(lane, p, 0));
-      // Through workgroup memory: where this slot's row of the left operand
-      // starts, and its column of the right one.
+        rows.push_back(positions.back().row);
+        columns.push_back(positions.back().column);
+      }
+      // In memory: where this slot's row of the left operand starts, and its
+      // column of the right one.
       Value leftRow, rightColumn;
-      if (leftStart) {
+      if (leftMemory || rightMemory) {
         auto [row, column, valid] = b.locate(*result, p, 0);
-        leftRow = arith::AddIOp::create(
-            rewriter, loc, leftStart,
-            arith::MulIOp::create(rewriter, loc, row, b.index(depth)));
-        if (rightStart)
+        if (leftMemory)
+          leftRow = add(leftMemory.start, mul(row, leftMemory.rowStride));
+        if (rightMemory)
           rightColumn =
-              arith::AddIOp::create(rewriter, loc, rightStart, column);
+              add(rightMemory.start, mul(column, rightMemory.columnStride));
       }
       Value total = accumulators.empty()
                         ? arith::ConstantOp::create(
@@ -368,18 +442,27 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
           leftSources.push_back(leftHolders.lookup({position.row, k}));
           rightSources.push_back(rightHolders.lookup({k, position.column}));
         }
-        Value product, x, y;
-        if (leftRow) {
-          x = readScratch(
-              arith::AddIOp::create(rewriter, loc, leftRow, b.index(k)));
-          y = rightColumn ? readScratch(arith::AddIOp::create(
-                                rewriter, loc, rightColumn,
-                                b.index(k * right->columns)))
-                          : fetch(false, rightSources);
-        } else {
-          x = fetch(true, leftSources);
-          y = fetch(false, rightSources);
-        }
+        Value x =
+            leftRow ? readOnce(true, rows, k,
+                               [&] {
+                                 return read(
+                                     leftMemory,
+                                     add(leftRow, mul(b.index(k),
+                                                      leftMemory.columnStride)),
+                                     left->component);
+                               })
+                    : fetch(true, leftSources);
+        Value y = rightColumn
+                      ? readOnce(false, columns, k,
+                                 [&] {
+                                   return read(rightMemory,
+                                               add(rightColumn,
+                                                   mul(b.index(k),
+                                                       rightMemory.rowStride)),
+                                               right->component);
+                                 })
+                      : fetch(false, rightSources);
+        Value product;
         if (isFloat)
           product = arith::MulFOp::create(rewriter, loc, x, y);
         else

@@ -17,6 +17,8 @@
 
 #include "InvocationBuilder.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 using namespace mlir::subgroup_matrix::per_invocation;
@@ -78,25 +80,63 @@ void mlir::subgroup_matrix::populateEmulatedSubgroupMatrixTypeConversion(
   });
 }
 
-int64_t mlir::subgroup_matrix::getEmulatedExchangeWords(Operation *root,
-                                                        unsigned subgroupSize) {
+/// Whether `operand` (of an `mma` or `multiply`) can be read in place: see
+/// findOperandsReadInPlace.
+static bool canReadInPlace(OpOperand &operand) {
+  Operation *multiply = operand.getOwner();
+  auto load = operand.get().getDefiningOp<LoadOp>();
+  if (!load || load->getBlock() != multiply->getBlock())
+    return false;
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      load.getMemRefType().getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return false;
+  for (Operation *between = load->getNextNode(); between != multiply;
+       between = between->getNextNode()) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(between);
+    if (!effects)
+      return false;
+    for (const MemoryEffects::EffectInstance &effect : *effects)
+      if (isa<MemoryEffects::Write, MemoryEffects::Free>(effect.getEffect()))
+        return false;
+  }
+  return true;
+}
+
+DenseSet<OpOperand *>
+mlir::subgroup_matrix::findOperandsReadInPlace(Operation *root) {
+  DenseSet<OpOperand *> readInPlace;
+  root->walk([&](Operation *op) {
+    if (!isa<MmaOp, MultiplyOp>(op))
+      return;
+    // The left and right operands come first in both ops.
+    for (OpOperand &operand : op->getOpOperands().take_front(2))
+      if (canReadInPlace(operand))
+        readInPlace.insert(&operand);
+  });
+  return readInPlace;
+}
+
+int64_t mlir::subgroup_matrix::getEmulatedExchangeWords(
+    Operation *root, unsigned subgroupSize,
+    const DenseSet<OpOperand *> &readInPlace) {
   int64_t words = 0;
   root->walk([&](Operation *op) {
-    Value left, right;
-    if (auto mma = dyn_cast<MmaOp>(op))
-      left = mma.getLeft(), right = mma.getRight();
-    else if (auto multiply = dyn_cast<MultiplyOp>(op))
-      left = multiply.getLeft(), right = multiply.getRight();
-    else
+    if (!isa<MmaOp, MultiplyOp>(op))
       return;
+    OpOperand &left = op->getOpOperand(0), &right = op->getOpOperand(1);
     std::string error;
     FailureOr<InvocationLayout> leftLayout = InvocationLayout::getEmulated(
-        cast<SubgroupMatrixTypeInterface>(left.getType()), subgroupSize, error);
+        cast<SubgroupMatrixTypeInterface>(left.get().getType()), subgroupSize,
+        error);
     FailureOr<InvocationLayout> rightLayout = InvocationLayout::getEmulated(
-        cast<SubgroupMatrixTypeInterface>(right.getType()), subgroupSize,
+        cast<SubgroupMatrixTypeInterface>(right.get().getType()), subgroupSize,
         error);
     if (succeeded(leftLayout) && succeeded(rightLayout))
-      words = std::max(words, getExchangeWords(*leftLayout, *rightLayout));
+      words = std::max(words, getExchangeWords(*leftLayout, *rightLayout,
+                                               readInPlace.contains(&left),
+                                               readInPlace.contains(&right)));
   });
   return words;
 }

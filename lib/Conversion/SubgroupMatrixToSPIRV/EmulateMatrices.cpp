@@ -73,13 +73,17 @@ enum class EmulatedExchangeKind {
 
 /// Gives `function` the workgroup scratch its emulated multiplications
 /// exchange operands through: one region per subgroup of the workgroup
-/// (its size from `known_block_size`). Returns an empty exchange when the
-/// function multiplies nothing; fails when its workgroup size is unknown.
+/// (its size from `known_block_size`), for the operands it does not read in
+/// place (`readInPlace`). Returns an exchange without scratch when there
+/// are none; fails when its workgroup size is unknown.
 static FailureOr<EmulatedOperandExchange>
-createWorkgroupExchange(Operation *function, unsigned subgroupSize) {
-  int64_t words = getEmulatedExchangeWords(function, subgroupSize);
+createWorkgroupExchange(Operation *function, unsigned subgroupSize,
+                        DenseSet<OpOperand *> readInPlace) {
+  int64_t words = getEmulatedExchangeWords(function, subgroupSize, readInPlace);
+  EmulatedOperandExchange exchange;
+  exchange.readInPlace = std::move(readInPlace);
   if (!words)
-    return EmulatedOperandExchange();
+    return exchange;
   auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
   std::optional<ArrayRef<int32_t>> blockSize =
       kernel ? kernel.getKnownBlockSize() : std::nullopt;
@@ -99,7 +103,6 @@ createWorkgroupExchange(Operation *function, unsigned subgroupSize) {
       {subgroups * words}, IntegerType::get(context, 32),
       MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
-  EmulatedOperandExchange exchange;
   exchange.scratch = memref::AllocOp::create(builder, kernel.getLoc(), type);
   exchange.wordsPerSubgroup = words;
   return exchange;
@@ -135,13 +138,16 @@ static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
   if (failed(checkPerInvocationForm(function, subgroupSize,
                                     /*emulated=*/true)))
     return failure();
+  DenseSet<OpOperand *> readInPlace = findOperandsReadInPlace(function);
   EmulatedOperandExchange exchange;
   if (exchangeThroughWorkgroup) {
     FailureOr<EmulatedOperandExchange> created =
-        createWorkgroupExchange(function, subgroupSize);
+        createWorkgroupExchange(function, subgroupSize, std::move(readInPlace));
     if (failed(created))
       return failure();
-    exchange = *created;
+    exchange = std::move(*created);
+  } else {
+    exchange.readInPlace = std::move(readInPlace);
   }
 
   MLIRContext *context = function->getContext();
@@ -202,11 +208,11 @@ void EmulateMatricesPass::runOnOperation() {
     if (!target)
       return signalPassFailure();
     WalkResult emulated = kernels.walk([&](FunctionOpInterface function) {
-      bool emulate = target.getEmulated() || emulation == "all" ||
-                     function->hasAttr(
-                         SubgroupMatrixDialect::getEmulateAttrName()) ||
-                     (emulation == "unsupported" &&
-                      usesUnsupportedMatrices(function, target));
+      bool emulate =
+          target.getEmulated() || emulation == "all" ||
+          function->hasAttr(SubgroupMatrixDialect::getEmulateAttrName()) ||
+          (emulation == "unsupported" &&
+           usesUnsupportedMatrices(function, target));
       if (!emulate)
         return WalkResult::advance();
       // The emulation addresses every element by its linear index into a

@@ -47,14 +47,30 @@ LogicalResult checkPerInvocationForm(Operation *root, unsigned subgroupSize,
 /// `wordsPerSubgroup` words per subgroup), each operand an invocation does
 /// not hold whole is written there, between `subgroup_matrix.subgroup_barrier`s
 /// (only one subgroup shares each region), and read back element by element.
+///
+/// Operands in `readInPlace` need neither: they were loaded from workgroup
+/// memory that nothing writes before the multiplication, so each invocation
+/// reads the elements it multiplies from there (see findOperandsReadInPlace).
 struct EmulatedOperandExchange {
   Value scratch;
   int64_t wordsPerSubgroup = 0;
+  DenseSet<OpOperand *> readInPlace;
 };
 
+/// The `mma` and `multiply` operands in `root` that the emulation can read
+/// from the workgroup memory they were loaded from instead of exchanging
+/// them: the operand is a `subgroup_matrix.load` of workgroup memory in the
+/// multiplication's block, and no op between the two may write memory.
+/// Every invocation then reads its row of the left and column of the right
+/// matrix directly: no exchange, no barrier, and the reads of one operand
+/// by several multiplications are the same loads.
+DenseSet<OpOperand *> findOperandsReadInPlace(Operation *root);
+
 /// The scratch words per subgroup that the multiplications in `root` need
-/// to exchange their operands through workgroup memory.
-int64_t getEmulatedExchangeWords(Operation *root, unsigned subgroupSize);
+/// to exchange their operands (all but `readInPlace`) through workgroup
+/// memory.
+int64_t getEmulatedExchangeWords(Operation *root, unsigned subgroupSize,
+                                 const DenseSet<OpOperand *> &readInPlace);
 
 /// Adds the patterns lowering every subgroup_matrix op to the emulated form:
 /// the Intel form's patterns with unpacked slots, column-major accesses as
