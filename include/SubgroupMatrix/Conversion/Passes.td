@@ -113,9 +113,10 @@ def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
     Broadcasts are 2.8x faster on lavapipe, workgroup memory 1.7-4x faster
     on the H100 (docs/performance.md), so the default, `auto`, uses
     workgroup memory on targets with matrix units whose kernel has a known
-    workgroup size, and broadcasts on targets marked `emulated`. Neither is
-    needed for an operand that was loaded from workgroup memory in the
-    multiplication's block with no possible write in between (the staged
+    workgroup size, and broadcasts on targets marked `emulated`. With the
+    workgroup exchange, an operand that was loaded from workgroup memory in
+    the multiplication's block with no possible write in between is not
+    exchanged at all (the staged
     tiles of a GEMM kernel): each invocation reads the elements of its rows
     and columns there in place, and the multiplications sharing an operand
     share its reads (the corpus's f32 linear layer, 1024x4096x1024 with

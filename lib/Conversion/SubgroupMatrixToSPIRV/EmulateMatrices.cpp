@@ -138,16 +138,17 @@ static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
   if (failed(checkPerInvocationForm(function, subgroupSize,
                                     /*emulated=*/true)))
     return failure();
-  DenseSet<OpOperand *> readInPlace = findOperandsReadInPlace(function);
+  // Operands staged in workgroup memory are read there in place wherever
+  // the exchange would go through workgroup memory too; with broadcasts
+  // (lavapipe, where a broadcast is a register move and a workgroup-memory
+  // read a gather) they are exchanged as before.
   EmulatedOperandExchange exchange;
   if (exchangeThroughWorkgroup) {
-    FailureOr<EmulatedOperandExchange> created =
-        createWorkgroupExchange(function, subgroupSize, std::move(readInPlace));
+    FailureOr<EmulatedOperandExchange> created = createWorkgroupExchange(
+        function, subgroupSize, findOperandsReadInPlace(function));
     if (failed(created))
       return failure();
     exchange = std::move(*created);
-  } else {
-    exchange.readInPlace = std::move(readInPlace);
   }
 
   MLIRContext *context = function->getContext();

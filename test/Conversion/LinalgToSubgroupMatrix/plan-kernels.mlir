@@ -153,10 +153,12 @@ func.func @attention_by_hand(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>, %
 // -----
 
 // The H100's matrix units lack f32: an f32 product is planned with the
-// configuration of its emulation (one 16x16 result matrix per subgroup,
-// one matrix deep per step) and its kernel asks to be emulated.
+// configuration of its emulation (2 x 4 result matrices of 16x16 per
+// subgroup, whose operands the emulation reads in place from the staged
+// tiles; one matrix deep per step, the next one prefetched) and its kernel
+// asks to be emulated.
 // CHECK-LABEL: func.func @f32_emulated
-// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f32 -> f32>, tile_m = 32, tile_n = 32, tile_k = 16, subgroups_m = 2, subgroups_n = 2,
+// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f32 -> f32>, tile_m = 64, tile_n = 128, tile_k = 16, subgroups_m = 2, subgroups_n = 2, {{.*}} prefetch = true,
 // KERNEL: gpu.func @matmul_0(
 // KERNEL-SAME: subgroup_matrix.emulate
 // KERNEL: subgroup_matrix.mma {{.*}} : !subgroup_matrix.left<16x16xf32>, !subgroup_matrix.right<16x16xf32> -> !subgroup_matrix.result<16x16xf32>

@@ -48,9 +48,11 @@ LogicalResult checkPerInvocationForm(Operation *root, unsigned subgroupSize,
 /// not hold whole is written there, between `subgroup_matrix.subgroup_barrier`s
 /// (only one subgroup shares each region), and read back element by element.
 ///
-/// Operands in `readInPlace` need neither: they were loaded from workgroup
-/// memory that nothing writes before the multiplication, so each invocation
-/// reads the elements it multiplies from there (see findOperandsReadInPlace).
+/// Operands in `readInPlace` (sm-emulate-matrices fills it where the
+/// exchange goes through workgroup memory) need neither: they were loaded
+/// from workgroup memory that nothing writes before the multiplication, so
+/// each invocation reads the elements it multiplies from there (see
+/// findOperandsReadInPlace).
 struct EmulatedOperandExchange {
   Value scratch;
   int64_t wordsPerSubgroup = 0;
