@@ -119,7 +119,9 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
   if (emulated)
     blockM = blockN = 1;
   // On a GPU with matrix units an emulated kernel reads its operands in
-  // place from workgroup memory (findOperandsReadInPlace), and a block of
+  // place from workgroup memory (findOperandsReadInPlace, with the default
+  // workgroup exchange; `emulated-exchange=subgroup` shuffles them instead
+  // and was not measured with these blocks), and a block of
   // 2 x 4 matrices per subgroup (64 x 128 tiles) shares each read among
   // four or eight multiply-adds. On the H100, f32 -> f32 with the next step
   // prefetched: 1024x768x768 49.7 us, 1024x3072x768 125.7 us (38 TFLOP/s)
