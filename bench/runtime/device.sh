@@ -1,8 +1,9 @@
 #!/bin/bash
 # On the GPU machine, with build/bench-runtime carried (run.py stage):
 # every plan through sm-plan-runner, then PyTorch eager on the same inputs
-# (torch_peer.py), at the same clock. Outputs, logs and table.txt go to
-# $OUT (as bench-runtime.tgz, with table.txt beside it).
+# (torch_peer.py), at the same clock, and eager's Llama-layer products
+# alone (torch_products.py). Outputs, logs and table.txt go to $OUT (as
+# bench-runtime.tgz, with table.txt and products.txt beside it).
 #   bash bench/runtime/device.sh [REPEAT]
 set -u
 STAGE=build/bench-runtime
@@ -25,5 +26,7 @@ for plan in "$STAGE"/plans/*/; do
 done
 smReleaseGpuClock
 python3 bench/runtime/torch_peer.py "$STAGE" "$WORK" "$REPEAT" | tee "$WORK/table.txt"
-cp "$WORK/table.txt" "$OUT/"
+# Eager's Llama-layer projections alone (cuBLAS), beside the layer's.
+python3 bench/runtime/torch_products.py "$REPEAT" | tee "$WORK/products.txt"
+cp "$WORK/table.txt" "$WORK/products.txt" "$OUT/"
 tar czf "$OUT/bench-runtime.tgz" -C "$WORK" .

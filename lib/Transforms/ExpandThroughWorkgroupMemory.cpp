@@ -38,22 +38,33 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
-  if (!op.getRow().use_empty() || !op.getColumn().use_empty())
+bool mlir::subgroup_matrix::isComponentWiseBody(Block &body,
+                                                ArrayRef<Type> storageTypes) {
+  // Several types: f16 and f32 only, converted by OpFConvert. Every value
+  // is of one of them, so that every matrix the lowering makes has a type
+  // the program already uses (and the target therefore has).
+  llvm::SmallDenseSet<Type> types(llvm::from_range, storageTypes);
+  if (types.size() > 1 && !llvm::all_of(types, [](Type type) {
+        return type.isF16() || type.isF32();
+      }))
     return false;
-  for (Value input : op.getInputs())
-    if (input.getType() != op.getResult().getType())
-      return false;
-  Block &body = op.getBodyBlock();
   return llvm::all_of(body.without_terminator(), [&](Operation &inner) {
     if (!isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
              arith::DivFOp, arith::NegFOp, arith::AddIOp, arith::SubIOp,
-             arith::MulIOp>(inner))
+             arith::MulIOp, arith::ExtFOp, arith::TruncFOp>(inner))
       return false;
+    auto isKnown = [&](Type type) { return types.contains(type); };
+    if (!llvm::all_of(inner.getResultTypes(), isKnown) ||
+        !llvm::all_of(inner.getOperandTypes(), isKnown))
+      return false;
+    if (auto truncate = dyn_cast<arith::TruncFOp>(inner))
+      if (truncate.getRoundingmodeAttr())
+        return false;
     // Fast-math flags have no cooperative-matrix form.
     if (auto fastMath = dyn_cast<arith::ArithFastMathInterface>(inner))
-      if (fastMath.getFastMathFlagsAttr().getValue() !=
-          arith::FastMathFlags::none)
+      if (fastMath.getFastMathFlagsAttr() &&
+          fastMath.getFastMathFlagsAttr().getValue() !=
+              arith::FastMathFlags::none)
         return false;
     // Integer overflow flags neither.
     if (auto overflow =
@@ -63,6 +74,24 @@ bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
         return false;
     return true;
   });
+}
+
+bool mlir::subgroup_matrix::isComponentWiseMap(MapOp op) {
+  if (!op.getRow().use_empty() || !op.getColumn().use_empty())
+    return false;
+  // Matrices of several types are float ones (integer matrices of one
+  // storage type may still differ in signedness).
+  llvm::SmallDenseSet<Type> types = {op.getResult().getType()};
+  for (Value input : op.getInputs())
+    types.insert(input.getType());
+  SmallVector<Type> storageTypes;
+  for (Type type : types) {
+    Type component = cast<SubgroupMatrixTypeInterface>(type).getElementType();
+    if (types.size() > 1 && !isa<FloatType>(component))
+      return false;
+    storageTypes.push_back(getStorageType(component));
+  }
+  return isComponentWiseBody(op.getBodyBlock(), storageTypes);
 }
 
 /// Whether `op` converts its elements one by one in workgroup memory rather

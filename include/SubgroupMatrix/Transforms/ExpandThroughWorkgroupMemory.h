@@ -31,10 +31,18 @@ enum class MatrixRegisterOps {
   KindChanges,
 };
 
+/// Whether the ops of `body` (its terminator aside) are arithmetic that
+/// cooperative matrices do component-wise, on matrices whose components
+/// have the scalar `storageTypes`: constants, add/sub/mul/div/neg without
+/// fast-math or overflow flags, and extension or truncation between f16
+/// and f32, every value of one of `storageTypes` (several only when they
+/// are f16 and f32).
+bool isComponentWiseBody(Block &body, ArrayRef<Type> storageTypes);
+
 /// Whether `map` is component-wise arithmetic that cooperative matrices do
-/// directly: inputs of the result's type, a body of constants and
-/// add/sub/mul/div/neg without fast-math or overflow flags, no use of the
-/// row or column.
+/// directly: a component-wise body (isComponentWiseBody) over the storage
+/// types of its inputs and result (float matrices where they differ), no
+/// use of the row or column.
 bool isComponentWiseMap(MapOp map);
 
 /// Whether `op` (a map, reduce or convert) goes through workgroup memory on

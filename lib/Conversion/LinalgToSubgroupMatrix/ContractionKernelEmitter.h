@@ -217,9 +217,10 @@ private:
     return problem.outputRowsPerPart == 0 &&
            (problem.hasDynamicM() || problem.m % tiling.tileM);
   }
-  /// Whether the epilogue can run as subgroup_matrix.map on whole result
-  /// matrices: every operand is a full matrix and the target has the result
-  /// types of every step.
+  /// Whether the epilogue runs as subgroup_matrix.map on whole result
+  /// matrices: every operand is a full matrix, the target has the result
+  /// types of every step, and the maps stay in registers (emulated
+  /// matrices, or component-wise arithmetic on matrix units).
   bool epilogueMapsOnMatrices() const;
   /// Whether every workgroup can: the above, and every tile lies inside C.
   bool canMapEpilogue() const {

@@ -409,8 +409,10 @@ struct ConvertLowering : OpConversionPattern<ConvertOp> {
 };
 
 /// A component-wise map (isComponentWiseMap): each body op becomes the same
-/// arithmetic on whole cooperative matrices, constants and values from
-/// outside the body become splats.
+/// arithmetic on whole cooperative matrices (a float extension or
+/// truncation OpFConvert), constants and values from outside the body
+/// become splats; each matrix has the map's kind and shape and its
+/// scalar's type.
 struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -421,8 +423,18 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
       return rewriter.notifyMatchFailure(
           op, "not component-wise: it goes through workgroup memory");
     SubgroupMatrixTypeInterface matrixType = op.getResultType();
-    Type spirvType = convertMatrixType(matrixType);
     Location loc = op.getLoc();
+    // The cooperative-matrix type of the matrices of a scalar type: the
+    // result's for its storage type (integer components keep their
+    // signedness there), else the float type itself.
+    Type resultStorage = getStorageType(matrixType.getElementType());
+    auto spirvTypeOf = [&](Type scalar) -> Type {
+      if (scalar == resultStorage)
+        return convertMatrixType(matrixType);
+      return convertMatrixType(getMatrixType(matrixType.getKind(),
+                                             matrixType.getRows(),
+                                             matrixType.getColumns(), scalar));
+    };
     // The matrix value of each scalar of the body.
     DenseMap<Value, Value> matrices;
     for (auto [i, input] : llvm::enumerate(adaptor.getInputs()))
@@ -430,9 +442,9 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
     auto matrixOf = [&](Value scalar) -> Value {
       if (Value matrix = matrices.lookup(scalar))
         return matrix;
-      // A value from outside the body, of the storage type: a splat.
+      // A value from outside the body: a splat.
       Value splat = spirv::CompositeConstructOp::create(
-          rewriter, loc, spirvType,
+          rewriter, loc, spirvTypeOf(scalar.getType()),
           rewriter.getRemappedValue(scalar) ? rewriter.getRemappedValue(scalar)
                                             : scalar);
       matrices[scalar] = splat;
@@ -440,11 +452,15 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
     };
     for (Operation &inner : op.getBodyBlock().without_terminator()) {
       Value result;
+      Type spirvType = spirvTypeOf(inner.getResult(0).getType());
       if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
         result = spirv::ConstantOp::create(
             rewriter, loc, spirvType,
             DenseElementsAttr::get(cast<ShapedType>(spirvType),
                                    cast<TypedAttr>(constant.getValue())));
+      } else if (isa<arith::ExtFOp, arith::TruncFOp>(inner)) {
+        result = spirv::FConvertOp::create(rewriter, loc, spirvType,
+                                           matrixOf(inner.getOperand(0)));
       } else if (isa<arith::NegFOp>(inner)) {
         result = spirv::FNegateOp::create(rewriter, loc, spirvType,
                                           matrixOf(inner.getOperand(0)));

@@ -80,6 +80,48 @@ func.func @residual(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %res: memref
 
 // -----
 
+// An epilogue the matrix units cannot compute component-wise (SwiGLU's
+// exp): the accumulators go through the subgroup's scratch once, each lane
+// computes its run of a row with the gate read from memory, and stores it
+// as one vector; no map on matrices, which would take the accumulator and
+// the gate through the scratch and back before the store.
+
+// CHECK-LABEL: gpu.func @matmul_0
+// CHECK-SAME: (%{{.*}}: memref<8192xf16>, %{{.*}}: memref<8192xf16>, %[[GATE:.*]]: memref<16384xf16>, %[[OUT:.*]]: memref<16384xf16>)
+// CHECK-SAME: workgroup({{.*}}, %[[SCRATCH:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: subgroup_matrix.map
+// CHECK: subgroup_matrix.store %{{.*}}, %[[SCRATCH]]
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK: %[[ACC:.*]] = vector.load %[[SCRATCH]]
+// CHECK: %[[G:.*]] = memref.load %[[GATE]]
+// CHECK: math.exp
+// CHECK: vector.store %{{.*}}, %[[OUT]]
+// CHECK-NOT: subgroup_matrix.map
+// CHECK-LABEL: func.func @silu_product
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @silu_product(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %gate: memref<128x128xf16>, %out: memref<128x128xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %gate : memref<128x128xf32>, memref<128x128xf16>) outs(%out : memref<128x128xf16>) {
+  ^bb0(%x: f32, %g: f16, %o: f16):
+    %up = arith.truncf %x : f32 to f16
+    %n = arith.negf %g : f16
+    %e = math.exp %n : f16
+    %one = arith.constant 1.0 : f16
+    %d = arith.addf %e, %one : f16
+    %s = arith.divf %g, %d : f16
+    %y = arith.mulf %s, %up : f16
+    linalg.yield %y : f16
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+
+// -----
+
 // A batch runs along the grid's z dimension; an element-wise op that reads
 // the product from a buffer the caller sees cannot be fused and becomes a
 // kernel of its own, launched after the product.

@@ -36,6 +36,74 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
 
 // -----
 
+// A map over f16 and f32 matrices to f16 is component-wise too: the
+// extension and the truncation are conversions of whole matrices, the
+// addition is on f32 matrices; nothing goes through workgroup memory.
+
+// CHECK-LABEL: spirv.module
+// CHECK-NOT: spirv.GlobalVariable {{.*}}Workgroup
+// CHECK-LABEL: spirv.func @mixed_types
+// CHECK-DAG: %[[H:.*]] = spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK-DAG: %[[F:.*]] = spirv.KHR.CooperativeMatrixLoad {{.*}} -> !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[W:.*]] = spirv.FConvert %[[H]] : !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc> to !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[HALF:.*]] = spirv.Constant dense<5.000000e-01> : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[P:.*]] = spirv.FMul %[[F]], %[[HALF]] : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[S:.*]] = spirv.FAdd %[[W]], %[[P]] : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>
+// CHECK: %[[N:.*]] = spirv.FConvert %[[S]] : !spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc> to !spirv.coopmatrix<16x16xf16, Subgroup, MatrixAcc>
+// CHECK: spirv.KHR.CooperativeMatrixStore {{.*}}, %[[N]]
+// CHECK-NOT: spirv.ControlBarrier
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @mixed_types(%a: memref<256xf16>, %b: memref<256xf32>, %c: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %h = subgroup_matrix.load %a[%c0] stride %c16 : memref<256xf16> -> !subgroup_matrix.result<16x16xf16>
+    %f = subgroup_matrix.load %b[%c0] stride %c16 : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %y = subgroup_matrix.map %h, %f : !subgroup_matrix.result<16x16xf16>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16> {
+    ^bb0(%row: index, %col: index, %x: f16, %z: f32):
+      %w = arith.extf %x : f16 to f32
+      %half = arith.constant 0.5 : f32
+      %p = arith.mulf %z, %half : f32
+      %s = arith.addf %w, %p : f32
+      %n = arith.truncf %s : f32 to f16
+      subgroup_matrix.yield %n : f16
+    }
+    subgroup_matrix.store %y, %c[%c0] stride %c16 : !subgroup_matrix.result<16x16xf16>, memref<256xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A map of f16 matrices whose body widens to f32 is not: no matrix of the
+// map has f32 components, which the target might lack, so it goes through
+// workgroup memory, element by element.
+
+// CHECK-LABEL: spirv.module
+// CHECK: spirv.GlobalVariable {{.*}}Workgroup
+// CHECK-LABEL: spirv.func @wider_inside
+// CHECK: spirv.KHR.CooperativeMatrixStore
+// CHECK: spirv.ControlBarrier <Subgroup>, <Subgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.mlir.loop
+// CHECK-NOT: spirv.FConvert {{.*}}coopmatrix
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @wider_inside(%a: memref<256xf16>, %b: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %h = subgroup_matrix.load %a[%c0] stride %c16 : memref<256xf16> -> !subgroup_matrix.result<16x16xf16>
+    %y = subgroup_matrix.map %h : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf16> {
+    ^bb0(%row: index, %col: index, %x: f16):
+      %w = arith.extf %x : f16 to f32
+      %s = arith.mulf %w, %w : f32
+      %n = arith.truncf %s : f32 to f16
+      subgroup_matrix.yield %n : f16
+    }
+    subgroup_matrix.store %y, %b[%c0] stride %c16 : !subgroup_matrix.result<16x16xf16>, memref<256xf16>
+    gpu.return
+  }
+}
+
+// -----
+
 // A change of kind, a map that needs the element's position and a
 // reduction go through one scratch tile per subgroup in workgroup memory,
 // sized for the op that needs most (two tiles of f32 for the map: its input

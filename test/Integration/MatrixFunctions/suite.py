@@ -405,6 +405,16 @@ subgroup_matrix.yield %y : f32""",
 %t = arith.truncf %h : f32 to f16
 subgroup_matrix.yield %t : f16""",
                          lambda r, c, a: EitherRounding(a * 0.5, "f16"))
+                # f16 and f32 inputs to an f16 result, widened and
+                # narrowed in the body: component-wise on matrix units.
+                map_case("map_widen_add_to_f16_" + tag,
+                         [(t16, (-100, 100)), (t32, (-100, 100))], t16,
+                         "%a: f16, %b: f32", """
+%w = arith.extf %a : f16 to f32
+%s = arith.addf %w, %b : f32
+%t = arith.truncf %s : f32 to f16
+subgroup_matrix.yield %t : f16""",
+                         lambda r, c, a, b: a + b, tolerance=2.0 ** -10)
     for t in types:
         kind, rows, columns, component = t
         if component not in ("si32", "si8"):
