@@ -685,6 +685,21 @@ void ElementwiseToKernelsPass::runOnOperation() {
     if (succeeded(generalized))
       op = *generalized;
   }
+  // Long reductions into few outputs in two steps (the parts' fill is the
+  // first step's starting value).
+  for (size_t i = 0, e = remaining.size(); i < e; ++i) {
+    auto generic = dyn_cast<linalg::GenericOp>(remaining[i].getOperation());
+    if (!generic || grouped.contains(generic))
+      continue;
+    // (Each step is reported as the kernel it becomes, at the op's place.)
+    FailureOr<SplitReduction> split =
+        splitLongReduction(rewriter, generic, *target);
+    if (failed(split))
+      continue;
+    remaining[i] = split->parts;
+    remaining.push_back(split->fill);
+    remaining.push_back(split->total);
+  }
   // A fill right before the op that writes every element of that output
   // from it (a reduction's starting value) is no kernel of its own.
   DenseMap<Operation *, SmallVector<linalg::FillOp>> startingFills;

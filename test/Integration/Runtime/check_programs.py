@@ -197,6 +197,46 @@ func.func @int4(%q: tensor<33x70xi4>, %s: tensor<70xf32>)
 """
 
 
+# Long reductions into few outputs, each split in two kernels (parts
+# folded by workgroups of their own, then the parts): a maximum over a
+# whole tensor (rank 0) and four sums of 65536 terms.
+SPLIT_REDUCTIONS = """
+#all = affine_map<(i, j) -> (i, j)>
+#scalar = affine_map<(i, j) -> ()>
+#row = affine_map<(i, j) -> (i)>
+func.func @split(%x: tensor<256x512xf32>, %y: tensor<4x65536xf32>)
+    -> (tensor<f32>, tensor<4xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %f0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %max = linalg.generic {indexing_maps = [#all, #scalar],
+                         iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<256x512xf32>) outs(%f0 : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %m = arith.maximumf %acc, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>)
+      -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#all, #row],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<4x65536xf32>) outs(%f1 : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %acc, %v : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %max, %sum : tensor<f32>, tensor<4xf32>
+}
+"""
+
+
+def split_reductions_reference(x, y):
+    return {"result_0": np.array(x.astype(np.float64).max()),
+            "result_1": y.astype(np.float64).sum(axis=1)}
+
+
 def int4(rng, shape):
     return rng.integers(-8, 8, shape).astype(np.int8)
 
@@ -320,6 +360,9 @@ CASES = [
     ("i4 arguments and results (packed in the device's buffers)",
      INT4_ROUND_TRIP, [[(int4, (33, 70)), (f32, (70,))]], int4_reference,
      1e-6),
+    ("long reductions into few outputs, split in two kernels",
+     SPLIT_REDUCTIONS, [[(f32, (256, 512)), (f32, (4, 65536))]],
+     split_reductions_reference, 1e-5),
     ("f32 product into a memref argument (Apple's configuration)",
      ACCUMULATE_F32, [[(f32, (32, 64)), (f32, (64, 24)), (f32, (32, 24))]],
      accumulate_reference, 1e-5),

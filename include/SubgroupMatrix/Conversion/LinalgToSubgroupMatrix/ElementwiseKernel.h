@@ -9,6 +9,8 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ELEMENTWISEKERNEL_H
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ELEMENTWISEKERNEL_H
 
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -71,6 +73,26 @@ SmallVector<Value> getBodyLoadedBuffers(linalg::GenericOp op);
 SmallVector<int64_t> getKernelLoopSizes(ArrayRef<AffineMap> maps,
                                         ValueRange operands,
                                         unsigned loopCount);
+
+/// A reduction split in two steps (splitLongReduction): the fill of the
+/// partial results with the reduction's identity, the generic that folds
+/// each part into its partial result, and the one that folds the partial
+/// results into the output.
+struct SplitReduction {
+  linalg::FillOp fill;
+  linalg::GenericOp parts, total;
+};
+
+/// Splits `op`, a reduction of at least 2^16 elements into fewer outputs
+/// than `target` has compute units whose body folds with one associative
+/// op (getReductionKind), in two generics that replace it, so that its
+/// kernels fill the device; fails, changing nothing, for every other op.
+/// The first generic reads its inputs with the outermost reduction loop
+/// split into parts (a new first loop) and writes one partial result per
+/// part into a new buffer, the second folds them into the output.
+FailureOr<SplitReduction> splitLongReduction(RewriterBase &rewriter,
+                                             linalg::GenericOp op,
+                                             TargetAttr target);
 
 /// Whether the kernel of `op` can start each element of output `init` from
 /// the value of `fill` (a fill of that output) instead of reading it, so
