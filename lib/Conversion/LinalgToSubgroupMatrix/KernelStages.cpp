@@ -688,8 +688,11 @@ void ElementwiseToKernelsPass::runOnOperation() {
   // Long reductions into few outputs in two steps (the parts' fill is the
   // first step's starting value).
   for (size_t i = 0, e = remaining.size(); i < e; ++i) {
+    // (Ops of row groups are gone.)
+    if (grouped.contains(remaining[i]))
+      continue;
     auto generic = dyn_cast<linalg::GenericOp>(remaining[i].getOperation());
-    if (!generic || grouped.contains(generic))
+    if (!generic)
       continue;
     // (Each step is reported as the kernel it becomes, at the op's place.)
     FailureOr<SplitReduction> split =
