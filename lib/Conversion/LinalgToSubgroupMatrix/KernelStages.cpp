@@ -634,6 +634,14 @@ static void foldViewsIntoMaps(ModuleOp module) {
   }
 }
 
+/// Whether `op` has a loop of no iterations, and so writes nothing.
+static bool writesNothing(linalg::GenericOp op) {
+  return llvm::is_contained(getKernelLoopSizes(op.getIndexingMapsArray(),
+                                               op->getOperands(),
+                                               op.getNumLoops()),
+                            0);
+}
+
 void ElementwiseToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
   rewriteStridedCopies(module);
@@ -684,6 +692,18 @@ void ElementwiseToKernelsPass::runOnOperation() {
         linalg::generalizeNamedOp(rewriter, op);
     if (succeeded(generalized))
       op = *generalized;
+  }
+  // An op with a loop of no iterations writes nothing (a reduction leaves
+  // its output at its starting value): no kernel. (Erased ops count as
+  // grouped from here on.)
+  for (linalg::LinalgOp op : remaining) {
+    if (grouped.contains(op))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || !writesNothing(generic))
+      continue;
+    grouped.insert(generic);
+    rewriter.eraseOp(generic);
   }
   // Long reductions into few outputs in two steps (the parts' fill is the
   // first step's starting value).
@@ -743,6 +763,11 @@ void ElementwiseToKernelsPass::runOnOperation() {
         continue;
       }
       generic = *generalized;
+    }
+    // (A fill of no elements.)
+    if (writesNothing(generic)) {
+      rewriter.eraseOp(generic);
+      continue;
     }
     std::string name = kernels.nextName("elementwise");
     // On the generic: a named op generalized is gone (its location stays).
