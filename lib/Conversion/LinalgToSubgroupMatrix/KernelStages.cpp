@@ -706,7 +706,9 @@ void ElementwiseToKernelsPass::runOnOperation() {
     rewriter.eraseOp(generic);
   }
   // Long reductions into few outputs in two steps (the parts' fill is the
-  // first step's starting value).
+  // first step's starting value). The steps take the op's place in
+  // `remaining` and are appended, past the end this loop visits: neither
+  // is split again.
   for (size_t i = 0, e = remaining.size(); i < e; ++i) {
     // (Ops of row groups are gone.)
     if (grouped.contains(remaining[i]))
