@@ -10,6 +10,7 @@
 #include "SubgroupMatrix/Transforms/Passes.h"
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -27,6 +28,43 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+/// Conversions between bf16 and f64 go through f32: upstream's bf16
+/// expansion and the SPIR-V conversion know only f32. Widening stays
+/// exact; narrowing rounds twice, which differs from one rounding only for
+/// f64 values within 2^-29 of halfway between two bf16 values.
+static void splitWideBFloat16Conversions(Operation *root) {
+  SmallVector<Operation *> conversions;
+  root->walk([&](Operation *op) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return;
+    Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type to = getElementTypeOrSelf(op->getResult(0).getType());
+    if ((from.isBF16() && to.getIntOrFloatBitWidth() > 32) ||
+        (to.isBF16() && from.getIntOrFloatBitWidth() > 32))
+      conversions.push_back(op);
+  });
+  for (Operation *op : conversions) {
+    OpBuilder b(op);
+    Type operandType = op->getOperand(0).getType();
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(operandType))
+      f32 = vector.clone(f32);
+    Value middle, result;
+    if (isa<arith::ExtFOp>(op)) {
+      middle = arith::ExtFOp::create(b, op->getLoc(), f32, op->getOperand(0));
+      result = arith::ExtFOp::create(b, op->getLoc(),
+                                     op->getResult(0).getType(), middle);
+    } else {
+      middle =
+          arith::TruncFOp::create(b, op->getLoc(), f32, op->getOperand(0));
+      result = arith::TruncFOp::create(b, op->getLoc(),
+                                       op->getResult(0).getType(), middle);
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
 namespace {
 struct ExpandMathPass
     : public subgroup_matrix::impl::ExpandMathPassBase<ExpandMathPass> {
@@ -34,6 +72,7 @@ struct ExpandMathPass
 
   void runOnOperation() override {
     for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+      splitWideBFloat16Conversions(kernels);
       promoteBFloat16Arithmetic(kernels);
       RewritePatternSet expansions(&getContext());
       populatePolynomialApproximateErfPattern(expansions);

@@ -89,3 +89,25 @@ module {
     }
   }
 }
+
+// -----
+
+// Conversions between bf16 and f64 go through f32 (the bf16 expansion and
+// SPIR-V know only f32).
+// CHECK-LABEL: gpu.func @bf16_f64
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[D:.*]] = arith.extf %[[W]] : f32 to f64
+// CHECK: %[[N:.*]] = arith.truncf %[[D]] : f64 to f32
+// CHECK-NOT: arith.truncf %{{.*}} : f64 to bf16
+module {
+  gpu.module @kernels {
+    gpu.func @bf16_f64(%x: memref<1xbf16>, %out: memref<1xbf16>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<1xbf16>
+      %w = arith.extf %v : bf16 to f64
+      %n = arith.truncf %w : f64 to bf16
+      memref.store %n, %out[%c0] : memref<1xbf16>
+      gpu.return
+    }
+  }
+}

@@ -223,6 +223,51 @@ def PromoteBFloat16MapsPass : Pass<"sm-promote-bf16-maps", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AccumulateInF32Pass : Pass<"sm-accumulate-in-f32", "ModuleOp"> {
+  let summary = "make linalg reductions into f16 or bf16 accumulate in f32";
+  let description = [{
+    Rewrites every `linalg.generic` that has a reduction loop and an f16 or
+    bf16 output so that it accumulates in f32 and rounds once: each such
+    output is extended into an f32 tensor (or buffer), the body computes in
+    f32 (its f16/bf16 arguments extended, its arith and math ops on f32,
+    extensions and truncations between f16/bf16 and f32 dropped), and the
+    f32 result is truncated back into the original output.
+
+    This is the precision policy of `sm-linalg-to-gpu` (f16/bf16 products
+    accumulate in f32), written for the upstream reference: the checker of
+    test/Integration/Reference runs `--linalg-generalize-named-ops
+    --sm-accumulate-in-f32` before upstream MLIR's CPU pipeline, so that the
+    reference sums as the compiled program does instead of rounding every
+    partial sum to f16. A body it cannot compute in f32 (a bitcast of an
+    f16 value, an op with regions) is left as it is.
+
+    ```mlir
+    // sm-opt --sm-accumulate-in-f32
+    %r = linalg.generic {indexing_maps = [#mk, #kn, #mn],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>)
+        outs(%c : tensor<4x4xf16>) {
+    ^bb0(%x: f16, %y: f16, %acc: f16):
+      %p = arith.mulf %x, %y : f16
+      %s = arith.addf %acc, %p : f16
+      linalg.yield %s : f16
+    } -> tensor<4x4xf16>
+    // becomes an extension of %c into tensor<4x4xf32>, the same generic
+    // with an f32 output and body, and a truncation of its result:
+    ^bb0(%x: f16, %y: f16, %acc: f32):
+      %xw = arith.extf %x : f16 to f32
+      %yw = arith.extf %y : f16 to f32
+      %p = arith.mulf %xw, %yw : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FlattenBuffersPass : Pass<"sm-flatten-buffers", "ModuleOp"> {
   let summary = "fold subviews into accesses and make N-D buffers 1-D";
   let description = [{
@@ -282,7 +327,8 @@ def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
     carrying `spirv.target_env`) conversions between f32 and bf16 become
     integer arithmetic on the bits (upstream's bf16 expansion), since a
     SPIR-V conversion to bf16 rounds as the driver likes (the H100's
-    truncates) where `arith.truncf` rounds to nearest even. Works on the
+    truncates) where `arith.truncf` rounds to nearest even; conversions
+    between bf16 and f64 go through f32 first. Works on the
     gpu.modules being lowered
     (those carrying `spirv.target_env`, or all when none does).
 

@@ -110,6 +110,15 @@ mlir::subgroup_matrix::getIndexingLoops(AffineMap map) {
   return loops;
 }
 
+/// Whether the body extends its integers as unsigned.
+static bool hasUnsignedBody(linalg::LinalgOp op) {
+  bool isUnsigned = false;
+  op->walk([&](Operation *inner) {
+    isUnsigned |= isa<arith::ExtUIOp, arith::UIToFPOp>(inner);
+  });
+  return isUnsigned;
+}
+
 /// Reads `op`'s matrix layout; otherwise says why it has none in `why`.
 static FailureOr<MatrixLayout> matchMatrixLayout(linalg::LinalgOp op,
                                                  std::string &why) {
@@ -161,12 +170,41 @@ static FailureOr<MatrixLayout> matchMatrixLayout(linalg::LinalgOp op,
     return fail("A must be indexed [m, k] or [k, m] (after the batch)");
   if (!matchOperand(maps[1], kd, nd, layout.bBatched, layout.bTransposed))
     return fail("B must be indexed [k, n] or [n, k] (after the batch)");
+  // Products that no matrix unit computes (f64, i64, i8 into i8) are
+  // reductions like any other: the element-wise kernels sum them exactly,
+  // wrapping where the program's integers do. (f16/bf16 into f16/bf16
+  // accumulate in f32 by the precision policy; A and B of different types
+  // are the contraction kernel's to report.)
+  auto elementType = [](Value value) { return getElementTypeOrSelf(value); };
+  Type input = elementType(op.getDpsInputs()[0]);
+  Type output = elementType(op.getDpsInits()[0]);
+  auto isNarrowFloat = [](Type type) {
+    return isa<Float16Type, BFloat16Type>(type);
+  };
+  if (input == elementType(op.getDpsInputs()[1]) &&
+      !(isNarrowFloat(input) && isNarrowFloat(output))) {
+    bool isUnsigned = hasUnsignedBody(op);
+    Type inputComponent = getComponent(input, isUnsigned);
+    Type resultComponent = getComponent(output, isUnsigned);
+    if (!inputComponent || !resultComponent ||
+        !isValidAccumulatorType(inputComponent, resultComponent))
+      return fail(llvm::formatv("'{0}' inputs accumulated into '{1}' is not a "
+                                "subgroup-matrix multiplication",
+                                input, output)
+                      .str());
+  }
   return layout;
 }
 
 bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
   std::string why;
   return succeeded(matchMatrixLayout(op, why));
+}
+
+std::string mlir::subgroup_matrix::whyNotMatrixContraction(linalg::LinalgOp op) {
+  std::string why;
+  (void)matchMatrixLayout(op, why);
+  return why;
 }
 
 /// The buffer that `buffer` is a view of (itself when it is no view).
@@ -178,6 +216,14 @@ static Value getViewedBuffer(Value buffer) {
 
 linalg::FillOp mlir::subgroup_matrix::getFillBefore(Operation *op, Value c) {
   Value viewed = getViewedBuffer(c);
+  // An op that also reads the filled buffer through another operand needs
+  // the fill done before it (bufferization writes in place over an input
+  // that is dead after the op, as a fused SiLU over its tensor of ones).
+  if (llvm::count_if(op->getOperands(), [&](Value operand) {
+        return isa<BaseMemRefType>(operand.getType()) &&
+               getViewedBuffer(operand) == viewed;
+      }) > 1)
+    return {};
   for (Operation *previous = op->getPrevNode(); previous;
        previous = previous->getPrevNode()) {
     auto fill = dyn_cast<linalg::FillOp>(previous);
@@ -195,15 +241,6 @@ linalg::FillOp mlir::subgroup_matrix::getFillBefore(Operation *op, Value c) {
       return {};
   }
   return {};
-}
-
-/// Whether the body extends its integers as unsigned.
-static bool hasUnsignedBody(linalg::LinalgOp op) {
-  bool isUnsigned = false;
-  op->walk([&](Operation *inner) {
-    isUnsigned |= isa<arith::ExtUIOp, arith::UIToFPOp>(inner);
-  });
-  return isUnsigned;
 }
 
 FailureOr<Contraction>

@@ -196,8 +196,17 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
         ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
         ShapedType::isDynamicShape(slice.getStaticStrides()))
       return std::nullopt;
-    return applyStaticView(map, slice.getStaticOffsets(),
-                           slice.getStaticStrides());
+    AffineMap composed = applyStaticView(map, slice.getStaticOffsets(),
+                                         slice.getStaticStrides());
+    // A dimension read by a bare loop must be as long as the loop (linalg
+    // sizes loops by such reads): a slice that keeps the start of a longer
+    // dimension stays a slice.
+    for (auto [position, expr] : llvm::enumerate(composed.getResults()))
+      if (isa<AffineDimExpr>(expr) &&
+          slice.getSourceType().getDimSize(position) !=
+              slice.getType().getDimSize(position))
+        return std::nullopt;
+    return composed;
   }
   if (auto expand = reshaped.getDefiningOp<tensor::ExpandShapeOp>()) {
     ArrayRef<int64_t> shape = expand.getResultType().getShape();

@@ -510,10 +510,10 @@ static std::string describeElementwiseKernel(linalg::GenericOp op) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   bool hasMatrices = succeeded(dims) && (!dims->m.empty() || !dims->n.empty());
-  return why + (hasMatrices ? " (a contraction whose operands the matrix "
-                              "kernels cannot index)"
-                            : " (a dot product: no M or N loop, nothing for "
-                              "matrix units)");
+  if (!hasMatrices)
+    return why + " (a dot product: no M or N loop, nothing for matrix units)";
+  return why + " (a contraction that is no matrix product: " +
+         whyNotMatrixContraction(op) + ")";
 }
 
 /// The buffer that `view` is a chain of memref.subview ops of, and the map
@@ -753,6 +753,9 @@ void ElementwiseToKernelsPass::runOnOperation() {
   for (linalg::LinalgOp op : remaining) {
     if (grouped.contains(op))
       continue;
+    // Looked up by the op as it was: a named op generalized below is a new
+    // op, which may take the address of one erased before it.
+    SmallVector<linalg::FillOp> fills = startingFills.lookup(op);
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (!generic) {
       rewriter.setInsertionPoint(op);
@@ -778,7 +781,7 @@ void ElementwiseToKernelsPass::runOnOperation() {
                                  /*allowBodyLoads=*/true))
       reportKernel(generic, "became", name, describeElementwiseKernel(generic));
     if (failed(emitElementwiseKernel(rewriter, generic, kernels.get(), name,
-                                     startingFills.lookup(generic))))
+                                     fills)))
       failedAny = true;
   }
   if (failedAny)

@@ -257,3 +257,40 @@ func.func @empty_part(%a: tensor<6x0xf32>, %b: tensor<6x8xf32>) -> tensor<6x8xf3
   } -> tensor<6x8xf32>
   return %y : tensor<6x8xf32>
 }
+
+// -----
+
+// A slice that keeps the start of a longer dimension stays a slice: read
+// through it, that dimension would be a bare loop over the source's longer
+// extent, which linalg's sizing of loops forbids. A slice that starts
+// inside its dimension is read through.
+
+// CHECK: #[[INSIDE:.*]] = affine_map<(d0, d1) -> (d0 + 1, d1 + 2)>
+// CHECK-LABEL: func.func @slice_keeping_start
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, 2] [5, 6] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[SLICE]], %[[SLICE]] : tensor<5x6xf32>, tensor<5x6xf32>)
+// CHECK-LABEL: func.func @slice_inside
+// CHECK-NOT: tensor.extract_slice
+// CHECK: linalg.generic {indexing_maps = [#[[INSIDE]], {{.*}} ins(%{{.*}} : tensor<8x8xf32>)
+func.func @slice_keeping_start(%x: tensor<8x8xf32>) -> tensor<5x6xf32> {
+  %s = tensor.extract_slice %x[0, 2] [5, 6] [1, 1] : tensor<8x8xf32> to tensor<5x6xf32>
+  %e = tensor.empty() : tensor<5x6xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %s : tensor<5x6xf32>, tensor<5x6xf32>) outs(%e : tensor<5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.minimumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<5x6xf32>
+  return %y : tensor<5x6xf32>
+}
+func.func @slice_inside(%x: tensor<8x8xf32>) -> tensor<5x6xf32> {
+  %s = tensor.extract_slice %x[1, 2] [5, 6] [1, 1] : tensor<8x8xf32> to tensor<5x6xf32>
+  %e = tensor.empty() : tensor<5x6xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<5x6xf32>) outs(%e : tensor<5x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<5x6xf32>
+  return %y : tensor<5x6xf32>
+}

@@ -5,12 +5,14 @@ imitates, which pattern it covers and at which model's sizes), with a
 float64 reference for each, computed here with numpy from the same inputs.
 
   corpus.py run TOOLS [--target T] [--reduced] [--only A,B] [--skip C,D]
-                [--seed N]
+                [--seed N] [--upstream]
   corpus.py kernels TOOLS [--target T] [--reduced]
 
 `run` runs every program through sm-run (the runtime poisons what the
 program allocates) and compares its output with the reference: error <=
-tolerance * max(1, |reference|) everywhere. `--reduced` applies each file's
+tolerance * max(1, |reference|) everywhere; `--upstream` also compares it
+with what upstream MLIR's CPU pipeline computes for the same program on
+the same inputs (../Reference/upstream.py). `--reduced` applies each file's
 `// REDUCED:` line (model size = reduced size, on the numbers of the
 program) so that lavapipe runs the corpus in CI. `kernels` prints, per
 program, how many kernels sm-linalg-to-gpu made and how many of them use
@@ -32,6 +34,8 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = HERE / "Inputs"
+sys.path.insert(0, str(HERE.parent / "Reference"))
+import upstream  # noqa: E402  (upstream MLIR's execution as a reference)
 
 
 # Storage rounding: the program stores these types between ops, so the
@@ -585,6 +589,37 @@ def compare(got, want, tolerance):
     return not bad.any(), detail
 
 
+def check_upstream(tools, name, text, arrays, results, directory):
+    """(ok, detail) of the program's results against upstream MLIR's CPU
+    execution of the same program on the same inputs, at the program's
+    tolerance (or the upstream checker's, if larger)."""
+    elements = result_elements(text)
+    try:
+        theirs = upstream.run_reference(
+            tools, text, None, arrays, [r.shape for r in results], directory)
+    except upstream.ReferenceError as error:
+        return False, "not run: %s" % error
+    tolerance = max(PROGRAMS[name].tolerance, upstream.program_tolerance(text))
+    details, ok = [], True
+    for index, (got, element) in enumerate(zip(results, elements)):
+        want = theirs[("result", index)]
+        if element not in upstream.FLOATS and isinstance(
+                reference(name, arrays, text)[index], ArgmaxOf):
+            # Indices of a maximum: the values they pick must tie.
+            values = reference(name, arrays, text)[index].values
+            picked = [np.take_along_axis(values, np.asarray(
+                i, np.int64)[..., None], -1)[..., 0] for i in (got, want)]
+            passed = bool(np.all(np.abs(picked[0] - picked[1]) <=
+                                 tolerance * np.maximum(1, np.abs(picked[1]))))
+            detail = "indices pick the same maxima" if passed else \
+                "indices pick other values than upstream's"
+        else:
+            passed, detail = upstream.compare(got, want, element, tolerance)
+        ok &= passed
+        details.append(detail)
+    return ok, "; ".join(details)
+
+
 def count_kernels(tools, text, target):
     """(kernels, kernels with subgroup matrices) sm-linalg-to-gpu makes."""
     done = subprocess.run(
@@ -639,6 +674,11 @@ def run(options):
             results = [np.load(directory / ("result_%d.npy" % index))
                        for index in range(len(result_elements(text)))]
             ok, detail = check_results(name, arrays, text, results)
+            if options.upstream:
+                agrees, versus = check_upstream(options.tools, name, text,
+                                                arrays, results, directory)
+                ok &= agrees
+                detail += "; upstream: " + versus
             print("%s %s: %s" % ("PASSED" if ok else "FAILED", name, detail),
                   flush=True)
             passed += ok
@@ -698,6 +738,9 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--skip", default="")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--upstream", action="store_true",
+                        help="run: also compare with upstream MLIR's CPU "
+                        "execution of each program")
     parser.add_argument("--spirv-val", default="",
                         help="kernels: also validate each Vulkan binary")
     options = parser.parse_args()

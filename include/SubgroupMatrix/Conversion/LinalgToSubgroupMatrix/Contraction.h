@@ -167,9 +167,13 @@ bool isElementwiseOnTensors(Operation *op);
 /// indexing maps and body are a matrix product, maybe batched).
 bool isMatrixContraction(linalg::LinalgOp op);
 
+/// Why `op` is not a matrix contraction (empty when it is one).
+std::string whyNotMatrixContraction(linalg::LinalgOp op);
+
 /// The `linalg.fill` of the buffer `c` before `op` in its block, when
 /// nothing between them reads or writes `c` or a view of the same buffer
-/// (so that `op` may start from the fill's value instead).
+/// (so that `op` may start from the fill's value instead); none when `op`
+/// reads that buffer through another operand too.
 linalg::FillOp getFillBefore(Operation *op, Value c);
 
 /// Cleans up after the tensor stages that reshape operands (batch loops

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Writes an MLP as torch.compile's dynamo front-end (through torch-mlir)
+imports it: parameters frozen into `arith.constant dense<"0x...">` weights
+of shape [out, in], each transposed by a linalg.generic, a linalg.matmul
+into a zero fill, the bias added and ReLU applied by generics (ReLU as a
+compare and select).
+
+  dynamo_mlp.py ROWS WIDTH LAYERS ELEMENT SEED > program.mlir
+
+The weights are drawn from [-1, 1] (not scaled by the fan-in), so that the
+activations grow by about sqrt(WIDTH / 3) a layer: a few 1024-wide layers
+reach values that f16 cannot hold, which an exact f32 product keeps.
+"""
+
+import sys
+
+import numpy as np
+
+
+def constant(array, element):
+    """A dense constant of `array` in `element` (f32 or bf16) as hex."""
+    if element == "bf16":
+        bits = np.asarray(array, np.float32).view(np.uint32).astype(np.uint64)
+        raw = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")
+    else:
+        raw = np.asarray(array, "<f4")
+    shape = "x".join(str(d) for d in array.shape)
+    return 'dense<"0x%s"> : tensor<%sx%s>' % (raw.tobytes().hex().upper(),
+                                               shape, element)
+
+
+def program(rows, width, layers, element, seed):
+    rng = np.random.default_rng(seed)
+    t = element
+    lines = [
+        "#map_t = affine_map<(d0, d1) -> (d1, d0)>",
+        "#map_id = affine_map<(d0, d1) -> (d0, d1)>",
+        "#map_bias = affine_map<(d0, d1) -> (d1)>",
+        "func.func @forward(%%arg0: tensor<%dx%dx%s>) -> tensor<%dx%dx%s> {"
+        % (rows, width, t, rows, width, t),
+        "  %%zero = arith.constant 0.0 : %s" % t,
+    ]
+    value = "%arg0"
+    for layer in range(layers):
+        weight = rng.uniform(-1.0, 1.0, (width, width))
+        bias = rng.uniform(-1.0, 1.0, (width,))
+        lines += [
+            "  %%w%d = arith.constant %s" % (layer, constant(weight, t)),
+            "  %%b%d = arith.constant %s" % (layer, constant(bias, t)),
+            "  %%wt_empty%d = tensor.empty() : tensor<%dx%dx%s>" % (
+                layer, width, width, t),
+            "  %%wt%d = linalg.generic {indexing_maps = [#map_t, #map_id], "
+            "iterator_types = [\"parallel\", \"parallel\"]} ins(%%w%d : "
+            "tensor<%dx%dx%s>) outs(%%wt_empty%d : tensor<%dx%dx%s>) {" % (
+                layer, layer, width, width, t, layer, width, width, t),
+            "  ^bb0(%%in: %s, %%out: %s):" % (t, t),
+            "    linalg.yield %%in : %s" % t,
+            "  } -> tensor<%dx%dx%s>" % (width, width, t),
+            "  %%empty%d = tensor.empty() : tensor<%dx%dx%s>" % (
+                layer, rows, width, t),
+            "  %%fill%d = linalg.fill ins(%%zero : %s) outs(%%empty%d : "
+            "tensor<%dx%dx%s>) -> tensor<%dx%dx%s>" % (
+                layer, t, layer, rows, width, t, rows, width, t),
+            "  %%mm%d = linalg.matmul ins(%s, %%wt%d : tensor<%dx%dx%s>, "
+            "tensor<%dx%dx%s>) outs(%%fill%d : tensor<%dx%dx%s>) -> "
+            "tensor<%dx%dx%s>" % (layer, value, layer, rows, width, t, width,
+                                  width, t, layer, rows, width, t, rows,
+                                  width, t),
+            "  %%biased%d = linalg.generic {indexing_maps = [#map_id, "
+            "#map_bias, #map_id], iterator_types = [\"parallel\", "
+            "\"parallel\"]} ins(%%mm%d, %%b%d : tensor<%dx%dx%s>, "
+            "tensor<%dx%s>) outs(%%empty%d : tensor<%dx%dx%s>) {" % (
+                layer, layer, layer, rows, width, t, width, t, layer, rows,
+                width, t),
+            "  ^bb0(%%in: %s, %%in_1: %s, %%out: %s):" % (t, t, t),
+            "    %%s = arith.addf %%in, %%in_1 : %s" % t,
+            "    linalg.yield %%s : %s" % t,
+            "  } -> tensor<%dx%dx%s>" % (rows, width, t),
+            "  %%relu%d = linalg.generic {indexing_maps = [#map_id, #map_id], "
+            "iterator_types = [\"parallel\", \"parallel\"]} ins(%%biased%d : "
+            "tensor<%dx%dx%s>) outs(%%empty%d : tensor<%dx%dx%s>) {" % (
+                layer, layer, rows, width, t, layer, rows, width, t),
+            "  ^bb0(%%in: %s, %%out: %s):" % (t, t),
+            "    %%gt = arith.cmpf ugt, %%in, %%zero : %s" % t,
+            "    %%r = arith.select %%gt, %%in, %%zero : %s" % t,
+            "    linalg.yield %%r : %s" % t,
+            "  } -> tensor<%dx%dx%s>" % (rows, width, t),
+        ]
+        value = "%%relu%d" % layer
+    lines += ["  return %s : tensor<%dx%dx%s>" % (value, rows, width, t), "}"]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    rows, width, layers = (int(a) for a in sys.argv[1:4])
+    sys.stdout.write(program(rows, width, layers, sys.argv[4],
+                             int(sys.argv[5])))
