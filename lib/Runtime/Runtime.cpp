@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/APFloat.h"
@@ -424,6 +426,39 @@ static LogicalResult checkArguments(func::FuncOp host,
   return success();
 }
 
+/// The bytes of a constant buffer of the plan: dense data (a splat
+/// repeated) or a resource blob, which front-ends that freeze parameters
+/// (torch-mlir, dynamo) keep weights in. An error at `loc` if they are not
+/// exactly the buffer's bytes.
+static FailureOr<std::vector<char>> getConstantBytes(const PlanBuffer &buffer,
+                                                     Location loc) {
+  std::vector<char> bytes;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(buffer.initialValue)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return emitError(loc) << "a constant of the program names the resource '"
+                            << resource.getRawHandle().getKey()
+                            << "', which the file does not hold (its data was "
+                               "elided)";
+    ArrayRef<char> raw = blob->getData();
+    bytes.assign(raw.begin(), raw.end());
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(buffer.initialValue)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat())
+      while (int64_t(bytes.size()) < buffer.sizeInBytes)
+        bytes.insert(bytes.end(), raw.begin(), raw.end());
+    else
+      bytes.assign(raw.begin(), raw.end());
+  } else {
+    return emitError(loc) << "a constant of the program is not dense data";
+  }
+  if (int64_t(bytes.size()) != buffer.sizeInBytes)
+    return emitError(loc)
+           << "a constant of the program has elements the runtime cannot "
+              "upload (not whole bytes, or not as many as its type holds)";
+  return bytes;
+}
+
 FailureOr<sm_runner::DevicePlan>
 Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
                         ArrayRef<NpyArray> arguments) {
@@ -444,20 +479,11 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
       planned.argument = int(buffer.argument);
     } else if (buffer.origin == PlanBuffer::Origin::Constant) {
       planned.start = sm_runner::DevicePlan::Buffer::Start::Data;
-      auto dense = dyn_cast<DenseElementsAttr>(buffer.initialValue);
-      if (!dense)
-        return emitError(host.getLoc())
-               << "a constant of the program is not dense data";
-      ArrayRef<char> raw = dense.getRawData();
-      for (int64_t i = 0; dense.isSplat() && i < buffer.sizeInBytes;
-           i += int64_t(raw.size()))
-        planned.data.insert(planned.data.end(), raw.begin(), raw.end());
-      if (!dense.isSplat())
-        planned.data.assign(raw.begin(), raw.end());
-      if (planned.data.size() != planned.size)
-        return emitError(host.getLoc())
-               << "a constant of the program has elements the runtime cannot "
-                  "upload (not whole bytes)";
+      FailureOr<std::vector<char>> bytes =
+          getConstantBytes(buffer, host.getLoc());
+      if (failed(bytes))
+        return failure();
+      planned.data = std::move(*bytes);
     }
     result.buffers.push_back(std::move(planned));
   }
@@ -618,10 +644,11 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
     } else if (buffer.origin == PlanBuffer::Origin::Allocation) {
       bytes.assign(buffer.sizeInBytes, char(0xFF));
     } else {
-      auto dense = cast<DenseElementsAttr>(buffer.initialValue);
-      ArrayRef<char> raw = dense.getRawData();
-      while (int64_t(bytes.size()) < buffer.sizeInBytes)
-        bytes.insert(bytes.end(), raw.begin(), raw.end());
+      FailureOr<std::vector<char>> constant =
+          getConstantBytes(buffer, host.getLoc());
+      if (failed(constant))
+        return failure();
+      bytes = std::move(*constant);
     }
     buffers.push_back(std::move(bytes));
   }

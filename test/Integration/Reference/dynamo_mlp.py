@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an MLP as torch.compile's dynamo front-end (through torch-mlir)
-imports it: parameters frozen into `arith.constant dense<"0x...">` weights
-of shape [out, in], each transposed by a linalg.generic, a linalg.matmul
+imports it: parameters frozen into `arith.constant dense_resource<...>`
+weights of shape [out, in] (their bytes in the file's dialect_resources), each transposed by a linalg.generic, a linalg.matmul
 into a zero fill, the bias added and ReLU applied by generics (ReLU as a
 compare and select).
 
@@ -17,16 +17,16 @@ import sys
 import numpy as np
 
 
-def constant(array, element):
-    """A dense constant of `array` in `element` (f32 or bf16) as hex."""
+def blob(array, element):
+    """The hex blob of `array` in `element` (f32 or bf16), as MLIR keeps a
+    resource: a 4-byte alignment, then the elements."""
     if element == "bf16":
         bits = np.asarray(array, np.float32).view(np.uint32).astype(np.uint64)
         raw = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")
     else:
         raw = np.asarray(array, "<f4")
-    shape = "x".join(str(d) for d in array.shape)
-    return 'dense<"0x%s"> : tensor<%sx%s>' % (raw.tobytes().hex().upper(),
-                                               shape, element)
+    alignment = np.uint32(raw.dtype.itemsize).astype("<u4").tobytes()
+    return "0x" + (alignment + raw.tobytes()).hex().upper()
 
 
 def program(rows, width, layers, element, seed):
@@ -41,12 +41,19 @@ def program(rows, width, layers, element, seed):
         "  %%zero = arith.constant 0.0 : %s" % t,
     ]
     value = "%arg0"
+    resources = []
     for layer in range(layers):
         weight = rng.uniform(-1.0, 1.0, (width, width))
         bias = rng.uniform(-1.0, 1.0, (width,))
+        names = ["torch_tensor_layer%d_%s" % (layer, part)
+                 for part in ("weight", "bias")]
+        resources += ["      %s: \"%s\"" % (names[0], blob(weight, t)),
+                      "      %s: \"%s\"" % (names[1], blob(bias, t))]
         lines += [
-            "  %%w%d = arith.constant %s" % (layer, constant(weight, t)),
-            "  %%b%d = arith.constant %s" % (layer, constant(bias, t)),
+            "  %%w%d = arith.constant dense_resource<%s> : tensor<%dx%dx%s>"
+            % (layer, names[0], width, width, t),
+            "  %%b%d = arith.constant dense_resource<%s> : tensor<%dx%s>"
+            % (layer, names[1], width, t),
             "  %%wt_empty%d = tensor.empty() : tensor<%dx%dx%s>" % (
                 layer, width, width, t),
             "  %%wt%d = linalg.generic {indexing_maps = [#map_t, #map_id], "
@@ -88,6 +95,8 @@ def program(rows, width, layers, element, seed):
         ]
         value = "%%relu%d" % layer
     lines += ["  return %s : tensor<%dx%dx%s>" % (value, rows, width, t), "}"]
+    lines += ["{-#", "  dialect_resources: {", "    builtin: {",
+              ",\n".join(resources), "    }", "  }", "#-}"]
     return "\n".join(lines) + "\n"
 
 

@@ -384,18 +384,23 @@ def parse_printed(stdout):
 
 def reference_module(tools, text, driver):
     """The program with the precision policy's f32 accumulation and the
-    driver's ops appended to its module (attributes printed in place, so
-    that no alias stands outside it)."""
+    driver's ops appended to its module."""
     done = subprocess.run(
         [os.path.join(tools, "sm-opt"), "-", "--linalg-generalize-named-ops",
-         "--sm-accumulate-in-f32", "--mlir-print-local-scope"], input=text,
-        capture_output=True, text=True)
+         "--sm-accumulate-in-f32"], input=text, capture_output=True,
+        text=True)
     if done.returncode:
         raise ReferenceError("sm-accumulate-in-f32 failed: " +
                              done.stderr.strip()[-800:])
-    program = done.stdout.rstrip()
+    # Resources (weights frozen as dense_resource blobs) print after the
+    # module.
+    program, resources = done.stdout, ""
+    if "\n{-#" in program:
+        program, resources = program.split("\n{-#", 1)
+        resources = "{-#" + resources
+    program = program.rstrip()
     assert program.endswith("}"), "a module prints its closing brace last"
-    return program[:-1] + driver + "}\n"
+    return program[:-1] + driver + "}\n" + resources
 
 
 def run_reference(tools, text, entry, arrays, result_shapes, workdir):
