@@ -201,8 +201,14 @@ emitSplitReduction(RewriterBase &rewriter, Location loc,
         AffineMap::get(2, 0, {d0 + part * rowsPerPart, d1}, context));
   maps.push_back(AffineMap::get(2, 0, {d0, d1}, context));
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  // A batched C (a batch of one: only such products split K) is summed into
+  // as its M x N matrix.
+  Value c = original.c;
+  if (cast<MemRefType>(c.getType()).getRank() == 3)
+    c = memref::CollapseShapeOp::create(
+        rewriter, loc, c, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   return linalg::GenericOp::create(
-      rewriter, loc, inputs, ValueRange{original.c}, maps, iterators,
+      rewriter, loc, inputs, ValueRange{c}, maps, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
         Value sum =
             foldsFill ? Value(arith::ConstantOp::create(nested, loc, fillValue))

@@ -67,15 +67,16 @@ static MatrixConfigAttr chooseAmong(ArrayRef<MatrixConfigAttr> configs,
   return best;
 }
 
-/// The target's configuration for the problem's types; without one, for an
-/// f32 product on a Vulkan device (whose lowering can emulate a kernel's
-/// matrices), the configuration of an emulated kernel: exact, in ordinary
-/// arithmetic (the precision policy, docs/Precision.md).
+/// The target's configuration for the problem's types; without one, on a
+/// Vulkan device (whose lowering can emulate a kernel's matrices), the
+/// configuration of an emulated kernel: exact, in ordinary arithmetic (f32
+/// products by the precision policy, docs/Precision.md; si32 and the
+/// integer products the device's matrix units lack).
 static FailureOr<MatrixConfigAttr>
 chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
   if (MatrixConfigAttr best = chooseAmong(target.getConfigs(), problem))
     return best;
-  if (isVulkanDevice(target) && problem.inputComponent.isF32())
+  if (isVulkanDevice(target))
     if (MatrixConfigAttr emulated =
             chooseAmong(getEmulationTarget(target).getConfigs(), problem))
       return emulated;

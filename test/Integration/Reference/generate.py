@@ -600,6 +600,9 @@ class Program:
             results_text = [v.name for v in results]
         header = "// generate.py emit %d (%s inputs)\n" % (self.seed,
                                                            self.flavour)
+        if self.dynamic:
+            header += "// SHAPES: %s\n" % " ".join(
+                "x".join(str(d) for d in v.shape) for v in self.arguments)
         return header + "func.func @main(%s) -> (%s) {\n%s\n  return %s : " \
             "%s\n}\n" % (", ".join(arguments),
                          ", ".join(v.type for v in results),

@@ -5,6 +5,13 @@ same inputs, and the two outputs compared.
 
   upstream.py check TOOLS PROGRAM.mlir... [--target T] [--entry F]
                     [--shapes 4x8,16] [--seed N]
+  upstream.py stage TOOLS PROGRAM.mlir... --dir DIR [--target T] [--seed N]
+  upstream.py compare DIR OUTPUTS
+
+`stage` and `compare` check programs on a GPU machine that has none of
+this toolchain (device.sh): each program's device plan and inputs are
+written here with upstream's outputs for them, sm-plan-runner runs the
+plans there, and the outputs that come back are compared here.
 
 The reference program is the given one, unchanged but for one rewrite that
 models the project's precision policy (docs/Testing.md, "Upstream
@@ -22,6 +29,7 @@ the element and the output's root mean square.
 """
 
 import argparse
+import json
 import os
 import pathlib
 import re
@@ -456,7 +464,7 @@ def as_float64(array, element):
 def program_tolerance(text):
     """The tolerance of the narrowest float type the program uses."""
     used = [t for t in ("bf16", "f16", "f32", "f64")
-            if re.search(r"(?<![\w.])%s\b" % t, text)]
+            if re.search(r"(?:(?<![\w.])|(?<=[0-9?]x))%s\b" % t, text)]
     return max([TOLERANCE[t] for t in used] or [0.0])
 
 
@@ -514,15 +522,25 @@ def run_sm(tools, path, target, entry, arrays, workdir, env=None):
     return outputs
 
 
-def check(tools, text, target, arrays, entry=None, tolerance=None):
+def check(tools, text, target, arrays, entry=None, tolerance=None,
+          pipeline_options=""):
     """(status, detail): status "PASSED", "FAILED" (a disagreement or a
     crash), or "REFUSED" (sm-run reported an error) for `text` on
-    `arrays`."""
+    `arrays`. `pipeline_options` (sm-linalg-to-gpu's, such as a tiling)
+    compiles the program with sm-opt first, and sm-run runs what it made."""
     _, arguments, results = function_types(text, entry)
     tolerance = program_tolerance(text) if tolerance is None else tolerance
     with tempfile.TemporaryDirectory() as scratch:
         path = pathlib.Path(scratch) / "program.mlir"
         path.write_text(text)
+        if pipeline_options:
+            done = subprocess.run(
+                [os.path.join(tools, "sm-opt"), str(path),
+                 "--sm-linalg-to-gpu=target=%s %s" % (target,
+                                                      pipeline_options),
+                 "-o", str(path)], capture_output=True, text=True)
+            if done.returncode:
+                return "REFUSED", done.stderr.strip()[-1500:]
         try:
             ours = run_sm(tools, path, target, entry, arrays, scratch)
         except SmRunError as error:
@@ -585,11 +603,117 @@ def random_inputs(rng, arguments, shapes):
     return arrays
 
 
+def program_inputs(text, options):
+    """Random inputs for a program (its `// SHAPES:` line or --shapes
+    giving dynamic sizes)."""
+    shapes_text = options.shapes
+    found = re.search(r"^// SHAPES: (.*)$", text, re.M)
+    if found:
+        shapes_text = ",".join(found.group(1).split())
+    shapes = [tuple(int(d) for d in s.split("x") if d) if s else None
+              for s in shapes_text.split(",")] if shapes_text else None
+    _, arguments, _ = function_types(text, options.entry)
+    return random_inputs(np.random.default_rng(options.seed), arguments,
+                         shapes)
+
+
+def stage(options):
+    """For a GPU machine without this toolchain: each program's device plan
+    (sm-run --emit-plan) with its inputs, and upstream's outputs for them,
+    in DIR/<program>/."""
+    for program in options.programs:
+        text = pathlib.Path(program).read_text()
+        name = pathlib.Path(program).stem
+        directory = pathlib.Path(options.dir) / name
+        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            arrays = program_inputs(text, options)
+        except ReferenceError as error:
+            print("UNCHECKED %s: %s" % (name, error))
+            continue
+        (directory / "program.mlir").write_text(text)
+        argv = [os.path.join(options.tools, "sm-run"),
+                str(directory / "program.mlir"), "--target", options.target,
+                "--emit-plan", str(directory)]
+        for index, array in enumerate(arrays):
+            path = directory / ("input_%d.npy" % index)
+            np.save(path, array)
+            argv += ["--input", str(path)]
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode:
+            print("REFUSED %s: %s" % (name, done.stderr.strip()[-800:]))
+            continue
+        _, _, results = function_types(text, options.entry)
+        shapes = [r.shape for r in results]
+        if any(d is None for shape in shapes for d in shape):
+            print("UNCHECKED %s: dynamic result sizes" % name)
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            theirs = run_reference(options.tools, text, options.entry, arrays,
+                                   shapes, scratch)
+        _, arguments, _ = function_types(text, options.entry)
+        elements = {}
+        for (what, index), array in theirs.items():
+            np.save(directory / ("reference_%s_%d.npy" % (what, index)), array)
+            elements["%s_%d" % (what, index)] = (
+                results if what == "result" else arguments)[index].element
+        # What the comparison needs of the program; the program itself (its
+        # weights) does not travel.
+        (directory / "program.mlir").unlink()
+        (directory / "reference.json").write_text(json.dumps(
+            {"elements": elements, "tolerance": program_tolerance(text)}))
+        print("staged %s" % name, flush=True)
+    return 0
+
+
+def compare_staged(options):
+    """Compares what the GPU machine wrote (OUTPUTS/<program>/) with the
+    staged reference outputs."""
+    counts = {}
+    for directory in sorted(pathlib.Path(options.dir).iterdir()):
+        if not (directory / "reference.json").exists():
+            continue
+        staged = json.loads((directory / "reference.json").read_text())
+        tolerance = staged["tolerance"]
+        outputs = pathlib.Path(options.outputs) / directory.name
+        details, status = [], "PASSED"
+        references = sorted(directory.glob("reference_*.npy"))
+        if not references:
+            status, details = "UNCHECKED", ["nothing staged"]
+        for reference in references:
+            what, index = reference.stem.split("_")[1:]
+            index = int(index)
+            element = staged["elements"]["%s_%d" % (what, index)]
+            got = outputs / ("%s_%d.npy" % (what, index))
+            want = np.load(reference)
+            if not got.exists():
+                # An argument the program does not write is not written.
+                if what == "arg":
+                    continue
+                status = "FAILED"
+                details.append("%s %d: not written" % (what, index))
+                continue
+            passed, detail = compare(np.load(got), want, element, tolerance)
+            if not passed:
+                status = "FAILED"
+            details.append("%s %d: %s" % (what, index, detail))
+        counts[status] = counts.get(status, 0) + 1
+        print("%s %s: %s" % (status, directory.name, "; ".join(details)))
+    print("%d passed, %d failed" % (counts.get("PASSED", 0),
+                                    counts.get("FAILED", 0) +
+                                    counts.get("UNCHECKED", 0)))
+    return 0 if set(counts) <= {"PASSED"} else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["check"])
-    parser.add_argument("tools")
-    parser.add_argument("programs", nargs="+")
+    parser.add_argument("command", choices=["check", "stage", "compare"])
+    parser.add_argument("tools", help="TOOLS (check, stage) or the staged "
+                        "DIR (compare)")
+    parser.add_argument("programs", nargs="+",
+                        help="PROGRAM.mlir... (check, stage) or OUTPUTS "
+                        "(compare)")
+    parser.add_argument("--dir", help="stage: where the plans go")
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--entry")
     parser.add_argument("--shapes", default="",
@@ -597,22 +721,23 @@ def main():
                         "separated (4x8,16), for dynamic sizes; a program's "
                         "`// SHAPES: 4x8 16` line gives its own")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pipeline-options", default="",
+                        help="check: sm-linalg-to-gpu options to compile "
+                        "with (split-k=8, tile-m=64, ...)")
     options = parser.parse_args()
+    if options.command == "stage":
+        return stage(options)
+    if options.command == "compare":
+        options.dir, options.outputs = options.tools, options.programs[0]
+        return compare_staged(options)
     counts = {}
     for program in options.programs:
         text = pathlib.Path(program).read_text()
-        shapes_text = options.shapes
-        found = re.search(r"^// SHAPES: (.*)$", text, re.M)
-        if found:
-            shapes_text = ",".join(found.group(1).split())
-        shapes = [tuple(int(d) for d in s.split("x") if d) if s else None
-                  for s in shapes_text.split(",")] if shapes_text else None
         try:
-            _, arguments, _ = function_types(text, options.entry)
-            arrays = random_inputs(np.random.default_rng(options.seed),
-                                   arguments, shapes)
+            arrays = program_inputs(text, options)
             status, detail = check(options.tools, text, options.target,
-                                   arrays, options.entry)
+                                   arrays, options.entry,
+                                   pipeline_options=options.pipeline_options)
         except ReferenceError as error:
             status, detail = "UNCHECKED", str(error)
         counts[status] = counts.get(status, 0) + 1

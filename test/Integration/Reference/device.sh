@@ -1,0 +1,70 @@
+#!/bin/bash
+# Programs checked against upstream MLIR on the H100:
+# `stage` (here, with a build) writes the device plan of each program of
+# Inputs/ and Regressions/, of the dynamo MLPs at model size (three
+# 1024-wide layers, 256 rows; f32 and bf16) and of generate.py's seeds 0 to
+# 59 for nvidia-h100 (native matrices where the types have them), with fresh
+# random inputs and upstream MLIR's outputs for them (upstream.py stage),
+# into build/reference-device, and copies sm-plan-runner and the Vulkan
+# loader's packages beside them;
+# `run` (on the GPU machine, that folder carried) runs each plan with an
+# idle CUDA context held and writes the outputs into $OUT/outputs.tar;
+# `check TAR` (here) compares them with upstream's (upstream.py compare).
+#   bash test/Integration/Reference/device.sh stage
+#   bash test/Integration/Reference/device.sh run
+#   bash test/Integration/Reference/device.sh check TAR
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+STAGE=$ROOT/build/reference-device
+. "$ROOT/utils/device-vulkan.sh"
+
+case "${1:-}" in
+stage)
+  # (The programs stay here: the plans hold what runs.)
+  programs=$ROOT/build/reference-programs
+  rm -rf "$STAGE" "$programs" && mkdir -p "$STAGE/debs" "$programs"
+  for element in f32 bf16; do
+    /usr/bin/python3 "$HERE/dynamo_mlp.py" 256 1024 3 "$element" 11 \
+      >"$programs/dynamo_mlp_3x1024_$element.mlir" || exit 1
+  done
+  /usr/bin/python3 "$HERE/dynamo_mlp.py" 256 1024 2 f32 12 \
+    >"$programs/dynamo_mlp_2x1024_f32.mlir" || exit 1
+  for seed in $(seq 0 59); do
+    /usr/bin/python3 "$HERE/generate.py" emit "$seed" \
+      >"$programs/generated_$seed.mlir" || exit 1
+  done
+  /usr/bin/python3 "$HERE/upstream.py" stage "$ROOT/build/bin" \
+    "$HERE"/Inputs/*.mlir "$HERE"/Regressions/*.mlir "$programs"/*.mlir \
+    --target nvidia-h100 --dir "$STAGE/plans" --seed 21 || exit 1
+  cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
+  smStageVulkanLoader "$STAGE/debs" || exit 1
+  echo "staged in $STAGE"
+  ;;
+run)
+  OUT=${OUT:-/tmp/reference-out}
+  smUseVulkanLoader "$STAGE/debs"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  smHoldGpuClock
+  mkdir -p /tmp/reference-outputs
+  for plan in "$STAGE"/plans/*/; do
+    name=$(basename "$plan")
+    mkdir -p "/tmp/reference-outputs/$name"
+    timeout 120 "$STAGE/sm-plan-runner" "$plan" \
+      --output-dir "/tmp/reference-outputs/$name" \
+      >"/tmp/reference-outputs/$name/runner.log" 2>&1
+    echo "$name: exit status $?"
+  done
+  smReleaseGpuClock
+  tar -C /tmp/reference-outputs -cf "$OUT/outputs.tar" .
+  ;;
+check)
+  rm -rf "$STAGE/outputs" && mkdir -p "$STAGE/outputs"
+  tar -C "$STAGE/outputs" -xf "$2" || exit 1
+  /usr/bin/python3 "$HERE/upstream.py" compare "$STAGE/plans" "$STAGE/outputs"
+  ;;
+*)
+  echo "usage: $0 stage | run | check TAR" >&2
+  exit 2
+  ;;
+esac
