@@ -51,6 +51,21 @@ CPU_PIPELINE = [
     "--convert-math-to-libm", "--arith-expand", "--convert-to-llvm",
     "--reconcile-unrealized-casts"]
 
+# Upstream's decomposition of ops that linalg-to-loops does not lower
+# (linalg.softmax), run by the transform interpreter before the pipeline.
+DECOMPOSE_AGGREGATES = """\
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly}) {
+    %ops = transform.structured.match ops{["linalg.softmax"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %parts = transform.structured.decompose_interface %ops
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+"""
+
 # Element type -> (numpy dtype as sm-run reads and writes it, bits printed).
 ELEMENTS = {
     "f16": ("float16", 16), "bf16": ("uint16", 16), "f32": ("float32", 32),
@@ -422,9 +437,13 @@ def run_reference(tools, text, entry, arrays, result_shapes, workdir):
     source.write_text(reference_module(tools, text,
                                        driver.text(result_shapes)))
     lowered = pathlib.Path(workdir) / "reference.llvm.mlir"
+    decompose = pathlib.Path(workdir) / "decompose.mlir"
+    decompose.write_text(DECOMPOSE_AGGREGATES)
     done = subprocess.run(
-        [os.path.join(LLVM_BIN, "mlir-opt"), str(source), "-o", str(lowered)]
-        + CPU_PIPELINE, capture_output=True, text=True)
+        [os.path.join(LLVM_BIN, "mlir-opt"), str(source), "-o", str(lowered),
+         "--transform-preload-library=transform-library-paths=%s" % decompose,
+         "--transform-interpreter"] + CPU_PIPELINE,
+        capture_output=True, text=True)
     if done.returncode:
         raise ReferenceError("upstream mlir-opt failed: " +
                              done.stderr.strip()[-1500:])
