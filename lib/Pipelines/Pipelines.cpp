@@ -61,6 +61,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   // simplification runs on the result (the stages after it normalize).
   pm.addPass(createInlinerPass(/*opPipelines=*/{},
                                /*defaultPipelineBuilder=*/nullptr));
+  pm.addPass(createWarnUninitializedReductionsPass());
   pm.addPass(createFuseElementwisePass());
   pm.addPass(createFoldBatchLoopsPass());
   pm.addPass(createNormalizeContractionsPass());

@@ -581,6 +581,32 @@ def FuseElementwisePass : Pass<"sm-fuse-elementwise", "ModuleOp"> {
   ];
 }
 
+def WarnUninitializedReductionsPass
+    : Pass<"sm-warn-uninitialized-reductions", "ModuleOp"> {
+  let summary = "warn of reductions into tensors that hold no values";
+  let description = [{
+    A reduction (a contraction, a `linalg.reduce`, a generic with a
+    reduction loop) whose body reads its output starts from that output's
+    values. When the output is a `tensor.empty()` they are undefined: the
+    program's result is whatever the allocation held (upstream's CPU
+    execution and every device may differ). The program is still compiled;
+    this stage, the first of `sm-linalg-to-gpu` after inlining, reports a
+    warning at each such op, naming the output to fill first.
+
+    ```mlir
+    // sm-opt --sm-warn-uninitialized-reductions
+    func.func @product(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+      %c = tensor.empty() : tensor<4x4xf32>
+      // warning: 'linalg.matmul' op reduces into output 0, a tensor.empty()
+      // whose values are undefined ...
+      %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>)
+          outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+      return %r : tensor<4x4xf32>
+    }
+    ```
+  }];
+}
+
 def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
   let summary = "fold two leading batch loops of a program on tensors into one";
   let description = [{

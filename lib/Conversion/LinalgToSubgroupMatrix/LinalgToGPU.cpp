@@ -30,6 +30,7 @@
 
 namespace mlir {
 namespace subgroup_matrix {
+#define GEN_PASS_DEF_WARNUNINITIALIZEDREDUCTIONSPASS
 #define GEN_PASS_DEF_FOLDBATCHLOOPSPASS
 #define GEN_PASS_DEF_BUFFERIZEPROGRAMPASS
 #define GEN_PASS_DEF_INSERTSHAPECHECKSPASS
@@ -426,6 +427,28 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
 }
 
 namespace {
+struct WarnUninitializedReductionsPass
+    : public subgroup_matrix::impl::WarnUninitializedReductionsPassBase<
+          WarnUninitializedReductionsPass> {
+  void runOnOperation() override {
+    getOperation().walk([](linalg::LinalgOp op) {
+      if (!op.getNumReductionLoops() || !op.hasPureTensorSemantics())
+        return;
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+            !op.payloadUsesValueFromOperand(&init))
+          continue;
+        op->emitWarning()
+            << "'" << op->getName() << "' op reduces into output " << op.getIndexingMapIndex(&init) -
+                                             op.getNumDpsInputs()
+            << ", a tensor.empty() whose values are undefined: the result "
+               "depends on what its memory held (fill it first, with "
+               "linalg.fill)";
+      }
+    });
+  }
+};
+
 struct FoldBatchLoopsPass
     : public subgroup_matrix::impl::FoldBatchLoopsPassBase<FoldBatchLoopsPass> {
   using FoldBatchLoopsPassBase::FoldBatchLoopsPassBase;
