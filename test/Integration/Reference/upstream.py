@@ -204,21 +204,18 @@ def to_bits(array, element):
 
 
 def from_printed(values, element):
-    """Printed element bits (signed integers of the printed width) as
-    sm-run writes the element type."""
+    """Printed element values (integers of the printed width, signed) as
+    sm-run writes the element type: float bits reinterpreted, integers
+    wrapped to their width (i4 and i1 come extended)."""
     dtype, bits = ELEMENTS[element]
-    if element == "i4":
-        # Sign-extended on print.
-        return values.astype(np.int8)
+    values = values.astype(np.int64)
     if element == "i1":
         return (values & 1).astype(bool)
-    unsigned = values.astype(np.int64).astype("uint%d" % bits) \
-        if bits < 64 else values.astype(np.int64).view(np.uint64)
-    signed_or_float = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
-    raw = unsigned.astype(signed_or_float)
-    if element == "bf16":
-        return raw.astype(np.uint16)
-    return raw.view(np.dtype(dtype))
+    if element in FLOATS:
+        raw = values.astype({16: np.uint16, 32: np.uint32,
+                             64: np.uint64}[bits])
+        return raw if element == "bf16" else raw.view(np.dtype(dtype))
+    return values.astype(np.dtype(dtype))
 
 
 def scalar_constant(name, array, element):
