@@ -693,11 +693,7 @@ class Program:
                     for special in (np.nan, np.inf, -np.inf):
                         flat[rng.integers(0, flat.size)] = special
                 if value.element == "bf16":
-                    bits = np.asarray(values, np.float32).view(np.uint32)
-                    rounded = (bits.astype(np.uint64) + 0x7FFF +
-                               ((bits >> 16) & 1)) >> 16
-                    arrays.append(np.where(np.isnan(values), 0x7FC0,
-                                           rounded).astype(np.uint16))
+                    arrays.append(upstream.bf16_bits(values))
                 else:
                     arrays.append(np.asarray(values, {
                         "f16": np.float16, "f32": np.float32,

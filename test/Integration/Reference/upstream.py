@@ -81,6 +81,15 @@ FLOATS = ("f16", "bf16", "f32", "f64")
 TOLERANCE = {"bf16": 3e-2, "f16": 5e-3, "f32": 5e-5, "f64": 1e-9}
 
 
+def bf16_bits(values):
+    """`values` rounded to bf16 (nearest, ties to even; NaN stays NaN), as
+    the uint16 bits sm-run reads bf16 arrays as."""
+    values = np.asarray(values, np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return np.where(np.isnan(values), 0x7FC0, rounded).astype(np.uint16)
+
+
 class ReferenceError(Exception):
     """The reference could not run the program (not a disagreement)."""
 
@@ -604,9 +613,7 @@ def random_inputs(rng, arguments, shapes):
         if type_.element in FLOATS:
             values = rng.uniform(-1.0, 1.0, shape)
             if type_.element == "bf16":
-                bits = np.asarray(values, np.float32).view(np.uint32)
-                arrays.append(((bits.astype(np.uint64) + 0x7FFF +
-                                ((bits >> 16) & 1)) >> 16).astype(np.uint16))
+                arrays.append(bf16_bits(values))
             else:
                 arrays.append(np.asarray(values, dtype))
         elif type_.element == "i1":
