@@ -243,15 +243,21 @@ def AccumulateInF32Pass : Pass<"sm-accumulate-in-f32", "ModuleOp"> {
 
     ```mlir
     // sm-opt --sm-accumulate-in-f32
-    %r = linalg.generic {indexing_maps = [#mk, #kn, #mn],
-                         iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>)
-        outs(%c : tensor<4x4xf16>) {
-    ^bb0(%x: f16, %y: f16, %acc: f16):
-      %p = arith.mulf %x, %y : f16
-      %s = arith.addf %acc, %p : f16
-      linalg.yield %s : f16
-    } -> tensor<4x4xf16>
+    func.func @product(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>,
+                       %c: tensor<4x4xf16>) -> tensor<4x4xf16> {
+      %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                            affine_map<(m, n, k) -> (k, n)>,
+                                            affine_map<(m, n, k) -> (m, n)>],
+                           iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>)
+          outs(%c : tensor<4x4xf16>) {
+      ^bb0(%x: f16, %y: f16, %acc: f16):
+        %p = arith.mulf %x, %y : f16
+        %s = arith.addf %acc, %p : f16
+        linalg.yield %s : f16
+      } -> tensor<4x4xf16>
+      return %r : tensor<4x4xf16>
+    }
     // becomes an extension of %c into tensor<4x4xf32>, the same generic
     // with an f32 output and body, and a truncation of its result:
     ^bb0(%x: f16, %y: f16, %acc: f32):
