@@ -1,7 +1,7 @@
 #!/bin/bash
 # Programs checked against upstream MLIR on the H100:
 # `stage` (here, with a build) writes the device plan of each program of
-# Inputs/ and Regressions/, of the dynamo MLPs at model size (three
+# Inputs/ and Inputs/Regressions/, of the dynamo MLPs at model size (three
 # 1024-wide layers, 256 rows; f32 and bf16) and of generate.py's seeds 0 to
 # 59 for nvidia-h100 (native matrices where the types have them), with fresh
 # random inputs and upstream MLIR's outputs for them (upstream.py stage),
@@ -35,7 +35,7 @@ stage)
       >"$programs/generated_$seed.mlir" || exit 1
   done
   /usr/bin/python3 "$HERE/upstream.py" stage "$ROOT/build/bin" \
-    "$HERE"/Inputs/*.mlir "$HERE"/Regressions/*.mlir "$programs"/*.mlir \
+    "$HERE"/Inputs/*.mlir "$HERE"/Inputs/Regressions/*.mlir "$programs"/*.mlir \
     --target nvidia-h100 --dir "$STAGE/plans" --seed 21 || exit 1
   cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
   smStageVulkanLoader "$STAGE/debs" || exit 1
