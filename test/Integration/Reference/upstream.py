@@ -341,6 +341,10 @@ class Driver:
                  element, integer, convert.replace("%%", "%"), integer, dims,
                  integer))
             source = bits_value
+        self.print_tensor(source, dims, integer)
+
+    def print_tensor(self, source, dims, integer):
+        """Prints the integer tensor `source` (tensor<DIMS INTEGER>)."""
         buffer = self.fresh("buffer")
         unranked = self.fresh("unranked")
         self.body.append(
@@ -349,7 +353,7 @@ class Driver:
             "    %s = memref.cast %s : memref<%s%s> to memref<*x%s>\n"
             "    call @printMemrefI%d(%s) : (memref<*x%s>) -> ()\n" %
             (buffer, source, dims, integer, dims, integer, unranked, buffer,
-             dims, integer, integer, bits, unranked, integer))
+             dims, integer, integer, int(integer[1:]), unranked, integer))
 
     def print_scalar(self, value, element, integer, convert):
         if convert:
@@ -358,16 +362,9 @@ class Driver:
                 widened, convert.replace("%%x", value).replace("%x", value)))
             value = widened
         tensor = self.fresh("scalar")
-        buffer = self.fresh("buffer")
-        unranked = self.fresh("unranked")
-        bits = int(integer[1:])
-        self.body.append(
-            "    %s = tensor.from_elements %s : tensor<%s>\n"
-            "    %s = bufferization.to_buffer %s : tensor<%s> to memref<%s>\n"
-            "    %s = memref.cast %s : memref<%s> to memref<*x%s>\n"
-            "    call @printMemrefI%d(%s) : (memref<*x%s>) -> ()\n" %
-            (tensor, value, integer, buffer, tensor, integer, integer,
-             unranked, buffer, integer, integer, bits, unranked, integer))
+        self.body.append("    %s = tensor.from_elements %s : tensor<%s>\n" %
+                         (tensor, value, integer))
+        self.print_tensor(tensor, "", integer)
 
     def text(self, result_shapes):
         values = [self.argument(i, t, a) for i, (t, a) in
