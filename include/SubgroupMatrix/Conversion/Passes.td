@@ -792,7 +792,10 @@ def UnitConvolutionsToContractionsPass
     1x1 `linalg.conv_2d_nhwc_hwcf` (a (N*H*W) x C by C x F product) and
     `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
     strides and dilations become matrix products over views of the same
-    buffers; other convolutions are reported.
+    buffers. Any other convolution on buffers (a wider window, strides,
+    dilations, dynamic sizes) becomes a `linalg.generic`, one sum over the
+    window per output element, which `sm-elementwise-to-kernels` computes
+    (taking dynamic sizes as kernel arguments).
 
     ```mlir
     // sm-opt --sm-unit-convolutions-to-contractions

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -201,7 +202,8 @@ bool mlir::subgroup_matrix::isMatrixContraction(linalg::LinalgOp op) {
   return succeeded(matchMatrixLayout(op, why));
 }
 
-std::string mlir::subgroup_matrix::whyNotMatrixContraction(linalg::LinalgOp op) {
+std::string
+mlir::subgroup_matrix::whyNotMatrixContraction(linalg::LinalgOp op) {
   std::string why;
   (void)matchMatrixLayout(op, why);
   return why;
@@ -996,6 +998,27 @@ SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
       if (operand.getParentBlock() != &body && !mapping.contains(operand))
         if (Operation *constant = operand.getDefiningOp())
           mapping.map(operand, builder.clone(*constant)->getResult(0));
+    // A branch's blocks are copied the same way (their gathers and
+    // outside constants included).
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      auto copy =
+          scf::IfOp::create(builder, branch.getLoc(), branch.getResultTypes(),
+                            mapping.lookupOrDefault(branch.getCondition()),
+                            /*addThenBlock=*/true,
+                            /*addElseBlock=*/!branch.getElseRegion().empty());
+      for (auto [from, to] :
+           llvm::zip(branch->getRegions(), copy->getRegions())) {
+        if (from.empty())
+          continue;
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(&to.front());
+        SmallVector<Value> yielded =
+            cloneScalarBodyResults(builder, from.front(), mapping, emitInstead);
+        scf::YieldOp::create(builder, branch.getLoc(), yielded);
+      }
+      mapping.map(branch.getResults(), copy.getResults());
+      continue;
+    }
     builder.clone(op, mapping);
   }
   // A body may yield a constant from outside (a fill written as a map).

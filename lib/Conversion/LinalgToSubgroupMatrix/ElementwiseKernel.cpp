@@ -35,14 +35,13 @@ mlir::subgroup_matrix::getKernelScalars(linalg::GenericOp op) {
   for (Value input : op.getDpsInputs())
     if (!isa<ShapedType>(input.getType()))
       add(input);
-  Block &body = op.getRegion().front();
-  for (Operation &inner : body.without_terminator())
-    for (Value operand : inner.getOperands())
-      if (operand.getParentBlock() != &body)
+  // Values from outside, used anywhere in the body (a branch's too) or
+  // yielded.
+  op.getRegion().walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (!op.getRegion().isAncestor(operand.getParentRegion()))
         add(operand);
-  for (Value yielded : body.getTerminator()->getOperands())
-    if (yielded.getParentBlock() != &body)
-      add(yielded);
+  });
   return scalars;
 }
 
@@ -105,12 +104,11 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
 SmallVector<Value>
 mlir::subgroup_matrix::getBodyLoadedBuffers(linalg::GenericOp op) {
   SmallVector<Value> loaded;
-  Block &body = op.getRegion().front();
-  for (Operation &inner : body.without_terminator())
-    if (auto load = dyn_cast<memref::LoadOp>(inner))
-      if (load.getMemRef().getParentBlock() != &body &&
-          !llvm::is_contained(loaded, load.getMemRef()))
-        loaded.push_back(load.getMemRef());
+  op.getRegion().walk([&](memref::LoadOp load) {
+    if (!op.getRegion().isAncestor(load.getMemRef().getParentRegion()) &&
+        !llvm::is_contained(loaded, load.getMemRef()))
+      loaded.push_back(load.getMemRef());
+  });
   return loaded;
 }
 
@@ -150,46 +148,53 @@ bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
             "and constants by +, and *, floordiv and mod by positive "
             "constants",
             expr));
-      // The kernel knows a dynamic size only as the size of a loop.
-      if (!isa<AffineDimExpr>(expr) && type.isDynamicDim(position))
-        return fail(llvm::formatv("'{0}' is indexed by {1} along a dynamic "
-                                  "dimension",
-                                  type,
-                                  isa<AffineConstantExpr>(expr)
-                                      ? "a constant"
-                                      : "an expression of loops"));
     }
   }
-  Block &body = op.getRegion().front();
-  for (Operation &inner : body.without_terminator()) {
-    // Loop indices are what the kernel computes first.
-    if (isa<linalg::IndexOp>(inner))
-      continue;
-    // A gather (an embedding's rows, chosen by the ids the body reads):
-    // the buffer becomes an argument of the kernel, flat, and the load's
-    // indices are linearized.
-    if (auto load = dyn_cast<memref::LoadOp>(inner);
-        load && allowBodyLoads && load.getMemRef().getParentBlock() != &body) {
-      auto type = load.getMemRefType();
-      if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
-          type.getMemorySpace())
-        return fail(llvm::formatv("its body loads from '{0}', which is not a "
-                                  "statically shaped row-major memref",
-                                  type));
-      continue;
+  // The body's ops, those in its branches too.
+  std::function<bool(Block &)> canCompute = [&](Block &block) {
+    for (Operation &inner : block.without_terminator()) {
+      // Loop indices are what the kernel computes first.
+      if (isa<linalg::IndexOp>(inner))
+        continue;
+      // A gather (an embedding's rows, chosen by the ids the body reads):
+      // the buffer becomes an argument of the kernel, flat, and the load's
+      // indices are linearized.
+      if (auto load = dyn_cast<memref::LoadOp>(inner);
+          load && allowBodyLoads &&
+          !op.getRegion().isAncestor(load.getMemRef().getParentRegion())) {
+        auto type = load.getMemRefType();
+        if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
+            type.getMemorySpace())
+          return fail(llvm::formatv("its body loads from '{0}', which is not "
+                                    "a statically shaped row-major memref",
+                                    type));
+        continue;
+      }
+      // A branch that chooses a value (a padding generic reads its input
+      // only inside the bounds): computed as a branch in the kernel.
+      if (auto branch = dyn_cast<scf::IfOp>(inner);
+          branch && branch.getNumResults()) {
+        for (Region &region : branch->getRegions())
+          if (!region.empty() && !canCompute(region.front()))
+            return false;
+        continue;
+      }
+      if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
+          inner.getNumRegions() || !isPure(&inner))
+        return fail(llvm::formatv("its body uses '{0}', which kernels of "
+                                  "this pipeline do not compute",
+                                  inner.getName()));
+      for (Value operand : inner.getOperands())
+        if (!op.getRegion().isAncestor(operand.getParentRegion()) &&
+            !matchPattern(operand, m_Constant()) && !isKernelScalar(operand))
+          return fail(llvm::formatv("its body uses a value of type '{0}' "
+                                    "from outside, which kernels cannot take",
+                                    operand.getType()));
     }
-    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) ||
-        inner.getNumRegions() || !isPure(&inner))
-      return fail(llvm::formatv("its body uses '{0}', which kernels of this "
-                                "pipeline do not compute",
-                                inner.getName()));
-    for (Value operand : inner.getOperands())
-      if (operand.getParentBlock() != &body &&
-          !matchPattern(operand, m_Constant()) && !isKernelScalar(operand))
-        return fail(llvm::formatv("its body uses a value of type '{0}' from "
-                                  "outside, which kernels cannot take",
-                                  operand.getType()));
-  }
+    return true;
+  };
+  if (!canCompute(op.getRegion().front()))
+    return false;
   return true;
 }
 
@@ -268,6 +273,22 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
         sourceOfLoop[dim.getPosition()] = {operand.get(), position};
     }
   }
+  // A dynamic dimension that no loop spans alone (a convolution's input
+  // row, indexed by output row plus window row) is an argument of its own,
+  // read off its buffer by the host: the kernel needs it to linearize.
+  SmallVector<std::pair<Value, unsigned>> extents;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    for (auto [position, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+      std::pair<Value, unsigned> extent{operand.get(), position};
+      if (type.isDynamicDim(position) && !isa<AffineDimExpr>(expr) &&
+          !llvm::is_contained(extents, extent))
+        extents.push_back(extent);
+    }
+  }
   bool hasDynamicLoops = llvm::any_of(ranges, ShapedType::isDynamic);
   SmallVector<std::string> loopNames;
   for (int64_t d = 0; d < loopCount; ++d)
@@ -336,6 +357,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   for (int64_t range : ranges)
     if (ShapedType::isDynamic(range))
       argumentTypes.push_back(rewriter.getIndexType());
+  argumentTypes.append(extents.size(), rewriter.getIndexType());
   // Scalars the host knows (a function argument: a scale, a zero point)
   // follow the sizes.
   SmallVector<Value> scalars = getKernelScalars(op);
@@ -378,6 +400,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     loopSizes.push_back(ShapedType::isDynamic(range)
                             ? Value(entry->getArgument(sizeArgument++))
                             : index(range));
+  SmallVector<Value> extentValues;
+  for (size_t i = 0; i < extents.size(); ++i)
+    extentValues.push_back(entry->getArgument(sizeArgument++));
   IRMapping scalarArguments;
   for (auto [position, scalar] : llvm::enumerate(scalars))
     scalarArguments.map(scalar, entry->getArgument(sizeArgument + position));
@@ -437,15 +462,25 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
   }
   // The linear offset of the element an indexing map selects.
-  auto offsetOf = [&](AffineMap map, MemRefType type) -> Value {
+  auto offsetOf = [&](AffineMap map, Value buffer) -> Value {
+    auto type = cast<MemRefType>(buffer.getType());
     Value offset = index(0);
     for (auto [dimension, expr] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
       Value position = emitIndex(b, loc, expr, loops);
-      // A dynamic dimension is indexed by a loop, whose size it has.
-      Value size = type.isDynamicDim(dimension)
-                       ? loopSizes[dim.getPosition()]
-                       : index(type.getDimSize(dimension));
+      // A dynamic dimension has the size of the loop that indexes it, or
+      // is an argument of its own.
+      Value size;
+      if (!type.isDynamicDim(dimension))
+        size = index(type.getDimSize(dimension));
+      else {
+        if (auto dim = dyn_cast<AffineDimExpr>(expr))
+          size = loopSizes[dim.getPosition()];
+        else
+          size = extentValues[llvm::find(
+                                  extents,
+                                  std::make_pair(buffer, unsigned(dimension))) -
+                              extents.begin()];
+      }
       offset = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, offset, size), position);
     }
@@ -459,11 +494,10 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   SmallVector<BlockArgument> outArguments;
   bool reduces = op.getNumReductionLoops() > 0;
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    auto initType = cast<MemRefType>(init.get().getType());
     outputs.push_back(
         entry->getArgument(llvm::find(buffers, init.get()) - buffers.begin()));
     outputOffsets.push_back(
-        offsetOf(op.getMatchingIndexingMap(&init), initType));
+        offsetOf(op.getMatchingIndexingMap(&init), init.get()));
     outArguments.push_back(body.getArgument(init.getOperandNumber()));
     linalg::FillOp startingFill;
     if (!startingFills.empty())
@@ -501,7 +535,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
       mapping.map(argument,
                   memref::LoadOp::create(
                       b, loc, buffer,
-                      offsetOf(op.getMatchingIndexingMap(operand), type)));
+                      offsetOf(op.getMatchingIndexingMap(operand), value)));
     }
     for (auto [argument, value] : llvm::zip(outArguments, current))
       if (value)
@@ -615,13 +649,13 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
       factorNames.push_back("");
       if (!type.isDynamicDim(position))
         continue;
-      // Indexed by a loop (a dynamic dimension is never a constant's).
+      // Indexed by a loop (a kernel with other dynamic dimensions, its
+      // extents, is not launched alone).
       for (OpOperand &operand : op->getOpOperands())
         if (operand.get() == buffer)
-          factorNames.back() =
-              names[cast<AffineDimExpr>(
-                        op.getMatchingIndexingMap(&operand).getResult(position))
-                        .getPosition()];
+          if (auto dim = dyn_cast<AffineDimExpr>(
+                  op.getMatchingIndexingMap(&operand).getResult(position)))
+            factorNames.back() = names[dim.getPosition()];
     }
     return formatLaunchSize(factors, factorNames);
   };
@@ -664,7 +698,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     launchEntries.push_back(
         rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
   }
-  if (canLaunchAlone(buffers, scalars))
+  if (extents.empty() && canLaunchAlone(buffers, scalars))
     kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
                     rewriter.getDictionaryAttr(launchEntries));
 
@@ -692,6 +726,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     if (iterators[d] == utils::IteratorType::parallel)
       hostTotal = rewriter.createOrFold<arith::MulIOp>(loc, hostTotal, size);
   }
+  for (auto [source, position] : extents)
+    operands.push_back(memref::DimOp::create(rewriter, loc, source, position));
   llvm::append_range(operands, scalars);
   Value hostGridX, hostGridY;
   if (!ShapedType::isDynamic(total)) {

@@ -341,29 +341,15 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     }
     // Convolutions on tensors at static sizes became implicit GEMMs before
     // bufferization; what reaches here was on buffers, or has dynamic
-    // sizes, or is a view with strides.
-    MemRefType unsupported;
-    StringRef why;
-    for (MemRefType type : {inputType, filterType, outputType}) {
-      if (!type.hasStaticShape()) {
-        unsupported = type;
-        why = "has dynamic sizes: convolutions become matrix products at "
-              "static sizes only";
-        break;
-      }
-      if (!type.getLayout().isIdentity()) {
-        unsupported = type;
-        why = "is a strided view: a convolution's operands must be dense "
-              "row-major buffers";
-        break;
-      }
-    }
-    if (unsupported) {
-      op->emitOpError() << "cannot be put on the GPU: its operand "
-                        << unsupported << " " << why;
-      failed = true;
-      continue;
-    }
+    // sizes. Only a dense 1x1 convolution with unit strides is a matrix
+    // product of views of its buffers; any other is computed as what it
+    // is, a sum over its window per output element (a generic, which the
+    // element-wise kernels take, dynamic sizes included).
+    bool dense = llvm::all_of(
+        ArrayRef<MemRefType>{inputType, filterType, outputType},
+        [](MemRefType type) {
+          return type.hasStaticShape() && type.getLayout().isIdentity();
+        });
     bool nhwc = isa<linalg::Conv2DNhwcHwcfOp>(op);
     bool unitStrides =
         nhwc ? hasUnitStridesAndDilations(cast<linalg::Conv2DNhwcHwcfOp>(op))
@@ -371,15 +357,14 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     ArrayRef<int64_t> filterShape = filterType.getShape();
     int64_t kh = nhwc ? filterShape[0] : filterShape[2];
     int64_t kw = nhwc ? filterShape[1] : filterShape[3];
-    if (kh != 1 || kw != 1 || !unitStrides) {
-      op->emitOpError() << "cannot be put on the GPU: on buffers, only 1x1 "
-                           "convolutions with unit strides and dilations "
-                           "become matrix products (a convolution on "
-                           "tensors of any window, stride and dilation "
-                           "becomes an implicit GEMM); this one has a "
-                        << kh << "x" << kw << " filter"
-                        << (unitStrides ? "" : " and non-unit strides");
-      failed = true;
+    if (!dense || kh != 1 || kw != 1 || !unitStrides) {
+      IRRewriter rewriter(op->getContext());
+      rewriter.setInsertionPoint(op);
+      if (mlir::failed(linalg::generalizeNamedOp(rewriter, linalgOp))) {
+        op->emitOpError("cannot be put on the GPU: it could not be written "
+                        "as a generic");
+        failed = true;
+      }
       continue;
     }
     OpBuilder builder(op);
@@ -431,21 +416,22 @@ struct WarnUninitializedReductionsPass
     : public subgroup_matrix::impl::WarnUninitializedReductionsPassBase<
           WarnUninitializedReductionsPass> {
   void runOnOperation() override {
-    getOperation().walk([](linalg::LinalgOp op) {
-      if (!op.getNumReductionLoops() || !op.hasPureTensorSemantics())
-        return;
-      for (OpOperand &init : op.getDpsInitsMutable()) {
-        if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
-            !op.payloadUsesValueFromOperand(&init))
-          continue;
-        op->emitWarning()
-            << "'" << op->getName() << "' op reduces into output " << op.getIndexingMapIndex(&init) -
-                                             op.getNumDpsInputs()
-            << ", a tensor.empty() whose values are undefined: the result "
-               "depends on what its memory held (fill it first, with "
-               "linalg.fill)";
-      }
-    });
+    getOperation().walk(
+        [](linalg::LinalgOp op) {
+          if (!op.getNumReductionLoops() || !op.hasPureTensorSemantics())
+            return;
+          for (OpOperand &init : op.getDpsInitsMutable()) {
+            if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+                !op.payloadUsesValueFromOperand(&init))
+              continue;
+            op->emitWarning()
+                << "'" << op->getName() << "' op reduces into output "
+                << op.getIndexingMapIndex(&init) - op.getNumDpsInputs()
+                << ", a tensor.empty() whose values are undefined: the result "
+                   "depends on what its memory held (fill it first, with "
+                   "linalg.fill)";
+          }
+        });
   }
 };
 

@@ -33,3 +33,45 @@ func.func @embedding(%ids: tensor<8xi64>, %table: tensor<100x16xf32>) -> tensor<
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// A padding generic (an importer's tensor.pad): the input is read only
+// inside its bounds, in a branch, which the kernel keeps as a branch.
+// CHECK-LABEL: gpu.func @elementwise_0
+// CHECK-SAME: (%[[OUT:.*]]: memref<100xf32>, %[[IN:.*]]: memref<64xf32>)
+// CHECK: %[[VALUE:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK: %[[READ:.*]] = memref.load %[[IN]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: scf.yield %[[READ]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: scf.yield %[[ZERO]] : f32
+// CHECK: memref.store %[[VALUE]], %[[OUT]]
+func.func @index_padding(%x: tensor<8x8xf32>) -> tensor<10x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %e = tensor.empty() : tensor<10x10xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(h, w) -> (h, w)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<10x10xf32>) {
+  ^bb0(%o: f32):
+    %h = linalg.index 0 : index
+    %w = linalg.index 1 : index
+    %h0 = arith.cmpi uge, %h, %c1 : index
+    %h1 = arith.cmpi ult, %h, %c9 : index
+    %w0 = arith.cmpi uge, %w, %c1 : index
+    %w1 = arith.cmpi ult, %w, %c9 : index
+    %a = arith.andi %h0, %h1 : i1
+    %b = arith.andi %w0, %w1 : i1
+    %inside = arith.andi %a, %b : i1
+    %v = scf.if %inside -> f32 {
+      %y = arith.subi %h, %c1 : index
+      %x1 = arith.subi %w, %c1 : index
+      %read = tensor.extract %x[%y, %x1] : tensor<8x8xf32>
+      scf.yield %read : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    linalg.yield %v : f32
+  } -> tensor<10x10xf32>
+  return %r : tensor<10x10xf32>
+}

@@ -1,48 +1,5 @@
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 -verify-diagnostics
 
-// On buffers, only 1x1 convolutions are matrix products (views); on
-// tensors, any convolution is (convolutions-as-contractions.mlir).
-func.func @conv3x3(%x: memref<1x8x8x32xf16>, %f: memref<3x3x32x64xf16>, %y: memref<1x6x6x64xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: on buffers, only 1x1 convolutions with unit strides and dilations become matrix products (a convolution on tensors of any window, stride and dilation becomes an implicit GEMM); this one has a 3x3 filter}}
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%x, %f : memref<1x8x8x32xf16>, memref<3x3x32x64xf16>) outs(%y : memref<1x6x6x64xf32>)
-  return
-}
-
-// -----
-
-// A convolution on tensors whose batch is dynamic.
-func.func @dynamic_convolution(%x: tensor<?x10x10x16xf16>, %f: tensor<3x3x16x32xf16>, %y: tensor<?x8x8x32xf32>) -> tensor<?x8x8x32xf32> {
-  // expected-error @+1 {{cannot be put on the GPU: its operand 'memref<?x10x10x16xf16>' has dynamic sizes: convolutions become matrix products at static sizes only}}
-  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%x, %f : tensor<?x10x10x16xf16>, tensor<3x3x16x32xf16>) outs(%y : tensor<?x8x8x32xf32>) -> tensor<?x8x8x32xf32>
-  return %r : tensor<?x8x8x32xf32>
-}
-
-// -----
-
-func.func @strided(%x: memref<1x8x8x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<1x4x4x64xf32>) {
-  // expected-error @+1 {{this one has a 1x1 filter and non-unit strides}}
-  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-    ins(%x, %f : memref<1x8x8x32xf16>, memref<1x1x32x64xf16>) outs(%y : memref<1x4x4x64xf32>)
-  return
-}
-
-// -----
-
-func.func @dynamic_constant_index(%x: memref<?x?xf32>, %y: memref<?xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: 'memref<?x?xf32>' is indexed by a constant along a dynamic dimension}}
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (0, d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %n = arith.negf %a : f32
-    linalg.yield %n : f32
-  }
-  return
-}
-
-// -----
-
 func.func @dynamic_batch(%a: memref<?x64x64xf16>, %b: memref<?x64x64xf16>, %c: memref<?x64x64xf32>) {
   // expected-error @+1 {{cannot be tiled into a kernel: the batch size is dynamic (M, N and K may be, since the kernel takes them as arguments, but the batch is the launch's grid depth)}}
   linalg.batch_matmul ins(%a, %b : memref<?x64x64xf16>, memref<?x64x64xf16>) outs(%c : memref<?x64x64xf32>)
@@ -95,19 +52,6 @@ func.func @reversed_read(%x: memref<32xf32>, %y: memref<32xf32>) {
   // expected-error @+1 {{cannot be put on the GPU: an operand is indexed by '-d0 + 31', which is not built of loops and constants by +, and *, floordiv and mod by positive constants}}
   linalg.generic {indexing_maps = [affine_map<(d0) -> (31 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       ins(%x : memref<32xf32>) outs(%y : memref<32xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    linalg.yield %a : f32
-  }
-  return
-}
-
-// -----
-
-// A loop plus a constant along a dynamic dimension is unknown in size.
-func.func @shifted_dynamic(%x: memref<?xf32>, %y: memref<32xf32>) {
-  // expected-error @+1 {{cannot be put on the GPU: 'memref<?xf32>' is indexed by an expression of loops along a dynamic dimension}}
-  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 + 4)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-      ins(%x : memref<?xf32>) outs(%y : memref<32xf32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
   }

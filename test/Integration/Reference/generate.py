@@ -4,6 +4,7 @@
   generate.py emit SEED                      # one program, on stdout
   generate.py check TOOLS --seeds A:B [--target T] [--jobs N]
                     [--keep DIR]
+  generate.py stage TOOLS --seeds A:B --dir DIR [--target T] [--jobs N]
 
 A program is a chain of ops over a pool of values (the function's
 arguments first): contractions in every spelling (named matmul,
@@ -22,7 +23,9 @@ sizes, some memrefs.
 reference on the same random inputs and prints one line per program and
 a closing `N passed, N failed` line (refusals counted apart: a program the
 compiler refuses with a diagnostic is not a wrong answer). `--keep DIR`
-writes each disagreeing program there with its seed.
+writes each disagreeing program there with its seed. `stage` writes
+each seed's device plan, inputs and upstream's outputs into DIR/seed_N
+for a GPU machine (upstream.py compare checks what it ran; device.sh).
 """
 
 import argparse
@@ -729,10 +732,23 @@ def check_seed(tools, target, seed, keep, special=False):
     return seed, status, detail.replace("\n", " ")[:600]
 
 
+def stage_seed(tools, target, seed, root, special=False):
+    program = Program(seed, special)
+    try:
+        return upstream.stage_program(
+            tools, program.text(), program.inputs(np.random.default_rng(seed)),
+            pathlib.Path(root) / ("seed_%d" % seed), target)
+    except Exception as error:  # the checker's own failure, reported
+        return "UNCHECKED seed_%d: %s: %s" % (seed, type(error).__name__,
+                                              error)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["emit", "check"])
-    parser.add_argument("argument", help="SEED (emit) or TOOLS (check)")
+    parser.add_argument("command", choices=["emit", "check", "stage"])
+    parser.add_argument("argument",
+                        help="SEED (emit) or TOOLS (check, stage)")
+    parser.add_argument("--dir", help="stage: where the plans go")
     parser.add_argument("--seeds", default="0:100")
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -745,6 +761,14 @@ def main():
                                  options.special).text())
         return 0
     first, last = (int(s) for s in options.seeds.split(":"))
+    if options.command == "stage":
+        with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
+            for line in pool.map(
+                    lambda s: stage_seed(options.argument, options.target, s,
+                                         options.dir, options.special),
+                    range(first, last)):
+                print(line.replace("\n", " ")[:600], flush=True)
+        return 0
     counts = {}
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
         for seed, status, detail in pool.map(

@@ -628,7 +628,7 @@ def program_inputs(text, options):
     giving dynamic sizes)."""
     shapes_text = options.shapes
     found = re.search(r"^// SHAPES: (.*)$", text, re.M)
-    if found:
+    if found and not shapes_text:
         shapes_text = ",".join(found.group(1).split())
     shapes = [tuple(int(d) for d in s.split("x") if d) if s else None
               for s in shapes_text.split(",")] if shapes_text else None
@@ -637,52 +637,55 @@ def program_inputs(text, options):
                          shapes)
 
 
+def stage_program(tools, text, arrays, directory, target, entry=None):
+    """Writes one program's device plan for `target` (sm-run --emit-plan)
+    with `arrays` as its inputs, and upstream's outputs for them, into
+    `directory`; returns the line that says what happened."""
+    name = directory.name
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "program.mlir").write_text(text)
+    argv = [os.path.join(tools, "sm-run"), str(directory / "program.mlir"),
+            "--target", target, "--emit-plan", str(directory)]
+    for index, array in enumerate(arrays):
+        path = directory / ("input_%d.npy" % index)
+        np.save(path, array)
+        argv += ["--input", str(path)]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode:
+        return "REFUSED %s: %s" % (name, done.stderr.strip()[-800:])
+    _, arguments, results = function_types(text, entry)
+    shapes = [r.shape for r in results]
+    if any(d is None for shape in shapes for d in shape):
+        return "UNCHECKED %s: dynamic result sizes" % name
+    with tempfile.TemporaryDirectory() as scratch:
+        theirs = run_reference(tools, text, entry, arrays, shapes, scratch)
+    elements = {}
+    for (what, index), array in theirs.items():
+        np.save(directory / ("reference_%s_%d.npy" % (what, index)), array)
+        elements["%s_%d" % (what, index)] = (
+            results if what == "result" else arguments)[index].element
+    # What the comparison needs of the program; the program itself (its
+    # weights) does not travel.
+    (directory / "program.mlir").unlink()
+    (directory / "reference.json").write_text(json.dumps(
+        {"elements": elements, "tolerance": program_tolerance(text)}))
+    return "staged %s" % name
+
+
 def stage(options):
     """For a GPU machine without this toolchain: each program's device plan
     (sm-run --emit-plan) with its inputs, and upstream's outputs for them,
     in DIR/<program>/."""
     for program in options.programs:
         text = pathlib.Path(program).read_text()
-        name = pathlib.Path(program).stem
-        directory = pathlib.Path(options.dir) / name
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = pathlib.Path(options.dir) / pathlib.Path(program).stem
         try:
             arrays = program_inputs(text, options)
         except ReferenceError as error:
-            print("UNCHECKED %s: %s" % (name, error))
+            print("UNCHECKED %s: %s" % (directory.name, error))
             continue
-        (directory / "program.mlir").write_text(text)
-        argv = [os.path.join(options.tools, "sm-run"),
-                str(directory / "program.mlir"), "--target", options.target,
-                "--emit-plan", str(directory)]
-        for index, array in enumerate(arrays):
-            path = directory / ("input_%d.npy" % index)
-            np.save(path, array)
-            argv += ["--input", str(path)]
-        done = subprocess.run(argv, capture_output=True, text=True)
-        if done.returncode:
-            print("REFUSED %s: %s" % (name, done.stderr.strip()[-800:]))
-            continue
-        _, _, results = function_types(text, options.entry)
-        shapes = [r.shape for r in results]
-        if any(d is None for shape in shapes for d in shape):
-            print("UNCHECKED %s: dynamic result sizes" % name)
-            continue
-        with tempfile.TemporaryDirectory() as scratch:
-            theirs = run_reference(options.tools, text, options.entry, arrays,
-                                   shapes, scratch)
-        _, arguments, _ = function_types(text, options.entry)
-        elements = {}
-        for (what, index), array in theirs.items():
-            np.save(directory / ("reference_%s_%d.npy" % (what, index)), array)
-            elements["%s_%d" % (what, index)] = (
-                results if what == "result" else arguments)[index].element
-        # What the comparison needs of the program; the program itself (its
-        # weights) does not travel.
-        (directory / "program.mlir").unlink()
-        (directory / "reference.json").write_text(json.dumps(
-            {"elements": elements, "tolerance": program_tolerance(text)}))
-        print("staged %s" % name, flush=True)
+        print(stage_program(options.tools, text, arrays, directory,
+                            options.target, options.entry), flush=True)
     return 0
 
 
@@ -738,8 +741,8 @@ def main():
     parser.add_argument("--entry")
     parser.add_argument("--shapes", default="",
                         help="run-time shapes of the arguments, comma "
-                        "separated (4x8,16), for dynamic sizes; a program's "
-                        "`// SHAPES: 4x8 16` line gives its own")
+                        "separated (4x8,16), for dynamic sizes; without it, "
+                        "a program's `// SHAPES: 4x8 16` line gives them")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pipeline-options", default="",
                         help="check: sm-linalg-to-gpu options to compile "
