@@ -252,6 +252,54 @@ struct PlanKernelsPass
 };
 } // namespace
 
+/// The buffer that `view` is a chain of memref.subview ops of, and the map
+/// from the view's indices to the buffer's; none unless every subview has
+/// static offsets and strides, keeps every dimension, and the buffer is
+/// row-major.
+static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  MLIRContext *context = view.getContext();
+  AffineMap map = AffineMap::getMultiDimIdentityMap(type.getRank(), context);
+  while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+        ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(subview.getStaticStrides()))
+      return std::nullopt;
+    map = applyStaticView(map, subview.getStaticOffsets(),
+                          subview.getStaticStrides());
+    view = subview.getSource();
+  }
+  if (!cast<MemRefType>(view.getType()).getLayout().isIdentity())
+    return std::nullopt;
+  return std::make_pair(view, map);
+}
+
+/// Gives a matrix product contiguous copies of its operands that are
+/// static strided views of a row-major buffer (a slice of a wider matrix):
+/// the product's kernels read and write dense row-major matrices. The
+/// copies are strided copies, kernels of their own
+/// (sm-elementwise-to-kernels); an output is copied in and, after the
+/// product, back. Other views stay, for matchContraction to report.
+static void copyStridedOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || type.getLayout().isIdentity() || type.getMemorySpace() ||
+        !type.hasStaticShape() || !getViewedBuffer(operand.get()))
+      continue;
+    Value view = operand.get();
+    rewriter.setInsertionPoint(op);
+    Value copy = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    memref::CopyOp::create(rewriter, loc, view, copy);
+    rewriter.modifyOpInPlace(op, [&]() { operand.set(copy); });
+    if (op.isDpsInit(&operand)) {
+      rewriter.setInsertionPointAfter(op);
+      memref::CopyOp::create(rewriter, loc, copy, view);
+    }
+  }
+}
+
 void PlanKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
   FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
@@ -294,10 +342,12 @@ void PlanKernelsPass::runOnOperation() {
     inAttention.insert(attention->ops.begin(), attention->ops.end());
   });
 
+  IRRewriter rewriter(module.getContext());
   module.walk([&](linalg::LinalgOp op) {
     if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
         op->hasAttr(planName))
       return;
+    copyStridedOperands(rewriter, op);
     FailureOr<Contraction> contraction = matchContraction(op);
     if (failed(contraction)) {
       failedAny = true;
@@ -444,6 +494,7 @@ struct ContractionsToKernelsPass
     });
     bool failedAny = false;
     for (linalg::LinalgOp op : contractions) {
+      copyStridedOperands(rewriter, op);
       FailureOr<Contraction> contraction = matchContraction(op);
       if (failed(contraction)) {
         failedAny = true;
@@ -514,28 +565,6 @@ static std::string describeElementwiseKernel(linalg::GenericOp op) {
     return why + " (a dot product: no M or N loop, nothing for matrix units)";
   return why + " (a contraction that is no matrix product: " +
          whyNotMatrixContraction(op) + ")";
-}
-
-/// The buffer that `view` is a chain of memref.subview ops of, and the map
-/// from the view's indices to the buffer's; none unless every subview has
-/// static offsets and strides, keeps every dimension, and the buffer is
-/// row-major.
-static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
-  auto type = cast<MemRefType>(view.getType());
-  MLIRContext *context = view.getContext();
-  AffineMap map = AffineMap::getMultiDimIdentityMap(type.getRank(), context);
-  while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
-    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
-        ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
-        ShapedType::isDynamicShape(subview.getStaticStrides()))
-      return std::nullopt;
-    map = applyStaticView(map, subview.getStaticOffsets(),
-                          subview.getStaticStrides());
-    view = subview.getSource();
-  }
-  if (!cast<MemRefType>(view.getType()).getLayout().isIdentity())
-    return std::nullopt;
-  return std::make_pair(view, map);
 }
 
 /// Whether a generic on `operands` through `maps` runs loops of `sizes` as
@@ -656,6 +685,20 @@ void ElementwiseToKernelsPass::runOnOperation() {
     if (isOnHost(op))
       remaining.push_back(op);
   });
+  // Named ops (a pooling, a copy, a linalg.reduce) as generics, so that
+  // fills before them can be their starting values and reductions can join
+  // row groups; fills stay fills to be found. (First: an op created after
+  // the row groups' ops are erased could take one's address and pass for
+  // grouped.)
+  for (linalg::LinalgOp &op : remaining) {
+    if (isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()))
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (succeeded(generalized))
+      op = *generalized;
+  }
   bool failedAny = false;
   // Reductions along rows and the op over the rows that reads them (a
   // softmax, a norm) first: one kernel each group.
@@ -681,21 +724,8 @@ void ElementwiseToKernelsPass::runOnOperation() {
     if (failed(emitRowGroupKernel(rewriter, group, kernels.get(), name)))
       failedAny = true;
   }
-  // Named ops (a pooling, a copy) as generics, so that fills before them
-  // can be their starting values; fills stay fills to be found.
-  for (linalg::LinalgOp &op : remaining) {
-    if (grouped.contains(op) ||
-        isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()))
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::GenericOp> generalized =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (succeeded(generalized))
-      op = *generalized;
-  }
   // An op with a loop of no iterations writes nothing (a reduction leaves
-  // its output at its starting value): no kernel. (Erased ops count as
-  // grouped from here on.)
+  // its output at its starting value): no kernel.
   for (linalg::LinalgOp op : remaining) {
     if (grouped.contains(op))
       continue;
@@ -705,6 +735,11 @@ void ElementwiseToKernelsPass::runOnOperation() {
     grouped.insert(generic);
     rewriter.eraseOp(generic);
   }
+  // The erased ops leave the list, and `grouped` holds live fills from here
+  // on: an op created below could take an erased one's address.
+  llvm::erase_if(remaining,
+                 [&](linalg::LinalgOp op) { return grouped.contains(op); });
+  grouped.clear();
   // Long reductions into few outputs in two steps (the parts' fill is the
   // first step's starting value). The steps take the op's place in
   // `remaining` and are appended, past the end this loop visits: neither

@@ -54,3 +54,26 @@ func.func @insert_row(%row: tensor<1x64xf32>) -> tensor<18x64xf32> {
   %q = tensor.insert_slice %row into %f[0, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<18x64xf32>
   return %q : tensor<18x64xf32>
 }
+
+// -----
+
+// A matrix product of a slice of a wider matrix reads a contiguous copy of
+// the slice (the copy is a strided copy's kernel); a slice it writes is
+// copied in and, after the product, back.
+// CHECK-LABEL: func.func @sliced_operands
+// CHECK: %[[ACOPY:.*]] = memref.alloc() : memref<32x32xf16>
+// CHECK: %[[AFLAT:.*]] = memref.collapse_shape %[[ACOPY]]
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%{{.*}} : memref<4096xf16>, %[[AFLAT]] : memref<1024xf16>)
+// CHECK: %[[CCOPY:.*]] = memref.alloc() : memref<32x48xf32>
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%{{.*}} : memref<4096xf32>, %{{.*}} : memref<1536xf32>)
+// CHECK: gpu.launch_func @kernels::@matmul_0
+// CHECK: %[[CFLAT:.*]] = memref.collapse_shape %[[CCOPY]]
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%[[CFLAT]] : memref<1536xf32>, %{{.*}} : memref<4096xf32>)
+func.func @sliced_operands(%a: memref<64x64xf16>, %b: memref<32x48xf16>, %c: memref<64x64xf32>) {
+  %av = memref.subview %a[0, 16] [32, 32] [1, 1] : memref<64x64xf16> to memref<32x32xf16, strided<[64, 1], offset: 16>>
+  %bv = memref.subview %b[0, 0] [32, 48] [1, 1] : memref<32x48xf16> to memref<32x48xf16, strided<[48, 1]>>
+  %cv = memref.subview %c[8, 8] [32, 48] [1, 1] : memref<64x64xf32> to memref<32x48xf32, strided<[64, 1], offset: 520>>
+  linalg.matmul ins(%av, %bv : memref<32x32xf16, strided<[64, 1], offset: 16>>, memref<32x48xf16, strided<[48, 1]>>)
+                outs(%cv : memref<32x48xf32, strided<[64, 1], offset: 520>>)
+  return
+}
