@@ -1,7 +1,8 @@
 //===- ExpandMath.cpp - the math device languages lack --------------------===//
 //
 // `sm-expand-math`: bf16 map arithmetic in f32, erf and erfc as upstream's
-// polynomials, ceil/floor divisions as plain ones.
+// polynomials, ceil/floor divisions as plain ones, f64 e^x and tanh in
+// f64 arithmetic for Vulkan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,8 @@
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -55,14 +58,138 @@ static void splitWideBFloat16Conversions(Operation *root) {
       result = arith::ExtFOp::create(b, op->getLoc(),
                                      op->getResult(0).getType(), middle);
     } else {
-      middle =
-          arith::TruncFOp::create(b, op->getLoc(), f32, op->getOperand(0));
+      middle = arith::TruncFOp::create(b, op->getLoc(), f32, op->getOperand(0));
       result = arith::TruncFOp::create(b, op->getLoc(),
                                        op->getResult(0).getType(), middle);
     }
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
   }
+}
+
+/// e^x in f64 arithmetic, for Vulkan kernels: GLSL.std.450's Exp (and
+/// Tanh, Exp2) take 16- and 32-bit floats only. x = k ln2 + r with
+/// |r| <= ln2 / 2 (ln2 in two parts, so that k ln2 is exact); e^r by its
+/// Taylor polynomial to degree 13 (the next term is below 2^-56 of it);
+/// 2^k built in the exponent field. Beyond the range of finite results,
+/// inf and 0 (results that would be subnormal flush to 0); NaN stays NaN.
+static Value emitExpF64(OpBuilder &b, Location loc, Value x) {
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  auto real = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
+  };
+  Value k = math::FloorOp::create(
+      b, loc,
+      arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, x, real(1.4426950408889634)),
+          real(0.5)));
+  k = arith::MaximumFOp::create(
+      b, loc, arith::MinimumFOp::create(b, loc, k, real(1023.0)),
+      real(-1022.0));
+  Value r = arith::SubFOp::create(
+      b, loc,
+      arith::SubFOp::create(
+          b, loc, x,
+          arith::MulFOp::create(b, loc, k, real(6.93147180369123816490e-01))),
+      arith::MulFOp::create(b, loc, k, real(1.90821492927058770002e-10)));
+  // Horner's rule from the degree-13 coefficient, 1/13!, down to 1.
+  double coefficient = 1.0;
+  SmallVector<double> coefficients = {1.0};
+  for (int degree = 1; degree <= 13; ++degree)
+    coefficients.push_back(coefficient /= degree);
+  Value polynomial = real(coefficients.back());
+  for (int degree = 12; degree >= 0; --degree)
+    polynomial = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, polynomial, r),
+        real(coefficients[degree]));
+  Value exponent = arith::ShLIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::FPToSIOp::create(b, loc, i64, k),
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1023))),
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(52)));
+  Value result = arith::MulFOp::create(
+      b, loc, polynomial, arith::BitcastOp::create(b, loc, f64, exponent));
+  auto where = [&](arith::CmpFPredicate predicate, Value lhs, Value rhs,
+                   Value then, Value otherwise) -> Value {
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, predicate, lhs, rhs), then,
+        otherwise);
+  };
+  result = where(arith::CmpFPredicate::OGT, x, real(709.782712893384),
+                 real(std::numeric_limits<double>::infinity()), result);
+  result = where(arith::CmpFPredicate::OLT, x, real(-708.3964185322641),
+                 real(0.0), result);
+  return where(arith::CmpFPredicate::UNO, x, x, x, result);
+}
+
+/// tanh(x) in f64 arithmetic: (1 - e^-2|x|) / (1 + e^-2|x|) with the sign
+/// of x, and below |x| = 2^-7, where that difference cancels, the series
+/// x - x^3/3 + 2x^5/15 - 17x^7/315.
+static Value emitTanhF64(OpBuilder &b, Location loc, Value x) {
+  auto real = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
+  };
+  Value a = math::AbsFOp::create(b, loc, x);
+  Value t = emitExpF64(b, loc, arith::MulFOp::create(b, loc, a, real(-2.0)));
+  Value large =
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, real(1.0), t),
+                            arith::AddFOp::create(b, loc, real(1.0), t));
+  Value square = arith::MulFOp::create(b, loc, a, a);
+  Value series = real(-17.0 / 315.0);
+  for (double coefficient : {2.0 / 15.0, -1.0 / 3.0, 1.0})
+    series = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, series, square),
+        real(coefficient));
+  series = arith::MulFOp::create(b, loc, series, a);
+  Value magnitude = arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a,
+                            real(0.0078125)),
+      series, large);
+  return arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, real(0.0)),
+      arith::NegFOp::create(b, loc, magnitude), magnitude);
+}
+
+/// The f64 math of Vulkan kernels that GLSL.std.450 computes in 16 or 32
+/// bits only: e^x, 2^x and tanh become f64 arithmetic; the others are
+/// reported.
+static LogicalResult expandWideMath(Operation *root) {
+  SmallVector<Operation *> wide;
+  root->walk([&](Operation *op) {
+    if (isa<math::ExpOp, math::Exp2Op, math::TanhOp, math::LogOp, math::Log2Op,
+            math::Log1pOp, math::ExpM1Op, math::PowFOp, math::SinOp,
+            math::CosOp, math::TanOp, math::AtanOp, math::Atan2Op, math::SinhOp,
+            math::CoshOp, math::AsinOp, math::AcosOp, math::ErfOp>(op) &&
+        op->getResult(0).getType().isF64())
+      wide.push_back(op);
+  });
+  for (Operation *op : wide) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0), result;
+    if (isa<math::ExpOp>(op))
+      result = emitExpF64(b, loc, x);
+    else if (isa<math::Exp2Op>(op))
+      result = emitExpF64(
+          b, loc,
+          arith::MulFOp::create(
+              b, loc, x,
+              arith::ConstantOp::create(
+                  b, loc, b.getF64FloatAttr(0.69314718055994530942))));
+    else if (isa<math::TanhOp>(op))
+      result = emitTanhF64(b, loc, x);
+    else
+      return op->emitOpError()
+             << "on f64 has no Vulkan instruction: GLSL.std.450 computes it "
+                "in 16 or 32 bits only (compute it in f32, or on f64 with "
+                "math.exp, math.exp2 or math.tanh, which are expanded)";
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+  return success();
 }
 
 namespace {
@@ -84,6 +211,8 @@ struct ExpandMathPass
       // kernels round in integer arithmetic on the bits instead. (Widening
       // bf16 is exact, and stays a conversion.)
       if (kernels->hasAttr(spirv::getTargetEnvAttrName())) {
+        if (failed(expandWideMath(kernels)))
+          return signalPassFailure();
         SmallVector<Operation *> roundings;
         kernels.walk([&](arith::TruncFOp truncation) {
           if (getElementTypeOrSelf(truncation.getType()).isBF16())

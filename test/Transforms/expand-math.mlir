@@ -111,3 +111,43 @@ module {
     }
   }
 }
+
+// -----
+
+// In Vulkan kernels, f64 e^x and tanh (which GLSL.std.450 has in 16 and 32
+// bits only) become f64 arithmetic: 2^k built in the exponent field times
+// a polynomial, inf above the largest finite result, NaN kept.
+// CHECK-LABEL: gpu.func @wide_exp
+// CHECK-SAME: (%[[X:.*]]: f64
+// CHECK-NOT: math.exp
+// CHECK: %[[K:.*]] = math.floor %{{.*}} : f64
+// CHECK: %[[KI:.*]] = arith.fptosi %{{.*}} : f64 to i64
+// CHECK: %[[BIAS:.*]] = arith.addi %[[KI]], %c1023_i64 : i64
+// CHECK: %[[FIELD:.*]] = arith.shli %[[BIAS]], %c52_i64 : i64
+// CHECK: %[[SCALE:.*]] = arith.bitcast %[[FIELD]] : i64 to f64
+// CHECK: %[[E:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f64
+// CHECK: %[[BIG:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : f64
+// CHECK: arith.select %[[BIG]], %cst{{.*}}, %[[E]] : f64
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f64
+// CHECK: memref.store %[[R]]
+// CHECK-LABEL: gpu.func @wide_tanh
+// CHECK-NOT: math.tanh
+// CHECK: math.absf
+// CHECK: arith.bitcast %{{.*}} : i64 to f64
+module {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, Float64, Int64], []>, #spirv.resource_limits<>>} {
+    gpu.func @wide_exp(%x: f64, %out: memref<1xf64>) kernel {
+      %c0 = arith.constant 0 : index
+      %e = math.exp %x : f64
+      memref.store %e, %out[%c0] : memref<1xf64>
+      gpu.return
+    }
+    gpu.func @wide_tanh(%x: f64, %out: memref<1xf64>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = math.tanh %x : f64
+      memref.store %t, %out[%c0] : memref<1xf64>
+      gpu.return
+    }
+  }
+}

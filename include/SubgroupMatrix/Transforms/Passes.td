@@ -334,7 +334,10 @@ def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
     integer arithmetic on the bits (upstream's bf16 expansion), since a
     SPIR-V conversion to bf16 rounds as the driver likes (the H100's
     truncates) where `arith.truncf` rounds to nearest even; conversions
-    between bf16 and f64 go through f32 first. Works on the
+    between bf16 and f64 go through f32 first, and f64 `math.exp`,
+    `math.exp2` and `math.tanh` become f64 arithmetic (GLSL.std.450 has
+    them in 16 and 32 bits only; other f64 transcendental ops are
+    reported). Works on the
     gpu.modules being lowered
     (those carrying `spirv.target_env`, or all when none does).
 
