@@ -66,6 +66,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   pm.addPass(createFoldBatchLoopsPass());
   pm.addPass(createNormalizeContractionsPass());
   pm.addPass(createBufferizeProgramPass());
+  pm.addPass(createScalarAccessesToGenericsPass());
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());
   pm.addPass(createApplyPrecisionPolicyPass(

@@ -757,6 +757,48 @@ def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
   ];
 }
 
+def ScalarAccessesToGenericsPass
+    : Pass<"sm-scalar-accesses-to-generics", "ModuleOp"> {
+  let summary = "move single elements of buffers with kernels, not the host";
+  let description = [{
+    The runtime moves whole buffers, never their elements, so a host
+    function's `memref.store` (a `tensor.from_elements`, a `tensor.insert`)
+    and the `memref.load`s whose values linalg ops use (a `tensor.extract`
+    of a scale, of an argmax's index) become work for kernels: a store at
+    constant indices becomes a `linalg.generic` of no loops that writes
+    that element, computing the stored value in its body (the loads it
+    reads become loads of the kernel); a value from loads that a linalg
+    body uses is computed at the start of the body; a load at constant
+    indices that is a linalg op's scalar input (a fill's value) becomes an
+    input of the loaded buffer, indexed by a constant map. A load moves only
+    where nothing writes memory between it and its new place; what cannot
+    move (a branch or a loop bound on device data, a store at a computed
+    index) stays, for the runtime to report.
+
+    ```mlir
+    // sm-opt --sm-scalar-accesses-to-generics
+    func.func @first(%x: memref<4xi64>, %y: memref<1xi64>) {
+      %c0 = arith.constant 0 : index
+      %c3 = arith.constant 3 : index
+      %v = memref.load %x[%c3] : memref<4xi64>
+      memref.store %v, %y[%c0] : memref<1xi64>
+      return
+    }
+    // becomes
+    // (the map is affine_map<() -> (0)>)
+    linalg.generic {indexing_maps = [...], iterator_types = []} outs(%y : memref<1xi64>) {
+    ^bb0(%out: i64):
+      %v = memref.load %x[%c3] : memref<4xi64>
+      linalg.yield %v : i64
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def InsertShapeChecksPass : Pass<"sm-insert-shape-checks", "ModuleOp"> {
   let summary = "assert that the caller's arrays agree on dynamic sizes";
   let description = [{

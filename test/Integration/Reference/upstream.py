@@ -204,11 +204,18 @@ def function_types(text, entry=None):
 
 def to_bits(array, element):
     """`array` (as sm-run reads it) as the bytes of MLIR's dense hex form:
-    little-endian elements, one byte per i4 element, i1 packed in bits."""
+    little-endian elements, one byte per i4 element (its low four bits), i1
+    packed in bits."""
     if element == "i1":
         return np.packbits(np.asarray(array, bool).reshape(-1),
                            bitorder="little").tobytes()
     dtype = np.dtype(ELEMENTS[element][0]).newbyteorder("<")
+    if element == "i4":
+        # The element's own four bits, the byte's others zero: LLVM loads an
+        # i4 from memory as if they were (a sign-extended byte, 0xFC for -4,
+        # read back as 252 through a zero extension).
+        return (np.ascontiguousarray(array).astype(np.int64) & 0xF).astype(
+            np.uint8).tobytes()
     return np.ascontiguousarray(array).astype(dtype).tobytes()
 
 
