@@ -992,12 +992,14 @@ SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
           return mapping.contains(result);
         }))
       continue;
-    if (emitInstead && emitInstead(op))
-      continue;
+    // Constants from outside first: an op emitted instead (a gather's
+    // indices) reads them too.
     for (Value operand : op.getOperands())
       if (operand.getParentBlock() != &body && !mapping.contains(operand))
         if (Operation *constant = operand.getDefiningOp())
           mapping.map(operand, builder.clone(*constant)->getResult(0));
+    if (emitInstead && emitInstead(op))
+      continue;
     // A branch's blocks are copied the same way (their gathers and
     // outside constants included).
     if (auto branch = dyn_cast<scf::IfOp>(op)) {

@@ -13,8 +13,9 @@ generics with the reduction loop anywhere), 2-D convolutions, reductions
 (linalg.reduce and generics), linear layers ([out, in] weights, bias and
 activation generics), broadcasts, transposes, element-wise chains as
 named ops and generics, casts between f16, bf16, f32, f64, i8, i32 and i64,
-tensor.pad, slices and reshapes; one or two results. Sizes are small but
-reach the cases that matter for precision: reductions of up to 2048 terms,
+tensor.pad, slices and reshapes, single elements read out (tensor.extract)
+as tensors of their own or scalars of a generic's body; one or two
+results. Sizes are small but reach the cases that matter for precision: reductions of up to 2048 terms,
 inputs scaled so that f16 overflows, and NaN or infinity in inputs where
 the program's ops define what they become. Some programs take dynamic
 sizes, some memrefs.
@@ -620,7 +621,7 @@ class Program:
                       (self.unary, 3), (self.cast, 2), (self.reduction, 3),
                       (self.transpose, 1), (self.broadcast, 1),
                       (self.reshape, 1), (self.slice, 1), (self.pad, 1),
-                      (self.convolution, 1)]
+                      (self.convolution, 1), (self.element, 1)]
         first = self.rng.choice([self.contraction, self.contraction,
                                  self.layer, self.convolution,
                                  self.reduction_start])
@@ -636,6 +637,37 @@ class Program:
             if other.name != results[0].name:
                 results.append(other)
         return results
+
+    def element(self):
+        """One element read out of a tensor (tensor.extract at constant
+        indices): as a tensor of its own (tensor.from_elements), or as a
+        scalar that a generic's body uses from outside."""
+        a = self.pick(min_rank=1)
+        if a is None:
+            return
+        indices = []
+        for extent in a.shape:
+            index = self.fresh("i")
+            self.emit("%s = arith.constant %d : index" % (
+                index, self.rng.randrange(extent)))
+            indices.append(index)
+        scalar = self.fresh("x")
+        self.emit("%s = tensor.extract %s[%s] : %s" % (
+            scalar, a.name, ", ".join(indices), a.type))
+        b = self.pick(element=a.element, min_rank=1)
+        if b is None or self.rng.random() < 0.4:
+            name = self.fresh()
+            self.emit("%s = tensor.from_elements %s : %s" % (
+                name, scalar, tensor((1,), a.element)))
+            self.pool.append(Value(name, (1,), a.element))
+            return
+        operation = "arith.mulf" if a.element in FLOATS else "arith.addi"
+
+        def body(args):
+            return ["%%r = %s %s, %s : %s" % (operation, args[0], scalar,
+                                              a.element)], "%r"
+        self.pool.append(self.elementwise_generic([b], b.shape, a.element,
+                                                  body))
 
     def reduction_start(self):
         element = self.rng.choice(FLOATS + INTEGERS)
