@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Transforms/AccumulateInF32.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -134,7 +135,8 @@ public:
     // arith and math ops compute on the widened operands; anything else
     // (tensor.extract of a captured tensor, linalg.index) is cloned as it
     // is and its narrow results extended.
-    bool computes = isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
+    bool computes =
+        isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
     if (!computes) {
       Operation *copy = b.clone(op, mapping);
       for (auto [old, result] : llvm::zip(op.getResults(), copy->getResults()))
@@ -157,12 +159,17 @@ public:
 };
 } // namespace
 
-/// Rewrites `op` to accumulate its f16/bf16 outputs in f32, if its body
-/// allows.
-static void accumulateInF32(linalg::GenericOp op) {
+bool mlir::subgroup_matrix::reducesIntoNarrowFloat(linalg::GenericOp op) {
+  return op.getNumReductionLoops() &&
+         llvm::any_of(op.getDpsInits(), [](Value init) {
+           return isNarrowFloat(getElementTypeOrSelf(init.getType()));
+         });
+}
+
+bool mlir::subgroup_matrix::accumulateInF32(linalg::GenericOp op) {
   Block &body = *op.getBody();
   if (!WideBodyBuilder::canWiden(body))
-    return;
+    return false;
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type f32 = b.getF32Type();
@@ -186,8 +193,8 @@ static void accumulateInF32(linalg::GenericOp op) {
     if (isa<RankedTensorType>(init.getType()))
       resultTypes.push_back(init.getType());
   auto wideOp = linalg::GenericOp::create(
-      b, loc, resultTypes, op.getDpsInputs(), inits,
-      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      b, loc, resultTypes, op.getDpsInputs(), inits, op.getIndexingMapsArray(),
+      op.getIteratorTypesArray(),
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         WideBodyBuilder builder(nested);
         for (auto [old, arg] : llvm::zip(body.getArguments(), args))
@@ -225,6 +232,7 @@ static void accumulateInF32(linalg::GenericOp op) {
     resultIndex += isTensor;
   }
   op->erase();
+  return true;
 }
 
 namespace {
@@ -234,10 +242,7 @@ struct AccumulateInF32Pass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> reductions;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (op.getNumReductionLoops() &&
-          llvm::any_of(op.getDpsInits(), [](Value init) {
-            return isNarrowFloat(getElementTypeOrSelf(init.getType()));
-          }))
+      if (reducesIntoNarrowFloat(op))
         reductions.push_back(op);
     });
     for (linalg::GenericOp op : reductions)

@@ -871,7 +871,10 @@ def ApplyPrecisionPolicyPass
     writes an f32 buffer instead, which starts as C's fill (the fill
     value, widened) or as C widened, and an element-wise truncation writes
     C from it. The later stages fuse the truncation into the contraction's
-    kernel, so the f32 buffer never reaches memory.
+    kernel, so the f32 buffer never reaches memory. Other reductions into
+    f16 or bf16 (a sum along rows, a pooling, a dot product) likewise sum
+    in f32: their bodies compute in f32 into an f32 copy of the output,
+    rounded once into it.
 
     With `accumulate=f16`, f16 products into f16 keep their f16
     accumulators (faster where the target has them, less exact); bf16

@@ -12,10 +12,12 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/AccumulateInF32.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
@@ -210,6 +212,40 @@ struct ApplyPrecisionPolicyPass
       widenAccumulator(op);
     for (linalg::LinalgOp op : roundedProducts)
       roundInputs(op, policy.f32InputsRoundedTo);
+    if (!policy.f16Accumulates)
+      widenElementwiseReductions();
+  }
+
+  /// Reductions that are no matrix products (a sum along rows, a pooling,
+  /// a dot product) sum into f16 or bf16 outputs in f32 too, rounding
+  /// once: their kernels carry what the body computes, so the body
+  /// computes in f32 into an f32 copy of the output.
+  void widenElementwiseReductions() {
+    SmallVector<linalg::LinalgOp> reductions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<gpu::GPUModuleOp>() &&
+          op.hasPureBufferSemantics() && op.getNumReductionLoops() &&
+          !isMatrixContraction(op) &&
+          !isa<linalg::SoftmaxOp>(op.getOperation()) &&
+          llvm::any_of(op.getDpsInits(), [](Value init) {
+            return isa<Float16Type, BFloat16Type>(
+                getElementTypeOrSelf(init.getType()));
+          }))
+        reductions.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : reductions) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        rewriter.setInsertionPoint(op);
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized))
+          continue;
+        generic = *generalized;
+      }
+      accumulateInF32(generic);
+    }
   }
 };
 } // namespace

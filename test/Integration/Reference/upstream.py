@@ -485,8 +485,10 @@ def run_reference(tools, text, entry, arrays, result_shapes, workdir):
 
 def as_float64(array, element):
     if element == "bf16":
-        return (np.asarray(array, np.uint16).astype(np.uint32) << 16).view(
-            np.float32).astype(np.float64)
+        # (Flat while reinterpreted: a shifted 0-d array is a scalar.)
+        bits = np.asarray(array, np.uint16)
+        wide = bits.reshape(-1).astype(np.uint32) << np.uint32(16)
+        return wide.view(np.float32).astype(np.float64).reshape(bits.shape)
     return np.asarray(array).astype(np.float64)
 
 
