@@ -993,11 +993,12 @@ SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
         }))
       continue;
     // Constants from outside first: an op emitted instead (a gather's
-    // indices) reads them too.
+    // indices) reads them too. (Not its buffer: the caller maps that.)
     for (Value operand : op.getOperands())
-      if (operand.getParentBlock() != &body && !mapping.contains(operand))
-        if (Operation *constant = operand.getDefiningOp())
-          mapping.map(operand, builder.clone(*constant)->getResult(0));
+      if (operand.getParentBlock() != &body && !mapping.contains(operand) &&
+          matchPattern(operand, m_Constant()))
+        mapping.map(operand,
+                    builder.clone(*operand.getDefiningOp())->getResult(0));
     if (emitInstead && emitInstead(op))
       continue;
     // A branch's blocks are copied the same way (their gathers and

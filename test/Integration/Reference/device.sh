@@ -7,10 +7,13 @@
 # random inputs and upstream MLIR's outputs for them (upstream.py stage),
 # into build/reference-device, and copies sm-plan-runner and the Vulkan
 # loader's packages beside them;
+# `stage-generated A:B` writes the plans of generate.py's seeds A to B-1
+# alone (a long run, in batches small enough to carry) the same way;
 # `run` (on the GPU machine, that folder carried) runs each plan with an
 # idle CUDA context held and writes the outputs into $OUT/outputs.tar;
 # `check TAR` (here) compares them with upstream's (upstream.py compare).
 #   bash test/Integration/Reference/device.sh stage
+#   bash test/Integration/Reference/device.sh stage-generated 1000:1400
 #   bash test/Integration/Reference/device.sh run
 #   bash test/Integration/Reference/device.sh check TAR
 set -u
@@ -35,11 +38,21 @@ stage)
       >"$programs/generated_$seed.mlir" || exit 1
   done
   /usr/bin/python3 "$HERE/upstream.py" stage "$ROOT/build/bin" \
-    "$HERE"/Inputs/*.mlir "$HERE"/Inputs/Regressions/*.mlir "$programs"/*.mlir \
+    "$HERE"/Inputs/*.mlir "$HERE"/Inputs/Regressions/*.mlir \
+    "$HERE"/Inputs/OnceRefused/*.mlir "$programs"/*.mlir \
     --target nvidia-h100 --dir "$STAGE/plans" --seed 21 || exit 1
   cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
   smStageVulkanLoader "$STAGE/debs" || exit 1
   echo "staged in $STAGE"
+  ;;
+stage-generated)
+  rm -rf "$STAGE" && mkdir -p "$STAGE/debs"
+  /usr/bin/python3 "$HERE/generate.py" stage "$ROOT/build/bin" \
+    --seeds "${2:?seeds A:B}" --target nvidia-h100 --dir "$STAGE/plans" |
+    grep -v '^staged' || true
+  cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
+  smStageVulkanLoader "$STAGE/debs" || exit 1
+  echo "staged $(ls "$STAGE/plans" | wc -l) programs in $STAGE"
   ;;
 run)
   OUT=${OUT:-/tmp/reference-out}
@@ -64,7 +77,7 @@ check)
   /usr/bin/python3 "$HERE/upstream.py" compare "$STAGE/plans" "$STAGE/outputs"
   ;;
 *)
-  echo "usage: $0 stage | run | check TAR" >&2
+  echo "usage: $0 stage | stage-generated A:B | run | check TAR" >&2
   exit 2
   ;;
 esac
