@@ -159,7 +159,7 @@ public:
 };
 } // namespace
 
-bool mlir::subgroup_matrix::reducesIntoNarrowFloat(linalg::GenericOp op) {
+bool mlir::subgroup_matrix::reducesIntoNarrowFloat(linalg::LinalgOp op) {
   return op.getNumReductionLoops() &&
          llvm::any_of(op.getDpsInits(), [](Value init) {
            return isNarrowFloat(getElementTypeOrSelf(init.getType()));

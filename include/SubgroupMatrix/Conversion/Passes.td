@@ -835,9 +835,9 @@ def UnitConvolutionsToContractionsPass
     `linalg.conv_2d_nchw_fchw` (per image, F x C by C x (H*W)) with unit
     strides and dilations become matrix products over views of the same
     buffers. Any other convolution on buffers (a wider window, strides,
-    dilations, dynamic sizes) becomes a `linalg.generic`, one sum over the
-    window per output element, which `sm-elementwise-to-kernels` computes
-    (taking dynamic sizes as kernel arguments).
+    dilations, dynamic sizes) stays: `sm-elementwise-to-kernels` computes
+    it as one sum over the window per output element (taking dynamic sizes
+    as kernel arguments).
 
     ```mlir
     // sm-opt --sm-unit-convolutions-to-contractions

@@ -1,5 +1,4 @@
-//===- AccumulateInF32.h - linalg reductions into f16/bf16 in f32 -*- C++
-//-*-===//
+//===- AccumulateInF32.h - reductions into f16/bf16 in f32 -----*- C++ -*-===//
 //
 // The precision policy's rewrite of a reduction into f16 or bf16: it sums
 // in f32 and rounds once. Used by sm-accumulate-in-f32 (the reference's
@@ -17,7 +16,7 @@ namespace mlir {
 namespace subgroup_matrix {
 
 /// Whether `op` reduces into an f16 or bf16 output.
-bool reducesIntoNarrowFloat(linalg::GenericOp op);
+bool reducesIntoNarrowFloat(linalg::LinalgOp op);
 
 /// Rewrites `op` (on tensors or buffers) to accumulate its f16/bf16 outputs
 /// in f32, rounding once into them; false where its body cannot compute in

@@ -260,22 +260,11 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   int64_t loopCount = op.getNumLoops();
   SmallVector<int64_t> ranges = getKernelLoopSizes(
       op.getIndexingMapsArray(), op->getOperands(), loopCount);
-  SmallVector<std::pair<Value, unsigned>> sourceOfLoop(loopCount);
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue;
-    for (auto [position, expr] :
-         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (dim && type.isDynamicDim(position) &&
-          !sourceOfLoop[dim.getPosition()].first)
-        sourceOfLoop[dim.getPosition()] = {operand.get(), position};
-    }
-  }
   // A dynamic dimension that no loop spans alone (a convolution's input
   // row, indexed by output row plus window row) is an argument of its own,
-  // read off its buffer by the host: the kernel needs it to linearize.
+  // an extent read off its buffer by the host: the kernel needs it to
+  // linearize.
+  SmallVector<std::pair<Value, unsigned>> sourceOfLoop(loopCount);
   SmallVector<std::pair<Value, unsigned>> extents;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
@@ -283,10 +272,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
       continue;
     for (auto [position, expr] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-      std::pair<Value, unsigned> extent{operand.get(), position};
-      if (type.isDynamicDim(position) && !isa<AffineDimExpr>(expr) &&
-          !llvm::is_contained(extents, extent))
-        extents.push_back(extent);
+      if (!type.isDynamicDim(position))
+        continue;
+      std::pair<Value, unsigned> dimension{operand.get(), position};
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim) {
+        if (!llvm::is_contained(extents, dimension))
+          extents.push_back(dimension);
+      } else if (!sourceOfLoop[dim.getPosition()].first) {
+        sourceOfLoop[dim.getPosition()] = dimension;
+      }
     }
   }
   bool hasDynamicLoops = llvm::any_of(ranges, ShapedType::isDynamic);

@@ -151,20 +151,37 @@ static LogicalResult bufferize(ModuleOp module) {
   return bufferization::runOneShotModuleBufferize(module, options, state);
 }
 
-/// Gives each rank-0 operand of a linalg op on buffers (a scale, a zero
-/// point, a threshold, a dot product's result) a one-element view, read
-/// through the constant index 0: kernels address their buffers by
-/// position, and a scalar in memory is the buffer's element 0. Named ops
-/// become generics for their maps to change.
-static void viewScalarsAsVectors(ModuleOp module) {
+/// A one-element view of the rank-0 `buffer`, made where the buffer is, so
+/// that a kernel launched before its user (a fused epilogue) sees it.
+static Value getScalarView(OpBuilder &builder, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointAfterValue(buffer);
+  return memref::ExpandShapeOp::create(
+      builder, loc,
+      MemRefType::get({1}, type.getElementType(), AffineMap(),
+                      type.getMemorySpace()),
+      buffer, ArrayRef<ReassociationIndices>{},
+      ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
+}
+
+static bool isScalarBuffer(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getRank() == 0;
+}
+
+void mlir::subgroup_matrix::viewScalarsAsVectors(ModuleOp module) {
   SmallVector<linalg::LinalgOp> ops;
   module.walk([&](linalg::LinalgOp op) {
-    if (!op->getParentOfType<gpu::GPUModuleOp>() &&
-        op.hasPureBufferSemantics() &&
-        llvm::any_of(op->getOperandTypes(), [](Type type) {
-          auto memref = dyn_cast<MemRefType>(type);
-          return memref && memref.getRank() == 0;
-        }))
+    if (op->getParentOfType<gpu::GPUModuleOp>() || !op.hasPureBufferSemantics())
+      return;
+    bool loadsScalar = false;
+    op->getRegion(0).walk([&](memref::LoadOp load) {
+      loadsScalar |=
+          isScalarBuffer(load.getMemRef().getType()) &&
+          !op->getRegion(0).isAncestor(load.getMemRef().getParentRegion());
+    });
+    if (loadsScalar || llvm::any_of(op->getOperandTypes(), isScalarBuffer))
       ops.push_back(op);
   });
   IRRewriter rewriter(module.getContext());
@@ -182,25 +199,28 @@ static void viewScalarsAsVectors(ModuleOp module) {
     OpBuilder builder(op);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type || type.getRank() != 0)
+      if (!isScalarBuffer(operand.get().getType()))
         continue;
-      auto vectorType = MemRefType::get({1}, type.getElementType(), AffineMap(),
-                                        type.getMemorySpace());
-      // The view is made where the buffer is, so that a kernel launched
-      // before `op` that reads it (a fused epilogue) sees it.
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointAfterValue(operand.get());
-      Value view = memref::ExpandShapeOp::create(
-          builder, op.getLoc(), vectorType, operand.get(),
-          ArrayRef<ReassociationIndices>{},
-          ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
-      operand.set(view);
+      operand.set(getScalarView(builder, op.getLoc(), operand.get()));
       AffineMap &map = maps[operand.getOperandNumber()];
       map = AffineMap::get(map.getNumDims(), 0,
                            builder.getAffineConstantExpr(0), op.getContext());
     }
     op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+    // Loads in the body from scalars outside (a kernel's gathers) read the
+    // view's element 0.
+    SmallVector<memref::LoadOp> loads;
+    op.getRegion().walk([&](memref::LoadOp load) {
+      if (isScalarBuffer(load.getMemRef().getType()) &&
+          !op.getRegion().isAncestor(load.getMemRef().getParentRegion()))
+        loads.push_back(load);
+    });
+    for (memref::LoadOp load : loads) {
+      Value view = getScalarView(builder, load.getLoc(), load.getMemRef());
+      rewriter.setInsertionPoint(load);
+      Value zero = arith::ConstantIndexOp::create(rewriter, load.getLoc(), 0);
+      rewriter.replaceOpWithNewOp<memref::LoadOp>(load, view, ValueRange{zero});
+    }
   }
 }
 
@@ -342,9 +362,9 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     // Convolutions on tensors at static sizes became implicit GEMMs before
     // bufferization; what reaches here was on buffers, or has dynamic
     // sizes. Only a dense 1x1 convolution with unit strides is a matrix
-    // product of views of its buffers; any other is computed as what it
-    // is, a sum over its window per output element (a generic, which the
-    // element-wise kernels take, dynamic sizes included).
+    // product of views of its buffers; any other stays, for the
+    // element-wise stage to compute as what it is, a sum over its window
+    // per output element (dynamic sizes included).
     bool dense = llvm::all_of(
         ArrayRef<MemRefType>{inputType, filterType, outputType},
         [](MemRefType type) {
@@ -357,16 +377,8 @@ static LogicalResult rewriteUnitConvolutions(ModuleOp module) {
     ArrayRef<int64_t> filterShape = filterType.getShape();
     int64_t kh = nhwc ? filterShape[0] : filterShape[2];
     int64_t kw = nhwc ? filterShape[1] : filterShape[3];
-    if (!dense || kh != 1 || kw != 1 || !unitStrides) {
-      IRRewriter rewriter(op->getContext());
-      rewriter.setInsertionPoint(op);
-      if (mlir::failed(linalg::generalizeNamedOp(rewriter, linalgOp))) {
-        op->emitOpError("cannot be put on the GPU: it could not be written "
-                        "as a generic");
-        failed = true;
-      }
+    if (!dense || kh != 1 || kw != 1 || !unitStrides)
       continue;
-    }
     OpBuilder builder(op);
     Location loc = op->getLoc();
     MLIRContext *context = op->getContext();

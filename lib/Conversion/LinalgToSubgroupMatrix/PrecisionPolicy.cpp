@@ -224,13 +224,8 @@ struct ApplyPrecisionPolicyPass
     SmallVector<linalg::LinalgOp> reductions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<gpu::GPUModuleOp>() &&
-          op.hasPureBufferSemantics() && op.getNumReductionLoops() &&
-          !isMatrixContraction(op) &&
-          !isa<linalg::SoftmaxOp>(op.getOperation()) &&
-          llvm::any_of(op.getDpsInits(), [](Value init) {
-            return isa<Float16Type, BFloat16Type>(
-                getElementTypeOrSelf(init.getType()));
-          }))
+          op.hasPureBufferSemantics() && reducesIntoNarrowFloat(op) &&
+          !isMatrixContraction(op))
         reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());

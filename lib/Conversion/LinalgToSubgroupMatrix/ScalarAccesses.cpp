@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
@@ -105,89 +107,40 @@ static bool canMoveLoads(ArrayRef<Operation *> slice, Operation *point) {
   });
 }
 
-/// A view of `buffer` with one dimension more where it has none: element-
-/// wise kernels index arrays of at least one dimension.
-static Value withDimensions(OpBuilder &builder, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  if (type.getRank() != 0)
-    return buffer;
-  return memref::ExpandShapeOp::create(
-      builder, loc, MemRefType::get({1}, type.getElementType()), buffer,
-      ArrayRef<ReassociationIndices>{},
-      ArrayRef<OpFoldResult>{builder.getIndexAttr(1)});
-}
-
-/// Views with dimensions (made at the builder's place, on the host) of the
-/// buffers without any that `slice` loads from.
-static IRMapping viewLoadedScalars(OpBuilder &builder,
-                                   ArrayRef<Operation *> slice) {
-  IRMapping views;
-  for (Operation *op : slice)
-    if (auto load = dyn_cast<memref::LoadOp>(op);
-        load && load.getMemRefType().getRank() == 0 &&
-        !views.contains(load.getMemRef()))
-      views.map(load.getMemRef(),
-                withDimensions(builder, load.getLoc(), load.getMemRef()));
-  return views;
-}
-
-/// Copies `slice` where `builder` is (a linalg body), a load of a buffer
-/// without dimensions reading its view's one element.
-static void cloneSlice(OpBuilder &builder, ArrayRef<Operation *> slice,
-                       const IRMapping &views, IRMapping &mapping) {
-  for (Operation *op : slice) {
-    auto load = dyn_cast<memref::LoadOp>(op);
-    if (!load || !views.contains(load.getMemRef())) {
-      builder.clone(*op, mapping);
-      continue;
-    }
-    Value zero = arith::ConstantIndexOp::create(builder, load.getLoc(), 0);
-    mapping.map(load.getResult(),
-                memref::LoadOp::create(builder, load.getLoc(),
-                                       views.lookup(load.getMemRef()),
-                                       ValueRange{zero}));
-  }
-}
-
-/// The constant indices of an access, or failure.
-static FailureOr<SmallVector<int64_t>> getConstantIndices(ValueRange indices) {
-  SmallVector<int64_t> constants;
-  for (Value index : indices) {
-    APInt value;
-    if (!matchPattern(index, m_ConstantInt(&value)))
-      return failure();
-    constants.push_back(value.getSExtValue());
-  }
-  return constants;
+/// The map from `loops` loops to the constant position `indices` spell,
+/// or none where one is not a constant.
+static std::optional<AffineMap>
+getConstantPosition(ValueRange indices, unsigned loops, MLIRContext *context) {
+  std::optional<SmallVector<int64_t>> position =
+      getConstantIntValues(getAsOpFoldResult(indices));
+  if (!position)
+    return std::nullopt;
+  SmallVector<AffineExpr> results;
+  for (int64_t index : *position)
+    results.push_back(getAffineConstantExpr(index, context));
+  return AffineMap::get(loops, 0, results, context);
 }
 
 /// A host store of one element becomes a generic of no loops that writes
 /// it: the stored value's device slice is computed in its body, the loads
 /// in it read by the kernel.
 static void rewriteStore(RewriterBase &rewriter, memref::StoreOp store) {
-  FailureOr<SmallVector<int64_t>> indices =
-      getConstantIndices(store.getIndices());
+  std::optional<AffineMap> map =
+      getConstantPosition(store.getIndices(), 0, rewriter.getContext());
   FailureOr<SmallVector<Operation *>> slice =
       getDeviceSlice(store.getValueToStore(), store->getBlock());
-  if (failed(indices) || failed(slice) || !canMoveLoads(*slice, store) ||
+  if (!map || failed(slice) || !canMoveLoads(*slice, store) ||
       !store.getMemRefType().getLayout().isIdentity())
     return;
-  Location loc = store.getLoc();
   rewriter.setInsertionPoint(store);
-  Value buffer = withDimensions(rewriter, loc, store.getMemRef());
-  IRMapping views = viewLoadedScalars(rewriter, *slice);
-  if (indices->empty())
-    indices->push_back(0);
-  SmallVector<AffineExpr> position;
-  for (int64_t index : *indices)
-    position.push_back(rewriter.getAffineConstantExpr(index));
-  AffineMap map = AffineMap::get(0, 0, position, rewriter.getContext());
   linalg::GenericOp::create(
-      rewriter, loc, TypeRange{}, ValueRange{}, ValueRange{buffer},
-      ArrayRef<AffineMap>{map}, ArrayRef<utils::IteratorType>{},
+      rewriter, store.getLoc(), TypeRange{}, ValueRange{},
+      ValueRange{store.getMemRef()}, ArrayRef<AffineMap>{*map},
+      ArrayRef<utils::IteratorType>{},
       [&](OpBuilder &builder, Location bodyLoc, ValueRange) {
         IRMapping mapping;
-        cloneSlice(builder, *slice, views, mapping);
+        for (Operation *op : *slice)
+          builder.clone(*op, mapping);
         linalg::YieldOp::create(
             builder, bodyLoc, mapping.lookupOrDefault(store.getValueToStore()));
       });
@@ -219,22 +172,14 @@ static void rewriteReader(RewriterBase &rewriter, linalg::LinalgOp op) {
       auto load = input->get().getDefiningOp<memref::LoadOp>();
       if (!load || load->getBlock() != block)
         continue;
-      FailureOr<SmallVector<int64_t>> indices =
-          getConstantIndices(load.getIndices());
-      if (failed(indices) || !canMoveLoads({load}, op) ||
+      std::optional<AffineMap> map = getConstantPosition(
+          load.getIndices(), generic.getNumLoops(), rewriter.getContext());
+      if (!map || !canMoveLoads({load}, op) ||
           !load.getMemRefType().getLayout().isIdentity())
         continue;
-      rewriter.setInsertionPoint(op);
-      Value buffer = withDimensions(rewriter, load.getLoc(), load.getMemRef());
-      if (indices->empty())
-        indices->push_back(0);
-      SmallVector<AffineExpr> position;
-      for (int64_t index : *indices)
-        position.push_back(rewriter.getAffineConstantExpr(index));
-      maps[input->getOperandNumber()] = AffineMap::get(
-          generic.getNumLoops(), 0, position, rewriter.getContext());
+      maps[input->getOperandNumber()] = *map;
       rewriter.modifyOpInPlace(generic, [&]() {
-        input->set(buffer);
+        input->set(load.getMemRef());
         generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
       });
     }
@@ -253,11 +198,10 @@ static void rewriteReader(RewriterBase &rewriter, linalg::LinalgOp op) {
     FailureOr<SmallVector<Operation *>> slice = getDeviceSlice(value, block);
     if (failed(slice) || slice->empty() || !canMoveLoads(*slice, op))
       continue;
-    rewriter.setInsertionPoint(op);
-    IRMapping views = viewLoadedScalars(rewriter, *slice);
     rewriter.setInsertionPointToStart(&body);
     IRMapping mapping;
-    cloneSlice(rewriter, *slice, views, mapping);
+    for (Operation *sliceOp : *slice)
+      rewriter.clone(*sliceOp, mapping);
     Value computed = mapping.lookup(value);
     rewriter.replaceUsesWithIf(value, computed, [&](OpOperand &use) {
       return op->isProperAncestor(use.getOwner());
@@ -296,6 +240,9 @@ struct ScalarAccessesToGenericsPass
               (isa<memref::LoadOp>(op) || isPure(op)))
             rewriter.eraseOp(op);
         });
+    // Kernels address buffers by position: the scalars the new generics
+    // write and read get one-element views.
+    subgroup_matrix::viewScalarsAsVectors(getOperation());
   }
 };
 } // namespace

@@ -65,6 +65,14 @@ bool canEmitElementwiseKernel(linalg::GenericOp op, bool report,
 /// The buffers of the host that `op`'s body loads from (gathers), in order.
 SmallVector<Value> getBodyLoadedBuffers(linalg::GenericOp op);
 
+/// Gives each rank-0 operand of a linalg op on buffers (a scale, a zero
+/// point, a threshold, a dot product's result), and each rank-0 buffer its
+/// body loads from outside, a one-element view read at the constant index
+/// 0: kernels address their buffers by position, and a scalar in memory is
+/// the buffer's element 0. Named ops become generics for their maps to
+/// change.
+void viewScalarsAsVectors(ModuleOp module);
+
 /// The loop sizes an element-wise kernel runs a generic on `operands`
 /// (through `maps`) over: per loop, the smallest static size of the operand
 /// dimensions it indexes alone (kDynamic where none is static). They differ
