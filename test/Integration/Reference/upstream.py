@@ -6,6 +6,7 @@ same inputs, and the two outputs compared.
   upstream.py check TOOLS PROGRAM.mlir... [--target T] [--entry F]
                     [--shapes 4x8,16] [--seed N]
   upstream.py stage TOOLS PROGRAM.mlir... --dir DIR [--target T] [--seed N]
+                    [--spirv-val PATH]
   upstream.py compare DIR OUTPUTS
 
 `stage` and `compare` check programs on a GPU machine that has none of
@@ -646,10 +647,12 @@ def program_inputs(text, options):
                          shapes)
 
 
-def stage_program(tools, text, arrays, directory, target, entry=None):
+def stage_program(tools, text, arrays, directory, target, entry=None,
+                  spirv_val=None):
     """Writes one program's device plan for `target` (sm-run --emit-plan)
     with `arrays` as its inputs, and upstream's outputs for them, into
-    `directory`; returns the line that says what happened."""
+    `directory`; returns the line that says what happened. With
+    `spirv_val`, every binary of the plan is validated first."""
     name = directory.name
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "program.mlir").write_text(text)
@@ -662,6 +665,13 @@ def stage_program(tools, text, arrays, directory, target, entry=None):
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode:
         return "REFUSED %s: %s" % (name, done.stderr.strip()[-800:])
+    for binary in sorted(directory.glob("binary_*.spv")) if spirv_val else []:
+        checked = subprocess.run(
+            [spirv_val, "--target-env", "vulkan1.3", str(binary)],
+            capture_output=True, text=True)
+        if checked.returncode:
+            return "INVALID %s: %s: %s" % (name, binary.name, (
+                checked.stderr + checked.stdout).strip()[-800:])
     _, arguments, results = function_types(text, entry)
     shapes = [r.shape for r in results]
     if any(d is None for shape in shapes for d in shape):
@@ -694,7 +704,8 @@ def stage(options):
             print("UNCHECKED %s: %s" % (directory.name, error))
             continue
         print(stage_program(options.tools, text, arrays, directory,
-                            options.target, options.entry), flush=True)
+                            options.target, options.entry,
+                            options.spirv_val), flush=True)
     return 0
 
 
@@ -746,6 +757,8 @@ def main():
                         help="PROGRAM.mlir... (check, stage) or OUTPUTS "
                         "(compare)")
     parser.add_argument("--dir", help="stage: where the plans go")
+    parser.add_argument("--spirv-val", metavar="PATH",
+                        help="stage: validate every binary of each plan")
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--entry")
     parser.add_argument("--shapes", default="",
