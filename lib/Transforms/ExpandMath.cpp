@@ -1,8 +1,8 @@
 //===- ExpandMath.cpp - the math device languages lack --------------------===//
 //
-// `sm-expand-math`: bf16 map arithmetic in f32, erf and erfc as upstream's
-// polynomials, ceil/floor divisions as plain ones, f64 e^x and tanh in
-// f64 arithmetic for Vulkan.
+// `sm-expand-math`: bf16 map arithmetic and f16 transcendentals in f32, erf
+// and erfc as upstream's polynomials, ceil/floor divisions as plain ones,
+// f64 e^x and tanh in f64 arithmetic for Vulkan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -63,6 +64,51 @@ static void splitWideBFloat16Conversions(Operation *root) {
                                        op->getResult(0).getType(), middle);
     }
     op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
+/// Whether `op` is a math function that devices approximate rather than
+/// round correctly.
+static bool isTranscendental(Operation *op) {
+  return isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp,
+             math::Log2Op, math::Log10Op, math::Log1pOp, math::PowFOp,
+             math::SinOp, math::CosOp, math::TanOp, math::TanhOp, math::SinhOp,
+             math::CoshOp, math::AsinOp, math::AcosOp, math::AtanOp,
+             math::Atan2Op, math::AsinhOp, math::AcoshOp, math::AtanhOp,
+             math::RsqrtOp, math::CbrtOp, math::ErfOp, math::ErfcOp>(op);
+}
+
+/// f16 transcendentals computed in f32 and rounded to f16 once. A device's
+/// 16-bit instructions may be several f16 ulps off (Vulkan allows
+/// 1 + 2|x| ulps for e^x: 5 on the H100 for e^10), where upstream's CPU
+/// pipeline computes them in f32; an f32 result rounded to f16 is within
+/// an ulp of the exact one, and f32 costs the same on every matrix unit's
+/// host core.
+static void widenHalfTranscendentals(Operation *root) {
+  SmallVector<Operation *> narrow;
+  root->walk([&](Operation *op) {
+    if (isTranscendental(op) && op->getNumResults() == 1 &&
+        getElementTypeOrSelf(op->getResult(0).getType()).isF16())
+      narrow.push_back(op);
+  });
+  for (Operation *op : narrow) {
+    OpBuilder b(op);
+    auto widen = [&](Type type) -> Type {
+      if (auto vector = dyn_cast<VectorType>(type))
+        return vector.clone(b.getF32Type());
+      return b.getF32Type();
+    };
+    IRMapping widened;
+    for (Value operand : op->getOperands())
+      widened.map(operand,
+                  arith::ExtFOp::create(b, op->getLoc(),
+                                        widen(operand.getType()), operand));
+    Operation *wide = b.clone(*op, widened);
+    Type narrowType = op->getResult(0).getType();
+    wide->getResult(0).setType(widen(narrowType));
+    op->getResult(0).replaceAllUsesWith(arith::TruncFOp::create(
+        b, op->getLoc(), narrowType, wide->getResult(0)));
     op->erase();
   }
 }
@@ -201,6 +247,7 @@ struct ExpandMathPass
     for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
       splitWideBFloat16Conversions(kernels);
       promoteBFloat16Arithmetic(kernels);
+      widenHalfTranscendentals(kernels);
       RewritePatternSet expansions(&getContext());
       populatePolynomialApproximateErfPattern(expansions);
       populatePolynomialApproximateErfcPattern(expansions);

@@ -151,3 +151,34 @@ module {
     }
   }
 }
+
+// -----
+
+// f16 transcendentals compute in f32 and round to f16 once, scalars and
+// vectors alike; f16 arithmetic that rounds correctly stays f16.
+// CHECK-LABEL: gpu.func @half_transcendentals
+// CHECK-SAME: (%[[X:.*]]: f16, %[[Y:.*]]: vector<4xf16>
+// CHECK: %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: %[[E:.*]] = math.exp %[[XW]] : f32
+// CHECK: %[[EN:.*]] = arith.truncf %[[E]] : f32 to f16
+// CHECK: %[[YW:.*]] = arith.extf %[[Y]] : vector<4xf16> to vector<4xf32>
+// CHECK: %[[T:.*]] = math.tanh %[[YW]] : vector<4xf32>
+// CHECK: arith.truncf %[[T]] : vector<4xf32> to vector<4xf16>
+// CHECK: %[[BW:.*]] = arith.extf %[[EN]] : f16 to f32
+// CHECK: %[[EW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: math.powf %[[BW]], %[[EW]] : f32
+// CHECK: arith.addf %{{.*}}, %[[X]] : f16
+module {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, Float16], []>, #spirv.resource_limits<>>} {
+    gpu.func @half_transcendentals(%x: f16, %y: vector<4xf16>, %out: memref<1xf16>, %vout: memref<1xvector<4xf16>>) kernel {
+      %c0 = arith.constant 0 : index
+      %e = math.exp %x : f16
+      %t = math.tanh %y : vector<4xf16>
+      %p = math.powf %e, %x : f16
+      %s = arith.addf %p, %x : f16
+      memref.store %s, %out[%c0] : memref<1xf16>
+      memref.store %t, %vout[%c0] : memref<1xvector<4xf16>>
+      gpu.return
+    }
+  }
+}

@@ -328,6 +328,9 @@ def ExpandMathPass : Pass<"sm-expand-math", "ModuleOp"> {
     `sm-promote-bf16-maps` does; SPIR-V converts bf16 but has no bf16
     arithmetic), `math.erf` and `math.erfc` become upstream's f32
     polynomial approximations (the GLSL extended instructions lack them),
+    f16 transcendentals (`math.exp`, `log`, `tanh`, `powf`, ...) compute in
+    f32 and round to f16 once (a device's 16-bit instructions may be
+    several ulps off; Vulkan allows 1 + 2|x| for e^x),
     `arith.ceildivsi`, `floordivsi` and `ceildivui` (bounds of dynamic
     sizes) become plain divisions, and in Vulkan kernels (gpu.modules
     carrying `spirv.target_env`) conversions between f32 and bf16 become

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -239,6 +240,16 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
   return std::nullopt;
 }
 
+/// Whether every one of `numLoops` loops is a bare index of some map.
+static bool sizesEveryLoop(ArrayRef<AffineMap> maps, unsigned numLoops) {
+  llvm::SmallBitVector sized(numLoops);
+  for (AffineMap map : maps)
+    for (AffineExpr expr : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        sized.set(dim.getPosition());
+  return sized.all();
+}
+
 /// Generics that read a tensor through a slice or a reshape adding or
 /// dropping unit dimensions (a reduction's [1, S] result seen as [1, S, 1]
 /// with keepdim; half of a head for a rotary embedding) read the tensor
@@ -259,7 +270,15 @@ static void readThroughViews(ModuleOp module) {
           getMapThroughView(input->get(), maps[position]);
       if (!map)
         continue;
+      AffineMap viewMap = maps[position];
       maps[position] = *map;
+      // linalg sizes each loop by an operand that a bare loop index reads:
+      // a loop that only the view read so (the reduced dimension of a
+      // slice) keeps the view.
+      if (!sizesEveryLoop(maps, op.getNumLoops())) {
+        maps[position] = viewMap;
+        continue;
+      }
       sources.push_back({input, input->get().getDefiningOp()->getOperand(0)});
     }
     if (sources.empty())

@@ -252,34 +252,81 @@ struct PlanKernelsPass
 };
 } // namespace
 
-/// The buffer that `view` is a chain of memref.subview ops of, and the map
-/// from the view's indices to the buffer's; none unless every subview has
-/// static offsets and strides, keeps every dimension, and the buffer is
-/// row-major.
+/// The position, in `group` of `shape`'s dimensions, of the one dimension
+/// longer than 1 (the first when all are 1); none when several are longer.
+static std::optional<int64_t>
+getOnlyLongDimension(ArrayRef<int64_t> shape, ReassociationIndicesRef group) {
+  std::optional<int64_t> kept;
+  for (int64_t position : group)
+    if (shape[position] != 1) {
+      if (kept)
+        return std::nullopt;
+      kept = position;
+    }
+  return kept ? kept : std::optional<int64_t>(group.front());
+}
+
+/// The buffer that `view` is a chain of views of, and the map from the
+/// view's indices to the buffer's; none unless every view is a
+/// memref.subview with static offsets and strides that keeps every
+/// dimension, or a reshape that only adds or drops dimensions of size 1
+/// (a batch of one folded away), and the buffer is row-major.
 static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
   auto type = cast<MemRefType>(view.getType());
   MLIRContext *context = view.getContext();
   AffineMap map = AffineMap::getMultiDimIdentityMap(type.getRank(), context);
-  while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
-    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
-        ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
-        ShapedType::isDynamicShape(subview.getStaticStrides()))
-      return std::nullopt;
-    map = applyStaticView(map, subview.getStaticOffsets(),
-                          subview.getStaticStrides());
-    view = subview.getSource();
+  AffineExpr zero = getAffineConstantExpr(0, context);
+  while (Operation *definition = view.getDefiningOp()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(definition)) {
+      if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+          ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
+          ShapedType::isDynamicShape(subview.getStaticStrides()))
+        return std::nullopt;
+      map = applyStaticView(map, subview.getStaticOffsets(),
+                            subview.getStaticStrides());
+      view = subview.getSource();
+    } else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(definition)) {
+      // Each collapsed index is the index of its group's long dimension.
+      ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+      SmallVector<AffineExpr> exprs;
+      for (auto [position, group] :
+           llvm::enumerate(collapse.getReassociationIndices())) {
+        std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
+        if (!kept)
+          return std::nullopt;
+        for (int64_t source : group)
+          exprs.push_back(source == *kept ? map.getResult(position) : zero);
+      }
+      map = AffineMap::get(map.getNumDims(), 0, exprs, context);
+      view = collapse.getSrc();
+    } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(definition)) {
+      // Each source index is the index of its group's long dimension.
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      SmallVector<AffineExpr> exprs;
+      for (ReassociationIndices group : expand.getReassociationIndices()) {
+        std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
+        if (!kept)
+          return std::nullopt;
+        exprs.push_back(map.getResult(*kept));
+      }
+      map = AffineMap::get(map.getNumDims(), 0, exprs, context);
+      view = expand.getSrc();
+    } else {
+      break;
+    }
   }
   if (!cast<MemRefType>(view.getType()).getLayout().isIdentity())
     return std::nullopt;
   return std::make_pair(view, map);
 }
 
-/// Gives a matrix product contiguous copies of its operands that are
-/// static strided views of a row-major buffer (a slice of a wider matrix):
-/// the product's kernels read and write dense row-major matrices. The
-/// copies are strided copies, kernels of their own
-/// (sm-elementwise-to-kernels); an output is copied in and, after the
-/// product, back. Other views stay, for matchContraction to report.
+/// Gives `op` contiguous copies of its operands that are static strided
+/// views of a row-major buffer (a slice of a wider matrix): a matrix
+/// product's kernels read and write dense row-major matrices, and a
+/// reduction over a slice cannot fold the view into its maps. The copies
+/// are strided copies, kernels of their own (sm-elementwise-to-kernels);
+/// an output is copied in and, after `op`, back. Other views stay, to be
+/// reported.
 static void copyStridedOperands(RewriterBase &rewriter, linalg::LinalgOp op) {
   Location loc = op.getLoc();
   for (OpOperand &operand : op->getOpOperands()) {
@@ -622,8 +669,9 @@ static void rewriteStridedCopies(ModuleOp module) {
 
 /// Generics that read or write strided views of a row-major buffer (a
 /// tensor.extract_slice, a tensor.concat's parts) read and write the buffer
-/// itself, the views' offsets and strides in their maps: element-wise
-/// kernels take contiguous buffers only.
+/// itself, the views' offsets and strides in their maps, or else
+/// contiguous copies of the views: element-wise kernels take contiguous
+/// buffers only. (Before strided copies become generics.)
 static void foldViewsIntoMaps(ModuleOp module) {
   SmallVector<linalg::GenericOp> generics;
   module.walk([&](linalg::GenericOp op) {
@@ -650,16 +698,36 @@ static void foldViewsIntoMaps(ModuleOp module) {
     SmallVector<Value> operands = op->getOperands();
     for (auto [operand, buffer] : buffers)
       operands[operand->getOperandNumber()] = buffer;
+    // A loop that only a view spans (the reduced dimension of a slice)
+    // loses its size in the buffer's map: the generic reads a contiguous
+    // copy of the view instead.
     if (!keepsLoopSizes(maps, operands,
                         getKernelLoopSizes(op.getIndexingMapsArray(),
                                            op->getOperands(),
-                                           op.getNumLoops())))
+                                           op.getNumLoops()))) {
+      copyStridedOperands(rewriter, op);
       continue;
+    }
     rewriter.modifyOpInPlace(op, [&]() {
       for (auto [operand, buffer] : buffers)
         operand->set(buffer);
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
+  }
+  // Views nothing reads any more (a reshape of a strided view would be the
+  // runtime's to refuse), the last of each chain first.
+  while (true) {
+    SmallVector<Operation *> unused;
+    module.walk([&](Operation *op) {
+      if (isa<memref::SubViewOp, memref::CollapseShapeOp,
+              memref::ExpandShapeOp>(op) &&
+          op->use_empty() && isOnHost(op))
+        unused.push_back(op);
+    });
+    if (unused.empty())
+      break;
+    for (Operation *op : unused)
+      rewriter.eraseOp(op);
   }
 }
 
@@ -673,32 +741,32 @@ static bool writesNothing(linalg::GenericOp op) {
 
 void ElementwiseToKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
-  rewriteStridedCopies(module);
-  foldViewsIntoMaps(module);
   FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
   if (failed(target))
     return signalPassFailure();
-  ProgramKernels kernels(module, *target);
   IRRewriter rewriter(&getContext());
+  // Named ops (a pooling, a copy, a linalg.reduce) as generics, so that
+  // views fold into their maps, fills before them can be their starting
+  // values and reductions can join row groups; fills stay fills to be
+  // found. (Before any op is erased: an op created after the row groups'
+  // ops are erased could take one's address and pass for grouped.)
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isOnHost(op) && !isa<linalg::GenericOp, linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+  foldViewsIntoMaps(module);
+  rewriteStridedCopies(module);
+  ProgramKernels kernels(module, *target);
   SmallVector<linalg::LinalgOp> remaining;
   module.walk([&](linalg::LinalgOp op) {
     if (isOnHost(op))
       remaining.push_back(op);
   });
-  // Named ops (a pooling, a copy, a linalg.reduce) as generics, so that
-  // fills before them can be their starting values and reductions can join
-  // row groups; fills stay fills to be found. (First: an op created after
-  // the row groups' ops are erased could take one's address and pass for
-  // grouped.)
-  for (linalg::LinalgOp &op : remaining) {
-    if (isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()))
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::GenericOp> generalized =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (succeeded(generalized))
-      op = *generalized;
-  }
   bool failedAny = false;
   // Reductions along rows and the op over the rows that reads them (a
   // softmax, a norm) first: one kernel each group.

@@ -305,15 +305,38 @@ static FailureOr<Value> rewriteAsMatrixProduct(RewriterBase &rewriter,
                        op.getDpsInits()[0]);
 }
 
+/// Whether the product of A, B into C read through `maps` still has every
+/// loop in its place: a parallel loop in C and in A or B, a reduction loop
+/// in A and B. A broadcast of A along M folded in would leave M in C alone
+/// (every row of the product the same), which is no matrix product.
+static bool keepsProductLoops(ArrayRef<AffineMap> maps,
+                              ArrayRef<utils::IteratorType> iterators) {
+  for (auto [loop, iterator] : llvm::enumerate(iterators)) {
+    auto reads = [&, loop = loop](AffineMap map) {
+      return map.isFunctionOfDim(loop);
+    };
+    bool inA = reads(maps[0]), inB = reads(maps[1]), inC = reads(maps[2]);
+    if (iterator == utils::IteratorType::parallel ? !inC || !(inA || inB)
+                                                  : !inA || !inB)
+      return false;
+  }
+  return true;
+}
+
 /// Folds the copies that only feed `op` into its indexing maps, and brings
 /// it to the kernels' form unless it is already in it.
 static void normalizeContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<Value> inputs = op.getDpsInputs();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   bool folded = false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned index : {0u, 1u}) {
     while (linalg::LinalgOp copy = getFoldableCopy(inputs[index])) {
-      maps[index] = copy.getIndexingMapsArray()[0].compose(maps[index]);
+      SmallVector<AffineMap> folding = maps;
+      folding[index] = copy.getIndexingMapsArray()[0].compose(maps[index]);
+      if (!keepsProductLoops(folding, iterators))
+        break;
+      maps = std::move(folding);
       inputs[index] = copy.getDpsInputs()[0];
       folded = true;
     }

@@ -294,3 +294,23 @@ func.func @slice_inside(%x: tensor<8x8xf32>) -> tensor<5x6xf32> {
   } -> tensor<5x6xf32>
   return %y : tensor<5x6xf32>
 }
+
+// -----
+
+// A reduction over a slice keeps the slice when the slice alone gives the
+// reduced loop its size: read through, the loop would be indexed only as
+// `d1 + 3`, which linalg cannot size.
+
+// CHECK-LABEL: func.func @reduction_over_slice
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, 3] [9, 12] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[SLICE]] : tensor<9x12xf32>)
+func.func @reduction_over_slice(%x: tensor<9x20xf32>, %acc: tensor<9xf32>) -> tensor<9xf32> {
+  %s = tensor.extract_slice %x[0, 3] [9, 12] [1, 1] : tensor<9x20xf32> to tensor<9x12xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<9x12xf32>) outs(%acc : tensor<9xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<9xf32>
+  return %y : tensor<9xf32>
+}

@@ -77,3 +77,45 @@ func.func @sliced_operands(%a: memref<64x64xf16>, %b: memref<32x48xf16>, %c: mem
                 outs(%cv : memref<32x48xf32, strided<[64, 1], offset: 520>>)
   return
 }
+
+// -----
+
+// A reduction of a slice whose reduced dimension only the slice spans
+// cannot read the buffer through its maps (the loop would lose its size):
+// it reads a contiguous copy of the slice, made by a strided copy's kernel.
+// CHECK-LABEL: func.func @reduction_of_slice
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<21x4xi32>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[COPY]]
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%{{.*}} : memref<200xi32>, %[[FLAT]] : memref<84xi32>)
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%{{.*}} : memref<84xi32>
+func.func @reduction_of_slice(%x: memref<40x5xi32>, %sums: memref<4xi32>) {
+  %v = memref.subview %x[13, 1] [21, 4] [1, 1] : memref<40x5xi32> to memref<21x4xi32, strided<[5, 1], offset: 66>>
+  linalg.reduce ins(%v : memref<21x4xi32, strided<[5, 1], offset: 66>>) outs(%sums : memref<4xi32>) dimensions = [0]
+    (%in: i32, %out: i32) {
+      %s = arith.addi %in, %out : i32
+      linalg.yield %s : i32
+    }
+  return
+}
+
+// -----
+
+// A reshape that drops a unit dimension of a strided view (a batch of one
+// folded away) is seen through: the kernel reads the whole buffer, and the
+// views, which nothing reads any more, are gone.
+// CHECK-LABEL: func.func @reshaped_slice
+// CHECK-NOT: memref.subview
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : memref<2x5x9xf16> into memref<90xf16>
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%[[FLAT]] : memref<90xf16>
+func.func @reshaped_slice(%x: memref<2x5x9xf16>, %y: memref<1x3x6xf16>) {
+  %v = memref.subview %x[1, 0, 2] [1, 3, 6] [1, 1, 1] : memref<2x5x9xf16> to memref<1x3x6xf16, strided<[45, 9, 1], offset: 47>>
+  %c = memref.collapse_shape %v [[0, 1], [2]] : memref<1x3x6xf16, strided<[45, 9, 1], offset: 47>> into memref<3x6xf16, strided<[9, 1], offset: 47>>
+  %d = memref.collapse_shape %y [[0, 1], [2]] : memref<1x3x6xf16> into memref<3x6xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<3x6xf16, strided<[9, 1], offset: 47>>) outs(%d : memref<3x6xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %n = arith.negf %a : f16
+    linalg.yield %n : f16
+  }
+  return
+}

@@ -370,3 +370,18 @@ func.func @quantized_zero_point_arguments(%a: tensor<40x96xi8>, %b: tensor<96x56
   %r = linalg.quantized_matmul ins(%a, %b, %za, %zb : tensor<40x96xi8>, tensor<96x56xi8>, i32, i32) outs(%acc : tensor<40x56xi32>) -> tensor<40x56xi32>
   return %r : tensor<40x56xi32>
 }
+
+// -----
+
+// A broadcast of A along M (every row of A the same) stays a broadcast:
+// folded into A's map, M would be C's loop alone, which is no matrix
+// product.
+// CHECK-LABEL: func.func @rows_broadcast_into_a
+// CHECK: %[[A:.*]] = linalg.broadcast
+// CHECK: linalg.matmul ins(%[[A]], %{{.*}} : tensor<32x100xf32>, tensor<100x24xf32>)
+func.func @rows_broadcast_into_a(%v: tensor<100xf32>, %b: tensor<100x24xf32>, %c: tensor<32x24xf32>) -> tensor<32x24xf32> {
+  %e = tensor.empty() : tensor<32x100xf32>
+  %a = linalg.broadcast ins(%v : tensor<100xf32>) outs(%e : tensor<32x100xf32>) dimensions = [0]
+  %r = linalg.matmul ins(%a, %b : tensor<32x100xf32>, tensor<100x24xf32>) outs(%c : tensor<32x24xf32>) -> tensor<32x24xf32>
+  return %r : tensor<32x24xf32>
+}

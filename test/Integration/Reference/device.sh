@@ -10,7 +10,7 @@
 # `stage-generated A:B` writes the plans of generate.py's seeds A to B-1
 # alone (a long run, in batches small enough to carry) the same way;
 # `run` (on the GPU machine, that folder carried) runs each plan with an
-# idle CUDA context held and writes the outputs into $OUT/outputs.tar;
+# idle CUDA context held and writes the outputs into $OUT/outputs.tar.gz;
 # `check TAR` (here) compares them with upstream's (upstream.py compare).
 #   bash test/Integration/Reference/device.sh stage
 #   bash test/Integration/Reference/device.sh stage-generated 1000:1400
@@ -59,7 +59,7 @@ run)
   smUseVulkanLoader "$STAGE/debs"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   smHoldGpuClock
-  mkdir -p /tmp/reference-outputs
+  rm -rf /tmp/reference-outputs && mkdir -p /tmp/reference-outputs
   for plan in "$STAGE"/plans/*/; do
     name=$(basename "$plan")
     mkdir -p "/tmp/reference-outputs/$name"
@@ -69,7 +69,8 @@ run)
     echo "$name: exit status $?"
   done
   smReleaseGpuClock
-  tar -C /tmp/reference-outputs -cf "$OUT/outputs.tar" .
+  # (compressed: what comes back from the machine is at most 16 MiB a file)
+  tar -C /tmp/reference-outputs -czf "$OUT/outputs.tar.gz" .
   ;;
 check)
   rm -rf "$STAGE/outputs" && mkdir -p "$STAGE/outputs"
