@@ -39,6 +39,7 @@ void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
   // After the ABI lowering, which adds the loads of scalar arguments.
   spirvModule.addPass(createMarkSharedAccessesNonPrivatePass());
   spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirvModule.addPass(createPreserveInfNanPass());
   spirvModule.addPass(createAddVulkanCapabilitiesPass());
 }
 

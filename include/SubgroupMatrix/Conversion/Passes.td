@@ -303,6 +303,33 @@ def MarkSharedAccessesNonPrivatePass
   }];
 }
 
+def PreserveInfNanPass : Pass<"sm-preserve-inf-nan", "spirv::ModuleOp"> {
+  let summary = "keep infinities, NaN and signed zeros in Vulkan kernels";
+  let description = [{
+    Without the `SignedZeroInfNanPreserve` execution mode a Vulkan driver
+    may compute as if no float were infinite or NaN and the sign of zero
+    did not matter (folding `x - x` to 0 and `x * 0` to 0), where the
+    program's semantics, and upstream MLIR's CPU execution of it, keep
+    them. This stage declares the mode on every entry point for f32, and
+    for f16 and f64 where the module computes in them (capabilities
+    `Float16`, `Float64`), with the `SignedZeroInfNanPreserve` capability;
+    the runtime refuses a kernel whose device does not keep them
+    (`shaderSignedZeroInfNanPreserveFloat16/32/64`).
+
+    ```mlir
+    // sm-opt --pass-pipeline=builtin.module(spirv.module(sm-preserve-inf-nan))
+    spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, Float16], []> {
+      spirv.func @main() "None" {
+        spirv.Return
+      }
+      spirv.EntryPoint "GLCompute" @main
+    }
+    // becomes
+    spirv.ExecutionMode @main "SignedZeroInfNanPreserve", 16
+    ```
+  }];
+}
+
 def AddVulkanCapabilitiesPass
     : Pass<"sm-add-vulkan-capabilities", "spirv::ModuleOp"> {
   let summary = "declare the capabilities spirv-update-vce does not derive";

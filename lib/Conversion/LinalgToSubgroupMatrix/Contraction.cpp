@@ -443,9 +443,9 @@ static void fuseExtensions(Contraction &contraction) {
   contraction.resultComponent = result;
   for (auto [input, producer] : {std::make_pair(&contraction.a, a->first),
                                  std::make_pair(&contraction.b, b->first)}) {
-    contraction.deadAllocations.push_back(input->buffer.getDefiningOp());
+    contraction.deadAllocations.insert(input->buffer.getDefiningOp());
     input->buffer = producer.getDpsInputs()[0];
-    contraction.fusedProducers.push_back(producer);
+    contraction.fusedProducers.insert(producer);
   }
 }
 
@@ -533,8 +533,8 @@ static void fusePrologue(Contraction &contraction, ContractionInput &input) {
       !(element.isF16() || element.isF32()))
     return;
   input.prologue = producer;
-  contraction.deadAllocations.push_back(buffer.getDefiningOp());
-  contraction.fusedProducers.push_back(producer);
+  contraction.deadAllocations.insert(buffer.getDefiningOp());
+  contraction.fusedProducers.insert(producer);
   input.buffer = source;
 }
 
@@ -758,12 +758,12 @@ static void fuseGatheringPrologue(Contraction &contraction,
   input.buffer = first;
   input.prologueOperands = llvm::to_vector(llvm::drop_begin(operands));
   if (view)
-    contraction.deadAllocations.push_back(view);
-  contraction.deadAllocations.push_back(written.getDefiningOp());
-  contraction.fusedProducers.push_back(producer);
+    contraction.deadAllocations.insert(view);
+  contraction.deadAllocations.insert(written.getDefiningOp());
+  contraction.fusedProducers.insert(producer);
   for (const PaddedCopy &padded : paddedCopies) {
-    llvm::append_range(contraction.fusedProducers, padded.writers);
-    contraction.deadAllocations.push_back(padded.buffer.getDefiningOp());
+    contraction.fusedProducers.insert_range(padded.writers);
+    contraction.deadAllocations.insert(padded.buffer.getDefiningOp());
   }
 }
 
@@ -944,7 +944,7 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
   contraction.epilogue.push_back(step);
   if (!inPlace) {
     contraction.epilogue.back().inputAllocation = current.getDefiningOp();
-    contraction.deadAllocations.push_back(current.getDefiningOp());
+    contraction.deadAllocations.insert(current.getDefiningOp());
   }
   contraction.output = consumer.getDpsInits()[0];
   return true;
@@ -967,7 +967,7 @@ void mlir::subgroup_matrix::fuseElementwiseNeighbours(
 
 void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {
   for (const EpilogueStep &step : contraction.epilogue)
-    llvm::erase(contraction.deadAllocations, step.inputAllocation);
+    contraction.deadAllocations.remove(step.inputAllocation);
   contraction.epilogue.clear();
   contraction.epilogueOperands.clear();
   contraction.output = contraction.c;

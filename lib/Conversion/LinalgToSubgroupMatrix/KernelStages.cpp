@@ -269,8 +269,9 @@ getOnlyLongDimension(ArrayRef<int64_t> shape, ReassociationIndicesRef group) {
 /// The buffer that `view` is a chain of views of, and the map from the
 /// view's indices to the buffer's; none unless every view is a
 /// memref.subview with static offsets and strides that keeps every
-/// dimension, or a reshape that only adds or drops dimensions of size 1
-/// (a batch of one folded away), and the buffer is row-major.
+/// dimension, a static memref.expand_shape, or a memref.collapse_shape
+/// that only drops dimensions of size 1 (a batch of one folded away), and
+/// the buffer is row-major.
 static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
   auto type = cast<MemRefType>(view.getType());
   MLIRContext *context = view.getContext();
@@ -300,14 +301,16 @@ static std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view) {
       map = AffineMap::get(map.getNumDims(), 0, exprs, context);
       view = collapse.getSrc();
     } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(definition)) {
-      // Each source index is the index of its group's long dimension.
+      // Each source index is its group's indices linearized (row-major).
       ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      if (ShapedType::isDynamicShape(shape))
+        return std::nullopt;
       SmallVector<AffineExpr> exprs;
       for (ReassociationIndices group : expand.getReassociationIndices()) {
-        std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
-        if (!kept)
-          return std::nullopt;
-        exprs.push_back(map.getResult(*kept));
+        AffineExpr linear = zero;
+        for (int64_t position : group)
+          linear = linear * shape[position] + map.getResult(position);
+        exprs.push_back(linear);
       }
       map = AffineMap::get(map.getNumDims(), 0, exprs, context);
       view = expand.getSrc();
@@ -643,9 +646,19 @@ static void rewriteStridedCopies(ModuleOp module) {
       copies.push_back(copy);
   });
   IRRewriter rewriter(module.getContext());
+  // A contiguous side (a reshape of a product's result, say) is read or
+  // written as it is; only strided ones go through to their buffers.
+  auto getAccessed =
+      [](Value view) -> std::optional<std::pair<Value, AffineMap>> {
+    auto type = cast<MemRefType>(view.getType());
+    if (type.getLayout().isIdentity())
+      return std::make_pair(view, AffineMap::getMultiDimIdentityMap(
+                                      type.getRank(), view.getContext()));
+    return getViewedBuffer(view);
+  };
   for (memref::CopyOp copy : copies) {
-    auto source = getViewedBuffer(copy.getSource());
-    auto target = getViewedBuffer(copy.getTarget());
+    auto source = getAccessed(copy.getSource());
+    auto target = getAccessed(copy.getTarget());
     // Others stay for the runtime to report.
     if (!source || !target)
       continue;

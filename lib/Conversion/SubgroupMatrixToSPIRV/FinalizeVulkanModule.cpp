@@ -1,7 +1,8 @@
 //===- FinalizeVulkanModule.cpp - what Vulkan adds to SPIR-V --------------===//
 //
 // The last stages of sm-lower-to-vulkan, on each spirv.module:
-// `sm-mark-shared-accesses-nonprivate` and `sm-add-vulkan-capabilities`.
+// `sm-mark-shared-accesses-nonprivate`, `sm-preserve-inf-nan` and
+// `sm-add-vulkan-capabilities`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 namespace mlir {
 namespace subgroup_matrix {
 #define GEN_PASS_DEF_MARKSHAREDACCESSESNONPRIVATEPASS
+#define GEN_PASS_DEF_PRESERVEINFNANPASS
 #define GEN_PASS_DEF_ADDVULKANCAPABILITIESPASS
 #include "SubgroupMatrix/Conversion/Passes.h.inc"
 } // namespace subgroup_matrix
@@ -46,6 +48,47 @@ static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
         addNonPrivate(op, store.getMemoryAccessAttr());
     }
   });
+}
+
+/// Declares SignedZeroInfNanPreserve on every entry point, for f32 and for
+/// f16 and f64 where the module computes in them: without it a Vulkan
+/// driver may assume that no float is infinite or NaN and that the sign of
+/// zero does not matter (folding x - x to 0, x * 0 to 0), where the
+/// program's semantics, and upstream's CPU execution, keep them.
+static void preserveInfNan(spirv::ModuleOp module) {
+  std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
+  if (!triple)
+    return;
+  SmallVector<spirv::Capability> capabilities(triple->getCapabilities());
+  SmallVector<int32_t> widths;
+  if (llvm::is_contained(capabilities, spirv::Capability::Float16))
+    widths.push_back(16);
+  widths.push_back(32);
+  if (llvm::is_contained(capabilities, spirv::Capability::Float64))
+    widths.push_back(64);
+  OpBuilder builder(module.getContext());
+  for (auto entryPoint :
+       llvm::to_vector(module.getBody()->getOps<spirv::EntryPointOp>())) {
+    auto function =
+        module.lookupSymbol<spirv::FuncOp>(entryPoint.getFnAttr().getAttr());
+    if (!function)
+      continue;
+    builder.setInsertionPointAfter(entryPoint);
+    for (int32_t width : widths)
+      spirv::ExecutionModeOp::create(
+          builder, entryPoint.getLoc(), function,
+          spirv::ExecutionMode::SignedZeroInfNanPreserve, {width});
+  }
+  if (!llvm::is_contained(capabilities,
+                          spirv::Capability::SignedZeroInfNanPreserve))
+    capabilities.push_back(spirv::Capability::SignedZeroInfNanPreserve);
+  // Float controls are core from SPIR-V 1.4.
+  SmallVector<spirv::Extension> extensions(triple->getExtensions());
+  if (triple->getVersion() < spirv::Version::V_1_4 &&
+      !llvm::is_contained(extensions, spirv::Extension::SPV_KHR_float_controls))
+    extensions.push_back(spirv::Extension::SPV_KHR_float_controls);
+  module.setVceTripleAttr(spirv::VerCapExtAttr::get(
+      triple->getVersion(), capabilities, extensions, module.getContext()));
 }
 
 /// Adds what spirv-update-vce does not derive: the Vulkan memory model
@@ -95,6 +138,13 @@ struct MarkSharedAccessesNonPrivatePass
   void runOnOperation() override {
     markSharedAccessesNonPrivate(getOperation());
   }
+};
+
+struct PreserveInfNanPass
+    : public subgroup_matrix::impl::PreserveInfNanPassBase<PreserveInfNanPass> {
+  using PreserveInfNanPassBase::PreserveInfNanPassBase;
+
+  void runOnOperation() override { preserveInfNan(getOperation()); }
 };
 
 struct AddVulkanCapabilitiesPass

@@ -5,6 +5,7 @@
 #include <spirv/unified1/spirv.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 namespace sm_runner {
 
@@ -14,8 +15,10 @@ DeviceInfo queryDevice(VkPhysicalDevice physical) {
   info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
   info.vulkan13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES;
   info.vulkan13.pNext = &info.driver;
+  info.vulkan12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
+  info.vulkan12.pNext = &info.vulkan13;
   info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  info.subgroup.pNext = &info.vulkan13;
+  info.subgroup.pNext = &info.vulkan12;
   info.properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   info.properties.pNext = &info.subgroup;
   vkGetPhysicalDeviceProperties2(physical, &info.properties);
@@ -86,11 +89,10 @@ uint32_t getComputeUnitCount(const DeviceInfo &info) {
 std::string describeTarget(const DeviceInfo &info) {
   std::vector<VkCooperativeMatrixPropertiesKHR> properties =
       getCooperativeMatrixProperties(info);
-  std::string text = std::string("// ") +
-                     info.properties.properties.deviceName + ", driver " +
-                     info.driver.driverName + " " + info.driver.driverInfo +
-                     ", " + std::to_string(properties.size()) +
-                     " configurations reported\n";
+  std::string text =
+      std::string("// ") + info.properties.properties.deviceName + ", driver " +
+      info.driver.driverName + " " + info.driver.driverInfo + ", " +
+      std::to_string(properties.size()) + " configurations reported\n";
   std::string configs;
   for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
     const char *a = componentName(p.AType), *b = componentName(p.BType),
@@ -105,17 +107,17 @@ std::string describeTarget(const DeviceInfo &info) {
             (c ? c : "?") + " -> " + (r ? r : "?") +
             (p.saturatingAccumulation ? " (saturating)" : "") + "\n";
     if (kept)
-      configs += std::string(configs.empty() ? "" : ", ") + "<" + shape +
-                 ", " + a + " -> " + r + ">";
+      configs += std::string(configs.empty() ? "" : ", ") + "<" + shape + ", " +
+                 a + " -> " + r + ">";
   }
   std::string name = info.properties.properties.deviceName;
   std::replace(name.begin(), name.end(), '"', '\'');
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   vkGetPhysicalDeviceFeatures2(info.physical, &features);
-  text += "#subgroup_matrix.target<\"" + name + "\", subgroup_size = " +
-          std::to_string(info.subgroup.subgroupSize) + ", configs = [" +
-          configs + "]";
+  text += "#subgroup_matrix.target<\"" + name +
+          "\", subgroup_size = " + std::to_string(info.subgroup.subgroupSize) +
+          ", configs = [" + configs + "]";
   if (uint32_t units = getComputeUnitCount(info))
     text += ", compute_units = " + std::to_string(units);
   text += ", workgroup_memory = " +
@@ -205,7 +207,28 @@ MissingRequirements findMissingRequirements(const SpirvModule &module,
   MissingRequirements result;
   std::vector<std::string> &missing = result.pieces;
   bool &needsMatrixUnits = result.needsMatrixUnits;
+  auto declares = [&](uint32_t capability) {
+    return std::find(module.capabilities.begin(), module.capabilities.end(),
+                     capability) != module.capabilities.end();
+  };
   for (uint32_t capability : module.capabilities) {
+    if (capability == spv::CapabilitySignedZeroInfNanPreserve) {
+      // Kernels keep infinities and NaN for f32 always, and for f16 and
+      // f64 where they compute in them (capabilities Float16, Float64).
+      for (auto [width, preserved, used] :
+           {std::tuple{16, info.vulkan12.shaderSignedZeroInfNanPreserveFloat16,
+                       declares(spv::CapabilityFloat16)},
+            std::tuple{32, info.vulkan12.shaderSignedZeroInfNanPreserveFloat32,
+                       true},
+            std::tuple{64, info.vulkan12.shaderSignedZeroInfNanPreserveFloat64,
+                       declares(spv::CapabilityFloat64)}})
+        if (used && !preserved)
+          missing.push_back("infinities and NaN kept in " +
+                            std::to_string(width) +
+                            "-bit floats (shaderSignedZeroInfNanPreserveFloat" +
+                            std::to_string(width) + ")");
+      continue;
+    }
     if (hasCapability(capability, info, features))
       continue;
     if (capability == spv::CapabilityCooperativeMatrixKHR) {

@@ -23,6 +23,7 @@ struct DeviceInfo {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties2 properties{};
   VkPhysicalDeviceSubgroupProperties subgroup{};
+  VkPhysicalDeviceVulkan12Properties vulkan12{};
   VkPhysicalDeviceVulkan13Properties vulkan13{};
   VkPhysicalDeviceDriverProperties driver{};
   std::vector<VkExtensionProperties> extensions;

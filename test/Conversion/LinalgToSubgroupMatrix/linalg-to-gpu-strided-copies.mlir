@@ -119,3 +119,19 @@ func.func @reshaped_slice(%x: memref<2x5x9xf16>, %y: memref<1x3x6xf16>) {
   }
   return
 }
+
+// -----
+
+// A slice of a matrix seen as NHWC through a reshape (a convolution's
+// result) is copied from the matrix itself, the reshape's indices
+// linearized.
+// CHECK-LABEL: func.func @slice_of_expanded
+// CHECK-NOT: memref.copy
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<24x16xf32> into memref<384xf32>
+// CHECK: gpu.launch_func @kernels::@elementwise_{{.*}} args(%[[FLAT]] : memref<384xf32>
+func.func @slice_of_expanded(%x: memref<24x16xf32>, %y: memref<1x3x4x5xf32>) {
+  %e = memref.expand_shape %x [[0, 1, 2], [3]] output_shape [1, 4, 6, 16] : memref<24x16xf32> into memref<1x4x6x16xf32>
+  %v = memref.subview %e[0, 1, 2, 10] [1, 3, 4, 5] [1, 1, 1, 1] : memref<1x4x6x16xf32> to memref<1x3x4x5xf32, strided<[384, 96, 16, 1], offset: 138>>
+  memref.copy %v, %y : memref<1x3x4x5xf32, strided<[384, 96, 16, 1], offset: 138>> to memref<1x3x4x5xf32>
+  return
+}

@@ -2,7 +2,7 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=nvidia-h100 -mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s
 // Running the stages by hand gives the same output as the pipeline.
 // RUN: sm-opt %s --sm-lower-to-vulkan="target=nvidia-h100 robust-access=1 emulation=all" -o %t.pipeline.mlir
-// RUN: sm-opt %s --pass-pipeline="builtin.module(sm-check-target{target=nvidia-h100 allow-emulation=1}, sm-check-uniformity, sm-attach-vulkan-target{target=nvidia-h100}, sm-normalize-kernel-memory, sm-expand-math, sm-emulate-matrices{robust-access=1 emulation=all}, sm-expand-through-workgroup-memory, sm-pack-wide-accesses, sm-robust-access, sm-hold-bf16-as-bits, sm-convert-kernels-to-spirv, spirv.module(spirv-lower-abi-attrs, sm-mark-shared-accesses-nonprivate, spirv-update-vce, sm-add-vulkan-capabilities))" -o %t.stages.mlir
+// RUN: sm-opt %s --pass-pipeline="builtin.module(sm-check-target{target=nvidia-h100 allow-emulation=1}, sm-check-uniformity, sm-attach-vulkan-target{target=nvidia-h100}, sm-normalize-kernel-memory, sm-expand-math, sm-emulate-matrices{robust-access=1 emulation=all}, sm-expand-through-workgroup-memory, sm-pack-wide-accesses, sm-robust-access, sm-hold-bf16-as-bits, sm-convert-kernels-to-spirv, spirv.module(spirv-lower-abi-attrs, sm-mark-shared-accesses-nonprivate, spirv-update-vce, sm-preserve-inf-nan, sm-add-vulkan-capabilities))" -o %t.stages.mlir
 // RUN: diff %t.pipeline.mlir %t.stages.mlir
 
 // CHECK: IR Dump After CheckTargetPass (sm-check-target)
@@ -18,6 +18,7 @@
 // CHECK: IR Dump After SPIRVLowerABIAttributesPass (spirv-lower-abi-attrs)
 // CHECK: IR Dump After MarkSharedAccessesNonPrivatePass (sm-mark-shared-accesses-nonprivate)
 // CHECK: IR Dump After SPIRVUpdateVCEPass (spirv-update-vce)
+// CHECK: IR Dump After PreserveInfNanPass (sm-preserve-inf-nan)
 // CHECK: IR Dump After AddVulkanCapabilitiesPass (sm-add-vulkan-capabilities)
 module attributes {gpu.container_module} {
   gpu.module @kernels {

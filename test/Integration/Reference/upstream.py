@@ -86,9 +86,13 @@ def bf16_bits(values):
     """`values` rounded to bf16 (nearest, ties to even; NaN stays NaN), as
     the uint16 bits sm-run reads bf16 arrays as."""
     values = np.asarray(values, np.float32)
-    bits = values.view(np.uint32).astype(np.uint64)
+    # (Flat: numpy makes a 0-d array's arithmetic scalar, and a uint64
+    # scalar shifted by a Python int becomes a float.)
+    flat = values.reshape(-1)
+    bits = flat.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    return np.where(np.isnan(values), 0x7FC0, rounded).astype(np.uint16)
+    return np.where(np.isnan(flat), 0x7FC0,
+                    rounded).astype(np.uint16).reshape(values.shape)
 
 
 class ReferenceError(Exception):

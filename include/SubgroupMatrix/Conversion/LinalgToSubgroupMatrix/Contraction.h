@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -104,8 +105,8 @@ struct Contraction {
   linalg::FillOp fill;
   TypedAttr fillValue;
   /// Element-wise extensions of 8-bit or f16 inputs folded into the loads,
-  /// and the prologues of A and B.
-  SmallVector<Operation *> fusedProducers;
+  /// and the prologues of A and B (once each: A and B may be one buffer).
+  llvm::SetVector<Operation *> fusedProducers;
   /// Element-wise consumers applied to the result before the store.
   SmallVector<EpilogueStep> epilogue;
   SmallVector<EpilogueOperand> epilogueOperands;
@@ -116,7 +117,7 @@ struct Contraction {
   /// result matrices (0: the output has M rows).
   int64_t outputRowsPerPart = 0;
   /// Buffers that only the fused ops used, erased with them.
-  SmallVector<Operation *> deadAllocations;
+  llvm::SetVector<Operation *> deadAllocations;
 
   bool accumulates() const { return !fillValue; }
   /// Sizes known only at run time (ShapedType::kDynamic): the kernel takes
