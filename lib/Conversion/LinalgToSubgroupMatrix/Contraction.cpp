@@ -983,6 +983,19 @@ AffineMap mlir::subgroup_matrix::applyStaticView(AffineMap map,
   return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
 }
 
+std::optional<int64_t>
+mlir::subgroup_matrix::getOnlyLongDimension(ArrayRef<int64_t> shape,
+                                            ArrayRef<int64_t> group) {
+  std::optional<int64_t> kept;
+  for (int64_t position : group)
+    if (shape[position] != 1) {
+      if (kept)
+        return std::nullopt;
+      kept = position;
+    }
+  return kept ? kept : std::optional<int64_t>(group.front());
+}
+
 SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
     OpBuilder &builder, Block &body, IRMapping &mapping,
     function_ref<bool(Operation &)> emitInstead) {

@@ -181,17 +181,6 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
     if (linalg::isaContractionOpInterface(producer) ||
         linalg::isaConvolutionOpInterface(producer))
       return std::nullopt;
-  auto isUnitOnly = [](ArrayRef<int64_t> shape, ArrayRef<int64_t> group,
-                       int64_t &kept) {
-    kept = -1;
-    for (int64_t position : group)
-      if (shape[position] != 1) {
-        if (kept != -1)
-          return false;
-        kept = position;
-      }
-    return true;
-  };
   if (auto slice = reshaped.getDefiningOp<tensor::ExtractSliceOp>()) {
     if (slice.getSourceType().getRank() != slice.getType().getRank() ||
         ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
@@ -213,11 +202,11 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
     SmallVector<AffineExpr> exprs;
     for (ReassociationIndices group : expand.getReassociationIndices()) {
-      int64_t kept;
-      if (!isUnitOnly(shape, group, kept))
-        return std::nullopt;
       // Of dimensions that are all 1, the first's index (0 at run time).
-      exprs.push_back(map.getResult(kept == -1 ? group.front() : kept));
+      std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
+      if (!kept)
+        return std::nullopt;
+      exprs.push_back(map.getResult(*kept));
     }
     return AffineMap::get(map.getNumDims(), 0, exprs, context);
   }
@@ -226,14 +215,12 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
     SmallVector<AffineExpr> exprs;
     for (auto [position, group] :
          llvm::enumerate(collapse.getReassociationIndices())) {
-      int64_t kept;
-      if (!isUnitOnly(shape, group, kept))
+      std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
+      if (!kept)
         return std::nullopt;
-      if (kept == -1)
-        kept = group.front();
       for (int64_t source : group)
-        exprs.push_back(source == kept ? map.getResult(position)
-                                       : getAffineConstantExpr(0, context));
+        exprs.push_back(source == *kept ? map.getResult(position)
+                                        : getAffineConstantExpr(0, context));
     }
     return AffineMap::get(map.getNumDims(), 0, exprs, context);
   }

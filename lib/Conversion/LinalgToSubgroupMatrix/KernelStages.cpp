@@ -252,20 +252,6 @@ struct PlanKernelsPass
 };
 } // namespace
 
-/// The position, in `group` of `shape`'s dimensions, of the one dimension
-/// longer than 1 (the first when all are 1); none when several are longer.
-static std::optional<int64_t>
-getOnlyLongDimension(ArrayRef<int64_t> shape, ReassociationIndicesRef group) {
-  std::optional<int64_t> kept;
-  for (int64_t position : group)
-    if (shape[position] != 1) {
-      if (kept)
-        return std::nullopt;
-      kept = position;
-    }
-  return kept ? kept : std::optional<int64_t>(group.front());
-}
-
 /// The buffer that `view` is a chain of views of, and the map from the
 /// view's indices to the buffer's; none unless every view is a
 /// memref.subview with static offsets and strides that keeps every

@@ -223,6 +223,13 @@ std::string describeUnknownLayout(Value buffer);
 AffineMap applyStaticView(AffineMap map, ArrayRef<int64_t> offsets,
                           ArrayRef<int64_t> strides);
 
+/// The one dimension of `group` (of `shape`'s dimensions) longer than 1,
+/// the first when all are 1, or none when several are longer: the
+/// dimension whose index a reshape that only adds or drops unit dimensions
+/// carries.
+std::optional<int64_t> getOnlyLongDimension(ArrayRef<int64_t> shape,
+                                            ArrayRef<int64_t> group);
+
 /// Clones the ops of `body` (but its terminator) with `builder`, first
 /// copying the constants they use from outside it, and returns the values
 /// the terminator yields. `emitInstead`, where given, may emit an op itself
