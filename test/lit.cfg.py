@@ -28,8 +28,10 @@ config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
 # and disassembly paths) and are unloaded before LeakSanitizer reports, so
 # their frames cannot be suppressed by name: runs of the runner on a Mesa
 # driver keep the address and undefined-behaviour checks of the sanitizer
-# build but not its leak check. Other tools keep all three.
-config.substitutions.append(("%mesa_env", "env ASAN_OPTIONS=detect_leaks=0"))
+# build but not its leak check. Other tools keep all three. %mesa_env runs
+# on Debian 12's Mesa (RADV's null-hardware device), outside the root below.
+config.substitutions.append(
+    ("%mesa_env", "env -u SM_VULKAN_ROOT ASAN_OPTIONS=detect_leaks=0"))
 
 # The sanitizer build (utils/run-tests.sh runs the suite twice) leaves out
 # the long execution suites marked `UNSUPPORTED: sanitizers`, whose time goes
@@ -39,6 +41,39 @@ config.substitutions.append(("%mesa_env", "env ASAN_OPTIONS=detect_leaks=0"))
 # execution tests (which exercise the runners).
 if getattr(config, "sm_sanitizers", False):
     config.available_features.add("sanitizers")
+
+# SPIRV-Tools 2026 from the Debian root of utils/setup.sh (it reads bf16),
+# else the SPIRV-Tools 2025.1 that setup builds.
+deps_dir = os.path.dirname(os.path.dirname(config.spirv_tools_dir))
+root_spirv_tools = os.path.join(deps_dir, "spirv-root", "bin")
+if os.path.exists(os.path.join(root_spirv_tools, "spirv-val")):
+    config.spirv_tools_dir = root_spirv_tools
+
+
+def spirv_val_reads_bf16():
+    """Whether spirv-val knows SPV_KHR_bfloat16 (capability 5116): asked of
+    the tool, not of its version."""
+    import subprocess
+    import tempfile
+    text = ("OpCapability Shader\nOpCapability BFloat16TypeKHR\n"
+            "OpExtension \"SPV_KHR_bfloat16\"\nOpMemoryModel Logical GLSL450\n"
+            "%bf16 = OpTypeFloat 16 BFloat16KHR\n")
+    tools = config.spirv_tools_dir
+    with tempfile.TemporaryDirectory() as work:
+        source, binary = (os.path.join(work, n) for n in ("m.spvasm", "m.spv"))
+        with open(source, "w") as f:
+            f.write(text)
+        for command in ([os.path.join(tools, "spirv-as"), "--target-env",
+                         "vulkan1.3", source, "-o", binary],
+                        [os.path.join(tools, "spirv-val"), "--target-env",
+                         "vulkan1.3", binary]):
+            try:
+                if subprocess.run(command, capture_output=True).returncode:
+                    return False
+            except OSError:
+                return False
+    return True
+
 
 tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
 tools = [
@@ -55,18 +90,49 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Vulkan devices that need no GPU (Mesa, installed by utils/setup.sh): RADV's
 # null-hardware RDNA3 device really compiles pipelines, lavapipe runs kernels
-# on the CPU.
+# on the CPU. Where setup made its Debian root (Mesa 26), every tool that
+# runs Vulkan runs on that root's drivers (SM_VULKAN_ROOT,
+# lib/Runtime/Vulkan/DriverRoot.h), so the emulated (cpu-lavapipe) and the
+# native (cpu-lavapipe-coopmat) matrices run on one lavapipe; without it,
+# Debian 12's Mesa serves the emulated ones. The sanitizer build keeps
+# Debian 12's Mesa: its runtime is built for that C library.
 icd_dir = "/usr/share/vulkan/icd.d"
 runner = os.path.join(config.sm_tools_dir, "sm-vulkan-runner")
+vulkan_root = os.environ.get("SM_VULKAN_ROOT") or os.path.join(
+    deps_dir, "vulkan-root")
+root_manifests = os.path.join(vulkan_root, "sm-icd.d")
+use_vulkan_root = (os.path.exists(os.path.join(root_manifests, "lvp_icd.json"))
+                   and not getattr(config, "sm_sanitizers", False))
+if use_vulkan_root:
+    icd_dir = root_manifests
+    config.environment["SM_VULKAN_ROOT"] = vulkan_root
+
+
+def lavapipe_has_cooperative_matrices(lavapipe_icd):
+    """Whether the lavapipe the tests use reports KHR cooperative matrices
+    (Mesa 26 does, Debian 12's Mesa does not)."""
+    import subprocess
+    environment = dict(config.environment, VK_DRIVER_FILES=lavapipe_icd)
+    try:
+        listed = subprocess.run([runner, "--list-coopmat"], env=environment,
+                                capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listed.returncode == 0 and "<8x8x8, f16 -> f32>" in listed.stdout
+
+
 if os.path.exists(runner):
     config.available_features.add("vulkan-runner")
     config.substitutions.append(("%sm_vulkan_runner", runner))
-    radv_icd = os.path.join(icd_dir, "radeon_icd.json")
+    # RADV's null-hardware device is Debian 12's Mesa 25 (Mesa 26's does not
+    # start without a GPU): the runner stays out of the root for it.
+    radv_icd = "/usr/share/vulkan/icd.d/radeon_icd.json"
     if os.path.exists(radv_icd):
         config.available_features.add("radv")
         config.substitutions.append(
             ("%radv",
-             "env ASAN_OPTIONS=detect_leaks=0 RADV_FORCE_FAMILY=navi31 "
+             "env -u SM_VULKAN_ROOT ASAN_OPTIONS=detect_leaks=0 "
+             "RADV_FORCE_FAMILY=navi31 "
              "RADV_DEBUG=shaders "
              "VK_DRIVER_FILES=%s %s --subgroup-size 32 --compile-only"
              % (radv_icd, runner)))
@@ -79,6 +145,11 @@ if os.path.exists(runner):
         config.substitutions.append(
             ("%lavapipe", "env ASAN_OPTIONS=detect_leaks=0 VK_DRIVER_FILES=%s %s"
              % (lavapipe_icd, runner)))
+        if lavapipe_has_cooperative_matrices(lavapipe_icd):
+            config.available_features.add("lavapipe-coopmat")
+if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")) and \
+        spirv_val_reads_bf16():
+    config.available_features.add("spirv-val-bf16")
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
     config.available_features.add("spirv-tools")
 

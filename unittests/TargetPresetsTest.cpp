@@ -110,6 +110,28 @@ TEST_F(TargetPresetsTest, AmdRdna3MatchesRadvData) {
   EXPECT_EQ(describe(target), expected);
 }
 
+TEST_F(TargetPresetsTest, LavapipeCoopmatMatchesMesaData) {
+  TargetAttr target = lookupTargetPreset(&context, "cpu-lavapipe-coopmat");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target.getSubgroupSize(), 8u);
+  EXPECT_FALSE(target.getEmulated());
+  EXPECT_EQ(target.getWorkgroupMemory(), 32u * 1024);
+  std::vector<std::string> expected =
+      readDeviceData("cpu-lavapipe-coopmat.txt");
+  EXPECT_EQ(expected.size(), 4u);
+  EXPECT_EQ(describe(target), expected);
+  using F = CooperativeMatrix2Feature;
+  EXPECT_TRUE(target.hasCoopmat2(F::FlexibleDimensions | F::Reductions |
+                                 F::Conversions | F::PerElementOperations));
+  EXPECT_FALSE(target.hasCoopmat2(F::WorkgroupScope));
+  EXPECT_FALSE(target.hasCoopmat2(F::TensorAddressing));
+  EXPECT_FALSE(target.hasCoopmat2(F::BlockLoads));
+  // cpu-lavapipe keeps every matrix emulated.
+  TargetAttr emulated = lookupTargetPreset(&context, "cpu-lavapipe");
+  EXPECT_TRUE(emulated.getEmulated());
+  EXPECT_EQ(emulated.getCoopmat2Features(), F::None);
+}
+
 TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
   TargetAttr apple = lookupTargetPreset(&context, "apple-m1");
   ASSERT_TRUE(apple);
@@ -143,7 +165,7 @@ TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
 }
 
 TEST_F(TargetPresetsTest, EveryNameResolvesAndUnknownDoesNot) {
-  EXPECT_EQ(getTargetPresetNames().size(), 6u);
+  EXPECT_EQ(getTargetPresetNames().size(), 7u);
   for (StringRef name : getTargetPresetNames()) {
     TargetAttr target = lookupTargetPreset(&context, name);
     ASSERT_TRUE(target) << name.str();

@@ -207,6 +207,122 @@ installIntelCompiler() {
   chroot "$root" ocloc --help >/dev/null 2>&1 || true
 }
 
+# Mesa 26's lavapipe (cooperative matrices on the CPU: VK_KHR_cooperative_matrix
+# and VK_NV_cooperative_matrix2) and SPIRV-Tools 2026 (which validate bf16)
+# need a newer C library than Debian 12: they live in a Debian root,
+# .deps/vulkan-root, made from the stable suite, each package taken from the
+# most stable suite that serves a version with the features (stable, then
+# trixie-backports, then forky, then unstable). The tools do not chroot into
+# it: lib/Runtime/Vulkan/DriverRoot.cpp runs them through the root's dynamic
+# loader and libraries, and spirv-val runs through the wrapper written below.
+# What was installed is recorded in vulkan-root/sm-versions.txt.
+vulkanRoot="$depsPrefix/vulkan-root"
+vulkanRootSuites=(trixie trixie-backports forky sid)
+
+vulkanRootApt() {
+  DEBIAN_FRONTEND=noninteractive chroot "$vulkanRoot" apt-get -qq \
+    -o Acquire::Check-Valid-Until=false "$@"
+}
+
+# Installs PACKAGE into the root from the first suite whose candidate is at
+# least MINIMUM; prints a clear message and fails when no suite serves one.
+installIntoVulkanRoot() {
+  local package=$1 minimum=$2 suite version
+  for suite in "${vulkanRootSuites[@]}"; do
+    version=$(chroot "$vulkanRoot" apt-cache madison "$package" 2>/dev/null |
+      awk -F'|' -v s="$suite" '$3 ~ " "s"/" {gsub(/ /, "", $2); print $2; exit}')
+    [ -n "$version" ] || continue
+    if dpkg --compare-versions "$version" ge "$minimum"; then
+      log "installing $package $version from $suite into $vulkanRoot"
+      vulkanRootApt install -y --no-install-recommends -t "$suite" \
+        "$package" >/dev/null
+      echo "$package $version ($suite)" >>"$vulkanRoot/sm-versions.txt"
+      return 0
+    fi
+  done
+  log "the Debian archive serves no $package >= $minimum in any of:" \
+    "${vulkanRootSuites[*]}; the tests that need it will be unsupported"
+  return 1
+}
+
+# Writes the root's Vulkan driver manifests with library paths relative to
+# the manifest, so that the loader loads the root's drivers, not the host's.
+writeVulkanRootManifests() {
+  local manifest library
+  mkdir -p "$vulkanRoot/sm-icd.d"
+  for manifest in "$vulkanRoot"/usr/share/vulkan/icd.d/*.json; do
+    [ -e "$manifest" ] || continue
+    library=$(sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p' "$manifest")
+    case "$library" in /*) ;; *) library="/usr/lib/x86_64-linux-gnu/$library" ;; esac
+    sed "s|\"library_path\": *\"[^\"]*\"|\"library_path\": \"..$library\"|" \
+      "$manifest" >"$vulkanRoot/sm-icd.d/$(basename "$manifest" | sed 's/\.x86_64//')"
+  done
+}
+
+# Runs the root's SPIRV-Tools through its loader: spirv-val, spirv-dis and
+# spirv-as in $depsPrefix/spirv-root/bin.
+writeSpirvToolsWrappers() {
+  local tool bin="$depsPrefix/spirv-root/bin"
+  mkdir -p "$bin"
+  for tool in spirv-val spirv-dis spirv-as; do
+    cat >"$bin/$tool" <<WRAP
+#!/bin/sh
+root="\$(dirname "\$0")/../../vulkan-root"
+exec "\$root/lib64/ld-linux-x86-64.so.2" --library-path \\
+  "\$root/usr/lib/x86_64-linux-gnu:\$root/lib/x86_64-linux-gnu" \\
+  "\$root/usr/bin/$tool" "\$@"
+WRAP
+    chmod +x "$bin/$tool"
+  done
+}
+
+installVulkanRoot() {
+  if [ -f "$vulkanRoot/sm-versions.txt" ] &&
+    grep -q '^complete' "$vulkanRoot/sm-versions.txt"; then
+    log "Vulkan root present in $vulkanRoot:"
+    grep -v '^complete' "$vulkanRoot/sm-versions.txt" | sed 's/^/[setup]   /'
+    return
+  fi
+  if [ "$(id -u)" -ne 0 ]; then
+    log "not root: skipping the Vulkan root (Mesa 26, SPIRV-Tools 2026);" \
+      "Debian 12's Mesa and SPIRV-Tools $spirvToolsVersion stay in use"
+    return
+  fi
+  log "making a Debian root for Mesa 26 and SPIRV-Tools 2026 at $vulkanRoot"
+  dpkg-query -W -f='${Status}' debootstrap 2>/dev/null | grep -q "ok installed" ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+  local archive suite
+  archive=$(debianArchiveUri)
+  rm -rf "$vulkanRoot"
+  debootstrap --variant=minbase "${vulkanRootSuites[0]}" "$vulkanRoot" \
+    "$archive" >/dev/null
+  for suite in "${vulkanRootSuites[@]:1}"; do
+    echo "deb $archive $suite main" >>"$vulkanRoot/etc/apt/sources.list.d/sm.list"
+  done
+  # Without pinning apt would take every package from the newest suite.
+  cat >"$vulkanRoot/etc/apt/preferences.d/sm" <<PIN
+Package: *
+Pin: release n=${vulkanRootSuites[0]}
+Pin-Priority: 500
+
+Package: *
+Pin: release n=sid
+Pin-Priority: 100
+
+Package: *
+Pin: release n=forky
+Pin-Priority: 100
+PIN
+  vulkanRootApt update
+  : >"$vulkanRoot/sm-versions.txt"
+  installIntoVulkanRoot mesa-vulkan-drivers 26 || true
+  installIntoVulkanRoot libvulkan1 1.4 || true
+  installIntoVulkanRoot spirv-tools 2026 || true
+  writeVulkanRootManifests
+  [ -x "$vulkanRoot/usr/bin/spirv-val" ] && writeSpirvToolsWrappers
+  echo complete >>"$vulkanRoot/sm-versions.txt"
+}
+
 # Makes `import subgroup_matrix` find python/ of this checkout: a .pth file
 # in the site-packages of each python3 (the one on PATH and Debian's), or in
 # the user's site-packages where the system one is not writable.
@@ -236,4 +352,5 @@ installMesa
 buildSpirvTools
 installVulkanHeaders
 installIntelCompiler
+installVulkanRoot
 log "done"

@@ -161,8 +161,9 @@ bool MatrixConfigAttr::composesMultiply(Type left, Type right,
 
 /// Parses `<"preset">`, `<"name", subgroup_size = N, configs = [...]>` or
 /// `<subgroup_size = N, configs = [...]>`, each optionally followed by the
-/// sizes `compute_units = N` and `workgroup_memory = BYTES` and the flags
-/// `emulated`, `float64` and `int64`, in that order.
+/// sizes `compute_units = N` and `workgroup_memory = BYTES`, the flags
+/// `emulated`, `float64` and `int64`, and `nv_coopmat2 = [FEATURE, ...]`, in
+/// that order.
 Attribute TargetAttr::parse(AsmParser &parser, Type) {
   MLIRContext *context = parser.getContext();
   if (parser.parseLess())
@@ -211,11 +212,32 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   bool flags[3] = {false, false, false};
   const char *flagNames[3] = {"emulated", "float64", "int64"};
   unsigned nextSize = 0, nextFlag = 0;
+  CooperativeMatrix2Feature coopmat2Features = CooperativeMatrix2Feature::None;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keywordLoc = parser.getCurrentLocation();
     StringRef keyword;
     if (parser.parseKeyword(&keyword))
       return {};
+    if (keyword == "nv_coopmat2") {
+      if (parser.parseEqual() ||
+          parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                SMLoc featureLoc = parser.getCurrentLocation();
+                StringRef feature;
+                if (parser.parseKeyword(&feature))
+                  return failure();
+                std::optional<CooperativeMatrix2Feature> bit =
+                    symbolizeCooperativeMatrix2Feature(feature);
+                if (!bit || *bit == CooperativeMatrix2Feature::None)
+                  return parser.emitError(featureLoc)
+                         << "unknown VK_NV_cooperative_matrix2 feature '"
+                         << feature << "'";
+                coopmat2Features = coopmat2Features | *bit;
+                return success();
+              }))
+        return {};
+      break;
+    }
     Size *size = std::find_if(
         sizes + nextSize, std::end(sizes),
         [&](const Size &candidate) { return candidate.keyword == keyword; });
@@ -230,7 +252,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     if (found == std::end(flagNames)) {
       parser.emitError(keywordLoc)
           << "expected 'compute_units = N', 'workgroup_memory = BYTES', "
-             "'emulated', 'float64' or 'int64' (in that order), got '"
+             "'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in "
+             "that order), got '"
           << keyword << "'";
       return {};
     }
@@ -242,7 +265,7 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
                     nameAttr, subgroupSize, configs, flags[0], flags[1],
-                    flags[2], computeUnits, workgroupMemory);
+                    flags[2], computeUnits, workgroupMemory, coopmat2Features);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -271,6 +294,9 @@ void TargetAttr::print(AsmPrinter &printer) const {
     printer << ", float64";
   if (getInt64())
     printer << ", int64";
+  if (getCoopmat2Features() != CooperativeMatrix2Feature::None)
+    printer << ", nv_coopmat2 = ["
+            << stringifyCooperativeMatrix2Feature(getCoopmat2Features()) << "]";
   printer << ">";
 }
 
@@ -279,7 +305,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<MatrixConfigAttr> configs,
                                  bool emulated, bool float64, bool int64,
                                  unsigned computeUnits,
-                                 unsigned workgroupMemory) {
+                                 unsigned workgroupMemory,
+                                 CooperativeMatrix2Feature) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
   if (!llvm::isPowerOf2_32(subgroupSize))

@@ -42,6 +42,8 @@ struct PresetDescription {
   unsigned computeUnits = 0;
   /// Bytes of workgroup memory one workgroup may use.
   unsigned workgroupMemory = 0;
+  /// The VK_NV_cooperative_matrix2 features of the device's driver.
+  CooperativeMatrix2Feature coopmat2Features = CooperativeMatrix2Feature::None;
 };
 } // namespace
 
@@ -123,6 +125,18 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
       rows.push_back({size, size, size, type.component, type.result});
 }
 
+/// data/cpu-lavapipe-coopmat.txt: Mesa 26.1.6's lavapipe (llvmpipe, from
+/// trixie-backports), in the reported order: four subgroup-scope 8x8x8
+/// configurations. Its VK_NV_cooperative_matrix2 has flexible dimensions
+/// (granularity 8x8x8), reductions, conversions and per-element operations,
+/// but not workgroup scope, tensor addressing or block loads.
+static const ConfigRow lavapipeCoopmatRows[] = {
+    {8, 8, 8, C::F16, C::F16},
+    {8, 8, 8, C::F16, C::F32},
+    {8, 8, 8, C::U8, C::U32},
+    {8, 8, 8, C::S8, C::S32},
+};
+
 /// The scalar-type features follow each device's Vulkan driver: NVIDIA's,
 /// RADV, Intel's on Ponte Vecchio and Mesa's lavapipe report shaderFloat64
 /// and shaderInt64; Alchemist (Xe-HPG) has no f64 hardware and Apple GPUs
@@ -130,7 +144,14 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
 static const PresetDescription presets[] = {
     {"nvidia-h100", 32, nvidiaH100Rows, nullptr, /*emulated=*/false,
      /*float64=*/true, /*int64=*/true, /*computeUnits=*/132,
-     /*workgroupMemory=*/48 * 1024},
+     /*workgroupMemory=*/48 * 1024,
+     CooperativeMatrix2Feature::WorkgroupScope |
+         CooperativeMatrix2Feature::FlexibleDimensions |
+         CooperativeMatrix2Feature::Reductions |
+         CooperativeMatrix2Feature::Conversions |
+         CooperativeMatrix2Feature::PerElementOperations |
+         CooperativeMatrix2Feature::TensorAddressing |
+         CooperativeMatrix2Feature::BlockLoads},
     {"amd-rdna3", 32, amdRdna3Rows, nullptr, /*emulated=*/false,
      /*float64=*/true, /*int64=*/true, /*computeUnits=*/96,
      /*workgroupMemory=*/64 * 1024},
@@ -162,6 +183,13 @@ static const PresetDescription presets[] = {
      /*emulated=*/true,
      /*float64=*/true,
      /*int64=*/true},
+    {"cpu-lavapipe-coopmat", 8, lavapipeCoopmatRows, nullptr,
+     /*emulated=*/false, /*float64=*/true, /*int64=*/true,
+     /*computeUnits=*/0, /*workgroupMemory=*/32 * 1024,
+     CooperativeMatrix2Feature::FlexibleDimensions |
+         CooperativeMatrix2Feature::Reductions |
+         CooperativeMatrix2Feature::Conversions |
+         CooperativeMatrix2Feature::PerElementOperations},
 };
 
 static Type getComponentType(MLIRContext *context, Component component) {
@@ -222,7 +250,7 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
                          preset->subgroupSize, configs, preset->emulated,
                          preset->float64, preset->int64, preset->computeUnits,
-                         preset->workgroupMemory);
+                         preset->workgroupMemory, preset->coopmat2Features);
 }
 
 TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
@@ -233,7 +261,8 @@ TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
   return TargetAttr::get(context, target.getName(), target.getSubgroupSize(),
                          configs, /*emulated=*/true, target.getFloat64(),
                          target.getInt64(), target.getComputeUnits(),
-                         target.getWorkgroupMemory());
+                         target.getWorkgroupMemory(),
+                         CooperativeMatrix2Feature::None);
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

@@ -7,6 +7,7 @@
 #include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
+#include "DriverRoot.h"
 #include "PlanExecutor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -245,6 +246,12 @@ static std::string getRunnerName(CompiledProgram::Backend backend) {
                                                         : "sm-msl-host-runner";
 }
 
+bool mlir::subgroup_matrix::runtime::enterTargetEnvironment(
+    StringRef target, char **argv, std::string &error) {
+  return sm_runner::enterDriverRoot(
+      argv, sm_runner::targetNeedsDriverRoot(target.str()), error);
+}
+
 FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
                                                 StringRef target) {
   std::unique_ptr<Device> result(new Device());
@@ -275,9 +282,17 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
     result->state->runnerDirectory = directory;
     return result;
   }
+  if (sm_runner::targetNeedsDriverRoot(target.str()) &&
+      !sm_runner::inDriverRoot())
+    return emitError(UnknownLoc::get(context))
+           << "target '" << target
+           << "' runs on Mesa 26's lavapipe, whose C library is newer than "
+              "this process's: run the program through sm-run, or start it "
+              "through the loader of the root utils/setup.sh makes "
+              "(.deps/vulkan-root, lib/Runtime/Vulkan/DriverRoot.h)";
   sm_runner::VulkanDevice::Selection selection;
   selection.index = index;
-  selection.preferCpu = target == "cpu-lavapipe";
+  selection.preferCpu = sm_runner::targetRunsOnCpu(target.str());
   result->state->device = sm_runner::VulkanDevice::open(selection, error);
   if (!result->state->device)
     return emitError(UnknownLoc::get(context)) << error;
@@ -433,7 +448,8 @@ static LogicalResult checkArguments(func::FuncOp host,
 static FailureOr<std::vector<char>> getConstantBytes(const PlanBuffer &buffer,
                                                      Location loc) {
   std::vector<char> bytes;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(buffer.initialValue)) {
+  if (auto resource =
+          dyn_cast<DenseResourceElementsAttr>(buffer.initialValue)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return emitError(loc) << "a constant of the program names the resource '"

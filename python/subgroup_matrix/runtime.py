@@ -31,7 +31,7 @@ class _Device:
         # Intel and Apple targets run through their CPU host runners, the
         # others on a Vulkan device (lavapipe for cpu-lavapipe).
         kind = target.split("-")[0] if target.startswith(("intel-", "apple-")) \
-            else "cpu" if target == "cpu-lavapipe" else "gpu"
+            else "cpu" if target.startswith("cpu-lavapipe") else "gpu"
         key = (id(context), kind, index)
         if key not in cls._open:
             cls._open[key] = cls(context, target, index)

@@ -100,26 +100,37 @@ module attributes {test.config = #subgroup_matrix.config<-16x16x16, f16 -> f32>}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64' or 'int64' (in that order), got 'float16'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'float16'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], float16>} {}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64' or 'int64' (in that order), got 'float64'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'float64'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], int64, float64>} {}
 
 // -----
 
 // The device's sizes come before the flags.
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64' or 'int64' (in that order), got 'compute_units'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'compute_units'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], int64, compute_units = 8>} {}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64' or 'int64' (in that order), got 'compute_units'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'compute_units'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], workgroup_memory = 16384, compute_units = 8>} {}
 
 // -----
 
 // expected-error @+1 {{expected integer value}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = many>} {}
+
+// -----
+
+// expected-error @+1 {{unknown VK_NV_cooperative_matrix2 feature 'tensor_cores'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [reductions, tensor_cores]>} {}
+
+// -----
+
+// The cooperative matrix 2 features come last.
+// expected-error @+1 {{expected '>'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [reductions], int64>} {}

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DevicePlan.h"
+#include "DriverRoot.h"
 #include "PlanExecutor.h"
 #include "RunnerOptions.h"
 
@@ -98,9 +99,11 @@ int main(int argc, char **argv) {
     inputs.push_back(&arrays[i]);
   }
 
+  if (!enterDriverRoot(argv, targetNeedsDriverRoot(plan.target), error))
+    fail(error);
   VulkanDevice::Selection selection;
   selection.index = haveDevice ? int(device) : -1;
-  selection.preferCpu = plan.target == "cpu-lavapipe";
+  selection.preferCpu = targetRunsOnCpu(plan.target);
   std::unique_ptr<VulkanDevice> vulkan = VulkanDevice::open(selection, error);
   if (!vulkan)
     fail(error);

@@ -88,6 +88,12 @@ int main(int argc, char **argv) {
           "arrays\n",
           &llvm::errs()))
     return 2;
+  // cpu-lavapipe-coopmat's lavapipe runs through the loader of its root.
+  std::string rootError;
+  if (!runtime::enterTargetEnvironment(target, argv, rootError)) {
+    llvm::errs() << "sm-run: error: " << rootError << "\n";
+    return 1;
+  }
   if (repeat > kMaxRepeat) {
     llvm::errs() << "sm-run: error: --repeat " << repeat << " is more than the "
                  << kMaxRepeat << " allowed\n";

@@ -20,6 +20,7 @@
 #include "BufferGuards.h"
 #include "RunnerOptions.h"
 
+#include "DriverRoot.h"
 #include "VulkanDeviceInfo.h"
 
 #include <spirv/unified1/spirv.hpp>
@@ -476,6 +477,9 @@ void checkDeviceRequirements(const std::string &path, const SpirvModule &module,
 
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
+  // $SM_VULKAN_ROOT: run on the drivers of that root (DriverRoot.h).
+  if (std::string error; !enterDriverRoot(argv, /*required=*/false, error))
+    fail(error);
 
   // The kernel, its entry point and its arguments are checked before any
   // device is touched.

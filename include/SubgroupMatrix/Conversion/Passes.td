@@ -335,10 +335,13 @@ def AddVulkanCapabilitiesPass
   let summary = "declare the capabilities spirv-update-vce does not derive";
   let description = [{
     `spirv-update-vce` derives a module's capabilities from its ops and
-    types, but not two that Vulkan kernels need: `VulkanMemoryModel`, from
-    the module's memory model, and `GroupNonUniform`, which SPIR-V requires
+    types, but not some that Vulkan kernels need: `VulkanMemoryModel`, from
+    the module's memory model; `GroupNonUniform`, which SPIR-V requires
     of modules reading the subgroup built-ins (`SubgroupId`,
-    `NumSubgroups`, `SubgroupSize`, `SubgroupLocalInvocationId`). This
+    `NumSubgroups`, `SubgroupSize`, `SubgroupLocalInvocationId`);
+    `VulkanMemoryModelDeviceScope`, for memory scopes of `Device`; and
+    `BFloat16CooperativeMatrixKHR`, which `SPV_KHR_bfloat16` requires of
+    cooperative matrices of bf16 (MLIR derives only `BFloat16TypeKHR`). This
     stage adds them to the module's version-capability-extension triple;
     the last stage of `sm-lower-to-vulkan`.
 

@@ -103,9 +103,22 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         workgroup_memory = 49152, float64, int64>
     ```
 
+    Last, `nv_coopmat2 = [...]` lists the device's `VK_NV_cooperative_matrix2`
+    features (`workgroup_scope`, `flexible_dimensions`, `reductions`,
+    `conversions`, `per_element_operations`, `tensor_addressing`,
+    `block_loads`), as `sm-vulkan-runner --list-coopmat` prints them; left
+    out, the device has none.
+
+    ```mlir
+    #subgroup_matrix.target<"my-cpu", subgroup_size = 8,
+        configs = [<8x8x8, f16 -> f32>], float64, int64,
+        nv_coopmat2 = [flexible_dimensions, reductions]>
+    ```
+
     Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
-    `apple-m1` and `cpu-lavapipe` (emulated); `docs/Targets.md` says where
-    each one's configurations come from.
+    `apple-m1`, `cpu-lavapipe` (emulated) and `cpu-lavapipe-coopmat`
+    (Mesa 26's lavapipe with its native matrices); `docs/Targets.md` says
+    where each one's configurations come from.
   }];
   let parameters = (ins
     OptionalParameter<"::mlir::StringAttr">:$name,
@@ -115,7 +128,10 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     DefaultValuedParameter<"bool", "false">:$float64,
     DefaultValuedParameter<"bool", "false">:$int64,
     DefaultValuedParameter<"unsigned", "0">:$computeUnits,
-    DefaultValuedParameter<"unsigned", "0">:$workgroupMemory);
+    DefaultValuedParameter<"unsigned", "0">:$workgroupMemory,
+    DefaultValuedParameter<"::mlir::subgroup_matrix::CooperativeMatrix2Feature",
+        "::mlir::subgroup_matrix::CooperativeMatrix2Feature::None">
+        :$coopmat2Features);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -144,7 +160,14 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     TargetAttr getEmulatedForm() const {
       return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
                  /*emulated=*/true, getFloat64(), getInt64(),
-                 getComputeUnits(), getWorkgroupMemory());
+                 getComputeUnits(), getWorkgroupMemory(),
+                 CooperativeMatrix2Feature::None);
+    }
+    /// Whether the device has every VK_NV_cooperative_matrix2 feature of
+    /// `features`.
+    bool hasCoopmat2(CooperativeMatrix2Feature features) const {
+      return ::mlir::subgroup_matrix::bitEnumContainsAll(getCoopmat2Features(),
+                                                         features);
     }
     /// The workgroup memory a kernel may use: `workgroup_memory` where the
     /// target gives it, else kDefaultWorkgroupMemory.

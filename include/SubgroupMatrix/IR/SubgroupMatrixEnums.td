@@ -24,4 +24,22 @@ def SubgroupMatrix_ReductionDimensions : I32EnumAttr<"ReductionDimensions",
   let cppNamespace = "::mlir::subgroup_matrix";
 }
 
+def SubgroupMatrix_CooperativeMatrix2Feature
+    : I32BitEnumAttr<"CooperativeMatrix2Feature",
+    "the VK_NV_cooperative_matrix2 features of a device", [
+      I32BitEnumAttrCaseNone<"None", "none">,
+      I32BitEnumAttrCaseBit<"WorkgroupScope", 0, "workgroup_scope">,
+      I32BitEnumAttrCaseBit<"FlexibleDimensions", 1, "flexible_dimensions">,
+      I32BitEnumAttrCaseBit<"Reductions", 2, "reductions">,
+      I32BitEnumAttrCaseBit<"Conversions", 3, "conversions">,
+      I32BitEnumAttrCaseBit<"PerElementOperations", 4,
+                            "per_element_operations">,
+      I32BitEnumAttrCaseBit<"TensorAddressing", 5, "tensor_addressing">,
+      I32BitEnumAttrCaseBit<"BlockLoads", 6, "block_loads">
+    ]> {
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let separator = ", ";
+  let genSpecializedAttr = 0;
+}
+
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXENUMS_TD

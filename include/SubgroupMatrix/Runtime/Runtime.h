@@ -75,6 +75,13 @@ private:
 /// The backend that runs kernels compiled for `target`.
 CompiledProgram::Backend getBackend(StringRef target);
 
+/// Prepares a tool's process to run programs for `target`: a device that
+/// only the drivers of utils/setup.sh's Debian root offer
+/// (`cpu-lavapipe-coopmat`) is reached by running the program `argv` again
+/// through that root's loader, which does not return. Returns false, with
+/// `error` saying why, where that is needed and cannot be done.
+bool enterTargetEnvironment(StringRef target, char **argv, std::string &error);
+
 /// What a run gives back.
 struct RunResults {
   /// The program's results, in order.

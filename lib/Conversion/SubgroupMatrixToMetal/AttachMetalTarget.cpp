@@ -37,7 +37,8 @@ TargetAttr mlir::subgroup_matrix::getMetalLanguageTarget(MLIRContext *context) {
                          kMetalSimdgroupSize, configs, /*emulated=*/false,
                          /*float64=*/false, /*int64=*/true,
                          /*computeUnits=*/0,
-                         /*workgroupMemory=*/kMetalThreadgroupMemory);
+                         /*workgroupMemory=*/kMetalThreadgroupMemory,
+                         CooperativeMatrix2Feature::None);
 }
 
 namespace {

@@ -91,12 +91,28 @@ static void preserveInfNan(spirv::ModuleOp module) {
       triple->getVersion(), capabilities, extensions, module.getContext()));
 }
 
+/// Whether `type` is, points to or holds a cooperative matrix of bf16.
+static bool holdsBFloat16CooperativeMatrix(Type type) {
+  if (auto matrix = dyn_cast<spirv::CooperativeMatrixType>(type))
+    return matrix.getElementType().isBF16();
+  if (auto pointer = dyn_cast<spirv::PointerType>(type))
+    return holdsBFloat16CooperativeMatrix(pointer.getPointeeType());
+  if (auto array = dyn_cast<spirv::ArrayType>(type))
+    return holdsBFloat16CooperativeMatrix(array.getElementType());
+  if (auto structure = dyn_cast<spirv::StructType>(type))
+    return llvm::any_of(structure.getElementTypes(),
+                        holdsBFloat16CooperativeMatrix);
+  return false;
+}
+
 /// Adds what spirv-update-vce does not derive: the Vulkan memory model
 /// capability (from the module's memory model), GroupNonUniform (from the
-/// subgroup built-ins, which SPIR-V only allows with it) and
+/// subgroup built-ins, which SPIR-V only allows with it),
 /// VulkanMemoryModelDeviceScope (from memory scopes of Device, which the
 /// Vulkan memory model only allows with it: the atomics that emulate stores
-/// of sub-byte elements use them).
+/// of sub-byte elements use them) and BFloat16CooperativeMatrixKHR (from
+/// cooperative matrices of bf16, which SPV_KHR_bfloat16 requires it of and
+/// MLIR 22 derives only BFloat16TypeKHR for).
 static void addUnderivedCapabilities(spirv::ModuleOp module) {
   std::optional<spirv::VerCapExtAttr> triple = module.getVceTriple();
   if (!triple)
@@ -122,6 +138,12 @@ static void addUnderivedCapabilities(spirv::ModuleOp module) {
           scope.getValue() == spirv::Scope::Device)
         require(spirv::Capability::VulkanMemoryModelDeviceScope);
     }
+    auto isBFloat16Matrix = [](Value value) {
+      return holdsBFloat16CooperativeMatrix(value.getType());
+    };
+    if (llvm::any_of(op->getResults(), isBFloat16Matrix) ||
+        llvm::any_of(op->getOperands(), isBFloat16Matrix))
+      require(spirv::Capability::BFloat16CooperativeMatrixKHR);
   });
   SmallVector<spirv::Extension> extensions(triple->getExtensions());
   module.setVceTripleAttr(spirv::VerCapExtAttr::get(

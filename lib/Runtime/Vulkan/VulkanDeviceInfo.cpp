@@ -112,8 +112,12 @@ std::string describeTarget(const DeviceInfo &info) {
   }
   std::string name = info.properties.properties.deviceName;
   std::replace(name.begin(), name.end(), '"', '\'');
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  if (hasExtension(info.extensions, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME))
+    features.pNext = &coopmat2;
   vkGetPhysicalDeviceFeatures2(info.physical, &features);
   text += "#subgroup_matrix.target<\"" + name +
           "\", subgroup_size = " + std::to_string(info.subgroup.subgroupSize) +
@@ -127,6 +131,22 @@ std::string describeTarget(const DeviceInfo &info) {
     text += ", float64";
   if (features.features.shaderInt64)
     text += ", int64";
+  // In the order of the attribute's nv_coopmat2 keywords.
+  std::pair<VkBool32, const char *> coopmat2Features[] = {
+      {coopmat2.cooperativeMatrixWorkgroupScope, "workgroup_scope"},
+      {coopmat2.cooperativeMatrixFlexibleDimensions, "flexible_dimensions"},
+      {coopmat2.cooperativeMatrixReductions, "reductions"},
+      {coopmat2.cooperativeMatrixConversions, "conversions"},
+      {coopmat2.cooperativeMatrixPerElementOperations,
+       "per_element_operations"},
+      {coopmat2.cooperativeMatrixTensorAddressing, "tensor_addressing"},
+      {coopmat2.cooperativeMatrixBlockLoads, "block_loads"}};
+  std::string listed;
+  for (auto [supported, keyword] : coopmat2Features)
+    if (supported)
+      listed += std::string(listed.empty() ? "" : ", ") + keyword;
+  if (!listed.empty())
+    text += ", nv_coopmat2 = [" + listed + "]";
   return text + ">\n";
 }
 

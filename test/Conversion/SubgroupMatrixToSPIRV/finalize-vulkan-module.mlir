@@ -44,3 +44,27 @@ spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
     spirv.Return
   }
 }
+
+// A cooperative matrix of bf16 needs BFloat16CooperativeMatrixKHR beside the
+// BFloat16TypeKHR that spirv-update-vce derives (SPV_KHR_bfloat16; spirv-val
+// 2026 refuses the module without it); one of f16 does not.
+
+// CAPABILITIES: spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, CooperativeMatrixKHR, BFloat16TypeKHR, VulkanMemoryModel, BFloat16CooperativeMatrixKHR], [SPV_KHR_cooperative_matrix, SPV_KHR_bfloat16]>
+// NONPRIVATE-LABEL: spirv.func @bf16_matrix
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, CooperativeMatrixKHR, BFloat16TypeKHR], [SPV_KHR_cooperative_matrix, SPV_KHR_bfloat16]> {
+  spirv.func @bf16_matrix() "None" {
+    %zero = spirv.Constant 0.0 : bf16
+    %matrix = spirv.CompositeConstruct %zero : (bf16) -> !spirv.coopmatrix<16x16xbf16, Subgroup, MatrixA>
+    spirv.Return
+  }
+}
+
+// CAPABILITIES: spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, CooperativeMatrixKHR, Float16, VulkanMemoryModel], [SPV_KHR_cooperative_matrix]>
+// NONPRIVATE-LABEL: spirv.func @f16_matrix
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, CooperativeMatrixKHR, Float16], [SPV_KHR_cooperative_matrix]> {
+  spirv.func @f16_matrix() "None" {
+    %zero = spirv.Constant 0.0 : f16
+    %matrix = spirv.CompositeConstruct %zero : (f16) -> !spirv.coopmatrix<16x16xf16, Subgroup, MatrixA>
+    spirv.Return
+  }
+}
