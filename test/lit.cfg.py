@@ -55,7 +55,8 @@ def spirv_val_reads_bf16():
     the tool, not of its version."""
     import subprocess
     import tempfile
-    text = ("OpCapability Shader\nOpCapability BFloat16TypeKHR\n"
+    text = ("OpCapability Shader\nOpCapability Linkage\n"
+            "OpCapability BFloat16TypeKHR\n"
             "OpExtension \"SPV_KHR_bfloat16\"\nOpMemoryModel Logical GLSL450\n"
             "%bf16 = OpTypeFloat 16 BFloat16KHR\n")
     tools = config.spirv_tools_dir
@@ -64,9 +65,9 @@ def spirv_val_reads_bf16():
         with open(source, "w") as f:
             f.write(text)
         for command in ([os.path.join(tools, "spirv-as"), "--target-env",
-                         "vulkan1.3", source, "-o", binary],
+                         "spv1.6", source, "-o", binary],
                         [os.path.join(tools, "spirv-val"), "--target-env",
-                         "vulkan1.3", binary]):
+                         "spv1.6", binary]):
             try:
                 if subprocess.run(command, capture_output=True).returncode:
                     return False
@@ -90,29 +91,27 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Vulkan devices that need no GPU (Mesa, installed by utils/setup.sh): RADV's
 # null-hardware RDNA3 device really compiles pipelines, lavapipe runs kernels
-# on the CPU. Where setup made its Debian root (Mesa 26), every tool that
-# runs Vulkan runs on that root's drivers (SM_VULKAN_ROOT,
-# lib/Runtime/Vulkan/DriverRoot.h), so the emulated (cpu-lavapipe) and the
-# native (cpu-lavapipe-coopmat) matrices run on one lavapipe; without it,
-# Debian 12's Mesa serves the emulated ones. The sanitizer build keeps
-# Debian 12's Mesa: its runtime is built for that C library.
+# on the CPU. Two lavapipes: Debian 12's Mesa (%lavapipe, %lavapipe_env)
+# runs the emulated matrices (cpu-lavapipe); Mesa 26 in the Debian root that
+# setup makes (%lavapipe_coopmat, %lavapipe_coopmat_env) runs the native
+# ones (cpu-lavapipe-coopmat): its tools run through the root's loader
+# (SM_VULKAN_ROOT, lib/Runtime/Vulkan/DriverRoot.h). The sanitizer build
+# has no root lavapipe: its runtime is built for Debian 12's C library.
 icd_dir = "/usr/share/vulkan/icd.d"
 runner = os.path.join(config.sm_tools_dir, "sm-vulkan-runner")
 vulkan_root = os.environ.get("SM_VULKAN_ROOT") or os.path.join(
     deps_dir, "vulkan-root")
-root_manifests = os.path.join(vulkan_root, "sm-icd.d")
-use_vulkan_root = (os.path.exists(os.path.join(root_manifests, "lvp_icd.json"))
-                   and not getattr(config, "sm_sanitizers", False))
-if use_vulkan_root:
-    icd_dir = root_manifests
-    config.environment["SM_VULKAN_ROOT"] = vulkan_root
+root_lavapipe_icd = os.path.join(vulkan_root, "sm-icd.d", "lvp_icd.json")
+root_lavapipe_env = ("env ASAN_OPTIONS=detect_leaks=0 SM_VULKAN_ROOT=%s "
+                     "VK_DRIVER_FILES=%s" % (vulkan_root, root_lavapipe_icd))
 
 
-def lavapipe_has_cooperative_matrices(lavapipe_icd):
-    """Whether the lavapipe the tests use reports KHR cooperative matrices
-    (Mesa 26 does, Debian 12's Mesa does not)."""
+def lavapipe_has_cooperative_matrices():
+    """Whether the root's lavapipe reports KHR cooperative matrices (asked
+    of the device, not of Mesa's version)."""
     import subprocess
-    environment = dict(config.environment, VK_DRIVER_FILES=lavapipe_icd)
+    environment = dict(config.environment, SM_VULKAN_ROOT=vulkan_root,
+                       VK_DRIVER_FILES=root_lavapipe_icd)
     try:
         listed = subprocess.run([runner, "--list-coopmat"], env=environment,
                                 capture_output=True, text=True, timeout=60)
@@ -136,6 +135,15 @@ if os.path.exists(runner):
              "RADV_DEBUG=shaders "
              "VK_DRIVER_FILES=%s %s --subgroup-size 32 --compile-only"
              % (radv_icd, runner)))
+    # Before %lavapipe, whose name begins theirs.
+    if os.path.exists(root_lavapipe_icd) and \
+            not getattr(config, "sm_sanitizers", False) and \
+            lavapipe_has_cooperative_matrices():
+        config.available_features.add("lavapipe-coopmat")
+        config.substitutions.append(
+            ("%lavapipe_coopmat_env", root_lavapipe_env))
+        config.substitutions.append(
+            ("%lavapipe_coopmat", "%s %s" % (root_lavapipe_env, runner)))
     lavapipe_icd = os.path.join(icd_dir, "lvp_icd.json")
     if os.path.exists(lavapipe_icd):
         config.available_features.add("lavapipe")
@@ -145,11 +153,13 @@ if os.path.exists(runner):
         config.substitutions.append(
             ("%lavapipe", "env ASAN_OPTIONS=detect_leaks=0 VK_DRIVER_FILES=%s %s"
              % (lavapipe_icd, runner)))
-        if lavapipe_has_cooperative_matrices(lavapipe_icd):
-            config.available_features.add("lavapipe-coopmat")
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")) and \
         spirv_val_reads_bf16():
     config.available_features.add("spirv-val-bf16")
+else:
+    # The suites validate every binary; a spirv-val that predates bf16 (no
+    # root: SPIRV-Tools 2025.1) cannot read those, and they say so.
+    config.environment["SM_SPIRV_VAL_SKIPS_BF16"] = "1"
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
     config.available_features.add("spirv-tools")
 

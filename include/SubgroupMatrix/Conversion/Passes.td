@@ -282,8 +282,12 @@ def MarkSharedAccessesNonPrivatePass
     the invocation and barriers do not order them. This stage marks every
     `spirv.Load` and `spirv.Store` of workgroup or storage-buffer memory
     `NonPrivatePointer`, so that what one invocation writes, another reads
-    after a barrier. `sm-lower-to-vulkan` runs it after lowering the ABI
-    attributes, which adds the loads of scalar arguments.
+    after a barrier. An atomic whose memory semantics order memory but name
+    no storage class (as MLIR's lowering of `memref.atomic_rmw` leaves them,
+    and Vulkan forbids) gets its pointer's: `UniformMemory` for storage
+    buffers, `WorkgroupMemory` for workgroup memory. `sm-lower-to-vulkan`
+    runs it after lowering the ABI attributes, which adds the loads of
+    scalar arguments.
 
     ```mlir
     // sm-opt --pass-pipeline=builtin.module(spirv.module(sm-mark-shared-accesses-nonprivate))

@@ -7,6 +7,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
@@ -16,7 +19,7 @@ namespace {
 /// presets and for the names Vulkan drivers report (`--list-coopmat`:
 /// "NVIDIA H100 80GB HBM3", "AMD Radeon ..."). Other names get the generic
 /// defaults. The device's sizes are target parameters, not read off names.
-enum class DeviceFamily { Nvidia, Amd, Other };
+enum class DeviceFamily { Nvidia, Amd, Lavapipe, Other };
 } // namespace
 
 static DeviceFamily getDeviceFamily(TargetAttr target) {
@@ -25,6 +28,11 @@ static DeviceFamily getDeviceFamily(TargetAttr target) {
     return DeviceFamily::Nvidia;
   if (name.starts_with_insensitive("amd"))
     return DeviceFamily::Amd;
+  // Mesa 26's lavapipe with its KHR matrices (cpu-lavapipe-coopmat, or the
+  // target --list-coopmat prints for it); cpu-lavapipe emulates them all.
+  if ((name.starts_with("cpu-lavapipe") || name.starts_with("llvmpipe")) &&
+      !target.getEmulated())
+    return DeviceFamily::Lavapipe;
   return DeviceFamily::Other;
 }
 
@@ -40,7 +48,8 @@ bool mlir::subgroup_matrix::transposingCopyFits(int64_t bColumns, int64_t tileK,
 
 bool mlir::subgroup_matrix::isVulkanDevice(TargetAttr target) {
   DeviceFamily family = getDeviceFamily(target);
-  return family == DeviceFamily::Nvidia || family == DeviceFamily::Amd;
+  return family == DeviceFamily::Nvidia || family == DeviceFamily::Amd ||
+         family == DeviceFamily::Lavapipe;
 }
 
 bool mlir::subgroup_matrix::isEmulatedConfig(MatrixConfigAttr config,
@@ -100,15 +109,18 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
       getStorageType(problem.inputComponent).getIntOrFloatBitWidth() / 8;
   // The Vulkan devices (whose lowering turns 16-byte copies into 128-bit
   // accesses).
-  bool amd = getDeviceFamily(target) == DeviceFamily::Amd;
+  DeviceFamily family = getDeviceFamily(target);
+  bool amd = family == DeviceFamily::Amd;
   bool vulkan = isVulkanDevice(target);
   // Per subgroup, a block of result matrices. The H100 runs fastest with
   // 4 x 4 (64 x 64 of C with 16 x 16 matrices) in 2 x 2 subgroups. On RDNA3
   // that block needs more than the 256 VGPRs a lane has (RADV reports 138
   // spilled for f16 -> f32), so the AMD target takes 2 x 2 blocks in 4 x 4
   // subgroups (144 VGPRs, none spilled; not measured on hardware). Elsewhere
-  // 2 x 2 blocks in 2 x 2 subgroups.
-  int64_t blockM = vulkan && !amd ? 4 : 2, blockN = blockM;
+  // 2 x 2 blocks in 2 x 2 subgroups: on lavapipe's 8 x 8 matrices too, where
+  // the CPU driver compiles each matrix operation into its own loops.
+  int64_t blockM = vulkan && !amd && family != DeviceFamily::Lavapipe ? 4 : 2,
+          blockN = blockM;
   // Emulated matrices are unrolled into scalar code: one matrix per subgroup
   // and one matrix deep per step keep a kernel small enough for a CPU
   // driver to compile in seconds (lavapipe takes 35 s for the 2 x 2 blocks
@@ -193,8 +205,14 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
             ? 1
             : 0;
   }
+  // 16-byte copies, but no wider than a matrix's row in the copies'
+  // buffers: the matrices load from them at multiples of K and N, which
+  // the copies' words must not straddle (8-bit 8x8x8 on lavapipe: 8 bytes).
   if (!tiling.vectorWidth)
-    tiling.vectorWidth = vulkan ? 16 / elementBytes : 1;
+    tiling.vectorWidth =
+        vulkan ? std::min<int64_t>(16 / elementBytes,
+                                   std::gcd(config.getK(), config.getN()))
+               : 1;
   // Groups of 8 tile rows: 273.7 against 268.7 TFLOP/s at 4096^3 and 292.9
   // against 284.6 at 8192^3 on the H100.
   if (!tiling.groupM)

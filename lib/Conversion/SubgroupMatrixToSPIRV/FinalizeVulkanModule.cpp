@@ -22,9 +22,30 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+/// The storage-class bit of memory semantics for memory of `storageClass`,
+/// or None for memory no other invocation sees.
+static spirv::MemorySemantics
+getStorageClassSemantics(spirv::StorageClass storageClass) {
+  switch (storageClass) {
+  case spirv::StorageClass::StorageBuffer:
+  case spirv::StorageClass::Uniform:
+  case spirv::StorageClass::PhysicalStorageBuffer:
+    return spirv::MemorySemantics::UniformMemory;
+  case spirv::StorageClass::Workgroup:
+    return spirv::MemorySemantics::WorkgroupMemory;
+  default:
+    return spirv::MemorySemantics::None;
+  }
+}
+
 /// Under the Vulkan memory model, plain loads and stores are private to the
 /// invocation and barriers do not order them; memory that other invocations
 /// read (workgroup and storage buffers) must be accessed as non-private.
+/// An atomic whose semantics order memory (Acquire, Release,
+/// AcquireRelease) must also say which memory
+/// (VUID-StandaloneSpirv-MemorySemantics-10870): MLIR's lowering of
+/// memref.atomic_rmw, which stores sub-byte elements, leaves that out, so
+/// the atomic's own storage class is added.
 static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
   auto isShared = [](Value pointer) {
     auto type = dyn_cast<spirv::PointerType>(pointer.getType());
@@ -47,6 +68,22 @@ static void markSharedAccessesNonPrivate(spirv::ModuleOp module) {
       if (isShared(store.getPtr()))
         addNonPrivate(op, store.getMemoryAccessAttr());
     }
+    auto semantics = op->getAttrOfType<spirv::MemorySemanticsAttr>("semantics");
+    if (!semantics || op->getNumOperands() == 0)
+      return;
+    auto pointer = dyn_cast<spirv::PointerType>(op->getOperand(0).getType());
+    using S = spirv::MemorySemantics;
+    S value = semantics.getValue();
+    S ordering = S::Acquire | S::Release | S::AcquireRelease;
+    S storageClasses = S::UniformMemory | S::WorkgroupMemory | S::ImageMemory |
+                       S::OutputMemory;
+    if (!pointer || (value & ordering) == S::None ||
+        (value & storageClasses) != S::None)
+      return;
+    op->setAttr("semantics",
+                spirv::MemorySemanticsAttr::get(
+                    op->getContext(), value | getStorageClassSemantics(
+                                                  pointer.getStorageClass())));
   });
 }
 

@@ -68,3 +68,27 @@ spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader, CooperativeMatrix
     spirv.Return
   }
 }
+
+// An atomic that orders memory names the memory it orders (Vulkan requires
+// a storage-class bit beside AcquireRelease): its pointer's.
+
+// NONPRIVATE-LABEL: spirv.func @ordered_atomic
+// NONPRIVATE: spirv.AtomicAnd <Device> <AcquireRelease|UniformMemory>
+// NONPRIVATE: spirv.AtomicOr <Workgroup> <AcquireRelease|WorkgroupMemory>
+// NONPRIVATE: spirv.AtomicOr <Device> <None>
+spirv.module Logical Vulkan requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.GlobalVariable @words : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>
+  spirv.GlobalVariable @shared : !spirv.ptr<!spirv.array<4 x i32>, Workgroup>
+  spirv.func @ordered_atomic() "None" {
+    %c0 = spirv.Constant 0 : i32
+    %mask = spirv.Constant 15 : i32
+    %base = spirv.mlir.addressof @words : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>
+    %p = spirv.AccessChain %base[%c0, %c0] : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>, i32, i32 -> !spirv.ptr<i32, StorageBuffer>
+    %old = spirv.AtomicAnd <Device> <AcquireRelease> %p, %mask : !spirv.ptr<i32, StorageBuffer>
+    %tile = spirv.mlir.addressof @shared : !spirv.ptr<!spirv.array<4 x i32>, Workgroup>
+    %q = spirv.AccessChain %tile[%c0] : !spirv.ptr<!spirv.array<4 x i32>, Workgroup>, i32 -> !spirv.ptr<i32, Workgroup>
+    %older = spirv.AtomicOr <Workgroup> <AcquireRelease> %q, %mask : !spirv.ptr<i32, Workgroup>
+    %oldest = spirv.AtomicOr <Device> <None> %p, %mask : !spirv.ptr<i32, StorageBuffer>
+    spirv.Return
+  }
+}

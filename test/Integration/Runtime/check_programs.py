@@ -418,7 +418,7 @@ def selected(name, options):
     case, and whether it can run on the target."""
     only = [part for part in options.only.split(",") if part]
     skip = [part for part in options.skip.split(",") if part]
-    if "GPU only" in name and options.target == "cpu-lavapipe":
+    if "GPU only" in name and options.target.startswith("cpu-lavapipe"):
         return False
     return (not only or any(part in name for part in only)) and \
         not any(part in name for part in skip)

@@ -7,8 +7,8 @@
 // of the element show as changed (random data could match one by chance).
 // RUN: not %lavapipe %t.spv --entry past_end --arg f32:32:const:0 --arg f32:32:poison \
 // RUN:   | FileCheck %s --check-prefix=PAST
-// RUN: %if lavapipe-coopmat %{ %} %else %{ %lavapipe %t.spv --entry before_start \
-// RUN:   --arg f32:32:random --arg f32:32:poison --dump 1 | FileCheck %s --check-prefix=BEFORE %}
+// RUN: %lavapipe %t.spv --entry before_start --arg f32:32:random --arg f32:32:poison \
+// RUN:   --dump 1 | FileCheck %s --check-prefix=BEFORE
 
 // Every buffer lies between guard bytes inside its device allocation, bound
 // at an offset, and its range reaches over the guard bytes after it. With
@@ -16,12 +16,10 @@
 // writes past either end of an argument damages them, and the run fails
 // naming the argument and the offset.
 //
-// Debian 12's lavapipe bounds-checks every storage-buffer access against the
-// binding's range and drops the rest, so a write before the start (a negative
-// offset) never lands there: its run shows the element the kernel did not
-// write instead (the last, still poison: NaN). Mesa 26's lavapipe (the one
-// with cooperative matrices) does not check, and such a write, undefined
-// without robust buffer access, crashes it: the case runs on Mesa 25 only. On GPUs without robustness such a
+// Lavapipe bounds-checks every storage-buffer access against the binding's
+// range and drops the rest, so a write before the start (a negative offset)
+// never lands there: its run shows the element the kernel did not write
+// instead (the last, still poison: NaN). On GPUs without robustness such a
 // write lands in the guard bytes before the buffer and fails the bounds
 // check; the host runners' tests (guard pages) cover that case on the CPU.
 

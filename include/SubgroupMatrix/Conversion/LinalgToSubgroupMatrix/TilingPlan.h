@@ -99,7 +99,8 @@ struct TilingPlan {
 
 class TuningTable;
 
-/// Whether `target` is a Vulkan device (the NVIDIA and AMD presets), whose
+/// Whether `target` is a Vulkan device with matrix units (the NVIDIA, AMD
+/// and cpu-lavapipe-coopmat presets), whose
 /// KHR cooperative matrices hide which elements an invocation holds: there,
 /// maps that read positions, reductions and conversions of kind cost a
 /// round trip through workgroup memory each.

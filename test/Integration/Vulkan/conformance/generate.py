@@ -206,12 +206,18 @@ def tiled_gemm_case(out_dir, example_path, m, n, k):
     return "%s|gemm|%s" % (name, " ".join(args))
 
 
-def robust_cases(out_dir):
+def robust_cases(out_dir, configs):
     """Kernels lowered with robust-access=1 (their names start with robust_):
     in bounds they compute as usual; a load out of bounds reads zeros (so
-    D = 0 * B + C = C) and a store out of bounds leaves D untouched."""
+    D = 0 * B + C = C) and a store out of bounds leaves D untouched. They
+    multiply with the device's f16 -> f32 configuration, 16x16x16 where it
+    has one."""
+    f16 = [c for c in configs if c[3:] == ("f16", "f32")]
     cfg = (16, 16, 16, "f16", "f32")
-    la, lb, lc = Layout(16, 16, 2, False, 1, 1), Layout(16, 16, 2, True, 1, 1), Layout(16, 16, 4, False, 1, 1)
+    if f16 and cfg not in f16:
+        cfg = f16[0]
+    m, n, k = cfg[:3]
+    la, lb, lc = Layout(m, k, 2, False, 1, 1), Layout(k, n, 2, True, 1, 1), Layout(m, n, 4, False, 1, 1)
     lines = []
     # C and D start equal (one fresh seed, which run-on-device.sh draws for
     # @SEED@), so that D = C after a load out of bounds compares whole
@@ -220,7 +226,7 @@ def robust_cases(out_dir):
                "--arg f32:%d:random:@SEED@" % lc.count, "--arg f32:%d:random:@SEED@" % lc.count]
     for case, (offa, offc), checks in [
             ("inbounds", (la.offset, lc.offset),
-             "--check gemm:M=16,N=16,K=16,A=0,B=1,C=3,acc=2,"
+             "--check gemm:M=%d,N=%d,K=%d,A=0,B=1,C=3,acc=2," % (m, n, k)
              + ",".join(la.check_keys("a") + lb.check_keys("b"))
              + ",ldc=%d,c-offset=%d,ldacc=%d,acc-offset=%d" % (lc.stride, lc.offset, lc.stride, lc.offset)),
             ("load_out_of_bounds", (la.count - 8, lc.offset), "--expect-same 3:2"),
@@ -307,7 +313,7 @@ def main():
         name = "workgroup_%s" % base
         add(name, cfg, workgroup_kernel(name, cfg, la, lb, lc), la, lb, lc, "mma")
 
-    manifest.extend(robust_cases(out_dir))
+    manifest.extend(robust_cases(out_dir, read_configs(data)))
     # The example's tiling assumes subgroups of 32 (the H100's, and Metal's
     # for suites without a target); on other targets sm-tile-matmul's kernels
     # are the tiled ones (see lit tests).
