@@ -5,6 +5,10 @@
 # the Python package's pytest suite; and a fixed, seeded fuzzing run
 # (docs/Fuzzing.md). SM_SKIP_SANITIZERS=1 leaves out the sanitizer build,
 # which takes longest. Each step's time is printed as it ends.
+#
+# `utils/run-tests.sh --fast` is the developer's loop: an incremental build
+# and the fast tier (check-sm-fast: parsing, FileCheck, diagnostics and unit
+# tests, no kernel executed), in a few minutes.
 set -euo pipefail
 
 repoRoot="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,6 +20,13 @@ step() {
   "$@"
   echo "[run-tests] $name: $((SECONDS - start)) s"
 }
+
+if [ "${1:-}" = --fast ]; then
+  step "release build" "$repoRoot/utils/build.sh"
+  step "fast tier" "$repoRoot/utils/build.sh" check-sm-fast
+  echo "[run-tests] total: $SECONDS s"
+  exit 0
+fi
 
 step setup "$repoRoot/utils/setup.sh"
 step "release build" "$repoRoot/utils/build.sh"

@@ -29,9 +29,10 @@ class _Device:
     @classmethod
     def get(cls, context, target, index):
         # Intel and Apple targets run through their CPU host runners, the
-        # others on a Vulkan device (lavapipe for cpu-lavapipe).
+        # others on a Vulkan device (a lavapipe for each cpu- target: Debian
+        # 12's for cpu-lavapipe, Mesa 26's for cpu-lavapipe-coopmat).
         kind = target.split("-")[0] if target.startswith(("intel-", "apple-")) \
-            else "cpu" if target.startswith("cpu-lavapipe") else "gpu"
+            else target if target.startswith("cpu-") else "gpu"
         key = (id(context), kind, index)
         if key not in cls._open:
             cls._open[key] = cls(context, target, index)

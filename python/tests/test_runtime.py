@@ -132,3 +132,16 @@ def test_bad_arrays_are_errors():
 
 def test_intel_target_runs_through_the_host_runner():
     run_accumulate("intel-xe-hpc")
+
+
+def test_native_lavapipe_needs_the_root_loader():
+    """cpu-lavapipe-coopmat's lavapipe (Mesa 26) needs a newer C library
+    than this process has: the runtime says so instead of opening another
+    device (sm-run starts itself through the root's loader instead)."""
+    program = sm.compile_linalg(ACCUMULATE, target="cpu-lavapipe-coopmat")
+    rng = np.random.default_rng()
+    a = random(rng, (32, 64), np.float16)
+    b = random(rng, (64, 16), np.float16)
+    c = np.zeros((32, 16), np.float32)
+    with pytest.raises(sm.MLIRError, match="Mesa 26's lavapipe"):
+        program.run(a, b, c)
