@@ -205,14 +205,15 @@ def HoldBFloat16AsBitsPass : Pass<"sm-hold-bf16-as-bits", "ModuleOp"> {
   let summary = "hold bf16 values as 16-bit integers on targets without "
                 "bf16";
   let description = [{
-    Devices without matrix units (targets marked `emulated`) have no bf16
-    type in SPIR-V. By this stage every bf16 computation of an emulated
-    kernel happens in f32 (the emulation widens, and its conversions are
+    Devices without bf16 matrices (targets marked `emulated`, and those
+    whose configurations have no bf16, as Mesa 26's lavapipe) have no bf16
+    type in SPIR-V. By this stage every bf16 computation of their kernels
+    happens in f32 (the emulation widens, and its conversions are
     integer arithmetic on the bits), so what is left of bf16 is storage and
     moves: buffers, loads, stores, selects and bit casts. This stage
     retypes them to i16 (constants keep their bits) and removes the bit
     casts that became no-ops; an arithmetic op still computing in bf16 is
-    an error. Kernels for targets with matrix units are left as they are.
+    an error. Kernels for targets with bf16 matrices are left as they are.
 
     ```mlir
     // sm-opt --sm-hold-bf16-as-bits

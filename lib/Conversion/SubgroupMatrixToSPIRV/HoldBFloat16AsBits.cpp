@@ -11,8 +11,10 @@
 #include "SubgroupMatrix/Transforms/Checks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -92,6 +94,18 @@ static LogicalResult holdBFloat16AsBits(Operation *root) {
 }
 
 namespace {
+/// Whether the device computes with bf16 matrices, the mark of a driver with
+/// VK_KHR_shader_bfloat16 (the H100's). Emulated targets have none; nor
+/// has Mesa 26's lavapipe (cpu-lavapipe-coopmat), whose kernels of bf16
+/// are emulated and whose SPIR-V may not name the type.
+static bool hasBFloat16Matrices(TargetAttr target) {
+  return !target.getEmulated() &&
+         llvm::any_of(target.getConfigs(), [](MatrixConfigAttr config) {
+           return config.getComponentType().isBF16() ||
+                  config.getResultType().isBF16();
+         });
+}
+
 struct HoldBFloat16AsBitsPass
     : public subgroup_matrix::impl::HoldBFloat16AsBitsPassBase<
           HoldBFloat16AsBitsPass> {
@@ -102,7 +116,15 @@ struct HoldBFloat16AsBitsPass
       TargetAttr target = getLoweringTargetOrError(kernels, TargetAttr());
       if (!target)
         return signalPassFailure();
-      if (target.getEmulated() && failed(holdBFloat16AsBits(kernels)))
+      if (hasBFloat16Matrices(target))
+        continue;
+      // Conversions between bf16 and f32 that no emulation expanded (the
+      // element-wise kernels of a target with other matrices) become
+      // integer arithmetic on the bits too.
+      RewritePatternSet expansions(&getContext());
+      arith::populateExpandBFloat16Patterns(expansions);
+      if (failed(applyPatternsGreedily(kernels, std::move(expansions))) ||
+          failed(holdBFloat16AsBits(kernels)))
         return signalPassFailure();
     }
   }
