@@ -49,14 +49,6 @@ config.substitutions.append(
 if getattr(config, "sm_sanitizers", False):
     config.available_features.add("sanitizers")
 
-# SPIRV-Tools 2026 from the Debian root of utils/setup.sh (it reads bf16),
-# else the SPIRV-Tools 2025.1 that setup builds.
-deps_dir = os.path.dirname(os.path.dirname(config.spirv_tools_dir))
-root_spirv_tools = os.path.join(deps_dir, "spirv-root", "bin")
-if os.path.exists(os.path.join(root_spirv_tools, "spirv-val")):
-    config.spirv_tools_dir = root_spirv_tools
-
-
 def spirv_val_reads_bf16():
     """Whether spirv-val knows SPV_KHR_bfloat16 (capability 5116): asked of
     the tool, not of its version."""
@@ -106,6 +98,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # has no root lavapipe: its runtime is built for Debian 12's C library.
 icd_dir = "/usr/share/vulkan/icd.d"
 runner = os.path.join(config.sm_tools_dir, "sm-vulkan-runner")
+# .deps/spirv/bin -> .deps
+deps_dir = os.path.dirname(os.path.dirname(config.spirv_tools_dir))
 vulkan_root = os.environ.get("SM_VULKAN_ROOT") or os.path.join(
     deps_dir, "vulkan-root")
 root_lavapipe_icd = os.path.join(vulkan_root, "sm-icd.d", "lvp_icd.json")
@@ -162,11 +156,9 @@ if os.path.exists(runner):
              % (lavapipe_icd, runner)))
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")) and \
         spirv_val_reads_bf16():
+    # Tests that validate bf16 binaries require it: without the Debian root
+    # (SPIRV-Tools 2025.1) they are unsupported, never partly run.
     config.available_features.add("spirv-val-bf16")
-else:
-    # The suites validate every binary; a spirv-val that predates bf16 (no
-    # root: SPIRV-Tools 2025.1) cannot read those, and they say so.
-    config.environment["SM_SPIRV_VAL_SKIPS_BF16"] = "1"
 if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")):
     config.available_features.add("spirv-tools")
 

@@ -2,9 +2,11 @@
 # Installs everything this project needs on a Debian 12 machine (run as root).
 #
 #  - LLVM/MLIR 22, lit/FileCheck, GoogleTest and ccache from Debian's packages;
-#  - SPIRV-Tools 2025.1 built against SPIRV-Headers 1.4.309, both from Debian 13
-#    (trixie) sources, into a local prefix: Debian 12's own SPIRV-Tools predate the
-#    cooperative-matrix extensions and reject every module that uses them;
+#  - SPIRV-Tools in .deps/spirv/bin, the one spirv-val of the project:
+#    SPIRV-Tools 2026 (which reads bf16) from the Debian root below where it
+#    can be made, else SPIRV-Tools 2025.1 built from Debian 13 (trixie)
+#    sources; Debian 12's own predate the cooperative-matrix extensions.
+#    SPIRV-Headers 1.4.309 from trixie go to .deps/spirv/include;
 #  - the Vulkan 1.4.309 headers of Debian 13 (Debian 12's lack
 #    VK_KHR_cooperative_matrix), unpacked into the same prefix; the runner links
 #    the system's Vulkan loader;
@@ -100,10 +102,39 @@ SRC
   trixieApt apt-get update -qq
 }
 
-buildSpirvTools() {
+# The SPIR-V headers the runtime includes (spirv/unified1/spirv.hpp).
+installSpirvHeaders() {
+  if [ -f "$spirvPrefix/include/spirv/unified1/spirv.hpp" ]; then
+    return
+  fi
+  log "unpacking SPIRV-Headers into $spirvPrefix/include"
+  [ -d "$depsPrefix/apt/state/lists" ] || prepareTrixieApt
+  local work="$depsPrefix/work-headers"
+  rm -rf "$work" && mkdir -p "$work" "$spirvPrefix/include"
+  (
+    cd "$work"
+    trixieApt apt-get download -qq spirv-headers/trixie
+    dpkg -x spirv-headers_*.deb headers
+    cp -r headers/usr/include/spirv "$spirvPrefix/include/"
+  )
+  rm -rf "$work"
+}
+
+# spirv-val, spirv-dis and spirv-as in $spirvPrefix/bin: the root's
+# SPIRV-Tools 2026 where the root has them, else 2025.1 built from source.
+installSpirvTools() {
+  installSpirvHeaders
+  if [ -x "$vulkanRoot/usr/bin/spirv-val" ]; then
+    writeSpirvToolsWrappers
+    log "SPIRV-Tools from $vulkanRoot in $spirvPrefix/bin:" \
+      "$("$spirvPrefix/bin/spirv-val" --version | head -n1)"
+    return
+  fi
   if [ -x "$spirvPrefix/bin/spirv-val" ] &&
     "$spirvPrefix/bin/spirv-val" --version | grep -q "v$spirvToolsVersion"; then
-    log "SPIRV-Tools $spirvToolsVersion present in $spirvPrefix"
+    log "SPIRV-Tools $spirvToolsVersion present in $spirvPrefix" \
+      "(it cannot read bf16: the tests that validate bf16 binaries are" \
+      "unsupported)"
     return
   fi
   log "building SPIRV-Tools $spirvToolsVersion into $spirvPrefix"
@@ -126,10 +157,11 @@ buildSpirvTools() {
       -DSPIRV_SKIP_TESTS=ON -DSPIRV_WERROR=OFF \
       -DCMAKE_INSTALL_PREFIX="$spirvPrefix" >/dev/null
     ninja -C build spirv-val spirv-dis spirv-as >/dev/null
-    mkdir -p "$spirvPrefix/bin" "$spirvPrefix/include"
+    mkdir -p "$spirvPrefix/bin"
+    rm -f "$spirvPrefix/bin/spirv-val" "$spirvPrefix/bin/spirv-dis" \
+      "$spirvPrefix/bin/spirv-as"
     cp build/tools/spirv-val build/tools/spirv-dis build/tools/spirv-as \
       "$spirvPrefix/bin/"
-    cp -r headers/usr/include/spirv "$spirvPrefix/include/"
   )
   rm -rf "$work"
   "$spirvPrefix/bin/spirv-val" --version | head -n1
@@ -214,7 +246,8 @@ installIntelCompiler() {
 # most stable suite that serves a version with the features (stable, then
 # trixie-backports, then forky, then unstable). The tools do not chroot into
 # it: lib/Runtime/Vulkan/DriverRoot.cpp runs them through the root's dynamic
-# loader and libraries, and spirv-val runs through the wrapper written below.
+# loader and libraries, and .deps/spirv/bin/spirv-val runs the root's through a
+# wrapper (writeSpirvToolsWrappers).
 # What was installed is recorded in vulkan-root/sm-versions.txt.
 vulkanRoot="$depsPrefix/vulkan-root"
 vulkanRootSuites=(trixie trixie-backports forky sid)
@@ -260,11 +293,13 @@ writeVulkanRootManifests() {
 }
 
 # Runs the root's SPIRV-Tools through its loader: spirv-val, spirv-dis and
-# spirv-as in $depsPrefix/spirv-root/bin.
+# spirv-as in $spirvPrefix/bin, in place of any built ones.
 writeSpirvToolsWrappers() {
-  local tool bin="$depsPrefix/spirv-root/bin"
+  local tool bin="$spirvPrefix/bin"
   mkdir -p "$bin"
+  rm -rf "$depsPrefix/spirv-root"
   for tool in spirv-val spirv-dis spirv-as; do
+    rm -f "$bin/$tool"
     cat >"$bin/$tool" <<WRAP
 #!/bin/sh
 root="\$(dirname "\$0")/../../vulkan-root"
@@ -319,7 +354,6 @@ PIN
   installIntoVulkanRoot libvulkan1 1.4 || true
   installIntoVulkanRoot spirv-tools 2026 || true
   writeVulkanRootManifests
-  [ -x "$vulkanRoot/usr/bin/spirv-val" ] && writeSpirvToolsWrappers
   echo complete >>"$vulkanRoot/sm-versions.txt"
 }
 
@@ -349,8 +383,8 @@ installPythonPackagePath() {
 installDebianPackages
 installPythonPackagePath
 installMesa
-buildSpirvTools
 installVulkanHeaders
 installIntelCompiler
 installVulkanRoot
+installSpirvTools
 log "done"

@@ -11,7 +11,7 @@ tool reaches (it carries the working tree there and brings $OUT back):
 `prepare` builds the tools, writes one `linalg.matmul` per configuration,
 runs `sm-opt --sm-tile-matmul=target=nvidia-h100` and `--sm-lower-to-vulkan`
 and `sm-translate --serialize-spirv` on it, checks every binary with
-spirv-val (except bf16, which spirv-val 2025.1 cannot parse) and puts the
+spirv-val (SPIRV-Tools 2026, bf16 included) and puts the
 binaries, the runner and the Vulkan loader packages in build/bench-gemm.
 On the GPU machine, device.sh runs each binary with sm-vulkan-runner (the
 launch, arguments and CPU check come from the binary itself; the first
@@ -139,8 +139,7 @@ def prepare(args):
                  lowered])
             run([os.path.join(BIN, "sm-translate"), "--serialize-spirv", lowered,
                  "-o", variant])
-            if input_type != "bf16":
-                run([SPIRV_VAL, "--target-env", "vulkan1.3", variant])
+            run([SPIRV_VAL, "--target-env", "vulkan1.3", variant])
             manifest.append({"kernel": os.path.basename(variant), "type": name,
                              "label": variant_label, "m": m, "n": n, "k": k,
                              "transposed_b": transposed})

@@ -1,8 +1,8 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan | FileCheck %s
 // RUN: sm-opt %s --sm-lower-to-vulkan | sm-translate --serialize-spirv -o %t.spv
-// SPIRV-Tools 2025.1 predates SPV_KHR_bfloat16, so spirv-val cannot read this
-// binary and RDNA3 has no bf16 matrices; the H100 conformance suite runs the
-// bf16 kernels instead (docs/conformance.md).
+// RUN: %if spirv-val-bf16 %{ spirv-val --target-env vulkan1.3 %t.spv %}
+// RDNA3 has no bf16 matrices; the H100 conformance suite runs the bf16
+// kernels (docs/conformance.md).
 
 // CHECK: spirv.module @__spv__kernels Logical Vulkan requires #spirv.vce<v1.6,
 // CHECK-SAME: BFloat16TypeKHR

@@ -696,12 +696,6 @@ def validate_binary(tools, spirv_val, text, target):
                     "--sm-lower-to-vulkan=target=" + target], input=text)
     if lowered.returncode:
         return "FAILED to lower: " + lowered.stderr.strip()[-500:]
-    # What the module requires, not what the target offers.
-    required = re.findall(r"spirv\.module .*? requires (#spirv\.vce<[^>]*>)",
-                          lowered.stdout)
-    if os.environ.get("SM_SPIRV_VAL_SKIPS_BF16") and \
-            any("SPV_KHR_bfloat16" in vce for vce in required):
-        return "not validated (this spirv-val predates SPV_KHR_bfloat16)"
     with tempfile.TemporaryDirectory() as scratch:
         binary = os.path.join(scratch, "kernels.spv")
         serialized = tool([os.path.join(tools, "sm-translate"), "-",

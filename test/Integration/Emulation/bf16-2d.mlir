@@ -4,6 +4,8 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.native.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan="target=nvidia-h100 emulation=all" | sm-translate --serialize-spirv -o %t.emulated.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=cpu-lavapipe | sm-translate --serialize-spirv -o %t.lavapipe.spv
+// RUN: %if spirv-val-bf16 %{ spirv-val --target-env vulkan1.3 %t.native.spv %}
+// RUN: %if spirv-val-bf16 %{ spirv-val --target-env vulkan1.3 %t.emulated.spv %}
 // RUN: spirv-val --target-env vulkan1.3 %t.lavapipe.spv
 // RUN: %if lavapipe %{ %lavapipe %t.lavapipe.spv --arg bf16:256:random --arg bf16:256:random \
 // RUN:   --arg f32:256:poison --check gemm:M=16,N=16,K=16,A=0,B=1,C=2 | FileCheck %s %}
@@ -13,8 +15,9 @@
 // RUN: sm-translate --emit-intel-host-llvm %t.intel.mlir -o %t.ll
 // RUN: sm-intel-host-runner %t.ll --entry bf16_2d --arg bf16:256:random --arg bf16:256:random --arg f32:256:poison --check gemm:M=16,N=16,K=16,A=0,B=1,C=2 | FileCheck %s
 // CHECK: check gemm 16x16x16 (C = argument 2, f32): PASSED: 256 elements, 0 mismatches
-// (SPIRV-Tools 2025.1 cannot parse the bf16 binaries of the first two lines,
-// so only the lavapipe one, which holds bf16 as integers, is validated.)
+// (The first two binaries hold bf16 types, which only a spirv-val that reads
+// SPV_KHR_bfloat16, SPIRV-Tools 2026, can validate; the lavapipe one holds
+// bf16 as integers.)
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -129,12 +129,8 @@ class Checker:
         else:
             steps.append([self.tool("sm-translate"), "--serialize-spirv",
                           lowered, "-o", binary])
-        # SPIRV-Tools 2025.1 cannot read bf16 types: a Vulkan binary for a
-        # device with bf16 goes unvalidated. Emulated targets hold bf16 as
-        # integers and the Intel form has no bf16 type, so theirs are read.
-        unreadable = ("bf16" in open(source).read() and "intel" not in
-                      pass_argument and "cpu-lavapipe" not in pass_argument)
-        if self.spirv_val and not unreadable:
+        # Every binary, bf16 included (SPIRV-Tools 2026).
+        if self.spirv_val:
             steps.append([self.spirv_val, "--target-env", env, binary])
         for argv in steps:
             result = run(argv)

@@ -2129,10 +2129,8 @@ def build(path, case, out, tools, spirv_val, target):
         steps += [[tool("sm-opt"), gpu, "--sm-lower-to-vulkan", "-o", lowered],
                   [tool("sm-translate"), "--serialize-spirv", lowered, "-o",
                    kernel]]
-        # Every binary, bf16 included (SPIRV-Tools 2026); lit says where
-        # the spirv-val at hand predates SPV_KHR_bfloat16 (no Debian root).
-        if spirv_val and not (os.environ.get("SM_SPIRV_VAL_SKIPS_BF16")
-                              and "bf16" in case.text):
+        # Every binary, bf16 included (SPIRV-Tools 2026).
+        if spirv_val:
             steps.append([spirv_val, "--target-env", "vulkan1.3", kernel])
     elif path == "intel" and spirv_val:
         lowered = os.path.join(out, case.name + ".intel.mlir")

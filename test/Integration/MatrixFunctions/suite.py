@@ -649,14 +649,8 @@ def build(path, case, out, tools, spirv_val):
         steps = [[tool("sm-opt"), source, "--sm-lower-to-vulkan", "-o", lowered],
                  [tool("sm-translate"), "--serialize-spirv", lowered, "-o",
                   binary]]
-        # SPIRV-Tools cannot read bf16 yet; emulated targets hold bf16 as
-        # 16-bit integers, so their binaries are validated too.
-        text = open(source).read()
-        # Every binary, bf16 included (SPIRV-Tools 2026), unless lit says
-        # the spirv-val at hand predates SPV_KHR_bfloat16 (no Debian root).
-        if spirv_val and not (os.environ.get("SM_SPIRV_VAL_SKIPS_BF16")
-                              and "bf16" in text and
-                              "cpu-lavapipe\"" not in text):
+        # Every binary, bf16 included (SPIRV-Tools 2026).
+        if spirv_val:
             steps.append([spirv_val, "--target-env", "vulkan1.3", binary])
         kernel = binary
     elif path == "intel":

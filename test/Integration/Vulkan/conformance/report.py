@@ -28,7 +28,7 @@ def main():
     out.append("Every configuration the H100 reports, run through the whole path: the")
     out.append("dialect-level kernel is lowered by `sm-opt --sm-lower-to-vulkan`, serialized")
     out.append("by `sm-translate --serialize-spirv`, validated by `spirv-val --target-env")
-    out.append("vulkan1.3` (except bf16, which SPIRV-Tools 2025.1 cannot read), and run by")
+    out.append("vulkan1.3` (SPIRV-Tools 2026, bf16 included), and run by")
     out.append("`sm-vulkan-runner` with fresh random inputs and poisoned outputs against a")
     out.append("CPU reference in double precision (exact for integers), which also checks")
     out.append("that nothing outside C was written.\n")
