@@ -45,11 +45,14 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+
+#include <cerrno>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -389,33 +392,96 @@ static void enableExtension() {
   (void)enabled;
 }
 
-/// Runs `work` so that a fatal error or a crash inside it ends `work`
-/// instead of the process. LLVM's backends report input they cannot handle
-/// with `report_fatal_error`, which prints and aborts; this translation runs
-/// in-process for sm-translate and for callers of the C API (the Python
-/// package), which must get an error back. Returns false, with the fatal
-/// error's message if there was one, when `work` did not finish. What `work`
-/// was building is abandoned, not cleaned up.
-static bool runRecoverably(llvm::function_ref<void()> work,
-                           std::string &fatalError) {
-  llvm::CrashRecoveryContext::Enable();
-  llvm::CrashRecoveryContext recovery;
-  bool finished;
-  {
-    // The handler records the message and unwinds to RunSafely; returning
-    // would let LLVM end the process.
-    llvm::ScopedFatalErrorHandler handler(
-        [](void *data, const char *reason, bool) {
-          *static_cast<std::string *>(data) = reason;
-          if (llvm::CrashRecoveryContext *current =
-                  llvm::CrashRecoveryContext::GetCurrent())
-            current->HandleExit(1);
-        },
-        &fatalError);
-    finished = recovery.RunSafely(work);
+namespace {
+/// What LLVM's SPIR-V backend gave back for one module: the binary, or why
+/// there is none.
+struct BackendOutcome {
+  bool emitted = false;
+  std::string binaryOrError;
+};
+} // namespace
+
+/// Writes all of `bytes` to `fd`; a child has nobody to report a failure to.
+static void writeAll(int fd, llvm::StringRef bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0 && errno == EINTR)
+      continue;
+    if (written <= 0)
+      return;
+    bytes = bytes.drop_front(written);
   }
-  llvm::CrashRecoveryContext::Disable();
-  return finished;
+}
+
+/// Runs `emit`, which writes a binary into its stream, in a child process of
+/// its own and returns what it wrote. LLVM 22's SPIR-V backend keeps a
+/// module's analysis in a static (`SPIRVModuleAnalysis::MAI`), and its table
+/// of block labels, keyed by MachineFunction address, outlives the module:
+/// when a later module in the same process gets a MachineFunction at a freed
+/// one's address, its blocks take the old module's label ids, past its id
+/// bound (llvm/llvm-project#160613, fixed after LLVM 22). Callers of the C
+/// API (the Python package, graph compilers) compile many modules in one
+/// process, so each gets a fresh process. The child also contains what the
+/// backend does with input it cannot handle: `report_fatal_error`, which
+/// would end the process, and crashes come back as an error.
+static BackendOutcome runBackendInChildProcess(
+    llvm::function_ref<void(llvm::raw_pwrite_stream &)> emit) {
+  int channel[2];
+  if (::pipe(channel) != 0)
+    return {false, "cannot open a pipe to the backend's process"};
+  // What is buffered would otherwise be written twice.
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(channel[0]);
+    ::close(channel[1]);
+    return {false, "cannot start a process for the backend"};
+  }
+  if (child == 0) {
+    // The child writes 'B' and the binary, or 'E' and the fatal error, and
+    // leaves with _exit: the parent's atexit handlers and destructors (the
+    // Python interpreter's among them) are not the child's to run.
+    ::close(channel[0]);
+    static int reportTo;
+    reportTo = channel[1];
+    llvm::remove_fatal_error_handler();
+    llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
+      writeAll(reportTo, "E");
+      writeAll(reportTo, reason);
+      ::_exit(1);
+    });
+    SmallVector<char> binary;
+    llvm::raw_svector_ostream stream(binary);
+    emit(stream);
+    writeAll(reportTo, "B");
+    writeAll(reportTo, llvm::StringRef(binary.data(), binary.size()));
+    ::_exit(0);
+  }
+  ::close(channel[1]);
+  std::string received;
+  char buffer[65536];
+  while (true) {
+    ssize_t count = ::read(channel[0], buffer, sizeof(buffer));
+    if (count < 0 && errno == EINTR)
+      continue;
+    if (count <= 0)
+      break;
+    received.append(buffer, count);
+  }
+  ::close(channel[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+      llvm::StringRef(received).starts_with("B"))
+    return {true, received.substr(1)};
+  if (llvm::StringRef(received).starts_with("E"))
+    return {false, received.substr(1)};
+  if (WIFSIGNALED(status))
+    return {false,
+            "it crashed (signal " + std::to_string(WTERMSIG(status)) + ")"};
+  return {false, "it crashed"};
 }
 
 LogicalResult
@@ -451,18 +517,19 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   splitWideVectorPhis(*module);
   splitWideDynamicExtracts(*module);
 
-  SmallVector<char> binary;
-  llvm::raw_svector_ostream stream(binary);
-  llvm::legacy::PassManager passes;
-  if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return op->emitError("LLVM's SPIR-V backend cannot emit a binary");
-  std::string fatalError;
-  if (!runRecoverably([&] { passes.run(*module); }, fatalError))
+  BackendOutcome outcome =
+      runBackendInChildProcess([&](llvm::raw_pwrite_stream &stream) {
+        llvm::legacy::PassManager passes;
+        if (machine->addPassesToEmitFile(passes, stream, nullptr,
+                                         llvm::CodeGenFileType::ObjectFile))
+          llvm::report_fatal_error("it cannot emit an object file");
+        passes.run(*module);
+      });
+  if (!outcome.emitted)
     return emitError(kernelsLoc, "LLVM's SPIR-V backend failed on these "
                                  "kernels: ")
-           << (fatalError.empty() ? "it crashed" : fatalError);
-  output.write(binary.data(), binary.size());
+           << outcome.binaryOrError;
+  output << outcome.binaryOrError;
   return success();
 }
 
