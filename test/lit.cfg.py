@@ -2,6 +2,7 @@
 # The lit configuration of the subgroup_matrix regression suite.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -28,9 +29,16 @@ config.substitutions.append(("%sm_tools_dir", config.sm_tools_dir))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-# Mesa's drivers compile every kernel afresh: a test must not pass because an
-# earlier run left the binary in the on-disk shader cache.
-config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
+# Mesa's on-disk shader cache stays on: most of an execution suite's time is
+# lavapipe compiling kernels with LLVM, and a machine that has run the suites
+# before has most of them cached. The cache is keyed by the SPIR-V binary and
+# the driver's build, so a kernel whose binary changed compiles afresh, and a
+# cached one is what the same driver made of the same binary. Runs that must
+# compile everything set MESA_SHADER_CACHE_DISABLE=true themselves.
+for variable in ("MESA_SHADER_CACHE_DISABLE", "MESA_SHADER_CACHE_DIR",
+                 "XDG_CACHE_HOME"):
+    if variable in os.environ:
+        config.environment[variable] = os.environ[variable]
 # Mesa 25.0's drivers leak (128 bytes per pipeline in RADV's shader cache
 # and disassembly paths) and are unloaded before LeakSanitizer reports, so
 # their frames cannot be suppressed by name: runs of the runner on a Mesa
@@ -49,31 +57,8 @@ config.substitutions.append(
 if getattr(config, "sm_sanitizers", False):
     config.available_features.add("sanitizers")
 
-def spirv_val_reads_bf16():
-    """Whether spirv-val knows SPV_KHR_bfloat16 (capability 5116): asked of
-    the tool, not of its version."""
-    import subprocess
-    import tempfile
-    text = ("OpCapability Shader\nOpCapability Linkage\n"
-            "OpCapability BFloat16TypeKHR\n"
-            "OpExtension \"SPV_KHR_bfloat16\"\nOpMemoryModel Logical GLSL450\n"
-            "%bf16 = OpTypeFloat 16 BFloat16KHR\n")
-    tools = config.spirv_tools_dir
-    with tempfile.TemporaryDirectory() as work:
-        source, binary = (os.path.join(work, n) for n in ("m.spvasm", "m.spv"))
-        with open(source, "w") as f:
-            f.write(text)
-        for command in ([os.path.join(tools, "spirv-as"), "--target-env",
-                         "spv1.6", source, "-o", binary],
-                        [os.path.join(tools, "spirv-val"), "--target-env",
-                         "spv1.6", binary]):
-            try:
-                if subprocess.run(command, capture_output=True).returncode:
-                    return False
-            except OSError:
-                return False
-    return True
-
+sys.path.insert(0, os.path.join(config.sm_source_dir, "utils"))
+from spirv_tools_features import spirv_val_reads_bf16  # noqa: E402
 
 tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
 tools = [
@@ -154,8 +139,8 @@ if os.path.exists(runner):
         config.substitutions.append(
             ("%lavapipe", "env ASAN_OPTIONS=detect_leaks=0 VK_DRIVER_FILES=%s %s"
              % (lavapipe_icd, runner)))
-if os.path.exists(os.path.join(config.spirv_tools_dir, "spirv-val")) and \
-        spirv_val_reads_bf16():
+spirv_val = os.path.join(config.spirv_tools_dir, "spirv-val")
+if os.path.exists(spirv_val) and spirv_val_reads_bf16(spirv_val):
     # Tests that validate bf16 binaries require it: without the Debian root
     # (SPIRV-Tools 2025.1) they are unsupported, never partly run.
     config.available_features.add("spirv-val-bf16")

@@ -44,6 +44,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "utils"))
+from spirv_tools_features import spirv_val_reads_bf16  # noqa: E402
 
 # Mutants matching these are not run: the crash is MLIR 22's own and is
 # recorded in docs/Fuzzing.md.
@@ -334,30 +336,6 @@ CRASH_MARKERS = ["LLVM ERROR", "PLEASE submit a bug report", "Stack dump:",
                  "terminate called"]
 
 Step = collections.namedtuple("Step", "name argv input_from spirv_env")
-
-
-def spirv_val_reads_bf16(spirv_val):
-    """Whether spirv-val knows SPV_KHR_bfloat16: asked of the tool (it
-    assembles and validates a module with a bf16 type), not of its version."""
-    spirv_as = os.path.join(os.path.dirname(spirv_val), "spirv-as")
-    text = ("OpCapability Shader\nOpCapability Linkage\n"
-            "OpCapability BFloat16TypeKHR\n"
-            "OpExtension \"SPV_KHR_bfloat16\"\nOpMemoryModel Logical GLSL450\n"
-            "%bf16 = OpTypeFloat 16 BFloat16KHR\n")
-    with tempfile.TemporaryDirectory() as work:
-        source = os.path.join(work, "bf16.spvasm")
-        binary = os.path.join(work, "bf16.spv")
-        with open(source, "w") as f:
-            f.write(text)
-        try:
-            for argv in ([spirv_as, "--target-env", "spv1.6", source, "-o",
-                          binary],
-                         [spirv_val, "--target-env", "spv1.6", binary]):
-                if subprocess.run(argv, capture_output=True).returncode:
-                    return False
-        except OSError:
-            return False
-    return True
 
 
 class Harness:
