@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prepares the Vulkan conformance suite for the GPU machine: builds the tools,
 # generates one kernel per case of the target's data file, lowers, serializes
-# and validates every kernel with SPIRV-Tools 2026 (bf16 included), and packs the runner, the binaries and Debian's Vulkan
-# loader into build/conformance. test/Integration/Vulkan/conformance/
-# run-on-device.sh runs it there.
+# and validates every kernel with SPIRV-Tools 2026 (bf16 included), and packs
+# the runner, the binaries and Debian's Vulkan loader into build/conformance.
+# test/Integration/Vulkan/conformance/run-on-device.sh runs it there.
 #
 # Usage: utils/gpu-conformance.sh [DATA_FILE]
 set -euo pipefail
@@ -15,7 +15,7 @@ suite="$buildDir/conformance"
 spirvVal="$repoRoot/.deps/spirv/bin/spirv-val"
 
 "$repoRoot/utils/setup.sh"
-"$spirvVal" --version | grep -q "v202[6-9]" || {
+python3 "$repoRoot/utils/spirv_tools_features.py" bf16 "$spirvVal" || {
   echo "[conformance] $spirvVal cannot read bf16; utils/setup.sh, run as" \
     "root, provides SPIRV-Tools 2026" >&2
   exit 1

@@ -33,3 +33,11 @@ def spirv_val_reads_bf16(spirv_val):
             except OSError:
                 return False
     return True
+
+
+if __name__ == "__main__":
+    # spirv_tools_features.py bf16 SPIRV_VAL: exit status 0 when it can.
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != "bf16":
+        sys.exit("usage: spirv_tools_features.py bf16 SPIRV_VAL")
+    sys.exit(0 if spirv_val_reads_bf16(sys.argv[2]) else 1)

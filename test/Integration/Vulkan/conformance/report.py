@@ -24,8 +24,10 @@ def main():
     passed = sum(1 for row in rows if row[1] == "PASS")
 
     out = []
-    out.append("# Vulkan conformance on the H100\n")
-    out.append("Every configuration the H100 reports, run through the whole path: the")
+    gpu = re.search(r"^gpu: ([^,]+)", device, re.M)
+    gpu = gpu.group(1) if gpu else "the GPU"
+    out.append("# Vulkan conformance on the %s\n" % gpu)
+    out.append("Every configuration the %s reports, run through the whole path: the" % gpu)
     out.append("dialect-level kernel is lowered by `sm-opt --sm-lower-to-vulkan`, serialized")
     out.append("by `sm-translate --serialize-spirv`, validated by `spirv-val --target-env")
     out.append("vulkan1.3` (SPIRV-Tools 2026, bf16 included), and run by")
@@ -120,7 +122,7 @@ def emulated_section(path, exchange):
     text = ("Every kernel above lowered again with "
             "`sm-lower-to-vulkan=emulation=all emulated-exchange=%s`: no "
             "cooperative matrices, each matrix held as per-invocation scalars "
-            "(the layouts narrower than the H100's subgroups of 32 spread their "
+            "(the layouts narrower than the GPU's subgroups of 32 spread their "
             "rows over invocations) and `mma` as %s; a second, independent "
             "implementation of the same semantics on the same GPU, against the "
             "same reference.\n" % (exchange, how))
@@ -179,9 +181,15 @@ def linalg_section(lines):
     cases = [l for l in lines if l.startswith(("PASS ", "FAIL "))]
     out = ["\n## linalg programs (sm-linalg-to-gpu)\n",
            "`test/Integration/LinalgToGPU/suite.py`: linalg programs as front-ends",
-           "write them, each compiled into one kernel, run on fresh random inputs",
-           "and a poisoned output, compared with the suite's double-precision",
-           "evaluation of the program.\n",
+           "write them, run whole through the runtime (the host function executed",
+           "by its planner: every launch, copy and allocation) on fresh random",
+           "inputs, allocations poisoned, each output compared with the suite's",
+           "double-precision evaluation of the program; dynamic programs run at",
+           "several shapes from one compile. Staged with `suite.py run vulkan",
+           "--stage` (`sm-run --emit-plan` per case and shape) and run by",
+           "`sm-plan-runner` on the GPU machine (`test/Integration/Runtime/",
+           "device.sh stage|run`); `suite.py check` on what came back wrote",
+           "the `linalg.txt` this section reads.\n",
            "**%d of %d programs passed.**\n" % (
                sum(1 for l in cases if l.startswith("PASS")), len(cases)),
            "| program | result | details |", "| --- | --- | --- |"]
