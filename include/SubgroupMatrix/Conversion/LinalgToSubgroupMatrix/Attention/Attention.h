@@ -1,0 +1,141 @@
+//===- Attention.h - scaled dot-product attention as one kernel -*- C++ -*-===//
+//
+// softmax(scale(Q K^T)) V, as front-ends write it on linalg (two batched
+// products around a linalg.softmax, element-wise scaling and masking of the
+// scores, casts of the probabilities and of the output), becomes one
+// flash-attention kernel: the scores and probabilities of a block of keys
+// live as subgroup matrices in registers and never reach memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_ATTENTION_H
+#define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_ATTENTION_H
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// One attention found in a program on buffers: O = softmax(f(Q K^T)) V
+/// per batch, where f is a chain of element-wise ops on the scores.
+struct Attention {
+  /// The ops the kernel replaces, in program order.
+  SmallVector<Operation *> ops;
+  /// Buffers that only those ops used, erased with them.
+  SmallVector<Operation *> deadAllocations;
+  /// Q (batch x queries x head), K and V (batch x keys x head), and the
+  /// output (batch x queries x head).
+  Value queries, keys, values, output;
+  int64_t batch = 0, queryCount = 0, keyCount = 0, headDim = 0;
+  /// The element-wise ops on the scores (a scale, a mask), applied in order;
+  /// their bodies may read the position through linalg.index.
+  SmallVector<linalg::GenericOp> scoreSteps;
+  /// For each step, which of its inputs is the scores; its other inputs
+  /// (an additive mask, a bias) are read at the position the step's
+  /// indexing map gives them from (batch, query, key).
+  SmallVector<unsigned> scoreInputs;
+  /// Those other inputs, once each: f32 or f16 buffers the kernel takes as
+  /// arguments after the output.
+  SmallVector<Value> scoreOperands;
+  /// The last score step yields -inf where key > query: key blocks past a
+  /// workgroup's last query are skipped (they would add nothing).
+  bool causal = false;
+  /// The component type of Q, K and V, and the storage type of the
+  /// probabilities' product (P is cast to the input type first).
+  Type inputType, outputType;
+};
+
+/// How the attention kernel is tiled; zeros and `Default` leave the choice
+/// to the target's defaults.
+struct AttentionTiling {
+  /// Subgroups per workgroup, each a matrix height of queries (default 4).
+  int64_t subgroups = 0;
+  /// Keys per step of the loop: a multiple of the matrix width (default 64,
+  /// halved while workgroup memory is short).
+  int64_t keyBlock = 0;
+  /// Where the online softmax of a key block is computed: on result
+  /// matrices (map, reduce, convert), or on per-invocation scalars through
+  /// workgroup memory (the default on Vulkan, where each map or reduction
+  /// would cost such a round trip of its own).
+  enum class Softmax { Default, Registers, WorkgroupMemory };
+  Softmax softmax = Softmax::Default;
+
+  bool isDefault() const {
+    return !subgroups && !keyBlock && softmax == Softmax::Default;
+  }
+};
+
+/// The tiling of an attention's kernel, complete: what
+/// `#subgroup_matrix.attention_plan` holds.
+struct AttentionPlan {
+  /// The configuration of both products (P V reads P as a left matrix, so
+  /// its N equals its K).
+  MatrixConfigAttr config;
+  /// Subgroups per workgroup and keys per step of the loop.
+  int64_t subgroups = 0, keyBlock = 0;
+  /// Whether the online softmax runs on per-invocation scalars through
+  /// workgroup memory (else on result matrices).
+  bool softmaxInWorkgroupMemory = false;
+
+  /// Query rows per workgroup: one matrix height per subgroup.
+  int64_t getQueryBlock() const { return subgroups * config.getM(); }
+  /// This plan as the attribute sm-plan-kernels attaches.
+  AttentionPlanAttr getAttr() const;
+  /// The plan `attr` holds (unchecked: see checkAttentionPlan).
+  static AttentionPlan get(AttentionPlanAttr attr);
+};
+
+/// Elements each row of staged Q, K and V takes in workgroup memory: the
+/// head dimension padded by 16 bytes against bank conflicts.
+inline int64_t getAttentionRowStride(const Attention &attention) {
+  return attention.headDim +
+         16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+}
+/// Row strides of the per-subgroup scores (f32) and probabilities (input
+/// type) of a key block: padded by 16 bytes against bank conflicts.
+inline int64_t getAttentionScoreStride(int64_t keyBlock) {
+  return keyBlock + 4;
+}
+inline int64_t getAttentionProbabilityStride(const Attention &attention,
+                                             int64_t keyBlock) {
+  return keyBlock +
+         16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
+}
+
+/// Reads the attention whose softmax is `softmax`, if the program around it
+/// is one this kernel computes; silent otherwise (the ops then get kernels
+/// of their own).
+std::optional<Attention> matchAttention(linalg::SoftmaxOp softmax);
+
+/// Chooses the configuration, the softmax's form, the subgroups and the key
+/// block, as `tiling` asks where it does; fails where the target has no
+/// configuration for the products, `tiling` cannot be honoured, or no key
+/// block fits the target's workgroup memory, reporting why on the first op
+/// of the attention if `report`. Where the defaults fail, the attention's
+/// ops become kernels of their own.
+FailureOr<AttentionPlan> planAttention(const Attention &attention,
+                                       TargetAttr target,
+                                       const AttentionTiling &tiling,
+                                       bool report);
+
+/// Checks a complete plan (written by hand, or by an earlier run) as
+/// planAttention checks the options; reports on the attention's first op.
+LogicalResult checkAttentionPlan(const Attention &attention, TargetAttr target,
+                                 const AttentionPlan &plan);
+
+/// Writes the flash-attention kernel `name`, tiled by `plan`, into `kernels`
+/// and replaces the attention's ops by its launch.
+LogicalResult emitAttentionKernel(RewriterBase &rewriter,
+                                  const Attention &attention, TargetAttr target,
+                                  const AttentionPlan &plan,
+                                  gpu::GPUModuleOp kernels, StringRef name);
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_ATTENTION_ATTENTION_H

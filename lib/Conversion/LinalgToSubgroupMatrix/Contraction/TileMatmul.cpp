@@ -1,0 +1,435 @@
+//===- TileMatmul.cpp - a contraction to its kernel and launch ------------===//
+//
+// Puts the three steps together (Contraction.h reads the linalg op,
+// TilingPlan.h tiles it, KernelEmitter.h writes the kernel), places the
+// kernel in a gpu.module of its own and replaces the linalg ops by its
+// launch. The sm-tile-matmul pass applies it to every linalg.matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/CSE.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_TILEMATMULPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// The name sm-vulkan-runner gives buffers of `storage` elements.
+static StringRef getRunnerElementName(Type storage, bool isUnsigned) {
+  if (storage.isF16())
+    return "f16";
+  if (storage.isBF16())
+    return "bf16";
+  if (storage.isF32())
+    return "f32";
+  if (storage.isInteger(8))
+    return isUnsigned ? "u8" : "i8";
+  return isUnsigned ? "u32" : "i32";
+}
+
+/// The number of workgroups along a size: ceil(size / tile).
+static std::string getGridText(int64_t size, StringRef name, int64_t tile) {
+  if (!ShapedType::isDynamic(size))
+    return std::to_string(llvm::divideCeil(size, tile));
+  return llvm::formatv("{{ceildiv({0},{1})}", name, tile).str();
+}
+
+/// The runner's description of the kernel's launch, arguments and check;
+/// dynamic sizes appear as the expressions of getSizeText.
+static DictionaryAttr getLaunchDescription(OpBuilder &builder,
+                                           const Contraction &problem,
+                                           const ContractionKernel &kernel) {
+  // C starts random, so that an element the kernel never wrote shows as a
+  // mismatch; with a fill, C starts poisoned and the check uses the fill.
+  // The runner's reference is a plain GEMM: a batch or an epilogue has
+  // none (their checks are the tests' own references).
+  // Nor does a prologue that computes A or B from other buffers.
+  bool checkable = problem.batch == 1 && problem.epilogue.empty() &&
+                   !problem.a.gathers && !problem.b.gathers;
+  auto size = [](int64_t value, StringRef name) {
+    return formatLaunchSize({value}, {name});
+  };
+  std::string check =
+      llvm::formatv("gemm:M={0},N={1},K={2},A=0,B=1,C=2", size(problem.m, "M"),
+                    size(problem.n, "N"), size(problem.k, "K"));
+  if (problem.a.transposed)
+    check += ",a-col-major";
+  if (problem.b.transposed)
+    check += ",b-col-major";
+  std::string initial = "random";
+  if (problem.fillValue) {
+    initial = "poison";
+    double value = 0;
+    if (auto f = dyn_cast<FloatAttr>(problem.fillValue))
+      value = f.getValueAsDouble();
+    else
+      value = double(cast<IntegerAttr>(problem.fillValue).getInt());
+    check += llvm::formatv(",init={0}", llvm::format("%.17g", value)).str();
+  } else {
+    check += ",acc=2";
+  }
+  // Each buffer's size from its role: A, B, C when read, the epilogue's
+  // operands, the output when it is not C.
+  int64_t m = problem.m, n = problem.n, k = problem.k;
+  auto batchOf = [&](bool batched) { return batched ? problem.batch : 1; };
+  // Buffers of static shape (a gathering prologue's inputs) count their
+  // own elements.
+  auto countOf = [](Value buffer, std::string count) {
+    auto type = cast<MemRefType>(buffer.getType());
+    return type.hasStaticShape() ? std::to_string(type.getNumElements())
+                                 : count;
+  };
+  SmallVector<std::string> counts = {
+      countOf(
+          problem.a.buffer,
+          formatLaunchSize({batchOf(problem.a.batched), m, k}, {"", "M", "K"})),
+      countOf(problem.b.buffer,
+              formatLaunchSize({batchOf(problem.b.batched), k, n},
+                               {"", "K", "N"}))};
+  std::string resultCount = formatLaunchSize(
+      {problem.reducesBatch ? 1 : problem.batch, m, n}, {"", "M", "N"});
+  if (problem.accumulates())
+    counts.push_back(resultCount);
+  for (const EpilogueOperand &operand : problem.epilogueOperands) {
+    int64_t batch = batchOf(operand.batched);
+    switch (operand.broadcast) {
+    case EpilogueBroadcast::None:
+      counts.push_back(formatLaunchSize({batch, m, n}, {"", "M", "N"}));
+      break;
+    case EpilogueBroadcast::AlongRows:
+      counts.push_back(formatLaunchSize({batch, n}, {"", "N"}));
+      break;
+    case EpilogueBroadcast::AlongColumns:
+      counts.push_back(formatLaunchSize({batch, m}, {"", "M"}));
+      break;
+    case EpilogueBroadcast::Everywhere:
+      counts.push_back("1");
+      break;
+    }
+  }
+  for (const ContractionInput *input : {&problem.a, &problem.b})
+    for (Value operand : input->prologueOperands)
+      counts.push_back(countOf(operand, ""));
+  if (counts.size() < kernel.arguments.size())
+    counts.push_back(resultCount);
+  SmallVector<Attribute> arguments;
+  for (auto [index, buffer] : llvm::enumerate(kernel.arguments)) {
+    auto type = cast<MemRefType>(buffer.getType());
+    bool isOutput = index + 1 == kernel.arguments.size();
+    bool gathered =
+        (index == 0 && problem.a.gathers) || (index == 1 && problem.b.gathers);
+    Type component = index < 2 && !gathered ? problem.inputComponent
+                     : isOutput             ? problem.getOutputComponent()
+                                            : type.getElementType();
+    bool isUnsignedBuffer = component.isUnsignedInteger();
+    StringRef name =
+        getRunnerElementName(type.getElementType(), isUnsignedBuffer);
+    arguments.push_back(builder.getStringAttr(
+        llvm::formatv("{0}:{1}:{2}", name, counts[index],
+                      isOutput ? initial : std::string("random"))));
+  }
+  // The dynamic sizes, as the kernel takes them.
+  SmallVector<Attribute> sizes;
+  int64_t values[] = {m, n, k};
+  StringRef names[] = {"M", "N", "K"};
+  for (auto [value, name] : llvm::zip(values, names))
+    if (ShapedType::isDynamic(value))
+      sizes.push_back(builder.getStringAttr(name));
+  Attribute grid;
+  if (problem.hasDynamicSizes())
+    grid = builder.getStringAttr(
+        llvm::formatv("{0},{1},{2}", getGridText(n, "N", kernel.tileN),
+                      getGridText(m, "M", kernel.tileM), kernel.gridZ));
+  else
+    grid = builder.getDenseI32ArrayAttr(
+        {int32_t(kernel.gridX), int32_t(kernel.gridY), int32_t(kernel.gridZ)});
+  SmallVector<NamedAttribute> entries = {
+      builder.getNamedAttr("grid", grid),
+      builder.getNamedAttr("arguments", builder.getArrayAttr(arguments))};
+  if (!sizes.empty())
+    entries.push_back(
+        builder.getNamedAttr("sizes", builder.getArrayAttr(sizes)));
+  if (checkable)
+    entries.push_back(
+        builder.getNamedAttr("check", builder.getStringAttr(check)));
+  return builder.getDictionaryAttr(entries);
+}
+
+/// Adds the `parts` partial products in `workspace` (stacked along its
+/// rows, `rowsPerPart` each) into C after a split of K: one parallel
+/// `linalg.generic` reading every part through a map with a constant, in
+/// the order in which they would be added into C one by one. Where C was
+/// filled with a constant, the sum starts from that constant and C is only
+/// written: the fill needs no kernel of its own (on the H100 that kernel
+/// alone took 2.7 us for a 1x4096 C, 5 us for 256x4096). Sets `foldsFill`
+/// to whether the fill was folded.
+static linalg::GenericOp
+emitSplitReduction(RewriterBase &rewriter, Location loc,
+                   const Contraction &original, Value workspace, int64_t parts,
+                   int64_t rowsPerPart, bool &foldsFill) {
+  MLIRContext *context = rewriter.getContext();
+  Type element = cast<MemRefType>(original.c.getType()).getElementType();
+  TypedAttr fillValue = original.fillValue;
+  foldsFill = fillValue && fillValue.getType() == element;
+  AffineExpr d0, d1;
+  bindDims(context, d0, d1);
+  SmallVector<Value> inputs(parts, workspace);
+  SmallVector<AffineMap> maps;
+  for (int64_t part = 0; part < parts; ++part)
+    maps.push_back(
+        AffineMap::get(2, 0, {d0 + part * rowsPerPart, d1}, context));
+  maps.push_back(AffineMap::get(2, 0, {d0, d1}, context));
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  // A batched C (a batch of one: only such products split K) is summed into
+  // as its M x N matrix.
+  Value c = original.c;
+  if (cast<MemRefType>(c.getType()).getRank() == 3)
+    c = memref::CollapseShapeOp::create(
+        rewriter, loc, c, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  return linalg::GenericOp::create(
+      rewriter, loc, inputs, ValueRange{c}, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value sum =
+            foldsFill ? Value(arith::ConstantOp::create(nested, loc, fillValue))
+                      : args.back();
+        for (Value part : args.drop_back()) {
+          if (isa<FloatType>(element))
+            sum = arith::AddFOp::create(nested, loc, sum, part);
+          else
+            sum = arith::AddIOp::create(nested, loc, sum, part);
+        }
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+}
+
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
+    RewriterBase &rewriter, const Contraction &original, TargetAttr target,
+    const TilingPlan &plan, gpu::GPUModuleOp into, StringRef name,
+    linalg::GenericOp *splitReduction) {
+  Operation *op = original.op;
+
+  // Split K (the plan's parts, 1: none): the kernel writes one partial
+  // product per part into a workspace, and a reduction adds them into C
+  // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
+  // epilogue then applies to the sum: it stays in the program, after the
+  // reduction, as a kernel of its own.
+  Contraction contraction = original;
+  int64_t parts = plan.tiling.splitK;
+  if (parts > 1 && (original.batch != 1 || original.hasDynamicSizes() ||
+                    llvm::divideCeil(original.k, plan.tiling.tileK) % parts))
+    return op->emitOpError() << "cannot split K in " << parts
+                             << " parts: a split needs no batch, static sizes "
+                                "and a number of K steps it divides",
+           failure();
+  Value workspace;
+  if (parts > 1) {
+    rewriter.setInsertionPoint(op);
+    Type storage = getStorageType(original.resultComponent);
+    // The parts are stacked along the rows, each padded to whole tiles: a
+    // ragged M (a decode step's few rows) would otherwise make every
+    // workgroup store through workgroup memory with bounds checks.
+    int64_t tileM = plan.tiling.tileM;
+    contraction.outputRowsPerPart = llvm::divideCeil(original.m, tileM) * tileM;
+    workspace = memref::AllocOp::create(
+        rewriter, op->getLoc(),
+        MemRefType::get({parts * contraction.outputRowsPerPart, original.n},
+                        storage));
+    unfuseEpilogue(contraction);
+    contraction.output = workspace;
+    contraction.fill = {};
+    contraction.fillValue = cast<TypedAttr>(rewriter.getZeroAttr(storage));
+  }
+
+  // The kernel goes into a gpu.module of its own, next to the top-level
+  // function that holds the contraction.
+  Operation *topLevel = op->getParentOfType<FunctionOpInterface>();
+  while (topLevel && !isa<ModuleOp>(topLevel->getParentOp()))
+    topLevel = topLevel->getParentOp();
+  if (!topLevel)
+    return op->emitOpError(
+               "cannot be tiled: it is not inside a function of a module"),
+           failure();
+  auto module = cast<ModuleOp>(topLevel->getParentOp());
+  Location loc = op->getLoc();
+  MLIRContext *context = rewriter.getContext();
+
+  gpu::GPUModuleOp gpuModule = into;
+  if (!gpuModule) {
+    OpBuilder moduleBuilder(topLevel);
+    gpuModule = gpu::GPUModuleOp::create(moduleBuilder, loc, "matmul_kernels");
+    SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
+    gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+  }
+  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule.getBody());
+  FailureOr<ContractionKernel> kernel =
+      emitContractionKernel(kernelBuilder, name, contraction, target, plan);
+  if (failed(kernel)) {
+    if (!into)
+      gpuModule.erase();
+    return failure();
+  }
+  // The emitter recomputes shared index arithmetic freely; CSE keeps the
+  // kernel readable.
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, kernel->function);
+  // A split's partial products have no reference of their own.
+  if (parts == 1)
+    kernel->function->setAttr(
+        SubgroupMatrixDialect::getLaunchAttrName(),
+        getLaunchDescription(rewriter, contraction, *kernel));
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(context));
+
+  // The host side: flat views of the buffers and the launch, where the
+  // last fused op was (the epilogue's extra operands are written by then).
+  Operation *last = op;
+  if (!contraction.epilogue.empty())
+    last = linalg::GenericOp(contraction.epilogue.back().op).getOperation();
+  rewriter.setInsertionPoint(last);
+  SmallVector<Value> operands;
+  for (Value buffer : kernel->arguments) {
+    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
+  }
+  DenseMap<int64_t, Value> constants;
+  auto constant = [&](int64_t value) -> Value {
+    Value &result = constants[value];
+    if (!result)
+      result = arith::ConstantIndexOp::create(rewriter, loc, value);
+    return result;
+  };
+  // Dynamic sizes come from A (M, K) and B (N); the grid covers the tiles
+  // of C.
+  auto dynamicSize = [&](int64_t size, Value buffer, unsigned dim) -> Value {
+    if (!ShapedType::isDynamic(size))
+      return nullptr;
+    Value value = memref::DimOp::create(rewriter, loc, buffer, dim);
+    operands.push_back(value);
+    return value;
+  };
+  Value m =
+      dynamicSize(contraction.m, contraction.a.buffer, contraction.getDimOfM());
+  Value n =
+      dynamicSize(contraction.n, contraction.b.buffer, contraction.getDimOfN());
+  dynamicSize(contraction.k, contraction.a.buffer, contraction.getDimOfK());
+  auto gridSize = [&](Value size, int64_t staticCount, int64_t tile) -> Value {
+    if (!size)
+      return constant(staticCount);
+    return arith::CeilDivUIOp::create(rewriter, loc, size, constant(tile));
+  };
+  gpu::KernelDim3 grid{gridSize(n, kernel->gridX, kernel->tileN),
+                       gridSize(m, kernel->gridY, kernel->tileM),
+                       constant(kernel->gridZ)};
+  gpu::KernelDim3 block{constant(kernel->threads), constant(1), constant(1)};
+  auto launch =
+      gpu::LaunchFuncOp::create(rewriter, loc, kernel->function, grid, block,
+                                /*dynamicSharedMemorySize=*/Value(), operands);
+  // The fused ops, then the temporaries only they used.
+  for (const EpilogueStep &step : llvm::reverse(contraction.epilogue))
+    rewriter.eraseOp(step.op);
+  bool fillFolded = false;
+  if (workspace) {
+    linalg::GenericOp reduction =
+        emitSplitReduction(rewriter, loc, original, workspace, parts,
+                           contraction.outputRowsPerPart, fillFolded);
+    if (splitReduction)
+      *splitReduction = reduction;
+    memref::DeallocOp::create(rewriter, loc, workspace);
+  }
+  rewriter.eraseOp(op);
+  // A fill of C became the kernel's initial accumulator or, with split K,
+  // the reduction's first term.
+  if (contraction.fill || fillFolded)
+    rewriter.eraseOp(original.fill);
+  for (Operation *producer : contraction.fusedProducers)
+    rewriter.eraseOp(producer);
+  for (Operation *allocation : contraction.deadAllocations) {
+    for (Operation *user : llvm::make_early_inc_range(allocation->getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(allocation);
+  }
+  return launch;
+}
+
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileMatmul(
+    RewriterBase &rewriter, linalg::MatmulOp matmul, TargetAttr target,
+    const MatmulTiling &tiling, const TuningTable *tuning) {
+  FailureOr<Contraction> contraction = matchContraction(matmul);
+  if (failed(contraction))
+    return failure();
+  // This pass leaves no reduction kernel behind: a table's split of K is
+  // for sm-linalg-to-gpu.
+  MatmulTiling tuned = applyTuning(*contraction, tiling, tuning);
+  tuned.splitK = tiling.splitK;
+  FailureOr<TilingPlan> plan =
+      planContraction(*contraction, target, tuned, /*tuning=*/nullptr);
+  if (failed(plan))
+    return failure();
+  return tileContraction(rewriter, *contraction, target, *plan);
+}
+
+namespace {
+struct TileMatmulPass
+    : public subgroup_matrix::impl::TileMatmulPassBase<TileMatmulPass> {
+  using TileMatmulPassBase::TileMatmulPassBase;
+  template <typename PassWithTilingOptions>
+  friend MatmulTiling
+  subgroup_matrix::readMatmulTilingOptions(const PassWithTilingOptions &);
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> overrideTarget =
+        resolveTargetOption(module.getLoc(), targetName);
+    if (failed(overrideTarget))
+      return signalPassFailure();
+    MatmulTiling requested = readMatmulTilingOptions(*this);
+    TuningTableOption tuningOption;
+    if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
+      return signalPassFailure();
+
+    SmallVector<linalg::MatmulOp> matmuls;
+    module.walk([&](linalg::MatmulOp matmul) {
+      // Matmuls already inside kernels are left alone.
+      if (!matmul->getParentOfType<gpu::GPUModuleOp>())
+        matmuls.push_back(matmul);
+    });
+    IRRewriter rewriter(&getContext());
+    bool failedAny = false;
+    for (linalg::MatmulOp matmul : matmuls) {
+      TargetAttr target =
+          *overrideTarget ? *overrideTarget : findEnclosingTarget(matmul);
+      if (!target) {
+        matmul.emitOpError("cannot be tiled: no target (pass target=NAME or "
+                           "set subgroup_matrix.target on the module)");
+        failedAny = true;
+        continue;
+      }
+      if (failed(tileMatmul(rewriter, matmul, target, requested,
+                            tuningOption.getFor(target))))
+        failedAny = true;
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,190 @@
+//===- AttentionPlan.cpp - how an attention kernel is tiled ---------------===//
+//
+// The second step from linalg to an attention kernel: the matrix
+// configuration, the subgroups, the key block and where the online softmax
+// runs, from the options and the target's workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// A configuration for the products whose result matrices are as wide as a
+/// left matrix is deep (P becomes the left operand of P V); null if none.
+static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
+                                              TargetAttr target) {
+  MatrixConfigAttr config;
+  Type f32 = Float32Type::get(target.getContext());
+  for (MatrixConfigAttr candidate : target.getConfigs())
+    if (candidate.getComponentType() == attention.inputType &&
+        candidate.getResultType() == f32 &&
+        candidate.getN() == candidate.getK() && candidate.getM() <= 16 &&
+        candidate.getN() <= 16 && 64 % candidate.getN() == 0 &&
+        attention.headDim % candidate.getN() == 0 &&
+        (!config ||
+         candidate.getM() * candidate.getN() > config.getM() * config.getN()))
+      config = candidate;
+  return config;
+}
+
+FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
+    const Attention &attention, TargetAttr target,
+    const AttentionTiling &tiling, bool report) {
+  Operation *anchor = attention.ops.front();
+  AttentionPlan plan;
+  plan.config = chooseAttentionConfig(attention, target);
+  if (!plan.config) {
+    if (report)
+      anchor->emitOpError()
+          << "cannot become an attention kernel for target '"
+          << (target.getName() ? target.getName().getValue() : "custom")
+          << "': it has no " << attention.inputType
+          << " -> f32 configuration with N = K dividing 64 and the head "
+             "dimension "
+          << attention.headDim << "; it supports " << target.describeConfigs();
+    return failure();
+  }
+  auto fail = [&](const std::string &problem) -> FailureOr<AttentionPlan> {
+    if (report)
+      anchor->emitOpError() << "cannot become an attention kernel: " << problem;
+    return failure();
+  };
+  MatrixConfigAttr config = plan.config;
+  int64_t fm = config.getM(), fn = config.getN(), fk = config.getK();
+  int64_t headDim = attention.headDim;
+  int64_t subgroupSize = target.getSubgroupSize();
+  Type inputStorage = getStorageType(attention.inputType);
+  bool vulkan = isVulkanDevice(target);
+  int64_t elementBytes = inputStorage.getIntOrFloatBitWidth() / 8;
+  int64_t stride = getAttentionRowStride(attention);
+  int64_t limit = target.getWorkgroupMemoryLimit();
+
+  // The softmax goes through workgroup memory where the matrices are
+  // opaque, if the rows of a subgroup's scores split evenly over its
+  // invocations.
+  bool rowsSplit = subgroupSize % fm == 0 && fn % (subgroupSize / fm) == 0;
+  // Score steps that read other tensors (a mask) need the scalar form: a
+  // map's body does not read memory.
+  bool readsTensors = !attention.scoreOperands.empty();
+  switch (tiling.softmax) {
+  case AttentionTiling::Softmax::Default:
+    if (readsTensors && !rowsSplit)
+      return fail(
+          llvm::formatv("its score steps read other tensors, which needs "
+                        "the softmax in workgroup memory, and the {0} "
+                        "rows of a subgroup's scores do not split over "
+                        "its {1} invocations",
+                        fm, subgroupSize)
+              .str());
+    plan.softmaxInWorkgroupMemory = (vulkan || readsTensors) && rowsSplit;
+    break;
+  case AttentionTiling::Softmax::Registers:
+    if (readsTensors)
+      return fail("its score steps read other tensors (a mask): the "
+                  "softmax on result matrices cannot (a map does not "
+                  "read memory); use attention-softmax=workgroup-memory");
+    plan.softmaxInWorkgroupMemory = false;
+    break;
+  case AttentionTiling::Softmax::WorkgroupMemory:
+    if (!rowsSplit)
+      return fail(
+          llvm::formatv("a softmax in workgroup memory splits each of the "
+                        "{0} rows of a subgroup's scores over {1} / {0} "
+                        "invocations, which does not divide the matrix "
+                        "width {2}",
+                        fm, subgroupSize, fn)
+              .str());
+    plan.softmaxInWorkgroupMemory = true;
+    break;
+  }
+  if (tiling.subgroups < 0 || tiling.keyBlock < 0)
+    return fail("attention-subgroups and attention-key-block must not "
+                "be negative");
+  plan.subgroups = tiling.subgroups ? tiling.subgroups : 4;
+  if (tiling.keyBlock &&
+      (tiling.keyBlock % fn != 0 || tiling.keyBlock % fk != 0))
+    return fail(
+        llvm::formatv("a key block of {0} is not a multiple of the matrix "
+                      "width {1} and depth {2}",
+                      tiling.keyBlock, fn, fk)
+            .str());
+
+  int64_t queryBlock = plan.getQueryBlock();
+  auto sharedBytesFor = [&](int64_t block) {
+    int64_t rows = std::max(queryBlock, block);
+    if (plan.softmaxInWorkgroupMemory) {
+      // V follows K through one buffer. Per subgroup: its scores (f32),
+      // its probabilities (input type), and a matrix of per-row factors
+      // (f32).
+      int64_t perSubgroup =
+          fm * (getAttentionScoreStride(block) * 4 +
+                getAttentionProbabilityStride(attention, block) * elementBytes +
+                fn * 4);
+      return rows * stride * elementBytes + plan.subgroups * perSubgroup;
+    }
+    // On Vulkan, maps and reductions of result matrices go through
+    // workgroup memory too (sm-lower-to-vulkan adds three f32 tiles and one
+    // of the inputs per subgroup here): that is reserved.
+    int64_t expansionBytes =
+        vulkan ? (3 * 4 + elementBytes) * plan.subgroups * fm * fn : 0;
+    return (rows + block) * stride * elementBytes +
+           plan.subgroups * fm * fn * 4 + expansionBytes;
+  };
+  plan.keyBlock = tiling.keyBlock ? tiling.keyBlock : 64;
+  while (!tiling.keyBlock && plan.keyBlock > fn &&
+         plan.keyBlock / 2 % fn == 0 && sharedBytesFor(plan.keyBlock) > limit)
+    plan.keyBlock /= 2;
+  if (sharedBytesFor(plan.keyBlock) > limit)
+    return fail(
+        llvm::formatv("head dimension {0} with {1} subgroups of {2} "
+                      "queries and {3} keys per step needs {4} bytes of "
+                      "workgroup memory, more than the {5} a kernel may "
+                      "use",
+                      headDim, plan.subgroups, fm, plan.keyBlock,
+                      sharedBytesFor(plan.keyBlock), limit)
+            .str());
+  return plan;
+}
+
+LogicalResult mlir::subgroup_matrix::checkAttentionPlan(
+    const Attention &attention, TargetAttr target, const AttentionPlan &plan) {
+  // Planned with every choice given, a plan comes back as it is, or the
+  // reason it does not fit is reported.
+  AttentionTiling given;
+  given.subgroups = plan.subgroups;
+  given.keyBlock = plan.keyBlock;
+  given.softmax = plan.softmaxInWorkgroupMemory
+                      ? AttentionTiling::Softmax::WorkgroupMemory
+                      : AttentionTiling::Softmax::Registers;
+  FailureOr<AttentionPlan> replanned =
+      planAttention(attention, target, given, /*report=*/true);
+  if (failed(replanned))
+    return failure();
+  if (replanned->config != plan.config)
+    return attention.ops.front()->emitOpError()
+               << "cannot become an attention kernel by its plan: the "
+                  "configuration "
+               << plan.config << " is not the target's for it ("
+               << replanned->config << ")",
+           failure();
+  return success();
+}
+
+AttentionPlanAttr AttentionPlan::getAttr() const {
+  return AttentionPlanAttr::get(config.getContext(), config, subgroups,
+                                keyBlock, softmaxInWorkgroupMemory);
+}
+
+AttentionPlan AttentionPlan::get(AttentionPlanAttr attr) {
+  AttentionPlan plan;
+  plan.config = attr.getConfig();
+  plan.subgroups = attr.getSubgroups();
+  plan.keyBlock = attr.getKeyBlock();
+  plan.softmaxInWorkgroupMemory = attr.getSoftmaxInWorkgroupMemory();
+  return plan;
+}

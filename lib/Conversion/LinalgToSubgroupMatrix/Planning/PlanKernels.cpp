@@ -1,0 +1,138 @@
+//===- PlanKernels.cpp - sm-plan-kernels ----------------------------------===//
+//
+// sm-plan-kernels: after the program is prepared, chooses the tiling of
+// every attention and contraction and attaches it as a
+// `subgroup_matrix.plan` attribute, which the stages that make kernels
+// follow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelStages.h"
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/RowGroupKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TuningTable.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_PLANKERNELSPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// The attention tiling the `attention-*` options ask for; reports a bad
+/// `attention-softmax` at `loc`.
+static FailureOr<AttentionTiling>
+readAttentionTilingOptions(Location loc, int64_t subgroups, int64_t keyBlock,
+                           StringRef softmax) {
+  AttentionTiling tiling;
+  tiling.subgroups = subgroups;
+  tiling.keyBlock = keyBlock;
+  if (softmax == "registers")
+    tiling.softmax = AttentionTiling::Softmax::Registers;
+  else if (softmax == "workgroup-memory")
+    tiling.softmax = AttentionTiling::Softmax::WorkgroupMemory;
+  else if (!softmax.empty())
+    return emitError(loc, "attention-softmax must be 'registers' or "
+                          "'workgroup-memory', not '")
+               << softmax << "'",
+           failure();
+  return tiling;
+}
+
+namespace {
+struct PlanKernelsPass
+    : public subgroup_matrix::impl::PlanKernelsPassBase<PlanKernelsPass> {
+  using PlanKernelsPassBase::PlanKernelsPassBase;
+  template <typename PassWithTilingOptions>
+  friend MatmulTiling
+  subgroup_matrix::readMatmulTilingOptions(const PassWithTilingOptions &);
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void PlanKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
+  if (failed(target))
+    return signalPassFailure();
+  FailureOr<AttentionTiling> attentionTiling = readAttentionTilingOptions(
+      module.getLoc(), attentionSubgroups, attentionKeyBlock, attentionSoftmax);
+  if (failed(attentionTiling))
+    return signalPassFailure();
+  MatmulTiling requested = readMatmulTilingOptions(*this);
+  requested.splitK = splitK;
+  TuningTableOption tuningOption;
+  if (failed(tuningOption.parse(module.getLoc(), tuningTable)))
+    return signalPassFailure();
+  const TuningTable *tuning = tuningOption.getFor(*target);
+  StringRef planName = SubgroupMatrixDialect::getPlanAttrName();
+
+  // Attention first: its products are the kernel's, not kernels of their
+  // own. A plan already attached (by hand) is kept. Where the options ask
+  // for nothing and the defaults do not fit, the attention's ops become
+  // kernels of their own; what the options ask is honoured or reported.
+  bool failedAny = false;
+  llvm::SmallPtrSet<Operation *, 8> inAttention;
+  module.walk([&](linalg::SoftmaxOp softmax) {
+    if (!isOnHost(softmax))
+      return;
+    std::optional<Attention> attention = matchAttention(softmax);
+    if (!attention)
+      return;
+    if (!softmax->hasAttr(planName)) {
+      bool asked = !attentionTiling->isDefault();
+      FailureOr<AttentionPlan> plan =
+          planAttention(*attention, *target, *attentionTiling, asked);
+      if (failed(plan)) {
+        failedAny |= asked;
+        return;
+      }
+      softmax->setAttr(planName, plan->getAttr());
+    }
+    inAttention.insert(attention->ops.begin(), attention->ops.end());
+  });
+
+  IRRewriter rewriter(module.getContext());
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
+        op->hasAttr(planName))
+      return;
+    copyStridedOperands(rewriter, op);
+    FailureOr<Contraction> contraction = matchContraction(op);
+    if (failed(contraction)) {
+      failedAny = true;
+      return;
+    }
+    // The plan is of the kernel the contraction becomes, with its
+    // neighbours fused in (a fused extension changes what it reads).
+    fuseElementwiseNeighbours(*contraction);
+    FailureOr<TilingPlan> plan =
+        planContraction(*contraction, *target, requested, tuning);
+    if (failed(plan)) {
+      failedAny = true;
+      return;
+    }
+    op->setAttr(planName, plan->getAttr());
+  });
+  if (failedAny)
+    signalPassFailure();
+}

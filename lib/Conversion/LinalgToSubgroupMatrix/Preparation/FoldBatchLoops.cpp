@@ -1,0 +1,124 @@
+//===- FoldBatchLoops.cpp - sm-fold-batch-loops ---------------------------===//
+//
+// sm-fold-batch-loops: two leading batch loops (batch and heads) folded into
+// one, on tensors, for kernels that take one batch dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_FOLDBATCHLOOPSPASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+/// Folds two leading batch loops (batch and heads, as attention written on
+/// 4-D tensors has them) into one, on tensors: linalg.generics whose first
+/// two loops are parallel and appear together (or not at all) in every
+/// indexing map, and linalg.softmax over a later dimension, become their
+/// 3-D forms between reshapes, which then cancel between neighbours. The
+/// kernels take one batch dimension (the grid's z or y).
+static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+  SmallVector<Operation *> candidates;
+  module.walk([&](Operation *op) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      // (Upstream's collapse takes maps of loops and zeros only.)
+      bool readsByLoops =
+          llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+            return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+          });
+      if (generic.hasPureTensorSemantics() && readsByLoops &&
+          generic.getNumLoops() >= 4 &&
+          generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+          generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel &&
+          linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(),
+                                           ReassociationIndices{0, 1}))
+        candidates.push_back(op);
+      return;
+    }
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
+      if (auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType()))
+        if (type.getRank() == 4 && softmax.getDimension() >= 2)
+          candidates.push_back(op);
+  });
+  if (candidates.empty())
+    return success();
+  IRRewriter rewriter(module.getContext());
+  for (Operation *op : candidates) {
+    rewriter.setInsertionPoint(op);
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      SmallVector<ReassociationIndices> folded = {{0, 1}, {2}, {3}};
+      Location loc = softmax.getLoc();
+      Value input = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                    softmax.getInput(), folded);
+      Value init = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                   softmax.getOutput(), folded);
+      auto collapsed =
+          linalg::SoftmaxOp::create(rewriter, loc, init.getType(), input, init,
+                                    softmax.getDimension() - 1);
+      Value result = tensor::ExpandShapeOp::create(
+          rewriter, loc, softmax.getResult()[0].getType(),
+          collapsed.getResult()[0], folded);
+      rewriter.replaceOp(softmax, result);
+      continue;
+    }
+    auto generic = cast<linalg::GenericOp>(op);
+    SmallVector<ReassociationIndices> folded = {{0, 1}};
+    for (int64_t loop = 2; loop < generic.getNumLoops(); ++loop)
+      folded.push_back({loop});
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(generic, folded, rewriter);
+    if (failed(collapsed))
+      return generic.emitOpError(
+          "cannot fold its two leading batch loops into one");
+    rewriter.replaceOp(generic, collapsed->results);
+  }
+  return foldReshapedFills(module);
+}
+
+LogicalResult mlir::subgroup_matrix::foldReshapedFills(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  linalg::TransposeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
+namespace {
+struct FoldBatchLoopsPass
+    : public subgroup_matrix::impl::FoldBatchLoopsPassBase<FoldBatchLoopsPass> {
+  using FoldBatchLoopsPassBase::FoldBatchLoopsPassBase;
+
+  void runOnOperation() override {
+    if (failed(foldLeadingBatchLoops(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
