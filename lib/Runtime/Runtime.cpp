@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -690,9 +691,12 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
     for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
       if (!argument.isBuffer) {
         argv.push_back("--scalar");
-        argv.push_back(isa<FloatType>(argument.scalarType)
-                           ? "f32:" + std::to_string(argument.floatValue)
-                           : "i32:" + std::to_string(argument.integerValue));
+        // 17 significant digits, which the runner's strtod reads back as
+        // the same double (std::to_string's six decimals made 1e-7 zero).
+        argv.push_back(
+            isa<FloatType>(argument.scalarType)
+                ? llvm::formatv("f32:{0:e16}", argument.floatValue).str()
+                : "i32:" + std::to_string(argument.integerValue));
         continue;
       }
       Type elementType = plan->buffers[argument.buffer].elementType;

@@ -82,6 +82,19 @@ ACCUMULATE_BY_PLAN = accumulate_program(40, 48, 40, "f16").replace(
     "vector_width = 1, group_m = 1, split_k = 1>} ins")
 ACCUMULATE_F32 = accumulate_program(32, 64, 24, "f32")
 
+SCALED = """
+func.func @scaled(%x: memref<64x48xf32>, %scale: f32) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      outs(%x : memref<64x48xf32>) {
+  ^bb0(%v: f32):
+    %s = arith.mulf %v, %scale : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+
 TWO_LAYERS = """
 func.func @two_layers(%x: tensor<32x64xf16>, %w1: tensor<64x96xf16>,
                       %w2: tensor<96x16xf16>) -> (tensor<32x16xf32>,
@@ -257,9 +270,23 @@ def f32(rng, shape):
     return rng.uniform(-1, 1, shape).astype(np.float32)
 
 
+def large_f32(rng, shape):
+    return rng.uniform(-1e6, 1e6, shape).astype(np.float32)
+
+
+def tiny_f32(rng, shape):
+    """A scalar far below what six decimals print (1e-7 written as %f is
+    0.000000): it must reach the kernel exactly."""
+    return np.asarray(rng.uniform(1e-7, 2e-7, shape), np.float32)
+
+
 def mlp_reference(x, w, bias):
     h = x.astype(np.float64) @ w.astype(np.float64) + bias
     return {"result_0": np.maximum(h, 0)}
+
+
+def scaled_reference(x, scale):
+    return {"arg_0": x.astype(np.float64) * float(scale)}
 
 
 def accumulate_reference(a, b, c):
@@ -363,6 +390,8 @@ CASES = [
     ("long reductions into few outputs, split in two kernels",
      SPLIT_REDUCTIONS, [[(f32, (256, 512)), (f32, (4, 65536))]],
      split_reductions_reference, 1e-5),
+    ("a scalar argument of about 1e-7, passed exactly", SCALED,
+     [[(large_f32, (64, 48)), (tiny_f32, ())]], scaled_reference, 1e-5),
     ("f32 product into a memref argument (Apple's configuration)",
      ACCUMULATE_F32, [[(f32, (32, 64)), (f32, (64, 24)), (f32, (32, 24))]],
      accumulate_reference, 1e-5),
