@@ -155,6 +155,12 @@ def main():
     environment = dict(os.environ)
     environment.pop("SM_CAPI_LIBRARY", None)
     environment["PYTHONPATH"] = str(root / "python")
+    # The blocks run in a scratch folder that links to the checkout: bytecode
+    # (pytest's rewritten test modules among it) written from there into the
+    # checkout's __pycache__ would name the scratch folder's paths, and a
+    # later run of the same tests would report failures at files that are
+    # gone.
+    environment["PYTHONDONTWRITEBYTECODE"] = "1"
     counts = {"passed": 0, "failed": 0, "gpu": 0, "skipped": 0}
     temporary = None
     if args.scratch:
