@@ -3,8 +3,8 @@
 // `sm-translate --emit-intel-spirv` takes the output of
 // `sm-opt --sm-lower-to-intel` through MLIR's LLVM lowering (with the
 // OpenCL/SPIR-V flavour of the GPU dialect's conversion) to LLVM IR, and
-// through LLVM's SPIR-V backend, in-process, with
-// SPV_INTEL_subgroup_matrix_multiply_accumulate enabled, to a binary.
+// through LLVM's SPIR-V backend (LLVM 22's llc, in a process of its own),
+// with SPV_INTEL_subgroup_matrix_multiply_accumulate enabled, to a binary.
 //
 // `--emit-intel-host-llvm` makes the same LLVM IR runnable on the host: the
 // kernels keep every instruction the lowering produced, and only the
@@ -36,7 +36,9 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/VectorUtils.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -46,13 +48,12 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
-
-#include <cerrno>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace mlir;
 
@@ -378,110 +379,79 @@ static void splitWideDynamicExtracts(llvm::Module &module) {
   }
 }
 
-/// Turns on the extension in LLVM's SPIR-V backend, which reads it from its
-/// `--spirv-ext` command-line option.
-static void enableExtension() {
-  static bool enabled = [] {
-    auto options = llvm::cl::getRegisteredOptions();
-    auto found = options.find("spirv-ext");
-    if (found != options.end())
-      found->second->addOccurrence(
-          0, "spirv-ext", "+SPV_INTEL_subgroup_matrix_multiply_accumulate");
-    return true;
-  }();
-  (void)enabled;
-}
+/// The SPIR-V extension the kernels use, as llc's `--spirv-ext` takes it.
+static constexpr llvm::StringLiteral kSpirvExtensions =
+    "--spirv-ext=+SPV_INTEL_subgroup_matrix_multiply_accumulate";
 
-namespace {
-/// What LLVM's SPIR-V backend gave back for one module: the binary, or why
-/// there is none.
-struct BackendOutcome {
-  bool emitted = false;
-  std::string binaryOrError;
-};
-} // namespace
-
-/// Writes all of `bytes` to `fd`; a child has nobody to report a failure to.
-static void writeAll(int fd, llvm::StringRef bytes) {
-  while (!bytes.empty()) {
-    ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0 && errno == EINTR)
-      continue;
-    if (written <= 0)
-      return;
-    bytes = bytes.drop_front(written);
+/// The binary LLVM's SPIR-V backend makes of `module`, from LLVM 22's llc in
+/// a process of its own, or the reason there is none. In-process, the
+/// backend is unfit for a caller that compiles many modules (the C API, the
+/// Python package, graph compilers): LLVM 22 keeps a module's analysis in a
+/// static (`SPIRVModuleAnalysis::MAI`) whose table of block labels, keyed by
+/// MachineFunction address, outlives the module, so a later module whose
+/// MachineFunction reuses a freed one's address takes the old labels' ids,
+/// defined twice or past its id bound (llvm/llvm-project#160613, fixed
+/// after LLVM 22); and it reports input it cannot handle with
+/// `report_fatal_error`, which ends the process. A forked child would avoid
+/// both but can deadlock on a lock that another thread held at the fork (it
+/// did, in the sanitizer build's allocator); a new process cannot.
+static FailureOr<std::string> emitWithLlc(llvm::Module &module,
+                                          std::string &error) {
+  SmallString<128> bitcodePath, binaryPath, logPath;
+  for (auto [path, suffix] :
+       {std::pair{&bitcodePath, "bc"}, {&binaryPath, "spv"}, {&logPath, "log"}})
+    if (llvm::sys::fs::createTemporaryFile("sm-intel-spirv", suffix, *path)) {
+      error = "cannot create a temporary file";
+      return failure();
+    }
+  auto removeFiles = llvm::make_scope_exit([&] {
+    for (StringRef path : {bitcodePath, binaryPath, logPath})
+      llvm::sys::fs::remove(path);
+  });
+  {
+    std::error_code code;
+    llvm::raw_fd_ostream bitcode(bitcodePath, code);
+    if (code) {
+      error = "cannot write " + bitcodePath.str().str();
+      return failure();
+    }
+    llvm::WriteBitcodeToFile(module, bitcode);
   }
-}
-
-/// Runs `emit`, which writes a binary into its stream, in a child process of
-/// its own and returns what it wrote. LLVM 22's SPIR-V backend keeps a
-/// module's analysis in a static (`SPIRVModuleAnalysis::MAI`), and its table
-/// of block labels, keyed by MachineFunction address, outlives the module:
-/// when a later module in the same process gets a MachineFunction at a freed
-/// one's address, its blocks take the old module's label ids, past its id
-/// bound (llvm/llvm-project#160613, fixed after LLVM 22). Callers of the C
-/// API (the Python package, graph compilers) compile many modules in one
-/// process, so each gets a fresh process. The child also contains what the
-/// backend does with input it cannot handle: `report_fatal_error`, which
-/// would end the process, and crashes come back as an error.
-static BackendOutcome runBackendInChildProcess(
-    llvm::function_ref<void(llvm::raw_pwrite_stream &)> emit) {
-  int channel[2];
-  if (::pipe(channel) != 0)
-    return {false, "cannot open a pipe to the backend's process"};
-  // What is buffered would otherwise be written twice.
-  llvm::outs().flush();
-  llvm::errs().flush();
-  pid_t child = ::fork();
-  if (child < 0) {
-    ::close(channel[0]);
-    ::close(channel[1]);
-    return {false, "cannot start a process for the backend"};
+  StringRef llc = SM_LLC_PATH;
+  SmallVector<StringRef> argv = {llc,
+                                 "-mtriple=spirv64-unknown-unknown",
+                                 "-filetype=obj",
+                                 kSpirvExtensions,
+                                 bitcodePath,
+                                 "-o",
+                                 binaryPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string launchError;
+  int status = llvm::sys::ExecuteAndWait(llc, argv, std::nullopt, redirects,
+                                         /*SecondsToWait=*/0,
+                                         /*MemoryLimit=*/0, &launchError);
+  if (status != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    StringRef text = log ? (*log)->getBuffer() : "";
+    // llc's report_fatal_error: "LLVM ERROR: <reason>".
+    size_t fatal = text.find("LLVM ERROR: ");
+    if (fatal != StringRef::npos)
+      error = text.substr(fatal + 12).split('\n').first.str();
+    else if (status < 0)
+      error = "cannot run " + llc.str() + ": " + launchError;
+    else
+      error = ("llc exited with status " + Twine(status) + ": " +
+               text.take_back(1000).trim())
+                  .str();
+    return failure();
   }
-  if (child == 0) {
-    // The child writes 'B' and the binary, or 'E' and the fatal error, and
-    // leaves with _exit: the parent's atexit handlers and destructors (the
-    // Python interpreter's among them) are not the child's to run.
-    ::close(channel[0]);
-    static int reportTo;
-    reportTo = channel[1];
-    llvm::remove_fatal_error_handler();
-    llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
-      writeAll(reportTo, "E");
-      writeAll(reportTo, reason);
-      ::_exit(1);
-    });
-    SmallVector<char> binary;
-    llvm::raw_svector_ostream stream(binary);
-    emit(stream);
-    writeAll(reportTo, "B");
-    writeAll(reportTo, llvm::StringRef(binary.data(), binary.size()));
-    ::_exit(0);
+  auto binary = llvm::MemoryBuffer::getFile(binaryPath);
+  if (!binary) {
+    error = "llc wrote no binary";
+    return failure();
   }
-  ::close(channel[1]);
-  std::string received;
-  char buffer[65536];
-  while (true) {
-    ssize_t count = ::read(channel[0], buffer, sizeof(buffer));
-    if (count < 0 && errno == EINTR)
-      continue;
-    if (count <= 0)
-      break;
-    received.append(buffer, count);
-  }
-  ::close(channel[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-      llvm::StringRef(received).starts_with("B"))
-    return {true, received.substr(1)};
-  if (llvm::StringRef(received).starts_with("E"))
-    return {false, received.substr(1)};
-  if (WIFSIGNALED(status))
-    return {false,
-            "it crashed (signal " + std::to_string(WTERMSIG(status)) + ")"};
-  return {false, "it crashed"};
+  return (*binary)->getBuffer().str();
 }
 
 LogicalResult
@@ -500,14 +470,14 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   LLVMInitializeSPIRVTarget();
   LLVMInitializeSPIRVTargetMC();
   LLVMInitializeSPIRVAsmPrinter();
-  enableExtension();
 
   llvm::Triple triple("spirv64-unknown-unknown");
-  std::string error;
+  std::string targetError;
   const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+      llvm::TargetRegistry::lookupTarget(triple, targetError);
   if (!target)
-    return emitError(op->getLoc()) << "LLVM has no SPIR-V target: " << error;
+    return emitError(op->getLoc())
+           << "LLVM has no SPIR-V target: " << targetError;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(
       target->createTargetMachine(triple, "", "", options, std::nullopt));
@@ -517,19 +487,13 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   splitWideVectorPhis(*module);
   splitWideDynamicExtracts(*module);
 
-  BackendOutcome outcome =
-      runBackendInChildProcess([&](llvm::raw_pwrite_stream &stream) {
-        llvm::legacy::PassManager passes;
-        if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                         llvm::CodeGenFileType::ObjectFile))
-          llvm::report_fatal_error("it cannot emit an object file");
-        passes.run(*module);
-      });
-  if (!outcome.emitted)
+  std::string error;
+  FailureOr<std::string> binary = emitWithLlc(*module, error);
+  if (failed(binary))
     return emitError(kernelsLoc, "LLVM's SPIR-V backend failed on these "
                                  "kernels: ")
-           << outcome.binaryOrError;
-  output << outcome.binaryOrError;
+           << error;
+  output << *binary;
   return success();
 }
 

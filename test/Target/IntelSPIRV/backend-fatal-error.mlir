@@ -3,8 +3,8 @@
 // LLVM's SPIR-V backend cannot legalize a phi of 20 floats (more than a
 // SPIR-V vector's 16 components, and no multiple of 8 that the translation
 // could split it into) and reports a fatal error, which used to end the
-// process (and a Python caller with it). The backend runs in a child
-// process, and the error comes back located.
+// process (and a Python caller with it). The backend runs in llc, a
+// process of its own, and the error comes back located.
 
 // expected-error @+1 {{LLVM's SPIR-V backend failed on these kernels: unable to legalize instruction}}
 gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpg">} {
