@@ -46,7 +46,6 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -384,8 +383,8 @@ static constexpr llvm::StringLiteral kSpirvExtensions =
     "--spirv-ext=+SPV_INTEL_subgroup_matrix_multiply_accumulate";
 
 /// The binary LLVM's SPIR-V backend makes of `module`, from LLVM 22's llc in
-/// a process of its own, or the reason there is none. In-process, the
-/// backend is unfit for a caller that compiles many modules (the C API, the
+/// a process of its own; why there is none is reported at `loc`. In-process,
+/// the backend is unfit for a caller that compiles many modules (the C API, the
 /// Python package, graph compilers): LLVM 22 keeps a module's analysis in a
 /// static (`SPIRVModuleAnalysis::MAI`) whose table of block labels, keyed by
 /// MachineFunction address, outlives the module, so a later module whose
@@ -395,15 +394,16 @@ static constexpr llvm::StringLiteral kSpirvExtensions =
 /// `report_fatal_error`, which ends the process. A forked child would avoid
 /// both but can deadlock on a lock that another thread held at the fork (it
 /// did, in the sanitizer build's allocator); a new process cannot.
-static FailureOr<std::string> emitWithLlc(llvm::Module &module,
-                                          std::string &error) {
+static FailureOr<std::string> emitWithLlc(llvm::Module &module, Location loc) {
+  auto fail = [&](const Twine &reason) {
+    return emitError(loc, "LLVM's SPIR-V backend failed on these kernels: ")
+           << reason.str();
+  };
   SmallString<128> bitcodePath, binaryPath, logPath;
   for (auto [path, suffix] :
        {std::pair{&bitcodePath, "bc"}, {&binaryPath, "spv"}, {&logPath, "log"}})
-    if (llvm::sys::fs::createTemporaryFile("sm-intel-spirv", suffix, *path)) {
-      error = "cannot create a temporary file";
-      return failure();
-    }
+    if (llvm::sys::fs::createTemporaryFile("sm-intel-spirv", suffix, *path))
+      return fail("cannot create a temporary file");
   auto removeFiles = llvm::make_scope_exit([&] {
     for (StringRef path : {bitcodePath, binaryPath, logPath})
       llvm::sys::fs::remove(path);
@@ -411,10 +411,8 @@ static FailureOr<std::string> emitWithLlc(llvm::Module &module,
   {
     std::error_code code;
     llvm::raw_fd_ostream bitcode(bitcodePath, code);
-    if (code) {
-      error = "cannot write " + bitcodePath.str().str();
-      return failure();
-    }
+    if (code)
+      return fail("cannot write " + bitcodePath);
     llvm::WriteBitcodeToFile(module, bitcode);
   }
   StringRef llc = SM_LLC_PATH;
@@ -437,20 +435,15 @@ static FailureOr<std::string> emitWithLlc(llvm::Module &module,
     // llc's report_fatal_error: "LLVM ERROR: <reason>".
     size_t fatal = text.find("LLVM ERROR: ");
     if (fatal != StringRef::npos)
-      error = text.substr(fatal + 12).split('\n').first.str();
-    else if (status < 0)
-      error = "cannot run " + llc.str() + ": " + launchError;
-    else
-      error = ("llc exited with status " + Twine(status) + ": " +
-               text.take_back(1000).trim())
-                  .str();
-    return failure();
+      return fail(text.substr(fatal + 12).split('\n').first);
+    if (status < 0)
+      return fail("cannot run " + llc + ": " + launchError);
+    return fail("llc exited with status " + Twine(status) + ": " +
+                text.take_back(1000).trim());
   }
   auto binary = llvm::MemoryBuffer::getFile(binaryPath);
-  if (!binary) {
-    error = "llc wrote no binary";
-    return failure();
-  }
+  if (!binary)
+    return fail("llc wrote no binary");
   return (*binary)->getBuffer().str();
 }
 
@@ -487,12 +480,9 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   splitWideVectorPhis(*module);
   splitWideDynamicExtracts(*module);
 
-  std::string error;
-  FailureOr<std::string> binary = emitWithLlc(*module, error);
+  FailureOr<std::string> binary = emitWithLlc(*module, kernelsLoc);
   if (failed(binary))
-    return emitError(kernelsLoc, "LLVM's SPIR-V backend failed on these "
-                                 "kernels: ")
-           << error;
+    return failure();
   output << *binary;
   return success();
 }
