@@ -35,7 +35,10 @@ TEST(BufferGuardsTest, IntactGuardsReportNothing) {
   std::vector<uint8_t> front(64), back(64);
   fillGuardBytes(front.data(), front.size(), -64);
   fillGuardBytes(back.data(), back.size(), 0);
-  EXPECT_EQ(checkGuardBytes(front.data(), 64, back.data(), 64, buffer), "");
+  EXPECT_EQ(checkGuardBytes(front.data(), 64, back.data(), 64,
+                            getElementSize(buffer.getType()),
+                            buffer.getBytes().size()),
+            "");
 }
 
 TEST(BufferGuardsTest, PatternHasNoRunsAndNoPoison) {
@@ -61,8 +64,9 @@ TEST(BufferGuardsTest, NamesTheNearestDamagedElementOnEachSide) {
   // 4..7 after its end) overwritten.
   std::memset(&front[56], 0x11, 4);
   std::memset(&back[4], 0x22, 4);
-  std::string damage =
-      checkGuardBytes(front.data(), 64, back.data(), 64, buffer);
+  std::string damage = checkGuardBytes(front.data(), 64, back.data(), 64,
+                                       getElementSize(buffer.getType()),
+                                       buffer.getBytes().size());
   EXPECT_NE(damage.find("written before its start at byte offset -8 "
                         "(element -2), 4 guard bytes changed"),
             std::string::npos)

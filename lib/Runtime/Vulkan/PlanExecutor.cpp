@@ -3,6 +3,7 @@
 #include "PlanExecutor.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace sm_runner;
 using mlir::subgroup_matrix::runtime::NpyArray;
@@ -221,12 +222,18 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
   if (!device.run(prepared, 1, error))
     return false;
   for (size_t index = 0; index < buffers.size(); ++index) {
-    std::string damage = device.checkGuards(buffers[index], error);
+    // An input's elements name the damage; an intermediate buffer's bytes.
+    const DevicePlan::Buffer &buffer = plan.buffers[index];
+    unsigned elementSize = 1;
+    if (buffer.start == DevicePlan::Buffer::Start::Input &&
+        !plan.inputs[buffer.argument].packedBits)
+      elementSize =
+          unsigned(std::atoi(plan.inputs[buffer.argument].dtype.c_str() + 1));
+    std::string damage = device.checkGuards(buffers[index], elementSize, error);
     if (!error.empty())
       return false;
     if (damage.empty())
       continue;
-    const DevicePlan::Buffer &buffer = plan.buffers[index];
     error = "a kernel wrote outside " +
             (buffer.start == DevicePlan::Buffer::Start::Input
                  ? "argument " + std::to_string(buffer.argument)

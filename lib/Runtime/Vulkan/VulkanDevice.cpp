@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -46,6 +47,7 @@ struct VulkanDevice::Kernel {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   unsigned bindings = 0;
+  uint32_t subgroupSize = 0;
 };
 
 struct VulkanDevice::Prepared {
@@ -59,25 +61,50 @@ struct VulkanDevice::Prepared {
   size_t steps = 0;
 };
 
-std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
-                                                 std::string &error) {
+bool VulkanDevice::createInstance(VkInstance &instance, std::string &error) {
   if (!loadVulkanLoader(error))
-    return nullptr;
-  std::unique_ptr<VulkanDevice> result(new VulkanDevice());
-  VulkanDevice &self = *result;
+    return false;
   VkApplicationInfo application{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   application.pApplicationName = "subgroup-matrix-runtime";
   application.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   instanceInfo.pApplicationInfo = &application;
-  SM_CHECK(vkCreateInstance(&instanceInfo, nullptr, &self.instance),
+  SM_CHECK(vkCreateInstance(&instanceInfo, nullptr, &instance),
            "vkCreateInstance");
-  loadInstanceFunctions(self.instance);
+  loadInstanceFunctions(instance);
+  return true;
+}
 
+/// The physical devices of `instance`, in the loader's order.
+static std::vector<VkPhysicalDevice> getPhysicalDevices(VkInstance instance) {
   uint32_t count = 0;
-  vkEnumeratePhysicalDevices(self.instance, &count, nullptr);
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
   std::vector<VkPhysicalDevice> physicals(count);
-  vkEnumeratePhysicalDevices(self.instance, &count, physicals.data());
+  vkEnumeratePhysicalDevices(instance, &count, physicals.data());
+  return physicals;
+}
+
+bool VulkanDevice::forEachDevice(
+    const std::function<void(unsigned, const DeviceInfo &)> &visit,
+    std::string &error) {
+  VkInstance instance = VK_NULL_HANDLE;
+  if (!createInstance(instance, error))
+    return false;
+  std::vector<VkPhysicalDevice> physicals = getPhysicalDevices(instance);
+  for (size_t i = 0; i < physicals.size(); ++i)
+    visit(unsigned(i), queryDevice(physicals[i]));
+  vkDestroyInstance(instance, nullptr);
+  return true;
+}
+
+std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
+                                                 std::string &error) {
+  std::unique_ptr<VulkanDevice> result(new VulkanDevice());
+  VulkanDevice &self = *result;
+  if (!createInstance(self.instance, error))
+    return nullptr;
+  std::vector<VkPhysicalDevice> physicals = getPhysicalDevices(self.instance);
+  uint32_t count = uint32_t(physicals.size());
   if (count == 0) {
     error = "there is no Vulkan device";
     return nullptr;
@@ -121,6 +148,17 @@ std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
     extensions.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
     queried.bfloat16.pNext = chain;
     chain = &queried.bfloat16;
+  }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableProperties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  self.capturesStatistics =
+      selection.pipelineStatistics &&
+      hasExtension(self.info.extensions,
+                   VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (self.capturesStatistics) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    executableProperties.pNext = chain;
+    chain = &executableProperties;
   }
   queried.core.pNext = chain;
   vkGetPhysicalDeviceFeatures2(self.info.physical, &queried.core);
@@ -166,9 +204,6 @@ std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
   SM_CHECK(
       vkCreateCommandPool(self.device, &poolInfo, nullptr, &self.commandPool),
       "vkCreateCommandPool");
-  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  SM_CHECK(vkCreateFence(self.device, &fenceInfo, nullptr, &self.done),
-           "vkCreateFence");
   vkGetPhysicalDeviceMemoryProperties(self.info.physical,
                                       &self.memoryProperties);
   uint64_t alignment = std::max<uint64_t>(
@@ -180,7 +215,10 @@ std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
 
 VulkanDevice::~VulkanDevice() {
   if (device) {
-    vkQueueWaitIdle(queue);
+    // RADV's null device (kernels compiled for a GPU that is not here)
+    // cannot wait on its queue; nothing was submitted to it.
+    if (submitted)
+      vkQueueWaitIdle(queue);
     for (size_t i = 0; i < prepared.size(); ++i)
       destroyPrepared(int(i));
     for (std::unique_ptr<Kernel> &kernel : kernels) {
@@ -321,6 +359,7 @@ bool VulkanDevice::submitOnce(
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &commands;
+  submitted = true;
   SM_CHECK(vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE), "vkQueueSubmit");
   SM_CHECK(vkQueueWaitIdle(queue), "vkQueueWaitIdle");
   vkFreeCommandBuffers(device, commandPool, 1, &commands);
@@ -393,29 +432,21 @@ bool VulkanDevice::transfer(int id, uint64_t offset, void *host, uint64_t size,
   return ok;
 }
 
-std::string VulkanDevice::checkGuards(int id, std::string &error) {
+std::string VulkanDevice::checkGuards(int id, unsigned elementSize,
+                                      std::string &error) {
   uint64_t size = buffers[id]->size;
   uint64_t padded = (size + 3) / 4 * 4;
   std::vector<uint8_t> front(guardBytes), back(guardBytes + padded - size);
   if (!readBuffer(id, -guardBytes, front.data(), front.size(), error) ||
       !readBuffer(id, size, back.data(), back.size(), error))
     return "";
-  std::vector<uint8_t> expectedFront(front.size()), expectedBack(back.size());
-  fillGuardBytes(expectedFront.data(), front.size(), -int64_t(front.size()));
-  fillGuardBytes(expectedBack.data(), back.size(), 0);
-  for (size_t i = front.size(); i-- > 0;)
-    if (front[i] != expectedFront[i])
-      return "written before its start, at byte -" +
-             std::to_string(front.size() - i);
-  for (size_t i = 0; i < back.size(); ++i)
-    if (back[i] != expectedBack[i])
-      return "written past its end, at byte " + std::to_string(size + i);
-  return "";
+  return checkGuardBytes(front.data(), front.size(), back.data(), back.size(),
+                         elementSize, size);
 }
 
 int VulkanDevice::createKernel(const SpirvModule &module,
                                const std::string &entry, unsigned bindings,
-                               std::string &error) {
+                               std::string &error, uint32_t subgroupSize) {
   auto kernel = std::make_unique<Kernel>();
   kernel->bindings = bindings;
   VkShaderModuleCreateInfo moduleInfo{
@@ -460,8 +491,10 @@ int VulkanDevice::createKernel(const SpirvModule &module,
   if (result != VK_SUCCESS)
     return fail(vulkanError("vkCreatePipelineLayout", result));
 
-  uint32_t subgroupSize =
-      module.subgroupSize ? module.subgroupSize : info.subgroup.subgroupSize;
+  if (!subgroupSize)
+    subgroupSize =
+        module.subgroupSize ? module.subgroupSize : info.subgroup.subgroupSize;
+  kernel->subgroupSize = subgroupSize;
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo requiredSize{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   requiredSize.requiredSubgroupSize = subgroupSize;
@@ -474,6 +507,12 @@ int VulkanDevice::createKernel(const SpirvModule &module,
   pipelineInfo.stage.pName = entry.c_str();
   if (features.vulkan13.subgroupSizeControl &&
       features.vulkan13.computeFullSubgroups) {
+    if (subgroupSize < info.vulkan13.minSubgroupSize ||
+        subgroupSize > info.vulkan13.maxSubgroupSize)
+      return fail("subgroup size " + std::to_string(subgroupSize) +
+                  " is outside the device's range " +
+                  std::to_string(info.vulkan13.minSubgroupSize) + ".." +
+                  std::to_string(info.vulkan13.maxSubgroupSize));
     pipelineInfo.stage.pNext = &requiredSize;
     pipelineInfo.stage.flags =
         VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
@@ -482,6 +521,8 @@ int VulkanDevice::createKernel(const SpirvModule &module,
                 std::to_string(subgroupSize) + " invocations");
   }
   pipelineInfo.layout = kernel->layout;
+  if (capturesStatistics)
+    pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   result = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo,
                                     nullptr, &kernel->pipeline);
   if (result != VK_SUCCESS)
@@ -489,6 +530,71 @@ int VulkanDevice::createKernel(const SpirvModule &module,
                 " for entry point '" + entry + "'");
   kernels.push_back(std::move(kernel));
   return int(kernels.size()) - 1;
+}
+
+uint32_t VulkanDevice::getSubgroupSize(int kernel) const {
+  return kernels[kernel]->subgroupSize;
+}
+
+/// One pipeline statistic's value as text.
+static std::string formatStatistic(const VkPipelineExecutableStatisticKHR &s) {
+  switch (s.format) {
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+    return s.value.b32 ? "true" : "false";
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+    return std::to_string(s.value.i64);
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+    return std::to_string(s.value.u64);
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", s.value.f64);
+    return text;
+  }
+  default:
+    return "?";
+  }
+}
+
+std::string VulkanDevice::describePipelineStatistics(int id) const {
+  if (!capturesStatistics)
+    return std::string("pipeline statistics: the device does not offer ") +
+           VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME + "\n";
+  auto getProperties =
+      reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+          vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto getStatistics =
+      reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+          vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!getProperties || !getStatistics)
+    return "pipeline statistics: not available\n";
+  VkPipeline pipeline = kernels[id]->pipeline;
+  VkPipelineInfoKHR pipelineInfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipelineInfo.pipeline = pipeline;
+  uint32_t count = 0;
+  getProperties(device, &pipelineInfo, &count, nullptr);
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  getProperties(device, &pipelineInfo, &count, executables.data());
+  std::string text;
+  for (uint32_t e = 0; e < count; ++e) {
+    text += "pipeline executable " + std::to_string(e) + ": " +
+            executables[e].name + " (" + executables[e].description +
+            "), subgroup size " + std::to_string(executables[e].subgroupSize) +
+            "\n";
+    VkPipelineExecutableInfoKHR executableInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executableInfo.pipeline = pipeline;
+    executableInfo.executableIndex = e;
+    uint32_t statisticCount = 0;
+    getStatistics(device, &executableInfo, &statisticCount, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> statistics(
+        statisticCount, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    getStatistics(device, &executableInfo, &statisticCount, statistics.data());
+    for (const VkPipelineExecutableStatisticKHR &statistic : statistics)
+      text += std::string("  ") + statistic.name + ": " +
+              formatStatistic(statistic) + " (" + statistic.description + ")\n";
+  }
+  return text;
 }
 
 int VulkanDevice::prepare(const std::vector<Step> &steps, std::string &error) {
@@ -660,7 +766,15 @@ bool VulkanDevice::submitAndWait(VkCommandBuffer commands, std::string &error) {
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &commands;
+  // Made at the first submission: RADV's null device, which only compiles,
+  // cannot make fences.
+  if (!done) {
+    VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    SM_CHECK(vkCreateFence(device, &fenceInfo, nullptr, &done),
+             "vkCreateFence");
+  }
   SM_CHECK(vkResetFences(device, 1, &done), "vkResetFences");
+  submitted = true;
   SM_CHECK(vkQueueSubmit(queue, 1, &submit, done), "vkQueueSubmit");
   // A blocking wait returns tens of microseconds after the GPU is done (on
   // NVIDIA, about 50: as long as a whole small program), so the fence is
@@ -689,6 +803,33 @@ bool VulkanDevice::run(int id, unsigned times, std::string &error) {
   return true;
 }
 
+/// Reads `stamps.size()` timestamps of `queries`.
+static VkResult readTimestamps(VkDevice device, VkQueryPool queries,
+                               std::vector<uint64_t> &stamps) {
+  return vkGetQueryPoolResults(
+      device, queries, 0, uint32_t(stamps.size()),
+      stamps.size() * sizeof(uint64_t), stamps.data(), sizeof(uint64_t),
+      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+}
+
+bool VulkanDevice::runTimed(VkCommandBuffer commands, VkQueryPool queries,
+                            unsigned times,
+                            const std::function<void(double, double)> &visit,
+                            std::string &error) {
+  double period = info.properties.properties.limits.timestampPeriod;
+  std::vector<uint64_t> ends(2);
+  for (unsigned run = 0; run < times; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    if (!submitAndWait(commands, error))
+      return false;
+    std::chrono::duration<double, std::nano> host =
+        std::chrono::steady_clock::now() - start;
+    SM_CHECK(readTimestamps(device, queries, ends), "vkGetQueryPoolResults");
+    visit(double(ends[1] - ends[0]) * period, host.count());
+  }
+  return true;
+}
+
 bool VulkanDevice::time(int id, unsigned times, Timing &timing,
                         std::string &error) {
   Prepared &sequence = *prepared[id];
@@ -696,40 +837,37 @@ bool VulkanDevice::time(int id, unsigned times, Timing &timing,
   if (!sequence.queries || !times)
     return true;
   double period = info.properties.properties.limits.timestampPeriod;
-  auto readStamps = [&](VkQueryPool queries,
-                        std::vector<uint64_t> &stamps) -> bool {
-    SM_CHECK(vkGetQueryPoolResults(device, queries, 0, uint32_t(stamps.size()),
-                                   stamps.size() * sizeof(uint64_t),
-                                   stamps.data(), sizeof(uint64_t),
-                                   VK_QUERY_RESULT_64_BIT |
-                                       VK_QUERY_RESULT_WAIT_BIT),
-             "vkGetQueryPoolResults");
-    return true;
-  };
   // Each step's time, from the recording with a timestamp after each.
   std::vector<uint64_t> stamps(sequence.steps + 1);
   timing.stepNanoseconds.assign(stamps.size() - 1, 0.0);
   for (unsigned run = 0; run < times; ++run) {
-    if (!submitAndWait(sequence.profiledCommands, error) ||
-        !readStamps(sequence.stepQueries, stamps))
+    if (!submitAndWait(sequence.profiledCommands, error))
       return false;
+    SM_CHECK(readTimestamps(device, sequence.stepQueries, stamps),
+             "vkGetQueryPoolResults");
     for (size_t i = 1; i < stamps.size(); ++i)
       timing.stepNanoseconds[i - 1] +=
           double(stamps[i] - stamps[i - 1]) * period / times;
   }
   // The whole program as it runs: on the device, first step to last, and on
   // the host, from submission to the wait's return.
-  std::vector<uint64_t> ends(2);
-  for (unsigned run = 0; run < times; ++run) {
-    auto start = std::chrono::steady_clock::now();
-    if (!submitAndWait(sequence.commands, error))
-      return false;
-    std::chrono::duration<double, std::nano> host =
-        std::chrono::steady_clock::now() - start;
-    if (!readStamps(sequence.queries, ends))
-      return false;
-    timing.totalNanoseconds += double(ends[1] - ends[0]) * period / times;
-    timing.hostNanoseconds += host.count() / times;
-  }
-  return true;
+  return runTimed(
+      sequence.commands, sequence.queries, times,
+      [&](double device, double host) {
+        timing.totalNanoseconds += device / times;
+        timing.hostNanoseconds += host / times;
+      },
+      error);
+}
+
+bool VulkanDevice::timeEachRun(int id, unsigned times,
+                               std::vector<double> &nanoseconds,
+                               std::string &error) {
+  Prepared &sequence = *prepared[id];
+  nanoseconds.clear();
+  if (!sequence.queries)
+    return true;
+  return runTimed(
+      sequence.commands, sequence.queries, times,
+      [&](double device, double) { nanoseconds.push_back(device); }, error);
 }

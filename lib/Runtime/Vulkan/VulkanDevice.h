@@ -35,7 +35,16 @@ public:
   struct Selection {
     int index = -1;
     bool preferCpu = false;
+    /// Enables VK_KHR_pipeline_executable_properties where the device offers
+    /// it, so that describePipelineStatistics has something to say.
+    bool pipelineStatistics = false;
   };
+
+  /// Calls `visit` with the index and properties of every device the loader
+  /// offers, in its order; false with `error` when there is no loader.
+  static bool
+  forEachDevice(const std::function<void(unsigned, const DeviceInfo &)> &visit,
+                std::string &error);
 
   /// Opens a device with every feature kernels may use that it offers;
   /// returns nullptr with `error` set on failure.
@@ -60,14 +69,25 @@ public:
   bool readBuffer(int buffer, uint64_t offset, void *data, uint64_t size,
                   std::string &error);
   /// Whether the guard bytes around the buffer's data are intact: "" if
-  /// they are, else where they were written ("past its end at byte 4100").
-  std::string checkGuards(int buffer, std::string &error);
+  /// they are, else what checkGuardBytes says of them for elements of
+  /// `elementSize` bytes ("written past its end at byte offset 400 ...").
+  std::string checkGuards(int buffer, unsigned elementSize, std::string &error);
 
-  /// A pipeline for `entry` of `module` with `bindings` storage buffers;
-  /// returns its id, or -1 with `error` (the module needs what the device
-  /// lacks, the driver refused it).
+  /// A pipeline for `entry` of `module` with `bindings` storage buffers,
+  /// running in full subgroups of `subgroupSize` invocations (0: the size
+  /// the module was lowered for, else the device's); returns its id, or -1
+  /// with `error` (the driver refused it, the device cannot run that size).
   int createKernel(const SpirvModule &module, const std::string &entry,
-                   unsigned bindings, std::string &error);
+                   unsigned bindings, std::string &error,
+                   uint32_t subgroupSize = 0);
+  /// The subgroup size kernel `kernel` runs with.
+  uint32_t getSubgroupSize(int kernel) const;
+  /// What the driver reports about the compiled code of `kernel`
+  /// (VK_KHR_pipeline_executable_properties: registers, memory, ...), one
+  /// line per executable and per statistic; a line saying why there is
+  /// nothing when the device was not opened with `pipelineStatistics` or
+  /// does not offer the extension.
+  std::string describePipelineStatistics(int kernel) const;
 
   /// One step of a sequence: a dispatch, or a copy between buffers.
   struct Binding {
@@ -103,6 +123,11 @@ public:
   /// Submits the step-timed recording `times` times, then the plain one
   /// `times` times; `timing` stays empty on a device without timestamps.
   bool time(int prepared, unsigned times, Timing &timing, std::string &error);
+  /// Submits the plain recording `times` times and gives each run's time on
+  /// the device (the start of its first step to the end of its last), in
+  /// nanoseconds and in order; empty on a device without timestamps.
+  bool timeEachRun(int prepared, unsigned times,
+                   std::vector<double> &nanoseconds, std::string &error);
   bool hasTimestamps() const;
 
 private:
@@ -118,6 +143,13 @@ private:
                 bool toDevice, std::string &error);
   bool createRawBuffer(uint64_t size, bool hostVisible, VkBuffer &buffer,
                        VkDeviceMemory &memory, std::string &error);
+  /// Loads the Vulkan loader and creates an instance with its functions.
+  static bool createInstance(VkInstance &instance, std::string &error);
+  /// Submits `commands` `times` times; `visit` gets each run's device time
+  /// from `queries` (stamps 0 and 1) and its host time, in nanoseconds.
+  bool runTimed(VkCommandBuffer commands, VkQueryPool queries, unsigned times,
+                const std::function<void(double, double)> &visit,
+                std::string &error);
 
   VkInstance instance = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
@@ -129,6 +161,9 @@ private:
   VkPhysicalDeviceMemoryProperties memoryProperties{};
   DeviceInfo info;
   DeviceFeatures features;
+  bool capturesStatistics = false;
+  /// Whether anything was submitted to the queue (the destructor waits).
+  bool submitted = false;
   uint64_t guardBytes = 0;
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::vector<std::unique_ptr<Kernel>> kernels;

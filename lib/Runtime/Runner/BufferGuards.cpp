@@ -50,9 +50,8 @@ void sm_runner::fillGuardBytes(uint8_t *bytes, size_t size, int64_t offset) {
 
 std::string sm_runner::checkGuardBytes(const uint8_t *front, size_t frontSize,
                                        const uint8_t *back, size_t backSize,
-                                       const HostBuffer &buffer) {
-  size_t elementSize = getElementSize(buffer.getType());
-  int64_t dataSize = int64_t(buffer.getBytes().size());
+                                       size_t elementSize, uint64_t dataSize) {
+  elementSize = std::max<size_t>(elementSize, 1);
   std::vector<uint8_t> expected(std::max(frontSize, backSize));
   std::string damage;
   auto describe = [&](const char *where, int64_t nearest, int64_t farthest,
@@ -88,7 +87,7 @@ std::string sm_runner::checkGuardBytes(const uint8_t *front, size_t frontSize,
   for (size_t i = 0; i < backSize; ++i) {
     if (back[i] == expected[i])
       continue;
-    int64_t offset = dataSize + int64_t(i);
+    int64_t offset = int64_t(dataSize) + int64_t(i);
     if (!changed)
       nearest = offset;
     farthest = offset;
@@ -247,9 +246,10 @@ GuardedHostBuffers::copyBack(std::vector<HostBuffer> &buffers) const {
     const Region &region = regions[i];
     std::memcpy(buffers[i].getBytes().data(), region.data, region.dataSize);
     const uint8_t *front = region.mapping + page;
-    damages.push_back(checkGuardBytes(front, size_t(region.data - front),
-                                      region.data + region.dataSize,
-                                      region.canaryAfter, buffers[i]));
+    damages.push_back(checkGuardBytes(
+        front, size_t(region.data - front), region.data + region.dataSize,
+        region.canaryAfter, getElementSize(buffers[i].getType()),
+        buffers[i].getBytes().size()));
   }
   return damages;
 }

@@ -1,8 +1,8 @@
 //===- RunnerOptions.h - command line and reports shared by runners -*- C++
 //-*-===//
 
-#ifndef SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
-#define SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
+#ifndef SM_RUNTIME_RUNNER_RUNNEROPTIONS_H
+#define SM_RUNTIME_RUNNER_RUNNEROPTIONS_H
 
 #include "GemmCheck.h"
 #include "HostBuffer.h"
@@ -72,4 +72,4 @@ bool reportResults(const CommonOptions &options,
 
 } // namespace sm_runner
 
-#endif // SM_RUNNER_SUPPORT_RUNNEROPTIONS_H
+#endif // SM_RUNTIME_RUNNER_RUNNEROPTIONS_H

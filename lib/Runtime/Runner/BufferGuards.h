@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SM_RUNNER_SUPPORT_BUFFERGUARDS_H
-#define SM_RUNNER_SUPPORT_BUFFERGUARDS_H
+#ifndef SM_RUNTIME_RUNNER_BUFFERGUARDS_H
+#define SM_RUNTIME_RUNNER_BUFFERGUARDS_H
 
 #include "HostBuffer.h"
 
@@ -29,14 +29,15 @@ namespace sm_runner {
 /// value over and over cannot reproduce it.
 void fillGuardBytes(uint8_t *bytes, size_t size, int64_t offset);
 
-/// Checks the guard regions of argument `argument` (`buffer`, as it was
-/// created): `front` holds the `frontSize` bytes right before the buffer and
-/// `back` the `backSize` bytes right after it. Returns an empty string when
-/// both hold their pattern, otherwise what was damaged, e.g. "written past
-/// its end: bytes 0..3 after it (elements 64..64)".
+/// Checks the guard regions of a buffer of `dataSize` bytes holding
+/// elements of `elementSize` bytes: `front` holds the `frontSize` bytes right
+/// before the buffer and `back` the `backSize` bytes right after it. Returns
+/// an empty string when both hold their pattern, otherwise what was damaged,
+/// e.g. "written past its end at byte offset 256 (element 64), 4 guard bytes
+/// changed, the farthest at 259".
 std::string checkGuardBytes(const uint8_t *front, size_t frontSize,
                             const uint8_t *back, size_t backSize,
-                            const HostBuffer &buffer);
+                            size_t elementSize, uint64_t dataSize);
 
 /// Prints the bounds check: one line for every argument whose guards were
 /// damaged (`damages[i]`, from checkGuardBytes, non-empty), or one line
@@ -86,4 +87,4 @@ private:
 
 } // namespace sm_runner
 
-#endif // SM_RUNNER_SUPPORT_BUFFERGUARDS_H
+#endif // SM_RUNTIME_RUNNER_BUFFERGUARDS_H

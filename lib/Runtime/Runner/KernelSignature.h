@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SM_RUNNER_SUPPORT_KERNELSIGNATURE_H
-#define SM_RUNNER_SUPPORT_KERNELSIGNATURE_H
+#ifndef SM_RUNTIME_RUNNER_KERNELSIGNATURE_H
+#define SM_RUNTIME_RUNNER_KERNELSIGNATURE_H
 
 #include "HostBuffer.h"
 
@@ -54,4 +54,4 @@ std::string checkKernelArguments(const std::string &entry,
 
 } // namespace sm_runner
 
-#endif // SM_RUNNER_SUPPORT_KERNELSIGNATURE_H
+#endif // SM_RUNTIME_RUNNER_KERNELSIGNATURE_H
