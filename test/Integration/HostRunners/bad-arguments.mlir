@@ -2,7 +2,7 @@
 // refuse a command line that does not fit it before the kernel runs (a
 // kernel given too few arguments used to read through null pointers), with
 // exit status 2 and a message; numeric options are parsed whole and in range.
-// The checking is the one sm-vulkan-runner uses (runner-support).
+// The checking is the one sm-vulkan-runner uses (lib/Runtime/Runner).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: sm-translate --emit-msl %s -o %t/kernel.metal
 // RUN: sm-opt %s --sm-lower-to-intel=target=intel-xe-hpc | sm-translate --emit-intel-host-llvm -o %t/kernel.ll
