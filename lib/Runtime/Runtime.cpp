@@ -307,11 +307,6 @@ std::string Device::describe() const {
   return state->device->describe();
 }
 
-/// The bytes of one element of a buffer of `type`.
-static int64_t getElementSizeInBytes(Type type) {
-  return type.isIndex() ? 8 : type.getIntOrFloatBitWidth() / 8;
-}
-
 /// How `value` prints, for messages.
 template <typename T> static std::string printed(T value) {
   std::string text;
@@ -481,8 +476,17 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
                         ArrayRef<NpyArray> arguments) {
   sm_runner::DevicePlan result;
   result.target = program.target;
-  for (const auto &binary : program.binaries)
-    result.binaries.push_back(binary->spirv.words);
+  bool onHost = program.backend != CompiledProgram::Backend::Vulkan;
+  if (onHost) {
+    result.hostSourceName =
+        program.backend == CompiledProgram::Backend::IntelHost
+            ? "kernels.ll"
+            : "kernels.metal";
+    result.hostSource = program.binaries.front()->hostSource;
+  } else {
+    for (const auto &binary : program.binaries)
+      result.binaries.push_back(binary->spirv.words);
+  }
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
   for (auto [type, array] : llvm::zip(host.getArgumentTypes(), arguments))
     result.inputs.push_back({getNpyTypeCode(getElementTypeOrSelf(type)),
@@ -537,8 +541,18 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
         kernelIndices.insert({key, unsigned(result.kernels.size())});
     if (inserted)
       result.kernels.push_back({binaryIndex, launch.kernel});
-    std::vector<sm_runner::KernelParameter> parameters =
-        sm_runner::getEntryParameters(binary->spirv, launch.kernel);
+    // The host runners' kernels take 32-bit scalars; they check the
+    // arguments against the kernel's signature themselves.
+    std::vector<sm_runner::KernelParameter> parameters;
+    if (onHost)
+      for (const LaunchArgument &argument : launch.arguments)
+        parameters.push_back({!argument.isBuffer,
+                              isa_and_nonnull<FloatType>(argument.scalarType)
+                                  ? sm_runner::KernelParameter::Kind::Float
+                                  : sm_runner::KernelParameter::Kind::Integer,
+                              32});
+    else
+      parameters = sm_runner::getEntryParameters(binary->spirv, launch.kernel);
     if (parameters.size() != launch.arguments.size())
       return emitError(launch.location)
              << "passes " << launch.arguments.size()
@@ -592,16 +606,12 @@ Device::planDevice(CompiledProgram &program,
   return buildDevicePlan(program, plan, arguments);
 }
 
-/// The host runners' name of a buffer element type, or "" for types they do
-/// not take.
-static std::string getRunnerTypeName(Type type) {
+/// Whether the host runners' kernels take buffers of `type`.
+static bool isHostRunnerType(Type type) {
   if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
-    return type.isBF16() ? "bf16" : printed(type);
-  if (auto integer = dyn_cast<IntegerType>(type))
-    if (integer.getWidth() == 8 || integer.getWidth() == 32)
-      return (integer.isUnsigned() ? "u" : "i") +
-             std::to_string(integer.getWidth());
-  return "";
+    return true;
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && (integer.getWidth() == 8 || integer.getWidth() == 32);
 }
 
 FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
@@ -610,162 +620,82 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
   SmallVector<SmallVector<int64_t>> shapes;
   if (failed(checkArguments(host, arguments, shapes)))
     return failure();
-  FailureOr<ExecutionPlan> plan =
-      planExecution(host, shapes, getScalarArguments(host, arguments));
-  if (failed(plan))
+  ExecutionPlan plan;
+  FailureOr<sm_runner::DevicePlan> devicePlan =
+      planDevice(program, shapes, arguments, plan);
+  if (failed(devicePlan))
     return failure();
   auto fail = [&](Location location,
                   const Twine &message) -> FailureOr<RunResults> {
     return emitError(location) << message;
   };
-  for (const PlanBuffer &buffer : plan->buffers)
+  for (const PlanBuffer &buffer : plan.buffers)
     if (getPackedBits(buffer.elementType))
       return fail(host.getLoc(),
                   "holds " + printed(buffer.elementType) +
                       " elements, which the host runners do not take (only "
                       "Vulkan devices run packed elements)");
+  for (const auto &step : plan.steps)
+    if (const auto *launch = std::get_if<PlanLaunch>(&step))
+      for (const LaunchArgument &argument : launch->arguments)
+        if (argument.isBuffer &&
+            !isHostRunnerType(plan.buffers[argument.buffer].elementType))
+          return fail(launch->location,
+                      "passes a buffer of " +
+                          printed(plan.buffers[argument.buffer].elementType) +
+                          ", which the host runners do not take (f16, bf16, "
+                          "f32, f64, 8- and 32-bit integers)");
 
-  // The buffers live on the host; each launch hands the runner the ranges
-  // it takes as files and reads back what it wrote.
+  // The runner runs the whole plan from a directory, as sm-plan-runner
+  // runs a Vulkan plan: the plan, its kernels and inputs in, the outputs
+  // back as .npy files.
   llvm::SmallString<128> directory;
   if (std::error_code code =
           llvm::sys::fs::createUniqueDirectory("sm-runtime", directory))
     return fail(host.getLoc(),
                 "cannot create a scratch directory: " + code.message());
-  auto removeDirectory = llvm::make_scope_exit(
+  llvm::scope_exit removeDirectory(
       [&] { llvm::sys::fs::remove_directories(directory); });
-  std::string kernelFile =
-      (directory + (program.backend == CompiledProgram::Backend::IntelHost
-                        ? "/kernels.ll"
-                        : "/kernels.metal"))
-          .str();
   std::string error;
-  auto writeBytes = [&](const std::string &path, const char *data,
-                        size_t size) {
-    std::error_code code;
-    llvm::raw_fd_ostream file(path, code);
-    if (code)
-      return false;
-    file.write(data, size);
-    return !file.has_error();
-  };
-  const std::string &source = program.binaries.front()->hostSource;
-  if (!writeBytes(kernelFile, source.data(), source.size()))
-    return fail(host.getLoc(), "cannot write " + kernelFile);
+  if (!sm_runner::writeDevicePlan(*devicePlan, directory.str().str(), error))
+    return fail(host.getLoc(), error);
+  for (auto [index, array] : llvm::enumerate(arguments))
+    if (!writeNpy((directory + "/input_" + Twine(index) + ".npy").str(), array,
+                  error))
+      return fail(host.getLoc(), error);
 
-  std::vector<std::vector<char>> buffers;
-  for (const PlanBuffer &buffer : plan->buffers) {
-    std::vector<char> bytes;
-    if (buffer.origin == PlanBuffer::Origin::Argument) {
-      bytes = arguments[buffer.argument].data;
-    } else if (buffer.origin == PlanBuffer::Origin::Allocation) {
-      bytes.assign(buffer.sizeInBytes, char(0xFF));
-    } else {
-      FailureOr<std::vector<char>> constant =
-          getConstantBytes(buffer, host.getLoc());
-      if (failed(constant))
-        return failure();
-      bytes = std::move(*constant);
-    }
-    buffers.push_back(std::move(bytes));
-  }
   std::string runner =
       state->runnerDirectory + "/" + getRunnerName(program.backend);
-  for (auto [stepIndex, step] : llvm::enumerate(plan->steps)) {
-    if (const auto *copy = std::get_if<PlanCopy>(&step)) {
-      std::memmove(buffers[copy->target].data() + copy->targetOffsetInBytes,
-                   buffers[copy->source].data() + copy->sourceOffsetInBytes,
-                   copy->sizeInBytes);
-      continue;
-    }
-    const PlanLaunch &launch = std::get<PlanLaunch>(step);
-    SmallVector<std::string> argv = {runner,
-                                     kernelFile,
-                                     "--entry",
-                                     launch.kernel,
-                                     "--grid",
-                                     std::to_string(launch.grid[0]) + "," +
-                                         std::to_string(launch.grid[1]) + "," +
-                                         std::to_string(launch.grid[2])};
-    SmallVector<std::pair<unsigned, std::string>> outputs;
-    for (auto [index, argument] : llvm::enumerate(launch.arguments)) {
-      if (!argument.isBuffer) {
-        argv.push_back("--scalar");
-        // 17 significant digits, which the runner's strtod reads back as
-        // the same double (std::to_string's six decimals made 1e-7 zero).
-        argv.push_back(
-            isa<FloatType>(argument.scalarType)
-                ? llvm::formatv("f32:{0:e16}", argument.floatValue).str()
-                : "i32:" + std::to_string(argument.integerValue));
-        continue;
-      }
-      Type elementType = plan->buffers[argument.buffer].elementType;
-      std::string typeName = getRunnerTypeName(elementType);
-      if (typeName.empty())
-        return fail(launch.location,
-                    "passes a buffer of " + printed(elementType) +
-                        ", which the host runners do not take (f16, bf16, "
-                        "f32, f64, 8- and 32-bit integers)");
-      std::string path = (directory + "/step" + Twine(stepIndex) + "_arg" +
-                          Twine(index) + ".bin")
-                             .str();
-      if (!writeBytes(path,
-                      buffers[argument.buffer].data() + argument.offsetInBytes,
-                      argument.sizeInBytes))
-        return fail(launch.location, "cannot write " + path);
-      int64_t count = argument.sizeInBytes / getElementSizeInBytes(elementType);
-      argv.push_back("--arg");
-      argv.push_back(typeName + ":" + std::to_string(count) + ":file:" + path);
-      argv.push_back("--output");
-      argv.push_back(std::to_string(index) + ":" + path + ".out");
-      outputs.push_back({unsigned(index), path + ".out"});
-    }
-    std::string log = (directory + "/step" + Twine(stepIndex) + ".log").str();
-    SmallVector<StringRef> argvRefs(argv.begin(), argv.end());
-    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                            StringRef(log)};
-    int status =
-        llvm::sys::ExecuteAndWait(runner, argvRefs, std::nullopt, redirects);
-    if (status != 0) {
-      auto text = llvm::MemoryBuffer::getFile(log);
-      std::string output = text ? (*text)->getBuffer().str() : "";
-      if (output.size() > 2000)
-        output = "..." + output.substr(output.size() - 2000);
-      return fail(launch.location, getRunnerName(program.backend) +
-                                       " failed (exit status " + Twine(status) +
-                                       "):\n" + output);
-    }
-    for (auto [index, path] : outputs) {
-      const LaunchArgument &argument = launch.arguments[index];
-      auto written = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-      if (!written ||
-          int64_t((*written)->getBufferSize()) != argument.sizeInBytes)
-        return fail(launch.location, "cannot read back " + path);
-      std::memcpy(buffers[argument.buffer].data() + argument.offsetInBytes,
-                  (*written)->getBufferStart(), argument.sizeInBytes);
-    }
+  std::string log = (directory + "/runner.log").str();
+  SmallVector<StringRef> argv = {runner, "--plan", directory};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  int status = llvm::sys::ExecuteAndWait(runner, argv, std::nullopt, redirects);
+  if (status != 0) {
+    auto text = llvm::MemoryBuffer::getFile(log);
+    std::string output = text ? (*text)->getBuffer().str() : "";
+    if (output.size() > 2000)
+      output = "..." + output.substr(output.size() - 2000);
+    return fail(host.getLoc(), getRunnerName(program.backend) +
+                                   " failed (exit status " + Twine(status) +
+                                   "):\n" + output);
   }
 
   RunResults results;
-  for (const PlanResult &planned : plan->results) {
+  unsigned resultIndex = 0;
+  for (const sm_runner::DevicePlan::Output &output : devicePlan->outputs) {
+    std::string name = output.argument < 0
+                           ? "result_" + std::to_string(resultIndex++) + ".npy"
+                           : "arg_" + std::to_string(output.argument) + ".npy";
     NpyArray array;
-    array.dtype = getNpyTypeCode(planned.elementType);
-    array.shape.assign(planned.shape.begin(), planned.shape.end());
-    const char *start = buffers[planned.buffer].data() + planned.offsetInBytes;
-    array.data.assign(start,
-                      start + array.getNumElements() * array.getElementSize());
-    results.results.push_back(std::move(array));
+    if (!readNpy((directory + "/" + name).str(), array, error))
+      return fail(host.getLoc(), error);
+    if (output.argument < 0)
+      results.results.push_back(std::move(array));
+    else
+      results.writtenArguments.push_back(
+          {unsigned(output.argument), std::move(array)});
   }
-  for (unsigned argument : plan->writtenArguments)
-    for (auto [index, buffer] : llvm::enumerate(plan->buffers))
-      if (buffer.origin == PlanBuffer::Origin::Argument &&
-          buffer.argument == argument) {
-        NpyArray array;
-        array.dtype = getNpyTypeCode(buffer.elementType);
-        array.shape.assign(buffer.shape.begin(), buffer.shape.end());
-        array.data = buffers[index];
-        results.writtenArguments.push_back({argument, std::move(array)});
-      }
   return results;
 }
 

@@ -20,9 +20,9 @@ TILE_M, TILE_N, SUBGROUPS = 16, 16, 4
 def check(spirv, m, n, k, repeat=5):
     return sm.run_vulkan(
         spirv,
-        ["f16:%d:random" % (m * k), "f16:%d:random" % (k * n),
-         "f32:%d:poison" % (m * n)]
-        + [("scalar", "i32:%d" % v) for v in (k, k, n, n)],
+        [sm.Buffer("f16", m * k), sm.Buffer("f16", k * n),
+         sm.Buffer("f32", m * n, "poison")]
+        + [sm.Scalar("i32", v) for v in (k, k, n, n)],
         grid=(n // TILE_N, m // (SUBGROUPS * TILE_M), 1),
         checks=["gemm:M=%d,N=%d,K=%d,A=0,B=1,C=2,lda=%d,ldb=%d,ldc=%d"
                 % (m, n, k, k, n, n)],

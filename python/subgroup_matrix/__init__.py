@@ -17,12 +17,12 @@ from ._capi import MLIRError
 from .builder import KernelBuilder, KernelError, Value
 from .ir import (COMPONENT_TYPES, Context, MatrixType, Module, Target, left,
                  parse, result, right)
-from .outputs import (CompiledProgram, Launch, compile, compile_linalg,
-                      run_vulkan)
+from .outputs import (Buffer, CompiledProgram, Launch, Scalar, compile,
+                      compile_linalg, run_vulkan)
 
 __all__ = [
-    "COMPONENT_TYPES", "CompiledProgram", "Context", "KernelBuilder",
-    "KernelError", "Launch", "MLIRError", "MatrixType", "Module", "Target",
+    "Buffer", "COMPONENT_TYPES", "CompiledProgram", "Context", "KernelBuilder",
+    "KernelError", "Launch", "MLIRError", "MatrixType", "Module", "Scalar", "Target",
     "Value", "compile", "compile_linalg", "left", "parse", "result", "right",
     "run_vulkan",
 ]

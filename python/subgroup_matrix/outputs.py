@@ -49,10 +49,10 @@ def _runner_path():
 
 def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
                environment=None, extra=()):
-    """Runs a Vulkan SPIR-V kernel with sm-vulkan-runner. `arguments` are
-    the runner's --arg/--scalar specifications ("f16:256:random",
-    ("scalar", "i32:16")); `checks` its --check specifications. Returns
-    (passed, report text)."""
+    """Runs a Vulkan SPIR-V kernel with sm-vulkan-runner. `arguments` are a
+    launch's (Buffer and Scalar, as `CompiledProgram.launches` gives them)
+    or the runner's own --arg specifications ("f16:256:iota"); `checks` its
+    --check specifications. Returns (passed, report text)."""
     import tempfile
     with tempfile.NamedTemporaryFile(suffix=".spv") as binary:
         binary.write(spirv)
@@ -62,16 +62,20 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
         if entry:
             argv += ["--entry", entry]
         for argument in arguments:
-            if isinstance(argument, tuple):
-                argv += ["--scalar", argument[1]]
+            if isinstance(argument, Scalar):
+                argv += ["--scalar", "%s:%r" % (argument.element,
+                                                argument.value)]
+            elif isinstance(argument, Buffer):
+                argv += ["--arg", "%s:%d:%s" % (argument.element,
+                                                argument.count, argument.fill)]
             elif isinstance(argument, str):
                 argv += ["--arg", argument]
             else:
                 raise TypeError(
-                    "run_vulkan takes sm-vulkan-runner's argument "
-                    "specifications (\"f16:256:random\"), not %s; to run a "
-                    "program on arrays, use compile_linalg(...).run(*arrays)"
-                    % type(argument).__name__)
+                    "run_vulkan takes a launch's arguments (Buffer, Scalar) "
+                    "or sm-vulkan-runner's specifications (\"f16:256:random\"), "
+                    "not %s; to run a program on arrays, use "
+                    "compile_linalg(...).run(*arrays)" % type(argument).__name__)
         for spec in checks:
             argv += ["--check", spec]
         argv += list(extra)
@@ -81,10 +85,28 @@ def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,
         return completed.returncode == 0, completed.stdout + completed.stderr
 
 
-# sm-vulkan-runner's names of the element types the runtime's type codes
-# stand for.
-_RUNNER_TYPES = {"f2": "f16", "u2": "bf16", "f4": "f32", "f8": "f64",
-                 "i1": "i8", "u1": "u8", "i4": "i32", "u4": "u32"}
+# The element names (the dialect's, as sm-vulkan-runner takes them) of the
+# runtime's type codes.
+_ELEMENT_NAMES = {"f2": "f16", "u2": "bf16", "f4": "f32", "f8": "f64",
+                  "i1": "i8", "u1": "u8", "i4": "i32", "u4": "u32"}
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A buffer argument of a launch: its element type ("f16", "bf16",
+    "f32", "i8", ...), its length in elements, and how run_vulkan fills it
+    ("random", "iota", "zero", "poison": sm-vulkan-runner's fills)."""
+    element: str
+    count: int
+    fill: str = "random"
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar argument of a launch: "f32" or "i32" (index and integer
+    scalars reach kernels as 32 bits) and its value, exact."""
+    element: str
+    value: object
 
 
 @dataclass
@@ -92,8 +114,7 @@ class Launch:
     """One kernel launch of a compiled program, in program order, as the
     runtime plans it from the host function for given argument shapes: the
     kernel's name, its grid, its workgroup size (invocations), and its
-    arguments as sm-vulkan-runner specifications: a buffer's element type
-    and count ("f16:9360:random"), a scalar as ("scalar", "i32:130")."""
+    arguments in binding order (Buffer and Scalar)."""
     kernel: str
     grid: tuple
     workgroup_size: int
@@ -136,14 +157,12 @@ def _plan_launches(module, shapes, entry=""):
                 argument = lib.smPlanGetLaunchArgument(plan, i, j)
                 code = text(argument.dtype)
                 if argument.is_buffer:
-                    count = argument.size // int(code[1:])
-                    arguments.append("%s:%d:random" % (
-                        _RUNNER_TYPES.get(code, code), count))
+                    arguments.append(Buffer(_ELEMENT_NAMES.get(code, code),
+                                            argument.size // int(code[1:])))
                 elif code.startswith("f"):
-                    arguments.append(("scalar", "f32:%r" % argument.float))
+                    arguments.append(Scalar("f32", argument.float))
                 else:
-                    # Index and integer scalars reach kernels as 32 bits.
-                    arguments.append(("scalar", "i32:%d" % argument.integer))
+                    arguments.append(Scalar("i32", argument.integer))
             block = tuple(launch.block)
             launches.append(Launch(text(launch.kernel), tuple(launch.grid),
                                    block[0] * block[1] * block[2],

@@ -49,8 +49,9 @@ def test_launches_in_program_order():
     first = program.launches[0]
     # 64 x 96 fits one 128 x 128 workgroup tile of 2 x 2 subgroups.
     assert first.grid == (1, 1, 1) and first.workgroup_size == 128
-    assert first.arguments[:3] == ["f16:2048:random", "f16:3072:random",
-                                   "f32:96:random"]
+    assert first.arguments[:3] == [sm.Buffer("f16", 2048),
+                                   sm.Buffer("f16", 3072),
+                                   sm.Buffer("f32", 96)]
     assert "linalg." not in str(program.module).split("gpu.module")[0]
 
 
@@ -126,9 +127,10 @@ def test_dynamic_sizes_resolve_at_launch():
     assert launch.kernel == "matmul_0"
     # 128 x 128 workgroup tiles: one column of tiles, two rows.
     assert launch.grid == (1, 2, 1)
-    assert launch.arguments == ["f16:9360:random", "f16:6480:random",
-                                "f32:11700:random", ("scalar", "i32:130"),
-                                ("scalar", "i32:90"), ("scalar", "i32:72")]
+    assert launch.arguments == [sm.Buffer("f16", 9360),
+                                sm.Buffer("f16", 6480),
+                                sm.Buffer("f32", 11700), sm.Scalar("i32", 130),
+                                sm.Scalar("i32", 90), sm.Scalar("i32", 72)]
     # Arrays give their shapes.
     np = pytest.importorskip("numpy")
     (same,) = program.launches_for(np.zeros((130, 72), np.float16),
@@ -170,10 +172,9 @@ def test_split_k_launches_come_from_the_host_function():
     product = launches[0]
     assert product.grid[2] > 1
     # x, w and the workspace of one 16 x 512 product per part.
-    assert product.arguments[:2] == ["f16:65536:random",
-                                     "f16:2097152:random"]
-    assert product.arguments[2] == "f32:%d:random" % (
-        16 * 512 * product.grid[2])
+    assert product.arguments[:2] == [sm.Buffer("f16", 65536),
+                                     sm.Buffer("f16", 2097152)]
+    assert product.arguments[2] == sm.Buffer("f32", 16 * 512 * product.grid[2])
 
 
 LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json"
@@ -186,7 +187,7 @@ def test_dynamic_kernel_runs_at_chosen_size(tmp_path):
     (launch,) = program.launches_for((300,), (300,))
     # 300 elements in workgroups of 256.
     assert launch.grid == (2, 1, 1)
-    arguments = ["f32:300:iota"] + launch.arguments[1:]
+    arguments = [sm.Buffer("f32", 300, "iota")] + launch.arguments[1:]
     output = tmp_path / "y.bin"
     passed, report = sm.run_vulkan(
         program.binary, arguments, grid=launch.grid, entry=launch.kernel,

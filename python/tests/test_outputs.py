@@ -127,15 +127,15 @@ def test_run_vulkan_compiles_on_radv():
     # AMD compiler (it cannot dispatch).
     binary = sm.compile(gemm("nvidia-h100"), target="nvidia-h100", output="spirv")
     passed, report = sm.run_vulkan(
-        binary, ["f16:4096:random", "f16:4096:random", "f32:4096:poison",
-                 ("scalar", "i32:64")] + [("scalar", "i32:64")] * 3,
+        binary, [sm.Buffer("f16", 4096), sm.Buffer("f16", 4096),
+                 sm.Buffer("f32", 4096, "poison")] + [sm.Scalar("i32", 64)] * 4,
         environment={"RADV_FORCE_FAMILY": "navi31", "VK_DRIVER_FILES": RADV_ICD},
         extra=["--subgroup-size", "32", "--compile-only"])
     assert passed, report
     assert "pipeline: created for entry point 'gemm'" in report
     # A missing argument is the runner's error, reported, not raised.
     passed, report = sm.run_vulkan(
-        binary, ["f16:4096:random"],
+        binary, [sm.Buffer("f16", 4096)],
         environment={"RADV_FORCE_FAMILY": "navi31", "VK_DRIVER_FILES": RADV_ICD},
         extra=["--subgroup-size", "32", "--compile-only"])
     assert not passed

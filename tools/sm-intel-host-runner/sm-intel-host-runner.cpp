@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BufferGuards.h"
+#include "HostPlanExecutor.h"
 #include "KernelSignature.h"
 #include "RunnerOptions.h"
 #include "TemporaryDirectory.h"
@@ -31,6 +32,7 @@ namespace {
 
 const char *usage =
     R"(usage: sm-intel-host-runner KERNEL.ll --entry NAME [options]
+       sm-intel-host-runner --plan DIR [--output-dir D]
 
 Compiles KERNEL.ll (from sm-translate --emit-intel-host-llvm) for the host
 with llc, links it against the SPV_INTEL host runtime built into this
@@ -40,6 +42,11 @@ number i (integer scalars are 32-bit). The workgroup and subgroup sizes are
 the kernel's.
 
   --entry NAME            the kernel to run
+  --plan DIR              run the whole program the runtime wrote to DIR (a
+                          device plan with its kernels and inputs; sm-run
+                          does this for Intel targets); outputs go to
+                          result_<i>.npy and arg_<i>.npy in DIR, or in
+                          --output-dir D
   --cxx COMPILER          C++ compiler (default: $CXX, else c++)
   --llc LLC               LLVM's llc (default: the one of LLVM 22)
 )";
@@ -49,57 +56,121 @@ the kernel's.
   std::exit(2);
 }
 
+/// Compiles the kernel file at `path` for the host and loads it; false with
+/// `error`.
+bool loadKernels(const std::string &path, const std::string &compiler,
+                 const std::string &llc, void *&handle, std::string &error) {
+  if (access(path.c_str(), R_OK) != 0) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  TemporaryDirectory directory;
+  if (!directory.create("sm-intel-", error))
+    return false;
+  std::string object = directory.getPath() + "/kernel.o";
+  std::string library = directory.getPath() + "/kernel.so";
+  std::string compile = llc + " -O1 -filetype=obj -relocation-model=pic " +
+                        "-mtriple=x86_64-unknown-linux-gnu '" + path +
+                        "' -o '" + object + "'";
+  if (std::system(compile.c_str()) != 0) {
+    error = "llc rejected '" + path + "' (" + compile + ")";
+    return false;
+  }
+  // The runtime is part of this executable, which exports its symbols to
+  // the kernel library.
+  std::string link =
+      compiler + " -shared '" + object + "' -o '" + library + "'";
+  if (std::system(link.c_str()) != 0) {
+    error = "cannot link the kernel (" + link + ")";
+    return false;
+  }
+  handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    error = std::string("cannot load the compiled kernel: ") + dlerror();
+    return false;
+  }
+  // Loaded: the files are no longer needed, and a kernel that faults must
+  // not leave them behind.
+  directory.remove();
+  return true;
+}
+
+/// One kernel of a loaded kernel file.
+struct IntelKernel {
+  void (*function)(void **) = nullptr;
+  /// The subgroup size and the workgroup's three sizes.
+  const unsigned *info = nullptr;
+  const char *signature = nullptr;
+};
+
+/// Finds kernel `entry` in `handle`; false with `error`.
+bool findKernel(void *handle, const std::string &entry, IntelKernel &kernel,
+                std::string &error) {
+  kernel.function = reinterpret_cast<void (*)(void **)>(
+      dlsym(handle, ("sm_intel_entry_" + entry).c_str()));
+  kernel.info = reinterpret_cast<const unsigned *>(
+      dlsym(handle, ("sm_intel_info_" + entry).c_str()));
+  kernel.signature = reinterpret_cast<const char *>(
+      dlsym(handle, ("sm_intel_signature_" + entry).c_str()));
+  if (!kernel.function || !kernel.info) {
+    error = "the kernel file has no kernel '" + entry + "'";
+    return false;
+  }
+  if (!kernel.signature) {
+    error = "the kernel file does not describe the arguments of '" + entry +
+            "' (was it written by this sm-translate --emit-intel-host-llvm?)";
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string kernelPath, entry;
+  HostRunnerInvocation invocation;
   CommonOptions options;
   const char *cxxFromEnvironment = std::getenv("CXX");
   std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
   std::string llc = SM_LLC_PATH;
   std::string error = parseHostRunnerCommandLine(
       argc, argv, usage, {{"--cxx", &compiler}, {"--llc", &llc}}, options,
-      kernelPath, entry);
+      invocation);
   if (!error.empty())
     fail(error);
-  if (access(kernelPath.c_str(), R_OK) != 0)
-    fail("cannot read '" + kernelPath + "'");
 
-  TemporaryDirectory directory;
-  if (!directory.create("sm-intel-", error))
+  if (!invocation.planDirectory.empty()) {
+    void *handle = nullptr;
+    auto load = [&](const std::string &path, HostLaunch &launch,
+                    std::string &error) {
+      if (!loadKernels(path, compiler, llc, handle, error))
+        return false;
+      launch = [&](const std::string &entry, const DevicePlan::Step &step,
+                   void **arguments, const unsigned grid[3],
+                   std::string &error) {
+        IntelKernel kernel;
+        if (!findKernel(handle, entry, kernel, error))
+          return false;
+        error = checkLaunchArguments(entry, kernel.signature, step);
+        if (!error.empty())
+          return false;
+        sm_intel_launch(kernel.function, arguments, grid, kernel.info);
+        return true;
+      };
+      return true;
+    };
+    if (!runHostPlanDirectory(invocation.planDirectory,
+                              invocation.outputDirectory, load, error))
+      fail(error);
+    return 0;
+  }
+
+  const std::string &entry = invocation.entry;
+  void *handle = nullptr;
+  IntelKernel kernel;
+  if (!loadKernels(invocation.kernelPath, compiler, llc, handle, error) ||
+      !findKernel(handle, entry, kernel, error))
     fail(error);
-  std::string object = directory.getPath() + "/kernel.o";
-  std::string library = directory.getPath() + "/kernel.so";
-  std::string compile = llc + " -O1 -filetype=obj -relocation-model=pic " +
-                        "-mtriple=x86_64-unknown-linux-gnu '" + kernelPath +
-                        "' -o '" + object + "'";
-  if (std::system(compile.c_str()) != 0)
-    fail("llc rejected '" + kernelPath + "' (" + compile + ")");
-  // The runtime is part of this executable, which exports its symbols to
-  // the kernel library.
-  std::string link =
-      compiler + " -shared '" + object + "' -o '" + library + "'";
-  if (std::system(link.c_str()) != 0)
-    fail("cannot link the kernel (" + link + ")");
-  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    fail(std::string("cannot load the compiled kernel: ") + dlerror());
-  // Loaded: the files are no longer needed, and a kernel that faults must
-  // not leave them behind.
-  directory.remove();
-  using Entry = void (*)(void **);
-  auto kernel = reinterpret_cast<Entry>(
-      dlsym(handle, ("sm_intel_entry_" + entry).c_str()));
-  auto info = reinterpret_cast<const unsigned *>(
-      dlsym(handle, ("sm_intel_info_" + entry).c_str()));
-  auto signature = reinterpret_cast<const char *>(
-      dlsym(handle, ("sm_intel_signature_" + entry).c_str()));
-  if (!kernel || !info)
-    fail("the kernel file has no kernel '" + entry + "'");
-  if (!signature)
-    fail("the kernel file does not describe the arguments of '" + entry +
-         "' (was it written by this sm-translate --emit-intel-host-llvm?)");
-  error = checkKernelArguments(entry, signature, options.arguments);
+  error = checkKernelArguments(entry, kernel.signature, options.arguments);
   if (!error.empty())
     fail(error);
 
@@ -109,9 +180,12 @@ int main(int argc, char **argv) {
   after = before;
   GuardedHostBuffers guarded(before);
   std::vector<void *> pointers = guarded.getPointers();
-  guarded.run(
-      [&] { sm_intel_launch(kernel, pointers.data(), options.grid, info); });
+  guarded.run([&] {
+    sm_intel_launch(kernel.function, pointers.data(), options.grid,
+                    kernel.info);
+  });
   std::vector<std::string> damages = guarded.copyBack(after);
+  const unsigned *info = kernel.info;
   std::printf("ran '%s' on the host: grid %u,%u,%u of workgroups %u,%u,%u, "
               "subgroup size %u\n",
               entry.c_str(), options.grid[0], options.grid[1], options.grid[2],

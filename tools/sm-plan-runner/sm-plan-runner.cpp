@@ -19,11 +19,9 @@
 #include <cstring>
 #include <iostream>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 using namespace sm_runner;
-using mlir::subgroup_matrix::runtime::NpyArray;
 
 namespace {
 const char *usage =
@@ -87,17 +85,12 @@ int main(int argc, char **argv) {
   DevicePlan plan;
   if (!readDevicePlan(directory, plan, error))
     fail(error);
-  if (inputPaths.empty())
-    for (size_t i = 0; i < plan.inputs.size(); ++i)
-      inputPaths.push_back(directory + "/input_" + std::to_string(i) + ".npy");
-  std::vector<NpyArray> arrays(inputPaths.size());
+  std::vector<NpyArray> arrays;
+  if (!readPlanInputs(plan, directory, inputPaths, arrays, error))
+    fail(error);
   std::vector<const NpyArray *> inputs;
-  for (size_t i = 0; i < inputPaths.size(); ++i) {
-    if (!mlir::subgroup_matrix::runtime::readNpy(inputPaths[i], arrays[i],
-                                                 error))
-      fail(error);
-    inputs.push_back(&arrays[i]);
-  }
+  for (const NpyArray &array : arrays)
+    inputs.push_back(&array);
 
   if (!enterDriverRoot(argv, targetNeedsDriverRoot(plan.target), error))
     fail(error);
@@ -109,9 +102,6 @@ int main(int argc, char **argv) {
     fail(error);
   std::printf("device: %s\n", vulkan->describe().c_str());
   int failedStep = -1;
-  std::vector<std::string> outputNames;
-  for (const DevicePlan::Output &output : plan.outputs)
-    outputNames.push_back(output.argument < 0 ? "result" : "arg");
   std::unique_ptr<PlanExecutor> executor =
       PlanExecutor::load(*vulkan, std::move(plan), error, failedStep);
   if (!executor)
@@ -119,18 +109,8 @@ int main(int argc, char **argv) {
   std::vector<NpyArray> outputs;
   if (!executor->run(inputs, outputs, error))
     fail(error);
-  mkdir(outputDirectory.c_str(), 0755);
-  int resultIndex = 0;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const DevicePlan::Output &output = executor->getPlan().outputs[i];
-    std::string name = output.argument < 0
-                           ? "result_" + std::to_string(resultIndex++) + ".npy"
-                           : "arg_" + std::to_string(output.argument) + ".npy";
-    if (!mlir::subgroup_matrix::runtime::writeNpy(outputDirectory + "/" + name,
-                                                  outputs[i], error))
-      fail(error);
-    std::printf("%s: %s\n", name.c_str(), outputs[i].describe().c_str());
-  }
+  if (!writePlanOutputs(executor->getPlan(), outputDirectory, outputs, error))
+    fail(error);
   if (repeat) {
     sm_runner::VulkanDevice::Timing timing;
     if (!executor->time(unsigned(repeat), timing, error))

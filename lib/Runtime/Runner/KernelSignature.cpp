@@ -134,3 +134,31 @@ sm_runner::checkKernelArguments(const std::string &entry,
            "' in a form this runner does not read: '" + signature + "'";
   return checkArguments(entry, parameters, arguments);
 }
+
+std::string sm_runner::checkLaunchArguments(const std::string &entry,
+                                            const std::string &signature,
+                                            const DevicePlan::Step &step) {
+  std::vector<KernelParameter> parameters;
+  if (!parseKernelSignature(signature, parameters))
+    return "the kernel file describes the arguments of '" + entry +
+           "' in a form this runner does not read: '" + signature + "'";
+  if (parameters.size() != step.arguments.size())
+    return step.name + " passes " + std::to_string(step.arguments.size()) +
+           " arguments to kernel '" + entry + "', which takes " +
+           std::to_string(parameters.size());
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const KernelParameter &parameter = parameters[i];
+    const DevicePlan::Argument &argument = step.arguments[i];
+    bool sizeFits = !argument.isScalar || !parameter.bitWidth ||
+                    argument.scalar.size() * 8 == parameter.bitWidth;
+    if (parameter.isScalar != argument.isScalar || !sizeFits)
+      return "argument " + std::to_string(i) + " of kernel '" + entry +
+             "' is " + withArticle(describeParameter(parameter)) + ", but " +
+             step.name + " passes " +
+             (argument.isScalar
+                  ? "a scalar of " + std::to_string(argument.scalar.size()) +
+                        " bytes"
+                  : std::string("a buffer"));
+  }
+  return "";
+}

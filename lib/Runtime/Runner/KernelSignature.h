@@ -11,6 +11,7 @@
 #ifndef SM_RUNTIME_RUNNER_KERNELSIGNATURE_H
 #define SM_RUNTIME_RUNNER_KERNELSIGNATURE_H
 
+#include "DevicePlan.h"
 #include "HostBuffer.h"
 
 #include <string>
@@ -51,6 +52,13 @@ std::string checkArguments(const std::string &entry,
 std::string checkKernelArguments(const std::string &entry,
                                  const std::string &signature,
                                  const std::vector<BufferSpec> &arguments);
+
+/// Checks the arguments of a plan's launch against the kernel's signature
+/// text: their number, and for each whether it is a buffer or a scalar and
+/// a scalar's width. Returns an error message, or an empty string.
+std::string checkLaunchArguments(const std::string &entry,
+                                 const std::string &signature,
+                                 const DevicePlan::Step &step);
 
 } // namespace sm_runner
 

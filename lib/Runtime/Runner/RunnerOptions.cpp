@@ -294,7 +294,7 @@ bool sm_runner::reportResults(const CommonOptions &options,
 std::string sm_runner::parseHostRunnerCommandLine(
     int argc, char **argv, const char *usage,
     const std::vector<std::pair<std::string, std::string *>> &stringOptions,
-    CommonOptions &options, std::string &kernelPath, std::string &entry) {
+    CommonOptions &options, HostRunnerInvocation &invocation) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], error;
     if (parseCommonOption(i, argc, argv, options, error)) {
@@ -308,7 +308,10 @@ std::string sm_runner::parseHostRunnerCommandLine(
                   "failed, 2 on errors.\n");
       std::exit(0);
     }
-    std::string *value = arg == "--entry" ? &entry : nullptr;
+    std::string *value = arg == "--entry"        ? &invocation.entry
+                         : arg == "--plan"       ? &invocation.planDirectory
+                         : arg == "--output-dir" ? &invocation.outputDirectory
+                                                 : nullptr;
     for (const auto &[name, target] : stringOptions)
       if (arg == name)
         value = target;
@@ -319,10 +322,17 @@ std::string sm_runner::parseHostRunnerCommandLine(
     } else if (!arg.empty() && arg[0] == '-') {
       return "unknown option '" + arg + "' (see --help)";
     } else {
-      kernelPath = arg;
+      invocation.kernelPath = arg;
     }
   }
-  if (kernelPath.empty() || entry.empty())
-    return "a kernel file and --entry are needed (see --help)";
+  if (!invocation.planDirectory.empty()) {
+    if (!invocation.kernelPath.empty() || !invocation.entry.empty() ||
+        !options.arguments.empty())
+      return "--plan runs a whole plan: it takes no kernel file, --entry or "
+             "arguments";
+    return "";
+  }
+  if (invocation.kernelPath.empty() || invocation.entry.empty())
+    return "a kernel file and --entry are needed, or --plan (see --help)";
   return "";
 }

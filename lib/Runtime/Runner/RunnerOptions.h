@@ -45,15 +45,24 @@ extern const char *commonOptionsHelp;
 bool parseCommonOption(int &i, int argc, char **argv, CommonOptions &options,
                        std::string &error);
 
+/// What a host runner is asked to run: one kernel of a kernel file, or a
+/// whole plan that the runtime wrote (HostPlanExecutor.h).
+struct HostRunnerInvocation {
+  std::string kernelPath, entry;
+  /// --plan DIRECTORY, and --output-dir for its outputs.
+  std::string planDirectory, outputDirectory;
+};
+
 /// Parses the command line of a runner that compiles a kernel file on the
 /// host: the common options; `--help`, which prints `usage`, the common
 /// options and the exit statuses, then exits; `--NAME VALUE` for each named
-/// string in `stringOptions`; and the kernel file. Returns an error message,
-/// empty on success; the kernel file and `--entry` are required.
+/// string in `stringOptions`; and the kernel file with `--entry`, or
+/// `--plan DIRECTORY` (with `--output-dir`). Returns an error message, empty
+/// on success.
 std::string parseHostRunnerCommandLine(
     int argc, char **argv, const char *usage,
     const std::vector<std::pair<std::string, std::string *>> &stringOptions,
-    CommonOptions &options, std::string &kernelPath, std::string &entry);
+    CommonOptions &options, HostRunnerInvocation &invocation);
 
 /// Checks that the arguments fit in this machine's memory: a runner holds
 /// each about three times (before, after, and the device's or guarded

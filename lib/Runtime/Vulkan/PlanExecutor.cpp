@@ -61,19 +61,9 @@ std::unique_ptr<PlanExecutor> PlanExecutor::load(VulkanDevice &device,
   }
 
   for (const DevicePlan::Output &output : loaded.outputs) {
-    NpyArray array;
-    array.dtype = output.dtype;
-    array.shape = output.shape;
-    uint64_t bytes =
-        output.packedBits
-            ? uint64_t(array.getNumElements() * output.packedBits + 7) / 8
-            : uint64_t(array.getNumElements() * array.getElementSize());
-    if (array.getElementSize() <= 0 ||
-        output.offset + bytes > loaded.buffers[output.buffer].size) {
-      error = "an output of the plan (" + array.describe() +
-              ") does not fit in its buffer";
+    uint64_t size;
+    if (!getOutputSize(loaded, output, size, error))
       return nullptr;
-    }
   }
 
   // Buffers: constants are uploaded now, poisoned buffers filled now (and
@@ -143,78 +133,17 @@ PlanExecutor::~PlanExecutor() {
     device.destroyBuffer(id);
 }
 
-/// The bytes of a buffer of `size` bytes that packs `array`'s elements (one
-/// per byte) `bits` wide, the first in the low bits of the first byte, as
-/// the kernels' emulation of narrow integers reads them.
-static std::vector<char> packElements(const NpyArray &array, unsigned bits,
-                                      uint64_t size) {
-  std::vector<char> packed(size, 0);
-  unsigned mask = (1u << bits) - 1;
-  for (size_t i = 0; i < array.data.size(); ++i) {
-    size_t bit = i * bits;
-    if (bit / 8 >= packed.size())
-      return {};
-    packed[bit / 8] |=
-        char((unsigned(uint8_t(array.data[i])) & mask) << (bit % 8));
-  }
-  return packed;
-}
-
-/// Unpacks `packed` into `array` (one element per byte), sign-extended for
-/// signed type codes.
-static void unpackElements(const std::vector<char> &packed, unsigned bits,
-                           NpyArray &array) {
-  unsigned mask = (1u << bits) - 1;
-  bool isSigned = array.dtype[0] == 'i';
-  for (size_t i = 0; i < array.data.size(); ++i) {
-    size_t bit = i * bits;
-    unsigned value = (unsigned(uint8_t(packed[bit / 8])) >> (bit % 8)) & mask;
-    if (isSigned && (value >> (bits - 1)))
-      value |= ~mask;
-    array.data[i] = char(value);
-  }
-}
-
 bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
                        std::vector<NpyArray> &outputs, std::string &error) {
-  if (inputs.size() != plan.inputs.size()) {
-    error = "the plan takes " + std::to_string(plan.inputs.size()) +
-            " inputs, but " + std::to_string(inputs.size()) + " were given";
+  if (!checkPlanInputs(plan, inputs, error))
     return false;
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const DevicePlan::Input &expected = plan.inputs[i];
-    // The same type, or the other signedness of an integer type.
-    const std::string &given = inputs[i]->dtype;
-    bool integers = (given[0] == 'i' || given[0] == 'u') &&
-                    (expected.dtype[0] == 'i' || expected.dtype[0] == 'u');
-    bool sameType =
-        given == expected.dtype || (integers && given[1] == expected.dtype[1]);
-    if (inputs[i]->shape != expected.shape || !sameType) {
-      NpyArray wanted;
-      wanted.dtype = expected.dtype;
-      wanted.shape = expected.shape;
-      error = "input " + std::to_string(i) + " is " + inputs[i]->describe() +
-              ", but the plan was made for " + wanted.describe();
-      return false;
-    }
-  }
   for (size_t index = 0; index < plan.buffers.size(); ++index) {
     const DevicePlan::Buffer &buffer = plan.buffers[index];
     if (buffer.start != DevicePlan::Buffer::Start::Input)
       continue;
-    const NpyArray &input = *inputs[buffer.argument];
-    unsigned packedBits = plan.inputs[buffer.argument].packedBits;
-    std::vector<char> packed;
-    if (packedBits)
-      packed = packElements(input, packedBits, buffer.size);
-    const std::vector<char> &bytes = packedBits ? packed : input.data;
-    if (bytes.size() != buffer.size) {
-      error = "input " + std::to_string(buffer.argument) + " holds " +
-              std::to_string(bytes.size()) + " bytes, the plan " +
-              std::to_string(buffer.size);
+    std::vector<char> bytes;
+    if (!getInputBytes(plan, buffer, *inputs[buffer.argument], bytes, error))
       return false;
-    }
     if (!device.writeBuffer(buffers[index], 0, bytes.data(), bytes.size(),
                             error))
       return false;
@@ -244,23 +173,15 @@ bool PlanExecutor::run(const std::vector<const NpyArray *> &inputs,
   }
   outputs.clear();
   for (const DevicePlan::Output &output : plan.outputs) {
-    NpyArray array;
-    array.dtype = output.dtype;
-    array.shape = output.shape;
-    array.data.resize(array.getNumElements() * array.getElementSize());
-    if (output.packedBits) {
-      std::vector<char> packed(
-          (array.getNumElements() * output.packedBits + 7) / 8);
-      if (!device.readBuffer(buffers[output.buffer], output.offset,
-                             packed.data(), packed.size(), error))
-        return false;
-      unpackElements(packed, output.packedBits, array);
-    } else if (!device.readBuffer(buffers[output.buffer], output.offset,
-                                  array.data.data(), array.data.size(),
-                                  error)) {
+    uint64_t size;
+    std::vector<char> bytes;
+    if (!getOutputSize(plan, output, size, error))
       return false;
-    }
-    outputs.push_back(std::move(array));
+    bytes.resize(size);
+    if (!device.readBuffer(buffers[output.buffer], output.offset, bytes.data(),
+                           size, error))
+      return false;
+    outputs.push_back(decodeOutput(output, bytes.data()));
   }
   return true;
 }

@@ -404,7 +404,7 @@ static FailureOr<std::string> emitWithLlc(llvm::Module &module, Location loc) {
        {std::pair{&bitcodePath, "bc"}, {&binaryPath, "spv"}, {&logPath, "log"}})
     if (llvm::sys::fs::createTemporaryFile("sm-intel-spirv", suffix, *path))
       return fail("cannot create a temporary file");
-  auto removeFiles = llvm::make_scope_exit([&] {
+  llvm::scope_exit removeFiles([&] {
     for (StringRef path : {bitcodePath, binaryPath, logPath})
       llvm::sys::fs::remove(path);
   });

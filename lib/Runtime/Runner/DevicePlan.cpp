@@ -1,10 +1,10 @@
 //===- DevicePlan.cpp - device plans on disk ------------------------------===//
 //
 // plan.txt holds one record per line: the header, the target, then
-// `binary`, `kernel`, `input`, `buffer`, `output` records and the steps
-// (`launch` or `copy`) each followed by its argument lines (indented
-// `buffer INDEX OFFSET SIZE` or `scalar SIZE HEXBYTES`). Binaries and
-// constant data are files beside it.
+// `binary` (or one `host-source`), `kernel`, `input`, `buffer`, `output`
+// records and the steps (`launch` or `copy`) each followed by its argument
+// lines (indented `buffer INDEX OFFSET SIZE` or `scalar SIZE HEXBYTES`).
+// Binaries, host sources and constant data are files beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +12,11 @@
 
 #include "Files.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <sys/stat.h>
 
 using namespace sm_runner;
 
@@ -78,6 +80,12 @@ bool sm_runner::writeDevicePlan(const DevicePlan &plan,
                    words.size() * 4, error))
       return false;
     text << "binary " << i << " " << name << "\n";
+  }
+  if (!plan.hostSourceName.empty()) {
+    if (!writeFile(directory + "/" + plan.hostSourceName,
+                   plan.hostSource.data(), plan.hostSource.size(), error))
+      return false;
+    text << "host-source " << plan.hostSourceName << "\n";
   }
   for (size_t i = 0; i < plan.kernels.size(); ++i)
     text << "kernel " << i << " " << plan.kernels[i].binary << " "
@@ -209,11 +217,19 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
       plan.binaries.emplace_back(data.size() / 4);
       std::copy(data.begin(), data.end(),
                 reinterpret_cast<char *>(plan.binaries.back().data()));
+    } else if (kind == "host-source") {
+      std::vector<char> data;
+      if (!(fields >> plan.hostSourceName) || !plan.binaries.empty())
+        return fail("a malformed host-source record");
+      if (!readWholeFile(directory + "/" + plan.hostSourceName, data, error))
+        return false;
+      plan.hostSource.assign(data.begin(), data.end());
     } else if (kind == "kernel") {
       size_t index;
       DevicePlan::Kernel kernel;
+      size_t binaries = plan.hostSourceName.empty() ? plan.binaries.size() : 1;
       if (!(fields >> index >> kernel.binary >> kernel.entry) ||
-          index != plan.kernels.size() || kernel.binary >= plan.binaries.size())
+          index != plan.kernels.size() || kernel.binary >= binaries)
         return fail("a malformed kernel record");
       plan.kernels.push_back(kernel);
     } else if (kind == "input") {
@@ -279,5 +295,149 @@ bool sm_runner::readDevicePlan(const std::string &directory, DevicePlan &plan,
   for (const DevicePlan::Step &step : plan.steps)
     if (step.isCopy && step.arguments.size() != 2)
       return fail("a copy needs a source and a target");
+  return true;
+}
+
+bool sm_runner::checkPlanInputs(const DevicePlan &plan,
+                                const std::vector<const NpyArray *> &inputs,
+                                std::string &error) {
+  if (inputs.size() != plan.inputs.size()) {
+    error = "the plan takes " + std::to_string(plan.inputs.size()) +
+            " inputs, but " + std::to_string(inputs.size()) + " were given";
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const DevicePlan::Input &expected = plan.inputs[i];
+    // The same type, or the other signedness of an integer type.
+    const std::string &given = inputs[i]->dtype;
+    bool integers = (given[0] == 'i' || given[0] == 'u') &&
+                    (expected.dtype[0] == 'i' || expected.dtype[0] == 'u');
+    bool sameType =
+        given == expected.dtype || (integers && given[1] == expected.dtype[1]);
+    if (inputs[i]->shape != expected.shape || !sameType) {
+      NpyArray wanted;
+      wanted.dtype = expected.dtype;
+      wanted.shape = expected.shape;
+      error = "input " + std::to_string(i) + " is " + inputs[i]->describe() +
+              ", but the plan was made for " + wanted.describe();
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The bytes of a buffer of `size` bytes that packs `array`'s elements (one
+/// per byte) `bits` wide, the first in the low bits of the first byte, as
+/// the kernels' emulation of narrow integers reads them.
+static std::vector<char> packElements(const NpyArray &array, unsigned bits,
+                                      uint64_t size) {
+  std::vector<char> packed(size, 0);
+  unsigned mask = (1u << bits) - 1;
+  for (size_t i = 0; i < array.data.size(); ++i) {
+    size_t bit = i * bits;
+    if (bit / 8 >= packed.size())
+      return {};
+    packed[bit / 8] |=
+        char((unsigned(uint8_t(array.data[i])) & mask) << (bit % 8));
+  }
+  return packed;
+}
+
+/// Unpacks `packed` into `array` (one element per byte), sign-extended for
+/// signed type codes.
+static void unpackElements(const char *packed, unsigned bits, NpyArray &array) {
+  unsigned mask = (1u << bits) - 1;
+  bool isSigned = array.dtype[0] == 'i';
+  for (size_t i = 0; i < array.data.size(); ++i) {
+    size_t bit = i * bits;
+    unsigned value = (unsigned(uint8_t(packed[bit / 8])) >> (bit % 8)) & mask;
+    if (isSigned && (value >> (bits - 1)))
+      value |= ~mask;
+    array.data[i] = char(value);
+  }
+}
+
+bool sm_runner::getInputBytes(const DevicePlan &plan,
+                              const DevicePlan::Buffer &buffer,
+                              const NpyArray &input, std::vector<char> &bytes,
+                              std::string &error) {
+  unsigned packedBits = plan.inputs[buffer.argument].packedBits;
+  bytes =
+      packedBits ? packElements(input, packedBits, buffer.size) : input.data;
+  if (bytes.size() != buffer.size) {
+    error = "input " + std::to_string(buffer.argument) + " holds " +
+            std::to_string(bytes.size()) + " bytes, the plan " +
+            std::to_string(buffer.size);
+    return false;
+  }
+  return true;
+}
+
+/// An empty array of `output`'s type and shape.
+static NpyArray makeOutputArray(const DevicePlan::Output &output) {
+  NpyArray array;
+  array.dtype = output.dtype;
+  array.shape = output.shape;
+  return array;
+}
+
+bool sm_runner::getOutputSize(const DevicePlan &plan,
+                              const DevicePlan::Output &output, uint64_t &size,
+                              std::string &error) {
+  NpyArray array = makeOutputArray(output);
+  size = output.packedBits
+             ? uint64_t(array.getNumElements() * output.packedBits + 7) / 8
+             : uint64_t(array.getNumElements() * array.getElementSize());
+  if (array.getElementSize() <= 0 ||
+      output.offset + size > plan.buffers[output.buffer].size) {
+    error = "an output of the plan (" + array.describe() +
+            ") does not fit in its buffer";
+    return false;
+  }
+  return true;
+}
+
+NpyArray sm_runner::decodeOutput(const DevicePlan::Output &output,
+                                 const char *bytes) {
+  NpyArray array = makeOutputArray(output);
+  array.data.resize(array.getNumElements() * array.getElementSize());
+  if (output.packedBits)
+    unpackElements(bytes, output.packedBits, array);
+  else
+    std::copy(bytes, bytes + array.data.size(), array.data.begin());
+  return array;
+}
+
+bool sm_runner::readPlanInputs(const DevicePlan &plan,
+                               const std::string &directory,
+                               std::vector<std::string> paths,
+                               std::vector<NpyArray> &inputs,
+                               std::string &error) {
+  if (paths.empty())
+    for (size_t i = 0; i < plan.inputs.size(); ++i)
+      paths.push_back(directory + "/input_" + std::to_string(i) + ".npy");
+  inputs.assign(paths.size(), NpyArray());
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (!mlir::subgroup_matrix::runtime::readNpy(paths[i], inputs[i], error))
+      return false;
+  return true;
+}
+
+bool sm_runner::writePlanOutputs(const DevicePlan &plan,
+                                 const std::string &directory,
+                                 const std::vector<NpyArray> &outputs,
+                                 std::string &error) {
+  mkdir(directory.c_str(), 0755);
+  int resultIndex = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const DevicePlan::Output &output = plan.outputs[i];
+    std::string name = output.argument < 0
+                           ? "result_" + std::to_string(resultIndex++) + ".npy"
+                           : "arg_" + std::to_string(output.argument) + ".npy";
+    if (!mlir::subgroup_matrix::runtime::writeNpy(directory + "/" + name,
+                                                  outputs[i], error))
+      return false;
+    std::printf("%s: %s\n", name.c_str(), outputs[i].describe().c_str());
+  }
   return true;
 }

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
-#define SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
+#ifndef SM_RUNTIME_RUNNER_FILES_H
+#define SM_RUNTIME_RUNNER_FILES_H
 
 #include <string>
 #include <vector>
@@ -21,4 +21,4 @@ bool readWholeFile(const std::string &path, std::vector<char> &data,
 
 } // namespace sm_runner
 
-#endif // SUBGROUPMATRIX_RUNTIME_VULKAN_FILES_H
+#endif // SM_RUNTIME_RUNNER_FILES_H
