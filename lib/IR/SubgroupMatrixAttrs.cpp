@@ -431,3 +431,218 @@ std::string TargetAttr::describeConfigs() const {
        << kEmulatedDimensionMultiple << ")";
   return text;
 }
+
+//===----------------------------------------------------------------------===//
+// LaunchAttr
+//===----------------------------------------------------------------------===//
+
+/// Whether `text` is a decimal integer.
+static bool isInteger(StringRef text) {
+  return !text.empty() && llvm::all_of(text, llvm::isDigit);
+}
+
+/// Parses `<grid = [X, Y, Z], arguments = [...]` then optionally
+/// `, sizes = [...]` and `, check = "..."`, then `>`; a grid count is an
+/// integer or a quoted size expression.
+Attribute LaunchAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *context = parser.getContext();
+  SmallVector<StringAttr> grid, arguments, sizes;
+  StringAttr check;
+  auto parseStrings = [&](StringRef keyword, SmallVectorImpl<StringAttr> &into,
+                          bool allowIntegers) -> ParseResult {
+    if (parser.parseKeyword(keyword) || parser.parseEqual())
+      return failure();
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          uint64_t count = 0;
+          OptionalParseResult integer = allowIntegers
+                                            ? parser.parseOptionalInteger(count)
+                                            : OptionalParseResult();
+          if (integer.has_value()) {
+            if (failed(*integer))
+              return failure();
+            into.push_back(StringAttr::get(context, Twine(count)));
+            return success();
+          }
+          std::string text;
+          if (parser.parseString(&text))
+            return failure();
+          into.push_back(StringAttr::get(context, text));
+          return success();
+        });
+  };
+  if (parser.parseLess() || parseStrings("grid", grid, true) ||
+      parser.parseComma() || parseStrings("arguments", arguments, false))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("check"))) {
+      std::string text;
+      if (parser.parseEqual() || parser.parseString(&text))
+        return {};
+      check = StringAttr::get(context, text);
+      break;
+    }
+    if (!sizes.empty() || parseStrings("sizes", sizes, false))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<LaunchAttr>(context, grid, arguments, sizes, check);
+}
+
+void LaunchAttr::print(AsmPrinter &printer) const {
+  auto printStrings = [&](ArrayRef<StringAttr> texts, bool integersBare) {
+    printer << "[";
+    llvm::interleaveComma(texts, printer, [&](StringAttr text) {
+      if (integersBare && isInteger(text.getValue()))
+        printer << text.getValue();
+      else
+        printer << text;
+    });
+    printer << "]";
+  };
+  printer << "<grid = ";
+  printStrings(getGrid(), true);
+  printer << ", arguments = ";
+  printStrings(getArguments(), false);
+  if (!getSizes().empty()) {
+    printer << ", sizes = ";
+    printStrings(getSizes(), false);
+  }
+  if (getCheck())
+    printer << ", check = " << getCheck();
+  printer << ">";
+}
+
+LaunchAttr LaunchAttr::get(MLIRContext *context, ArrayRef<std::string> grid,
+                           ArrayRef<std::string> arguments,
+                           ArrayRef<std::string> sizes, StringRef check) {
+  auto strings = [&](ArrayRef<std::string> texts) {
+    return llvm::map_to_vector(texts, [&](const std::string &text) {
+      return StringAttr::get(context, text);
+    });
+  };
+  return get(context, strings(grid), strings(arguments), strings(sizes),
+             check.empty() ? StringAttr() : StringAttr::get(context, check));
+}
+
+/// Checks a size expression (integers and names, `*`, `ceildiv(X,Y)` and
+/// `min(X,Y)`) and collects the names it uses; returns what is wrong, or "".
+static std::string checkSizeExpression(StringRef text,
+                                       SmallVectorImpl<StringRef> &names) {
+  size_t position = 0;
+  std::function<bool()> product, atom;
+  auto expect = [&](char c) {
+    if (position < text.size() && text[position] == c) {
+      ++position;
+      return true;
+    }
+    return false;
+  };
+  atom = [&]() {
+    size_t start = position;
+    while (position < text.size() &&
+           (llvm::isAlnum(text[position]) || text[position] == '_'))
+      ++position;
+    StringRef word = text.slice(start, position);
+    if (word.empty())
+      return false;
+    if ((word == "ceildiv" || word == "min") && expect('('))
+      return product() && expect(',') && product() && expect(')');
+    if (!llvm::isDigit(word.front()))
+      names.push_back(word);
+    else if (!isInteger(word))
+      return false;
+    return true;
+  };
+  product = [&]() {
+    if (!atom())
+      return false;
+    while (expect('*'))
+      if (!atom())
+        return false;
+    return true;
+  };
+  if (!product() || position != text.size())
+    return ("'" + text +
+            "' is not a size expression (integers and names, "
+            "'*', ceildiv(X,Y), min(X,Y))")
+        .str();
+  return "";
+}
+
+LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> grid,
+                                 ArrayRef<StringAttr> arguments,
+                                 ArrayRef<StringAttr> sizes, StringAttr check) {
+  if (grid.size() != 3)
+    return emitError() << "a launch needs a grid of three counts, not "
+                       << grid.size();
+  llvm::StringSet<> known;
+  for (StringAttr size : sizes)
+    known.insert(size.getValue());
+  SmallVector<StringRef> names;
+  for (StringAttr count : grid) {
+    std::string problem = checkSizeExpression(count.getValue(), names);
+    if (!problem.empty())
+      return emitError() << "has a grid count " << problem;
+    uint64_t value;
+    if (!count.getValue().getAsInteger(10, value) &&
+        (value == 0 || value > uint64_t(INT32_MAX)))
+      return emitError() << "has a grid count of " << value
+                         << ", not between 1 and " << INT32_MAX;
+  }
+  // Expressions within specifications are braced.
+  auto collectBraced = [&](StringRef text) -> std::string {
+    while (!text.empty()) {
+      size_t open = text.find('{');
+      if (open == StringRef::npos)
+        return "";
+      size_t close = text.find('}', open);
+      if (close == StringRef::npos)
+        return ("'" + text + "' has an unclosed '{'").str();
+      std::string problem =
+          checkSizeExpression(text.slice(open + 1, close), names);
+      if (!problem.empty())
+        return problem;
+      text = text.drop_front(close + 1);
+    }
+    return "";
+  };
+  for (StringAttr argument : arguments)
+    if (std::string problem = collectBraced(argument.getValue());
+        !problem.empty())
+      return emitError() << "has an argument where " << problem;
+  if (check)
+    if (std::string problem = collectBraced(check.getValue()); !problem.empty())
+      return emitError() << "has a check where " << problem;
+  for (StringRef name : names)
+    if (!known.contains(name))
+      return emitError() << "uses the size '" << name
+                         << "', which is not one of its sizes";
+  return success();
+}
+
+std::string LaunchAttr::getRunnerOptions() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << " --grid ";
+  llvm::interleave(
+      getGrid(), os,
+      [&](StringAttr count) {
+        if (isInteger(count.getValue()))
+          os << count.getValue();
+        else
+          os << "{" << count.getValue() << "}";
+      },
+      ",");
+  for (StringAttr argument : getArguments())
+    os << " --arg " << argument.getValue();
+  // Sizes known only at run time follow the buffers, as 32-bit scalars
+  // (index arguments of Vulkan kernels are 32 bits wide).
+  for (StringAttr size : getSizes())
+    os << " --scalar i32:{" << size.getValue() << "}";
+  if (getCheck())
+    os << " --check " << getCheck().getValue();
+  return text;
+}

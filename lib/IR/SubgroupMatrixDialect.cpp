@@ -21,50 +21,15 @@ void SubgroupMatrixDialect::initialize() {
       >();
 }
 
-/// Checks the shape of a `subgroup_matrix.launch` dictionary.
-static LogicalResult verifyLaunchAttribute(Operation *op, Attribute value) {
-  auto fail = [&](const Twine &message) {
-    return op->emitError() << "'" << SubgroupMatrixDialect::getLaunchAttrName()
-                           << "' " << message;
-  };
-  auto launch = dyn_cast<DictionaryAttr>(value);
-  if (!launch)
-    return fail("must be a dictionary");
-  // A grid that depends on sizes known only at run time is a string of
-  // expressions ("{ceildiv(N,64)},{ceildiv(M,64)},1") the runner evaluates.
-  auto grid = launch.getAs<DenseI32ArrayAttr>("grid");
-  auto gridText = launch.getAs<StringAttr>("grid");
-  auto countTopLevelCommas = [](StringRef text) {
-    int depth = 0, commas = 0;
-    for (char c : text) {
-      depth += (c == '{' || c == '(') - (c == '}' || c == ')');
-      commas += c == ',' && depth == 0;
-    }
-    return commas;
-  };
-  if ((!grid || grid.size() != 3 ||
-       llvm::any_of(grid.asArrayRef(), [](int32_t n) { return n <= 0; })) &&
-      (!gridText || countTopLevelCommas(gridText.getValue()) != 2))
-    return fail("needs 'grid', an array<i32> of three positive counts (or a "
-                "string of three comma-separated expressions)");
-  auto arguments = launch.getAs<ArrayAttr>("arguments");
-  if (!arguments || !llvm::all_of(arguments, llvm::IsaPred<StringAttr>))
-    return fail("needs 'arguments', an array of buffer specs (strings)");
-  if (Attribute sizes = launch.get("sizes");
-      sizes &&
-      (!isa<ArrayAttr>(sizes) ||
-       !llvm::all_of(cast<ArrayAttr>(sizes), llvm::IsaPred<StringAttr>)))
-    return fail("has 'sizes' that are not an array of size names (strings)");
-  if (Attribute check = launch.get("check"); check && !isa<StringAttr>(check))
-    return fail("has a 'check' that is not a string");
-  return success();
-}
-
 LogicalResult
 SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
                                                 NamedAttribute attribute) {
-  if (attribute.getName() == getLaunchAttrName())
-    return verifyLaunchAttribute(op, attribute.getValue());
+  if (attribute.getName() == getLaunchAttrName()) {
+    if (!isa<LaunchAttr>(attribute.getValue()))
+      return op->emitError() << "'" << getLaunchAttrName()
+                             << "' must be a #subgroup_matrix.launch";
+    return success();
+  }
   if (attribute.getName() == getEmulatedAttrName() ||
       attribute.getName() == getEmulateAttrName()) {
     if (!isa<UnitAttr>(attribute.getValue()))

@@ -257,35 +257,39 @@ module attributes {subgroup_matrix.emulate = true} {}
 
 // -----
 
-// expected-error @+1 {{'subgroup_matrix.launch' must be a dictionary}}
-module attributes {subgroup_matrix.launch = "--grid 1,1,1"} {}
+// expected-error @+1 {{'subgroup_matrix.launch' must be a #subgroup_matrix.launch}}
+module attributes {subgroup_matrix.launch = {grid = array<i32: 1, 1, 1>, arguments = []}} {}
 
 // -----
 
-// expected-error @+1 {{'subgroup_matrix.launch' needs 'grid', an array<i32> of three positive counts}}
-module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 0, 1>, arguments = []}} {}
+// expected-error @+1 {{a launch needs a grid of three counts, not 2}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = ["ceildiv(N,64)", "ceildiv(M,64)"], arguments = [], sizes = ["M", "N"]>} {}
 
 // -----
 
-// expected-error @+1 {{'subgroup_matrix.launch' needs 'arguments', an array of buffer specs (strings)}}
-module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, arguments = [3]}} {}
+// expected-error @+1 {{has a grid count of 0, not between 1 and 2147483647}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = [4, 0, 1], arguments = []>} {}
 
 // -----
 
-// A grid of size expressions (dynamic sizes) has three of them; commas
-// inside an expression do not count.
-// expected-error @+1 {{'subgroup_matrix.launch' needs 'grid', an array<i32> of three positive counts (or a string of three comma-separated expressions)}}
-module attributes {subgroup_matrix.launch = {grid = "{ceildiv(N,64)},{ceildiv(M,64)}", arguments = [], sizes = ["M", "N"]}} {}
+// expected-error @+1 {{has a grid count 'ceildiv(N,64' is not a size expression (integers and names, '*', ceildiv(X,Y), min(X,Y))}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = ["ceildiv(N,64", 1, 1], arguments = [], sizes = ["N"]>} {}
 
 // -----
 
-// expected-error @+1 {{'subgroup_matrix.launch' has 'sizes' that are not an array of size names (strings)}}
-module attributes {subgroup_matrix.launch = {grid = "{ceildiv(N,64)},1,1", arguments = [], sizes = [1]}} {}
+// Every size an expression names is one the launch takes.
+// expected-error @+1 {{uses the size 'K', which is not one of its sizes}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = ["ceildiv(N,64)", 1, 1], arguments = ["f32:{N*K}:random"], sizes = ["N"]>} {}
 
 // -----
 
-// expected-error @+1 {{'subgroup_matrix.launch' has a 'check' that is not a string}}
-module attributes {subgroup_matrix.launch = {grid = array<i32: 4, 1, 1>, arguments = ["f32:4:random"], check = 1}} {}
+// expected-error @+1 {{has an argument where 'f32:{N:random' has an unclosed '{'}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = [1, 1, 1], arguments = ["f32:{N:random"], sizes = ["N"]>} {}
+
+// -----
+
+// expected-error @+1 {{has a check where 'M=+' is not a size expression}}
+module attributes {subgroup_matrix.launch = #subgroup_matrix.launch<grid = [1, 1, 1], arguments = ["f32:4:random"], check = "gemm:M={M=+}">} {}
 
 // -----
 

@@ -183,6 +183,65 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
   }];
 }
 
+def SubgroupMatrix_LaunchAttr : AttrDef<SubgroupMatrix_Dialect, "Launch"> {
+  let mnemonic = "launch";
+  let summary = "how a kernel is launched and checked on its own";
+  let description = [{
+    Attached to a kernel as `subgroup_matrix.launch` by the stages that make
+    kernels (the contraction, element-wise and row-group kernels of
+    `sm-linalg-to-gpu`, `sm-tile-matmul`), it says how to run the kernel
+    alone: the SPIR-V serializer records it in the binary, and
+    `sm-vulkan-runner` runs a binary that records one without arguments on
+    its command line.
+
+    - `grid`: the workgroup counts in x, y and z, each an integer or a size
+      expression;
+    - `arguments`: one `sm-vulkan-runner` buffer specification per buffer
+      argument of the kernel, in order (`"f16:{M*K}:random"`);
+    - `sizes`: the sizes left to run time, which follow the buffers as
+      32-bit scalars, in order;
+    - `check`: an `sm-vulkan-runner` check of the results, where the kernel
+      has a plain reference (`"gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2"`).
+
+    A size expression is an integer, a name from `sizes`, a product of them
+    with `*`, or `ceildiv(X,Y)` or `min(X,Y)` of expressions; within a
+    buffer or check specification it is written in braces. Every name used
+    must be one of `sizes`.
+
+    ```mlir
+    gpu.func @matmul(%a: memref<?xf16>, %b: memref<?xf16>, %c: memref<?xf32>,
+                     %m: index, %n: index, %k: index) kernel attributes {
+        subgroup_matrix.launch = #subgroup_matrix.launch<
+            grid = ["ceildiv(N,128)", "ceildiv(M,128)", 1],
+            arguments = ["f16:{M*K}:random", "f16:{K*N}:random",
+                         "f32:{M*N}:random"],
+            sizes = ["M", "N", "K"],
+            check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2">} {
+      gpu.return
+    }
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"::mlir::StringAttr">:$grid,
+    ArrayRefParameter<"::mlir::StringAttr">:$arguments,
+    ArrayRefParameter<"::mlir::StringAttr">:$sizes,
+    OptionalParameter<"::mlir::StringAttr">:$check);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// A launch from the texts of its parts (an empty `check`: none).
+    static LaunchAttr get(::mlir::MLIRContext *context,
+                          ::llvm::ArrayRef<std::string> grid,
+                          ::llvm::ArrayRef<std::string> arguments,
+                          ::llvm::ArrayRef<std::string> sizes,
+                          ::llvm::StringRef check);
+    /// The `sm-vulkan-runner` options that launch and check the kernel
+    /// (" --grid X,Y,Z --arg ... --scalar i32:{M} ... --check ..."), a grid
+    /// expression in braces.
+    std::string getRunnerOptions() const;
+  }];
+}
+
 def SubgroupMatrix_ContractionPlanAttr
     : AttrDef<SubgroupMatrix_Dialect, "ContractionPlan"> {
   let mnemonic = "contraction_plan";

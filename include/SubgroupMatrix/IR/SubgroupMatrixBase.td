@@ -108,11 +108,9 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.plan";
     }
 
-    /// Name of the discardable attribute that says how to launch and check a
-    /// kernel (sm-tile-matmul writes it): a dictionary with `grid`
-    /// (array<i32> of three positive counts), `arguments` (one
-    /// sm-vulkan-runner buffer spec per kernel argument) and optionally
-    /// `check` (a runner check).
+    /// Name of the discardable attribute, a `#subgroup_matrix.launch`, that
+    /// says how to launch and check a kernel on its own (the kernel stages
+    /// write it, the SPIR-V serializer records it for sm-vulkan-runner).
     static constexpr ::llvm::StringLiteral getLaunchAttrName() {
       return "subgroup_matrix.launch";
     }

@@ -30,31 +30,13 @@ static llvm::cl::opt<std::string> spirvModuleName(
     llvm::cl::init(""));
 
 /// The sm-vulkan-runner options that launch and check `function`, from its
-/// `subgroup_matrix.launch` attribute: "ENTRY --grid X,Y,Z --arg ... --check
-/// ...".
+/// `#subgroup_matrix.launch`: "ENTRY --grid X,Y,Z --arg ... --check ...".
 static std::optional<std::string> getLaunchDescription(spirv::FuncOp function) {
-  auto launch = function->getAttrOfType<DictionaryAttr>(
+  auto launch = function->getAttrOfType<subgroup_matrix::LaunchAttr>(
       subgroup_matrix::SubgroupMatrixDialect::getLaunchAttrName());
   if (!launch)
     return std::nullopt;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << function.getSymName();
-  if (auto grid = launch.getAs<DenseI32ArrayAttr>("grid"))
-    os << " --grid " << grid[0] << "," << grid[1] << "," << grid[2];
-  else if (auto gridText = launch.getAs<StringAttr>("grid"))
-    os << " --grid " << gridText.getValue();
-  if (auto arguments = launch.getAs<ArrayAttr>("arguments"))
-    for (auto argument : arguments.getAsRange<StringAttr>())
-      os << " --arg " << argument.getValue();
-  // Sizes known only at run time follow the buffers, as 32-bit scalars
-  // (index arguments of Vulkan kernels are 32 bits wide).
-  if (auto sizes = launch.getAs<ArrayAttr>("sizes"))
-    for (auto size : sizes.getAsRange<StringAttr>())
-      os << " --scalar i32:{" << size.getValue() << "}";
-  if (auto check = launch.getAs<StringAttr>("check"))
-    os << " --check " << check.getValue();
-  return text;
+  return function.getSymName().str() + launch.getRunnerOptions();
 }
 
 /// Records in the binary, as `OpModuleProcessed` debug instructions that

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: gpu.func @elementwise_0
 // CHECK-SAME: workgroup(%[[PARTS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: grid = array<i32: 40, 1, 1>
+// CHECK-SAME: grid = [40, 1, 1]
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[C256:.*]] = arith.constant 256 : index

@@ -11,7 +11,7 @@
 // CHECK-SAME: (%[[X:.*]]: memref<1200xf32>, %[[Y:.*]]: memref<1200xf32>)
 // CHECK-SAME: workgroup(%[[MAXES:.*]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[SUMS:.*]] : memref<128xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: grid = array<i32: 12, 1, 1>
+// CHECK-SAME: grid = [12, 1, 1]
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[NEGINF]])
@@ -84,7 +84,7 @@ func.func @softmax(%x: tensor<12x100xf32>) -> tensor<12x100xf32> {
 // CHECK-LABEL: gpu.func @row_group_0
 // CHECK-SAME: (%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
 // CHECK-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: grid = "{min(d0*d1,65535)},{ceildiv(d0*d1,min(d0*d1,65535))},1", sizes = ["d0", "d1", "d2"]
+// CHECK-SAME: grid = ["min(d0*d1,65535)", "ceildiv(d0*d1,min(d0*d1,65535))", 1], arguments = [{{.*}}], sizes = ["d0", "d1", "d2"]>
 // CHECK-LABEL: func.func @rms_norm_dynamic
 // CHECK-NOT: linalg.fill
 // CHECK: %[[ROWS:.*]] = arith.muli

@@ -2,7 +2,7 @@
 
 // A batch of one whose long K is split: the parts are summed into all of
 // C's 64 x 8 outputs (two workgroups of 256), C taken as its matrix.
-// CHECK: gpu.func @elementwise_1(%{{.*}}: memref<8192xf32>, %{{.*}}: memref<512xf32>) {{.*}}grid = array<i32: 2, 1, 1>
+// CHECK: gpu.func @elementwise_1(%{{.*}}: memref<8192xf32>, %{{.*}}: memref<512xf32>) {{.*}}grid = [2, 1, 1]
 // CHECK-LABEL: func.func @batch_of_one
 // CHECK: gpu.launch_func @kernels::@matmul_0
 // CHECK: gpu.launch_func @kernels::@elementwise_1

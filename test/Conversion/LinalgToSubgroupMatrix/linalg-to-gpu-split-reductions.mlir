@@ -9,13 +9,13 @@
 
 // CHECK-LABEL: gpu.func @elementwise_1
 // CHECK-SAME: (%[[X:.*]]: memref<524288xf32>, %[[PARTS:.*]]: memref<64xf32>)
-// CHECK-SAME: grid = array<i32: 64, 1, 1>
+// CHECK-SAME: grid = [64, 1, 1]
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf
 // CHECK: gpu.barrier
 // CHECK-LABEL: gpu.func @elementwise_2
 // CHECK-SAME: (%{{.*}}: memref<64xf32>, %{{.*}}: memref<1xf32>)
-// CHECK-SAME: grid = array<i32: 1, 1, 1>
+// CHECK-SAME: grid = [1, 1, 1]
 // CHECK-LABEL: func.func @global_max
 // CHECK: gpu.launch_func @kernels::@elementwise_0
 // CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<64xf32>
@@ -45,7 +45,7 @@ func.func @global_max(%x: tensor<512x1024xf32>) -> tensor<f32> {
 
 // CHECK-LABEL: gpu.func @elementwise_0
 // CHECK-SAME: (%{{.*}}: memref<262144xf32>, %{{.*}}: memref<32xf32>)
-// CHECK-SAME: grid = array<i32: 32, 1, 1>
+// CHECK-SAME: grid = [32, 1, 1]
 // CHECK-LABEL: gpu.func @elementwise_1
 // CHECK-SAME: (%{{.*}}: memref<32xf32>, %{{.*}}: memref<4xf32>)
 // CHECK-NOT: gpu.func
@@ -73,7 +73,7 @@ func.func @row_sums(%y: tensor<4x65536xf32>) -> tensor<4xf32> {
 
 // CHECK-LABEL: gpu.func @elementwise_0
 // CHECK-SAME: (%{{.*}}: memref<16384xf32>, %{{.*}}: memref<4xf32>)
-// CHECK-SAME: grid = array<i32: 4, 1, 1>
+// CHECK-SAME: grid = [4, 1, 1]
 // CHECK-NOT: gpu.func
 // CHECK-LABEL: func.func @short_sums
 // CHECK-NOT: memref.alloc() : memref<{{.*}}x4xf32>
@@ -100,7 +100,7 @@ func.func @short_sums(%y: tensor<4x4096xf32>) -> tensor<4xf32> {
 
 // CHECK-LABEL: gpu.func @elementwise_1
 // CHECK-SAME: (%{{.*}}: memref<524288xf32>, %{{.*}}: memref<1xf32>)
-// CHECK-SAME: grid = array<i32: 1, 1, 1>
+// CHECK-SAME: grid = [1, 1, 1]
 // CHECK-NOT: gpu.func
 // CHECK-LABEL: func.func @weighted_sum
 #all = affine_map<(i, j) -> (i, j)>

@@ -14,7 +14,7 @@
 // CHECK: gpu.block_id  z
 // CHECK: gpu.func @elementwise_1(%[[PARTS:.*]]: memref<2097152xf32>, %[[C:.*]]: memref<262144xf32>)
 // One invocation per element of C, not of the workspace:
-// CHECK-SAME: grid = array<i32: 1024, 1, 1>
+// CHECK-SAME: grid = [1024, 1, 1]
 // CHECK-NOT: scf.for
 // CHECK: %[[P0:.*]] = memref.load %[[PARTS]]
 // CHECK: %[[P1:.*]] = memref.load %[[PARTS]]
@@ -66,7 +66,7 @@ func.func @down_projection(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %
 // CHECK-NOT: scf.if
 // CHECK: gpu.return
 // CHECK: gpu.func @elementwise_1(%[[WORKSPACE:.*]]: memref<524288xf32>, %[[C:.*]]: memref<4096xf32>)
-// CHECK-SAME: grid = array<i32: 16, 1, 1>
+// CHECK-SAME: grid = [16, 1, 1]
 // CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %c1
 // CHECK: memref.load %[[WORKSPACE]]
 // CHECK: %[[C16:.*]] = arith.constant 16 : index

@@ -38,7 +38,7 @@ func.func @pad_alone(%x: tensor<2x5x7x6xf32>) -> tensor<2x8x10x6xf32> {
 
 // CHECK-LABEL: gpu.func @elementwise_1
 // CHECK-SAME: (%[[ROW:.*]]: memref<64xf32>, %[[DST:.*]]: memref<1152xf32>)
-// CHECK-SAME: grid = array<i32: 1, 1, 1>
+// CHECK-SAME: grid = [1, 1, 1]
 // CHECK: %[[TOTAL:.*]] = arith.muli %c1{{.*}}, %c64{{.*}} : index
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CHECK: %[[V:.*]] = memref.load %[[ROW]]

@@ -175,7 +175,7 @@ func.func @conv(%x: memref<2x4x4x32xf16>, %f: memref<1x1x32x64xf16>, %y: memref<
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @matmul_0(%{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf32>, %[[M:.*]]: index, %[[N:.*]]: index, %[[K:.*]]: index)
-// CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:{M*K}:random", "f16:{K*N}:random", "f32:{M*N}:random"], check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,b-col-major,acc=2", grid = "{ceildiv(N,128)},{ceildiv(M,128)},1", sizes = ["M", "N", "K"]}
+// CHECK-SAME: subgroup_matrix.launch = #subgroup_matrix.launch<grid = ["ceildiv(N,128)", "ceildiv(M,128)", 1], arguments = ["f16:{M*K}:random", "f16:{K*N}:random", "f32:{M*N}:random"], sizes = ["M", "N", "K"], check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,b-col-major,acc=2">
 // CHECK: %[[KPLUS:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK: %[[STEPS:.*]] = arith.divui %[[KPLUS]], %{{.*}} : index
 // CHECK-NOT: vector.load
@@ -240,7 +240,7 @@ func.func @all_dynamic(%a: memref<?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?x
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: gpu.func @elementwise_0(%{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %[[D0:.*]]: index, %[[D1:.*]]: index)
-// CHECK-SAME: arguments = ["f32:{d0*d1}:random", "f32:{d1}:random", "f32:{d0*d1}:random"], grid = "{min(ceildiv(d0*d1,256),65535)},{ceildiv(ceildiv(d0*d1,256),min(ceildiv(d0*d1,256),65535))},1", sizes = ["d0", "d1"]
+// CHECK-SAME: grid = ["min(ceildiv(d0*d1,256),65535)", "ceildiv(ceildiv(d0*d1,256),min(ceildiv(d0*d1,256),65535))", 1], arguments = ["f32:{d0*d1}:random", "f32:{d1}:random", "f32:{d0*d1}:random"], sizes = ["d0", "d1"]>
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[D0]], %[[D1]] : index
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CHECK-LABEL: func.func @dynamic_bias

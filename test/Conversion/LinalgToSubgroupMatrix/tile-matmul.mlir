@@ -61,7 +61,7 @@
 // CHECK-SAME: workgroup(%[[SA:.*]] : memref<10240xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8704xf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: subgroup_matrix.launch = {arguments = ["f16:32768:random", "f16:32768:random", "f32:65536:random"], check = "gemm:M=256,N=256,K=128,A=0,B=1,C=2,acc=2", grid = array<i32: 2, 2, 1>}
+// CHECK-SAME: subgroup_matrix.launch = #subgroup_matrix.launch<grid = [2, 2, 1], arguments = ["f16:32768:random", "f16:32768:random", "f32:65536:random"], check = "gemm:M=256,N=256,K=128,A=0,B=1,C=2,acc=2">
 // The accumulators start from zero although linalg.matmul accumulates: C
 // is added after the loop, so that its matrices do not hold registers
 // through it.

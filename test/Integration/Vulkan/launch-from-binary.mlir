@@ -6,7 +6,7 @@
 // RUN: %lavapipe %t.spv --arg f32:96:random --arg f32:128:random --arg f32:192:random \
 // RUN:   --grid 2,12 --check gemm:M=12,N=16,K=8,A=0,B=1,C=2,acc=2 | FileCheck %s --check-prefix=EXPLICIT
 // A kernel whose recorded grid is one workgroup short fails its own check.
-// RUN: sed 's/grid = array<i32: 2, 12, 1>/grid = array<i32: 1, 12, 1>/' %s \
+// RUN: sed 's/grid = \[2, 12, 1\]/grid = [1, 12, 1]/' %s \
 // RUN:   | sm-opt --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.short.spv
 // RUN: not %lavapipe %t.short.spv | FileCheck %s --check-prefix=SHORT
 
@@ -30,9 +30,9 @@ module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @accumulate(%A: memref<96xf32>, %B: memref<128xf32>, %C: memref<192xf32>) kernel
         attributes {known_block_size = array<i32: 8, 1, 1>,
-                    subgroup_matrix.launch = {grid = array<i32: 2, 12, 1>,
+                    subgroup_matrix.launch = #subgroup_matrix.launch<grid = [2, 12, 1],
                         arguments = ["f32:96:random", "f32:128:random", "f32:192:random"],
-                        check = "gemm:M=12,N=16,K=8,A=0,B=1,C=2,acc=2"}} {
+                        check = "gemm:M=12,N=16,K=8,A=0,B=1,C=2,acc=2">} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c8 = arith.constant 8 : index

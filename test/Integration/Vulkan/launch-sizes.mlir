@@ -9,7 +9,7 @@
 // workgroups short fails its own check. Its inputs are seeded: C starts
 // random and is accumulated into, so with fresh inputs an unwritten element
 // can, rarely, already hold its expected value and the count would vary.
-// RUN: sed -e 's/ceildiv(N,8)}/ceildiv(N,16)}/' -e 's/:random"/:random:1"/g' %s \
+// RUN: sed -e 's/"ceildiv(N,8)"/"ceildiv(N,16)"/' -e 's/:random"/:random:1"/g' %s \
 // RUN:   | sm-opt --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.short.spv
 // RUN: not %lavapipe %t.short.spv --size M=12 --size N=16 --size K=8 | FileCheck %s --check-prefix=SHORT
 
@@ -34,10 +34,10 @@ module attributes {gpu.container_module} {
     gpu.func @accumulate(%A: memref<?xf32>, %B: memref<?xf32>, %C: memref<?xf32>,
                          %M: index, %N: index, %K: index) kernel
         attributes {known_block_size = array<i32: 8, 1, 1>,
-                    subgroup_matrix.launch = {grid = "{ceildiv(N,8)},{M},1",
+                    subgroup_matrix.launch = #subgroup_matrix.launch<grid = ["ceildiv(N,8)", "M", 1],
                         arguments = ["f32:{M*K}:random", "f32:{K*N}:random", "f32:{M*N}:random"],
                         sizes = ["M", "N", "K"],
-                        check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2"}} {
+                        check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2">} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c8 = arith.constant 8 : index

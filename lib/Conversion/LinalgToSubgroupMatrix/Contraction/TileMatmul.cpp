@@ -48,18 +48,19 @@ static StringRef getRunnerElementName(Type storage, bool isUnsigned) {
   return isUnsigned ? "u32" : "i32";
 }
 
-/// The number of workgroups along a size: ceil(size / tile).
+/// The number of workgroups along a size: ceil(size / tile), a size
+/// expression where the size is dynamic.
 static std::string getGridText(int64_t size, StringRef name, int64_t tile) {
   if (!ShapedType::isDynamic(size))
     return std::to_string(llvm::divideCeil(size, tile));
-  return llvm::formatv("{{ceildiv({0},{1})}", name, tile).str();
+  return llvm::formatv("ceildiv({0},{1})", name, tile).str();
 }
 
 /// The runner's description of the kernel's launch, arguments and check;
 /// dynamic sizes appear as the expressions of getSizeText.
-static DictionaryAttr getLaunchDescription(OpBuilder &builder,
-                                           const Contraction &problem,
-                                           const ContractionKernel &kernel) {
+static LaunchAttr getLaunchDescription(OpBuilder &builder,
+                                       const Contraction &problem,
+                                       const ContractionKernel &kernel) {
   // C starts random, so that an element the kernel never wrote shows as a
   // mismatch; with a fill, C starts poisoned and the check uses the fill.
   // The runner's reference is a plain GEMM: a batch or an epilogue has
@@ -133,7 +134,7 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
       counts.push_back(countOf(operand, ""));
   if (counts.size() < kernel.arguments.size())
     counts.push_back(resultCount);
-  SmallVector<Attribute> arguments;
+  SmallVector<std::string> arguments;
   for (auto [index, buffer] : llvm::enumerate(kernel.arguments)) {
     auto type = cast<MemRefType>(buffer.getType());
     bool isOutput = index + 1 == kernel.arguments.size();
@@ -145,35 +146,25 @@ static DictionaryAttr getLaunchDescription(OpBuilder &builder,
     bool isUnsignedBuffer = component.isUnsignedInteger();
     StringRef name =
         getRunnerElementName(type.getElementType(), isUnsignedBuffer);
-    arguments.push_back(builder.getStringAttr(
+    arguments.push_back(
         llvm::formatv("{0}:{1}:{2}", name, counts[index],
-                      isOutput ? initial : std::string("random"))));
+                      isOutput ? initial : std::string("random")));
   }
   // The dynamic sizes, as the kernel takes them.
-  SmallVector<Attribute> sizes;
+  SmallVector<std::string> sizes;
   int64_t values[] = {m, n, k};
   StringRef names[] = {"M", "N", "K"};
   for (auto [value, name] : llvm::zip(values, names))
     if (ShapedType::isDynamic(value))
-      sizes.push_back(builder.getStringAttr(name));
-  Attribute grid;
-  if (problem.hasDynamicSizes())
-    grid = builder.getStringAttr(
-        llvm::formatv("{0},{1},{2}", getGridText(n, "N", kernel.tileN),
-                      getGridText(m, "M", kernel.tileM), kernel.gridZ));
-  else
-    grid = builder.getDenseI32ArrayAttr(
-        {int32_t(kernel.gridX), int32_t(kernel.gridY), int32_t(kernel.gridZ)});
-  SmallVector<NamedAttribute> entries = {
-      builder.getNamedAttr("grid", grid),
-      builder.getNamedAttr("arguments", builder.getArrayAttr(arguments))};
-  if (!sizes.empty())
-    entries.push_back(
-        builder.getNamedAttr("sizes", builder.getArrayAttr(sizes)));
-  if (checkable)
-    entries.push_back(
-        builder.getNamedAttr("check", builder.getStringAttr(check)));
-  return builder.getDictionaryAttr(entries);
+      sizes.push_back(name.str());
+  bool dynamic = problem.hasDynamicSizes();
+  std::string grid[] = {dynamic ? getGridText(n, "N", kernel.tileN)
+                                : std::to_string(kernel.gridX),
+                        dynamic ? getGridText(m, "M", kernel.tileM)
+                                : std::to_string(kernel.gridY),
+                        std::to_string(kernel.gridZ)};
+  return LaunchAttr::get(builder.getContext(), grid, arguments, sizes,
+                         checkable ? StringRef(check) : StringRef());
 }
 
 /// Adds the `parts` partial products in `workspace` (stacked along its

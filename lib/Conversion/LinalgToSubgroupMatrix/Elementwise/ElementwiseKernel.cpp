@@ -101,6 +101,31 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
          });
 }
 
+LaunchAttr mlir::subgroup_matrix::getSpreadLaunch(MLIRContext *context,
+                                                  ArrayRef<Value> buffers,
+                                                  ArrayRef<std::string> counts,
+                                                  std::array<int64_t, 2> grid,
+                                                  StringRef workgroups,
+                                                  ArrayRef<std::string> sizes) {
+  SmallVector<std::string> arguments;
+  for (auto [buffer, count] : llvm::zip(buffers, counts))
+    arguments.push_back(
+        llvm::formatv("{0}:{1}:random",
+                      getLaunchElementName(
+                          cast<MemRefType>(buffer.getType()).getElementType()),
+                      count));
+  if (workgroups.empty())
+    return LaunchAttr::get(
+        context, {std::to_string(grid[0]), std::to_string(grid[1]), "1"},
+        arguments, sizes, "");
+  std::string gridX =
+      llvm::formatv("min({0},{1})", workgroups, kMaxGridDimension);
+  return LaunchAttr::get(
+      context,
+      {gridX, llvm::formatv("ceildiv({0},{1})", workgroups, gridX).str(), "1"},
+      arguments, sizes, "");
+}
+
 SmallVector<Value>
 mlir::subgroup_matrix::getBodyLoadedBuffers(linalg::GenericOp op) {
   SmallVector<Value> loaded;
@@ -654,20 +679,10 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     }
     return formatLaunchSize(factors, factorNames);
   };
-  SmallVector<Attribute> arguments;
-  for (Value buffer : buffers) {
-    auto type = cast<MemRefType>(buffer.getType());
-    arguments.push_back(rewriter.getStringAttr(llvm::formatv(
-        "{0}:{1}:random", getLaunchElementName(type.getElementType()),
-        sizeOf(buffer))));
-  }
-  SmallVector<NamedAttribute> launchEntries = {
-      rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};
-  if (!hasDynamicLoops) {
-    launchEntries.push_back(rewriter.getNamedAttr(
-        "grid",
-        rewriter.getDenseI32ArrayAttr({int32_t(gridX), int32_t(gridY), 1})));
-  } else {
+  SmallVector<std::string> counts = llvm::map_to_vector(buffers, sizeOf);
+  std::string workgroupsText;
+  SmallVector<std::string> sizes;
+  if (hasDynamicLoops) {
     SmallVector<int64_t> parallelRanges;
     SmallVector<StringRef> parallelNames;
     for (auto [range, iterator, name] : llvm::zip(ranges, iterators, names))
@@ -678,24 +693,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     std::string totalText = formatLaunchSize(parallelRanges, parallelNames);
     if (totalText.front() == '{')
       totalText = totalText.substr(1, totalText.size() - 2);
-    std::string workgroupsText =
+    workgroupsText =
         llvm::formatv("ceildiv({0},{1})", totalText, kElementwiseWorkgroupSize);
-    std::string gridXText =
-        llvm::formatv("min({0},{1})", workgroupsText, kMaxGridDimension);
-    launchEntries.push_back(rewriter.getNamedAttr(
-        "grid",
-        rewriter.getStringAttr(llvm::formatv("{{{0}},{{ceildiv({1},{0})},1",
-                                             gridXText, workgroupsText))));
-    SmallVector<Attribute> sizes;
     for (auto [range, name] : llvm::zip(ranges, names))
       if (ShapedType::isDynamic(range))
-        sizes.push_back(rewriter.getStringAttr(name));
-    launchEntries.push_back(
-        rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
+        sizes.push_back(name.str());
   }
   if (extents.empty() && canLaunchAlone(buffers, scalars))
     kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
-                    rewriter.getDictionaryAttr(launchEntries));
+                    getSpreadLaunch(rewriter.getContext(), buffers, counts,
+                                    {gridX, gridY}, workgroupsText, sizes));
 
   // The host side: flat views and the launch.
   rewriter.setInsertionPoint(op);

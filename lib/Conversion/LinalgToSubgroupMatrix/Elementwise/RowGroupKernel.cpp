@@ -501,20 +501,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
     }
     return formatLaunchSize(factors, factorNames);
   };
-  SmallVector<Attribute> arguments;
-  for (Value buffer : buffers)
-    arguments.push_back(rewriter.getStringAttr(
-        llvm::formatv("{0}:{1}:random",
-                      getLaunchElementName(
-                          cast<MemRefType>(buffer.getType()).getElementType()),
-                      sizeOf(buffer))));
-  SmallVector<NamedAttribute> launchEntries = {
-      rewriter.getNamedAttr("arguments", rewriter.getArrayAttr(arguments))};
-  if (!ShapedType::isDynamic(rows)) {
-    launchEntries.push_back(rewriter.getNamedAttr(
-        "grid",
-        rewriter.getDenseI32ArrayAttr({int32_t(gridX), int32_t(gridY), 1})));
-  } else {
+  SmallVector<std::string> counts = llvm::map_to_vector(buffers, sizeOf);
+  std::string workgroups;
+  if (ShapedType::isDynamic(rows)) {
     SmallVector<int64_t> rowRanges;
     SmallVector<StringRef> rowNames;
     for (auto [range, iterator, loopName] : llvm::zip(ranges, iterators, names))
@@ -522,26 +511,18 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
         rowRanges.push_back(range);
         rowNames.push_back(loopName);
       }
-    std::string rowsText = formatLaunchSize(rowRanges, rowNames);
-    if (rowsText.front() == '{')
-      rowsText = rowsText.substr(1, rowsText.size() - 2);
-    std::string gridXText =
-        llvm::formatv("min({0},{1})", rowsText, kMaxGridDimension);
-    launchEntries.push_back(rewriter.getNamedAttr(
-        "grid", rewriter.getStringAttr(llvm::formatv(
-                    "{{{0}},{{ceildiv({1},{0})},1", gridXText, rowsText))));
+    workgroups = formatLaunchSize(rowRanges, rowNames);
+    if (workgroups.front() == '{')
+      workgroups = workgroups.substr(1, workgroups.size() - 2);
   }
-  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    SmallVector<Attribute> sizes;
-    for (auto [range, loopName] : llvm::zip(ranges, names))
-      if (ShapedType::isDynamic(range))
-        sizes.push_back(rewriter.getStringAttr(loopName));
-    launchEntries.push_back(
-        rewriter.getNamedAttr("sizes", rewriter.getArrayAttr(sizes)));
-  }
+  SmallVector<std::string> sizes;
+  for (auto [range, loopName] : llvm::zip(ranges, names))
+    if (ShapedType::isDynamic(range))
+      sizes.push_back(loopName.str());
   if (canLaunchAlone(buffers, scalars))
     kernel->setAttr(SubgroupMatrixDialect::getLaunchAttrName(),
-                    rewriter.getDictionaryAttr(launchEntries));
+                    getSpreadLaunch(rewriter.getContext(), buffers, counts,
+                                    {gridX, gridY}, workgroups, sizes));
 
   // The host side: flat views, the sizes and the launch, where the last op
   // was.

@@ -51,6 +51,16 @@ StringRef getLaunchElementName(Type element);
 /// the element types getLaunchElementName names.
 bool canLaunchAlone(ArrayRef<Value> buffers, ArrayRef<Value> scalars);
 
+/// The launch of an element-wise or row-group kernel on `buffers` (of
+/// `counts` elements each, integers or size expressions in braces): a grid
+/// of `grid` workgroups where its loops are static; else `workgroups`, a
+/// size expression of the loop names `sizes`, spread over x up to
+/// kMaxGridDimension and then over y.
+LaunchAttr getSpreadLaunch(MLIRContext *context, ArrayRef<Value> buffers,
+                           ArrayRef<std::string> counts,
+                           std::array<int64_t, 2> grid, StringRef workgroups,
+                           ArrayRef<std::string> sizes);
+
 /// Whether `op` can become an element-wise kernel; otherwise reports why on
 /// `op` (with `report`) and returns false.
 /// Operands in `computed` are buffers that a kernel of several ops computes
