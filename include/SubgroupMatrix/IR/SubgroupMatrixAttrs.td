@@ -209,15 +209,18 @@ def SubgroupMatrix_LaunchAttr : AttrDef<SubgroupMatrix_Dialect, "Launch"> {
     must be one of `sizes`.
 
     ```mlir
-    gpu.func @matmul(%a: memref<?xf16>, %b: memref<?xf16>, %c: memref<?xf32>,
-                     %m: index, %n: index, %k: index) kernel attributes {
-        subgroup_matrix.launch = #subgroup_matrix.launch<
-            grid = ["ceildiv(N,128)", "ceildiv(M,128)", 1],
-            arguments = ["f16:{M*K}:random", "f16:{K*N}:random",
-                         "f32:{M*N}:random"],
-            sizes = ["M", "N", "K"],
-            check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2">} {
-      gpu.return
+    gpu.module @kernels {
+      gpu.func @matmul(%a: memref<?xf16>, %b: memref<?xf16>,
+                       %c: memref<?xf32>, %m: index, %n: index, %k: index)
+          kernel attributes {
+          subgroup_matrix.launch = #subgroup_matrix.launch<
+              grid = ["ceildiv(N,128)", "ceildiv(M,128)", 1],
+              arguments = ["f16:{M*K}:random", "f16:{K*N}:random",
+                           "f32:{M*N}:random"],
+              sizes = ["M", "N", "K"],
+              check = "gemm:M={M},N={N},K={K},A=0,B=1,C=2,acc=2">} {
+        gpu.return
+      }
     }
     ```
   }];
