@@ -213,11 +213,52 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   const char *flagNames[3] = {"emulated", "float64", "int64"};
   unsigned nextSize = 0, nextFlag = 0;
   CooperativeMatrix2Feature coopmat2Features = CooperativeMatrix2Feature::None;
+  Vendor vendor = Vendor::Unknown;
+  TargetBackend backend = TargetBackend::Vulkan;
+  // The last fields, `vendor = V` then `backend = B`, each optional; the
+  // comma before the first and its keyword are already read.
+  auto parseFacts = [&](StringRef keyword) -> ParseResult {
+    if (keyword == "vendor") {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef value;
+      if (parser.parseEqual() || parser.parseKeyword(&value))
+        return failure();
+      std::optional<Vendor> parsed = symbolizeVendor(value);
+      if (!parsed)
+        return parser.emitError(loc) << "unknown vendor '" << value
+                                     << "' (nvidia, amd, intel, apple, mesa, "
+                                        "unknown)";
+      vendor = *parsed;
+      if (failed(parser.parseOptionalComma()))
+        return success();
+      if (parser.parseKeyword(&keyword))
+        return failure();
+    }
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef value;
+    if (keyword != "backend")
+      return parser.emitError(loc)
+             << "expected 'vendor = V' or 'backend = B' last, got '" << keyword
+             << "'";
+    if (parser.parseEqual() || parser.parseKeyword(&value))
+      return failure();
+    std::optional<TargetBackend> parsed = symbolizeTargetBackend(value);
+    if (!parsed)
+      return parser.emitError(loc)
+             << "unknown backend '" << value << "' (vulkan, opencl, metal)";
+    backend = *parsed;
+    return success();
+  };
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keywordLoc = parser.getCurrentLocation();
     StringRef keyword;
     if (parser.parseKeyword(&keyword))
       return {};
+    if (keyword == "vendor" || keyword == "backend") {
+      if (failed(parseFacts(keyword)))
+        return {};
+      break;
+    }
     if (keyword == "nv_coopmat2") {
       if (parser.parseEqual() ||
           parser.parseCommaSeparatedList(
@@ -236,6 +277,10 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
                 return success();
               }))
         return {};
+      StringRef next;
+      if (succeeded(parser.parseOptionalComma()) &&
+          (parser.parseKeyword(&next) || failed(parseFacts(next))))
+        return {};
       break;
     }
     Size *size = std::find_if(
@@ -252,8 +297,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     if (found == std::end(flagNames)) {
       parser.emitError(keywordLoc)
           << "expected 'compute_units = N', 'workgroup_memory = BYTES', "
-             "'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in "
-             "that order), got '"
+             "'emulated', 'float64', 'int64', 'nv_coopmat2 = [...]', "
+             "'vendor = V' or 'backend = B' (in that order), got '"
           << keyword << "'";
       return {};
     }
@@ -265,7 +310,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   StringAttr nameAttr = hasName ? StringAttr::get(context, name) : nullptr;
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
                     nameAttr, subgroupSize, configs, flags[0], flags[1],
-                    flags[2], computeUnits, workgroupMemory, coopmat2Features);
+                    flags[2], computeUnits, workgroupMemory, coopmat2Features,
+                    vendor, backend);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -297,16 +343,18 @@ void TargetAttr::print(AsmPrinter &printer) const {
   if (getCoopmat2Features() != CooperativeMatrix2Feature::None)
     printer << ", nv_coopmat2 = ["
             << stringifyCooperativeMatrix2Feature(getCoopmat2Features()) << "]";
+  if (getVendor() != Vendor::Unknown)
+    printer << ", vendor = " << stringifyVendor(getVendor());
+  if (getBackend() != TargetBackend::Vulkan)
+    printer << ", backend = " << stringifyTargetBackend(getBackend());
   printer << ">";
 }
 
-LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 StringAttr name, unsigned subgroupSize,
-                                 ArrayRef<MatrixConfigAttr> configs,
-                                 bool emulated, bool float64, bool int64,
-                                 unsigned computeUnits,
-                                 unsigned workgroupMemory,
-                                 CooperativeMatrix2Feature) {
+LogicalResult TargetAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringAttr name,
+    unsigned subgroupSize, ArrayRef<MatrixConfigAttr> configs, bool emulated,
+    bool float64, bool int64, unsigned computeUnits, unsigned workgroupMemory,
+    CooperativeMatrix2Feature, Vendor, TargetBackend) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
   if (!llvm::isPowerOf2_32(subgroupSize))

@@ -26,6 +26,9 @@ struct ConfigRow {
 
 struct PresetDescription {
   llvm::StringLiteral name;
+  /// Who makes the device, and what its kernels are lowered to and run by.
+  Vendor vendor;
+  TargetBackend backend;
   unsigned subgroupSize;
   /// Fixed configurations, listed in the order the device reports them.
   llvm::ArrayRef<ConfigRow> rows;
@@ -142,7 +145,8 @@ static const ConfigRow lavapipeCoopmatRows[] = {
 /// and shaderInt64; Alchemist (Xe-HPG) has no f64 hardware and Apple GPUs
 /// no double type, but both have 64-bit integers.
 static const PresetDescription presets[] = {
-    {"nvidia-h100", 32, nvidiaH100Rows, nullptr, /*emulated=*/false,
+    {"nvidia-h100", Vendor::Nvidia, TargetBackend::Vulkan, 32, nvidiaH100Rows,
+     nullptr, /*emulated=*/false,
      /*float64=*/true, /*int64=*/true, /*computeUnits=*/132,
      /*workgroupMemory=*/48 * 1024,
      CooperativeMatrix2Feature::WorkgroupScope |
@@ -152,10 +156,13 @@ static const PresetDescription presets[] = {
          CooperativeMatrix2Feature::PerElementOperations |
          CooperativeMatrix2Feature::TensorAddressing |
          CooperativeMatrix2Feature::BlockLoads},
-    {"amd-rdna3", 32, amdRdna3Rows, nullptr, /*emulated=*/false,
+    {"amd-rdna3", Vendor::Amd, TargetBackend::Vulkan, 32, amdRdna3Rows, nullptr,
+     /*emulated=*/false,
      /*float64=*/true, /*int64=*/true, /*computeUnits=*/96,
      /*workgroupMemory=*/64 * 1024},
     {"intel-xe-hpc",
+     Vendor::Intel,
+     TargetBackend::OpenCL,
      16,
      {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
@@ -165,6 +172,8 @@ static const PresetDescription presets[] = {
      /*float64=*/true,
      /*int64=*/true},
     {"intel-xe-hpg",
+     Vendor::Intel,
+     TargetBackend::OpenCL,
      8,
      {},
      [](llvm::SmallVectorImpl<ConfigRow> &rows) {
@@ -173,17 +182,21 @@ static const PresetDescription presets[] = {
      /*emulated=*/false,
      /*float64=*/false,
      /*int64=*/true},
-    {"apple-m1", 32, appleM1Rows, nullptr, /*emulated=*/false,
+    {"apple-m1", Vendor::Apple, TargetBackend::Metal, 32, appleM1Rows, nullptr,
+     /*emulated=*/false,
      /*float64=*/false, /*int64=*/true, /*computeUnits=*/0,
      /*workgroupMemory=*/32 * 1024},
     {"cpu-lavapipe",
+     Vendor::Mesa,
+     TargetBackend::Vulkan,
      8,
      {},
      generateEmulatedRows,
      /*emulated=*/true,
      /*float64=*/true,
      /*int64=*/true},
-    {"cpu-lavapipe-coopmat", 8, lavapipeCoopmatRows, nullptr,
+    {"cpu-lavapipe-coopmat", Vendor::Mesa, TargetBackend::Vulkan, 8,
+     lavapipeCoopmatRows, nullptr,
      /*emulated=*/false, /*float64=*/true, /*int64=*/true,
      /*computeUnits=*/0, /*workgroupMemory=*/32 * 1024,
      CooperativeMatrix2Feature::FlexibleDimensions |
@@ -250,7 +263,8 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
   return TargetAttr::get(context, StringAttr::get(context, preset->name),
                          preset->subgroupSize, configs, preset->emulated,
                          preset->float64, preset->int64, preset->computeUnits,
-                         preset->workgroupMemory, preset->coopmat2Features);
+                         preset->workgroupMemory, preset->coopmat2Features,
+                         preset->vendor, preset->backend);
 }
 
 TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
@@ -258,11 +272,11 @@ TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
   llvm::SmallVector<ConfigRow> rows;
   generateEmulatedRows(rows);
   llvm::SmallVector<MatrixConfigAttr> configs = getConfigs(context, rows);
-  return TargetAttr::get(context, target.getName(), target.getSubgroupSize(),
-                         configs, /*emulated=*/true, target.getFloat64(),
-                         target.getInt64(), target.getComputeUnits(),
-                         target.getWorkgroupMemory(),
-                         CooperativeMatrix2Feature::None);
+  return TargetAttr::get(
+      context, target.getName(), target.getSubgroupSize(), configs,
+      /*emulated=*/true, target.getFloat64(), target.getInt64(),
+      target.getComputeUnits(), target.getWorkgroupMemory(),
+      CooperativeMatrix2Feature::None, target.getVendor(), target.getBackend());
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

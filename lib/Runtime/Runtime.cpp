@@ -3,6 +3,7 @@
 #include "SubgroupMatrix/Runtime/Runtime.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"
 
+#include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Runtime/ExecutionPlan.h"
 #include "SubgroupMatrix/Target/MSL/TranslateToMSL.h"
 #include "SubgroupMatrix/Target/Translations.h"
@@ -50,10 +51,10 @@ struct CompiledProgram::Binary {
 };
 
 CompiledProgram::Backend
-mlir::subgroup_matrix::runtime::getBackend(StringRef target) {
-  if (target.starts_with("intel-"))
+mlir::subgroup_matrix::runtime::getBackend(TargetAttr target) {
+  if (target && target.getBackend() == TargetBackend::OpenCL)
     return CompiledProgram::Backend::IntelHost;
-  if (target.starts_with("apple-"))
+  if (target && target.getBackend() == TargetBackend::Metal)
     return CompiledProgram::Backend::MetalHost;
   return CompiledProgram::Backend::Vulkan;
 }
@@ -78,7 +79,9 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
   program->target = target.str();
   static std::atomic<uint64_t> nextIdentity{1};
   program->identity = nextIdentity++;
-  program->backend = getBackend(target);
+  // An unknown name is reported by the pipeline below, by name.
+  program->backend =
+      getBackend(lookupTargetPreset(module->getContext(), target));
   // A program that launches nothing yet is a linalg program.
   bool compiled =
       module->walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
@@ -259,7 +262,7 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
   result->state = std::make_unique<State>();
   result->state->context = context;
   std::string error;
-  result->state->backend = getBackend(target);
+  result->state->backend = getBackend(lookupTargetPreset(context, target));
   if (result->state->backend != CompiledProgram::Backend::Vulkan) {
     // Beside this executable (sm-run), else the build's tools (the C API's
     // callers), unless SM_TOOLS_DIR says otherwise.

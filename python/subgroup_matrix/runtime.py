@@ -22,18 +22,14 @@ class Timings:
 
 class _Device:
     """A device the runtime opened (Vulkan, or the CPU host runners); one
-    per context, kind of target and device index, shared by the programs
-    that run on it."""
+    per context, target and device index, shared by the programs that run
+    on it. Which device a target runs on is the runtime's decision (from
+    the target's backend), not this cache's."""
     _open = {}
 
     @classmethod
     def get(cls, context, target, index):
-        # Intel and Apple targets run through their CPU host runners, the
-        # others on a Vulkan device (a lavapipe for each cpu- target: Debian
-        # 12's for cpu-lavapipe, Mesa 26's for cpu-lavapipe-coopmat).
-        kind = target.split("-")[0] if target.startswith(("intel-", "apple-")) \
-            else target if target.startswith("cpu-") else "gpu"
-        key = (id(context), kind, index)
+        key = (id(context), target, index)
         if key not in cls._open:
             cls._open[key] = cls(context, target, index)
         return cls._open[key]

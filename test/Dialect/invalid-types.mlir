@@ -100,23 +100,23 @@ module attributes {test.config = #subgroup_matrix.config<-16x16x16, f16 -> f32>}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'float16'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64', 'nv_coopmat2 = [...]', 'vendor = V' or 'backend = B' (in that order), got 'float16'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], float16>} {}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'float64'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64', 'nv_coopmat2 = [...]', 'vendor = V' or 'backend = B' (in that order), got 'float64'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], int64, float64>} {}
 
 // -----
 
 // The device's sizes come before the flags.
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'compute_units'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64', 'nv_coopmat2 = [...]', 'vendor = V' or 'backend = B' (in that order), got 'compute_units'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], int64, compute_units = 8>} {}
 
 // -----
 
-// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64' or 'nv_coopmat2 = [...]' (in that order), got 'compute_units'}}
+// expected-error @+1 {{expected 'compute_units = N', 'workgroup_memory = BYTES', 'emulated', 'float64', 'int64', 'nv_coopmat2 = [...]', 'vendor = V' or 'backend = B' (in that order), got 'compute_units'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], workgroup_memory = 16384, compute_units = 8>} {}
 
 // -----
@@ -131,6 +131,23 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgrou
 
 // -----
 
-// The cooperative matrix 2 features come last.
-// expected-error @+1 {{expected '>'}}
+// The cooperative matrix 2 features come after the flags, and only the
+// vendor and backend after them.
+// expected-error @+1 {{expected 'vendor = V' or 'backend = B' last, got 'int64'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [reductions], int64>} {}
+
+// -----
+
+// expected-error @+1 {{unknown vendor 'nvdia' (nvidia, amd, intel, apple, mesa, unknown)}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], vendor = nvdia>} {}
+
+// -----
+
+// expected-error @+1 {{unknown backend 'cuda' (vulkan, opencl, metal)}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], vendor = nvidia, backend = cuda>} {}
+
+// -----
+
+// The backend comes after the vendor.
+// expected-error @+1 {{expected '>'}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], backend = metal, vendor = apple>} {}

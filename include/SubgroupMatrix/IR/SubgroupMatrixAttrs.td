@@ -115,6 +115,20 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         nv_coopmat2 = [flexible_dimensions, reductions]>
     ```
 
+    Last of all, the facts that decide how kernels are planned and run:
+    `vendor = nvidia` (also `amd`, `intel`, `apple` or `mesa`; left out, the
+    vendor is unknown), which chooses the tiling defaults and tuning table
+    measured on that vendor's devices, and `backend = opencl` (Intel's
+    `SPV_INTEL` kernels) or `backend = metal` (left out, `vulkan`), which
+    chooses the runtime's path. `sm-vulkan-runner --list-coopmat` prints the
+    vendor its driver reports. A target's behaviour follows these fields,
+    never its name.
+
+    ```mlir
+    #subgroup_matrix.target<"my-gpu", subgroup_size = 32,
+        configs = [<16x16x16, f16 -> f32>], vendor = nvidia>
+    ```
+
     Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
     `apple-m1`, `cpu-lavapipe` (emulated) and `cpu-lavapipe-coopmat`
     (Mesa 26's lavapipe with its native matrices); `docs/Targets.md` says
@@ -131,7 +145,11 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     DefaultValuedParameter<"unsigned", "0">:$workgroupMemory,
     DefaultValuedParameter<"::mlir::subgroup_matrix::CooperativeMatrix2Feature",
         "::mlir::subgroup_matrix::CooperativeMatrix2Feature::None">
-        :$coopmat2Features);
+        :$coopmat2Features,
+    DefaultValuedParameter<"::mlir::subgroup_matrix::Vendor",
+        "::mlir::subgroup_matrix::Vendor::Unknown">:$vendor,
+    DefaultValuedParameter<"::mlir::subgroup_matrix::TargetBackend",
+        "::mlir::subgroup_matrix::TargetBackend::Vulkan">:$backend);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -161,7 +179,7 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
       return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
                  /*emulated=*/true, getFloat64(), getInt64(),
                  getComputeUnits(), getWorkgroupMemory(),
-                 CooperativeMatrix2Feature::None);
+                 CooperativeMatrix2Feature::None, getVendor(), getBackend());
     }
     /// Whether the device has every VK_NV_cooperative_matrix2 feature of
     /// `features`.

@@ -42,4 +42,27 @@ def SubgroupMatrix_CooperativeMatrix2Feature
   let genSpecializedAttr = 0;
 }
 
+def SubgroupMatrix_Vendor : I32EnumAttr<"Vendor",
+    "who made a target's device (its driver's vendor ID)", [
+      I32EnumAttrCase<"Unknown", 0, "unknown">,
+      I32EnumAttrCase<"Nvidia", 1, "nvidia">,
+      I32EnumAttrCase<"Amd", 2, "amd">,
+      I32EnumAttrCase<"Intel", 3, "intel">,
+      I32EnumAttrCase<"Apple", 4, "apple">,
+      I32EnumAttrCase<"Mesa", 5, "mesa">
+    ]> {
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let genSpecializedAttr = 0;
+}
+
+def SubgroupMatrix_TargetBackend : I32EnumAttr<"TargetBackend",
+    "what a target's kernels are lowered to and run by", [
+      I32EnumAttrCase<"Vulkan", 0, "vulkan">,
+      I32EnumAttrCase<"OpenCL", 1, "opencl">,
+      I32EnumAttrCase<"Metal", 2, "metal">
+    ]> {
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let genSpecializedAttr = 0;
+}
+
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXENUMS_TD

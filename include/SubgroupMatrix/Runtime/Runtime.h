@@ -14,6 +14,7 @@
 #ifndef SUBGROUPMATRIX_RUNTIME_RUNTIME_H
 #define SUBGROUPMATRIX_RUNTIME_RUNTIME_H
 
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -72,8 +73,9 @@ private:
   SmallVector<std::unique_ptr<Binary>> binaries;
 };
 
-/// The backend that runs kernels compiled for `target`.
-CompiledProgram::Backend getBackend(StringRef target);
+/// The backend that runs kernels compiled for `target` (its `backend`
+/// field; Vulkan for none).
+CompiledProgram::Backend getBackend(TargetAttr target);
 
 /// Prepares a tool's process to run programs for `target`: a device that
 /// only the drivers of utils/setup.sh's Debian root offer

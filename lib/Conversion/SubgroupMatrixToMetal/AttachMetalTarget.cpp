@@ -38,7 +38,8 @@ TargetAttr mlir::subgroup_matrix::getMetalLanguageTarget(MLIRContext *context) {
                          /*float64=*/false, /*int64=*/true,
                          /*computeUnits=*/0,
                          /*workgroupMemory=*/kMetalThreadgroupMemory,
-                         CooperativeMatrix2Feature::None);
+                         CooperativeMatrix2Feature::None, Vendor::Apple,
+                         TargetBackend::Metal);
 }
 
 namespace {

@@ -86,6 +86,25 @@ uint32_t getComputeUnitCount(const DeviceInfo &info) {
                                      : amd.activeComputeUnitCount;
 }
 
+/// The target attribute's name of the vendor with Vulkan vendor ID `id`
+/// (PCI's, or Khronos' for Mesa's CPU device), or nullptr.
+static const char *getVendorName(uint32_t id) {
+  switch (id) {
+  case 0x10DE:
+    return "nvidia";
+  case 0x1002:
+    return "amd";
+  case 0x8086:
+    return "intel";
+  case 0x106B:
+    return "apple";
+  case VK_VENDOR_ID_MESA:
+    return "mesa";
+  default:
+    return nullptr;
+  }
+}
+
 std::string describeTarget(const DeviceInfo &info) {
   std::vector<VkCooperativeMatrixPropertiesKHR> properties =
       getCooperativeMatrixProperties(info);
@@ -147,6 +166,8 @@ std::string describeTarget(const DeviceInfo &info) {
       listed += std::string(listed.empty() ? "" : ", ") + keyword;
   if (!listed.empty())
     text += ", nv_coopmat2 = [" + listed + "]";
+  if (const char *vendor = getVendorName(info.properties.properties.vendorID))
+    text += std::string(", vendor = ") + vendor;
   return text + ">\n";
 }
 

@@ -49,7 +49,8 @@ uint32_t getComputeUnitCount(const DeviceInfo &info);
 /// lines on what was kept: the cooperative-matrix configurations the WGSL
 /// proposal keeps (subgroup scope, no saturation, A == B, C == result,
 /// types the dialect has), the subgroup size, the compute units, the
-/// workgroup memory (maxComputeSharedMemorySize) and the 64-bit types.
+/// workgroup memory (maxComputeSharedMemorySize), the 64-bit types, the
+/// VK_NV_cooperative_matrix2 features and the vendor.
 std::string describeTarget(const DeviceInfo &info);
 
 /// The features a device offers that kernels may need, as queried.

@@ -4,15 +4,15 @@
 // RUN: sm-opt %s -split-input-file --sm-bufferize-program --sm-plan-kernels --sm-attention-to-kernels --sm-contractions-to-kernels | FileCheck %s --check-prefix=KERNEL
 
 // The device's sizes are the target's: 512x512 of C is 16 tiles of
-// 128x128, which fill 16 compute units; K is not split. The target's name
-// is the one the H100's driver reports (--list-coopmat), which gets the
+// 128x128, which fill 16 compute units; K is not split. The target is
+// what the H100's driver reports (--list-coopmat): its vendor gets the
 // NVIDIA tiling (128x128 tiles, 16-byte copies, groups of 8 tile rows).
 
 // CHECK-LABEL: func.func @units_filled
 // CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128, tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8, stages = 1, prefetch = false, preload_c = false, stage_b_transposed = false, vector_width = 8, group_m = 8, split_k = 1>}
 // KERNEL-LABEL: func.func @units_filled
 // KERNEL: gpu.launch_func @kernels::@matmul_0 blocks in (%{{.*}}, %{{.*}}, %c1{{(_[0-9]+)?}})
-module attributes {subgroup_matrix.target = #subgroup_matrix.target<"NVIDIA H100 80GB HBM3", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 16, workgroup_memory = 49152, float64, int64>} {
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"NVIDIA H100 80GB HBM3", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 16, workgroup_memory = 49152, float64, int64, vendor = nvidia>} {
 func.func @units_filled(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %c: memref<512x512xf32>) {
   linalg.matmul ins(%a, %b : memref<512x8192xf16>, memref<8192x512xf16>) outs(%c : memref<512x512xf32>)
   return
@@ -29,7 +29,7 @@ func.func @units_filled(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %c: 
 // KERNEL: %[[PARTS:.*]] = arith.constant 2 : index
 // KERNEL: gpu.launch_func @kernels::@matmul_0 blocks in (%{{.*}}, %{{.*}}, %[[PARTS]])
 // KERNEL: gpu.launch_func @kernels::@elementwise_1
-module attributes {subgroup_matrix.target = #subgroup_matrix.target<"NVIDIA H100 80GB HBM3", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 32, workgroup_memory = 49152, float64, int64>} {
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"NVIDIA H100 80GB HBM3", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 32, workgroup_memory = 49152, float64, int64, vendor = nvidia>} {
 func.func @units_doubled(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %c: memref<512x512xf32>) {
   linalg.matmul ins(%a, %b : memref<512x8192xf16>, memref<8192x512xf16>) outs(%c : memref<512x512xf32>)
   return

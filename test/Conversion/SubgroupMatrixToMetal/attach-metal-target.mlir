@@ -6,7 +6,7 @@
 // replaces it.
 
 // CHECK-LABEL: gpu.module @plain
-// CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"metal", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, bf16 -> bf16>, <8x8x8, bf16 -> f32>], workgroup_memory = 32768, int64>
+// CHECK-SAME: subgroup_matrix.target = #subgroup_matrix.target<"metal", subgroup_size = 32, configs = [<8x8x8, f32 -> f32>, <8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, bf16 -> bf16>, <8x8x8, bf16 -> f32>], workgroup_memory = 32768, int64, vendor = apple, backend = metal>
 // PRESET-LABEL: gpu.module @plain
 // PRESET-SAME: subgroup_matrix.target = #subgroup_matrix.target<"apple-m1">
 gpu.module @plain {

@@ -23,17 +23,18 @@ enum class DeviceFamily { Nvidia, Amd, Lavapipe, Other };
 } // namespace
 
 static DeviceFamily getDeviceFamily(TargetAttr target) {
-  StringRef name = target.getName() ? target.getName().getValue() : "";
-  if (name.starts_with_insensitive("nvidia"))
+  switch (target.getVendor()) {
+  case Vendor::Nvidia:
     return DeviceFamily::Nvidia;
-  if (name.starts_with_insensitive("amd"))
+  case Vendor::Amd:
     return DeviceFamily::Amd;
-  // Mesa 26's lavapipe with its KHR matrices (cpu-lavapipe-coopmat, or the
-  // target --list-coopmat prints for it); cpu-lavapipe emulates them all.
-  if ((name.starts_with("cpu-lavapipe") || name.starts_with("llvmpipe")) &&
-      !target.getEmulated())
-    return DeviceFamily::Lavapipe;
-  return DeviceFamily::Other;
+  case Vendor::Mesa:
+    // Mesa's lavapipe with its KHR matrices (cpu-lavapipe-coopmat, or the
+    // target --list-coopmat prints for it); cpu-lavapipe emulates them all.
+    return target.getEmulated() ? DeviceFamily::Other : DeviceFamily::Lavapipe;
+  default:
+    return DeviceFamily::Other;
+  }
 }
 
 bool mlir::subgroup_matrix::transposingCopyFits(int64_t bColumns, int64_t tileK,

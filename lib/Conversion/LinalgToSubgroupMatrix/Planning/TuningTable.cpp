@@ -90,7 +90,7 @@ FailureOr<TuningTable> TuningTable::read(StringRef path, std::string &error) {
   return parse((*file)->getBuffer(), path, error);
 }
 
-const TuningTable &TuningTable::getBuiltin(StringRef targetName) {
+const TuningTable &TuningTable::getBuiltin(TargetAttr target) {
   static const TuningTable empty;
   static const TuningTable nvidiaH100 = [] {
     std::string error;
@@ -102,7 +102,9 @@ const TuningTable &TuningTable::getBuiltin(StringRef targetName) {
       llvm::report_fatal_error(llvm::StringRef(error));
     return *table;
   }();
-  if (targetName == "nvidia-h100")
+  // Measured on the H100; the tilings it names are checked against the
+  // target like any other, so NVIDIA's other devices take it too.
+  if (target.getVendor() == Vendor::Nvidia)
     return nvidiaH100;
   return empty;
 }
@@ -187,6 +189,5 @@ const TuningTable *TuningTableOption::getFor(TargetAttr target) const {
     return nullptr;
   if (fromFile)
     return &*fromFile;
-  return &TuningTable::getBuiltin(target.getName() ? target.getName().getValue()
-                                                   : "");
+  return &TuningTable::getBuiltin(target);
 }

@@ -44,9 +44,9 @@ public:
   /// Reads and parses the file at `path`.
   static FailureOr<TuningTable> read(llvm::StringRef path, std::string &error);
 
-  /// The table shipped for the preset `targetName` (empty for presets with
-  /// none).
-  static const TuningTable &getBuiltin(llvm::StringRef targetName);
+  /// The table shipped for `target`'s vendor (data/tuning: NVIDIA's,
+  /// measured on the H100), empty for vendors with none.
+  static const TuningTable &getBuiltin(TargetAttr target);
 
   /// The tiling of the entry for `contraction`: same element types and B
   /// layout, static M and N from the entry's to twice it, K from half to
