@@ -101,6 +101,76 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
          });
 }
 
+void mlir::subgroup_matrix::decomposeLinearIndex(
+    OpBuilder &b, Location loc, Value linear, ArrayRef<Value> loopSizes,
+    ArrayRef<utils::IteratorType> iterators, utils::IteratorType kind,
+    MutableArrayRef<Value> loops) {
+  for (int64_t d = int64_t(loops.size()) - 1; d >= 0; --d) {
+    if (iterators[d] != kind)
+      continue;
+    loops[d] = arith::RemUIOp::create(b, loc, linear, loopSizes[d]);
+    linear = arith::DivUIOp::create(b, loc, linear, loopSizes[d]);
+  }
+}
+
+Value mlir::subgroup_matrix::getScalarInKernel(
+    OpBuilder &b, Value scalar, const IRMapping &scalarArguments) {
+  return scalarArguments.contains(scalar)
+             ? scalarArguments.lookup(scalar)
+             : b.clone(*scalar.getDefiningOp())->getResult(0);
+}
+
+void mlir::subgroup_matrix::emitWorkgroupReduction(OpBuilder &b, Location loc,
+                                                   arith::AtomicRMWKind kind,
+                                                   Value partial, Value parts,
+                                                   Value thread, int64_t size) {
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  memref::StoreOp::create(b, loc, partial, parts, thread);
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t half = size / 2; half >= 1; half /= 2) {
+    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         thread, index(half));
+    auto combine = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(combine.thenBlock());
+      Value mine = memref::LoadOp::create(b, loc, parts, thread);
+      Value partner = arith::AddIOp::create(b, loc, thread, index(half));
+      Value other = memref::LoadOp::create(b, loc, parts, partner);
+      memref::StoreOp::create(b, loc,
+                              arith::getReductionOp(kind, b, loc, mine, other),
+                              parts, thread);
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
+}
+
+IRMapping mlir::subgroup_matrix::mapElementArguments(
+    OpBuilder &b, linalg::GenericOp op, const IRMapping &scalarArguments,
+    const IRMapping &known, function_ref<Value(OpOperand *)> loadOperand,
+    ArrayRef<Value> loops) {
+  IRMapping mapping = scalarArguments;
+  Block &body = op.getRegion().front();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value value = operand->get();
+    BlockArgument argument = body.getArgument(operand->getOperandNumber());
+    if (known.contains(value))
+      mapping.map(argument, known.lookup(value));
+    else if (argument.use_empty())
+      continue;
+    else if (!isa<MemRefType>(value.getType()))
+      mapping.map(argument, getScalarInKernel(b, value, scalarArguments));
+    else
+      mapping.map(argument, loadOperand(operand));
+  }
+  body.walk([&](linalg::IndexOp indexOp) {
+    mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
+  });
+  return mapping;
+}
+
 LaunchAttr mlir::subgroup_matrix::getSpreadLaunch(MLIRContext *context,
                                                   ArrayRef<Value> buffers,
                                                   ArrayRef<std::string> counts,
@@ -474,13 +544,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
 
   // The loop indices of this element, row-major over the loop ranges.
   SmallVector<Value> loops(ranges.size());
-  Value rest = linear;
-  for (int64_t d = ranges.size() - 1; d >= 0; --d) {
-    if (iterators[d] != utils::IteratorType::parallel)
-      continue;
-    loops[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
-    rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
-  }
+  decomposeLinearIndex(b, loc, linear, loopSizes, iterators,
+                       utils::IteratorType::parallel, loops);
   // The linear offset of the element an indexing map selects.
   auto offsetOf = [&](AffineMap map, Value buffer) -> Value {
     auto type = cast<MemRefType>(buffer.getType());
@@ -523,10 +588,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     if (!startingFills.empty())
       startingFill = startingFills[outputs.size() - 1];
     if (startingFill) {
-      Value start = startingFill.getDpsInputs()[0];
-      running.push_back(scalarArguments.contains(start)
-                            ? scalarArguments.lookup(start)
-                            : b.clone(*start.getDefiningOp())->getResult(0));
+      running.push_back(getScalarInKernel(b, startingFill.getDpsInputs()[0],
+                                          scalarArguments));
     } else if (!outArguments.back().use_empty() || reduces) {
       running.push_back(
           memref::LoadOp::create(b, loc, outputs.back(), outputOffsets.back()));
@@ -536,33 +599,20 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   }
   // Builds the body at the current loop indices on the running values.
   auto computeElement = [&](ValueRange current) -> SmallVector<Value> {
-    IRMapping mapping = scalarArguments;
-    for (OpOperand *operand : op.getDpsInputOperands()) {
-      Value value = operand->get();
-      BlockArgument argument = body.getArgument(operand->getOperandNumber());
-      if (argument.use_empty())
-        continue;
-      auto type = dyn_cast<MemRefType>(value.getType());
-      if (!type) {
-        mapping.map(argument,
-                    scalarArguments.contains(value)
-                        ? scalarArguments.lookup(value)
-                        : b.clone(*value.getDefiningOp())->getResult(0));
-        continue;
-      }
-      Value buffer =
-          entry->getArgument(llvm::find(buffers, value) - buffers.begin());
-      mapping.map(argument,
-                  memref::LoadOp::create(
-                      b, loc, buffer,
-                      offsetOf(op.getMatchingIndexingMap(operand), value)));
-    }
+    IRMapping mapping = mapElementArguments(
+        b, op, scalarArguments, IRMapping(),
+        [&](OpOperand *operand) -> Value {
+          Value value = operand->get();
+          Value buffer =
+              entry->getArgument(llvm::find(buffers, value) - buffers.begin());
+          return memref::LoadOp::create(
+              b, loc, buffer,
+              offsetOf(op.getMatchingIndexingMap(operand), value));
+        },
+        loops);
     for (auto [argument, value] : llvm::zip(outArguments, current))
       if (value)
         mapping.map(argument, value);
-    body.walk([&](linalg::IndexOp indexOp) {
-      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
-    });
     // Gathers load from the flat argument at their linearized indices.
     auto emitGather = [&](Operation &inner) {
       auto load = dyn_cast<memref::LoadOp>(inner);
@@ -596,34 +646,13 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value rest = loop.getInductionVar();
-      for (int64_t d = ranges.size() - 1; d >= 0; --d) {
-        if (iterators[d] != utils::IteratorType::reduction)
-          continue;
-        loops[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
-        rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
-      }
+      decomposeLinearIndex(b, loc, loop.getInductionVar(), loopSizes, iterators,
+                           utils::IteratorType::reduction, loops);
       scf::YieldOp::create(b, loc, computeElement(loop.getRegionIterArgs()));
     }
     Value parts = kernel.getWorkgroupAttributions()[0];
-    memref::StoreOp::create(b, loc, loop.getResult(0), parts, thread);
-    gpu::BarrierOp::create(b, loc);
-    for (int64_t half = kElementwiseWorkgroupSize / 2; half >= 1; half /= 2) {
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           thread, index(half));
-      auto combine = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(combine.thenBlock());
-        Value mine = memref::LoadOp::create(b, loc, parts, thread);
-        Value partner = arith::AddIOp::create(b, loc, thread, index(half));
-        Value other = memref::LoadOp::create(b, loc, parts, partner);
-        memref::StoreOp::create(
-            b, loc, arith::getReductionOp(*reductionKind, b, loc, mine, other),
-            parts, thread);
-      }
-      gpu::BarrierOp::create(b, loc);
-    }
+    emitWorkgroupReduction(b, loc, *reductionKind, loop.getResult(0), parts,
+                           thread, kElementwiseWorkgroupSize);
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         thread, index(0));
     auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);

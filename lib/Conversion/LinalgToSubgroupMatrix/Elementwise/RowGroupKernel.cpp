@@ -351,12 +351,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   // along the row sets the others.
   SmallVector<Value> loops(loopCount);
   auto decompose = [&](Value linear, utils::IteratorType kind) {
-    for (int64_t d = loopCount - 1; d >= 0; --d) {
-      if (iterators[d] != kind)
-        continue;
-      loops[d] = arith::RemUIOp::create(b, loc, linear, loopSizes[d]);
-      linear = arith::DivUIOp::create(b, loc, linear, loopSizes[d]);
-    }
+    decomposeLinearIndex(b, loc, linear, loopSizes, iterators, kind, loops);
   };
   decompose(row, utils::IteratorType::parallel);
   auto bufferArgument = [&](Value buffer) -> Value {
@@ -379,33 +374,18 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   // Builds `op`'s body at the current loop indices, its output's value
   // being `current`.
   auto computeElement = [&](linalg::GenericOp op, Value current) -> Value {
-    IRMapping mapping = scalarArguments;
+    IRMapping mapping = mapElementArguments(
+        b, op, scalarArguments, rowValues,
+        [&](OpOperand *operand) -> Value {
+          return memref::LoadOp::create(
+              b, loc, bufferArgument(operand->get()),
+              offsetOf(op.getMatchingIndexingMap(operand),
+                       cast<MemRefType>(operand->get().getType())));
+        },
+        loops);
     Block &body = op.getRegion().front();
-    for (OpOperand *operand : op.getDpsInputOperands()) {
-      Value value = operand->get();
-      BlockArgument argument = body.getArgument(operand->getOperandNumber());
-      if (rowValues.contains(value)) {
-        mapping.map(argument, rowValues.lookup(value));
-        continue;
-      }
-      auto type = dyn_cast<MemRefType>(value.getType());
-      if (!type) {
-        mapping.map(argument,
-                    scalarArguments.contains(value)
-                        ? scalarArguments.lookup(value)
-                        : b.clone(*value.getDefiningOp())->getResult(0));
-        continue;
-      }
-      mapping.map(argument,
-                  memref::LoadOp::create(
-                      b, loc, bufferArgument(value),
-                      offsetOf(op.getMatchingIndexingMap(operand), type)));
-    }
     if (current)
       mapping.map(body.getArguments().back(), current);
-    body.walk([&](linalg::IndexOp indexOp) {
-      mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
-    });
     return cloneScalarBody(b, body, mapping);
   };
 
@@ -428,30 +408,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
           b, loc, computeElement(reduction, loop.getRegionIterArgs()[0]));
     }
     Value parts = kernel.getWorkgroupAttributions()[position];
-    memref::StoreOp::create(b, loc, loop.getResult(0), parts, thread);
-    gpu::BarrierOp::create(b, loc);
-    for (int64_t half = workgroupSize / 2; half >= 1; half /= 2) {
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           thread, index(half));
-      auto combine = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(combine.thenBlock());
-        Value mine = memref::LoadOp::create(b, loc, parts, thread);
-        Value partner = arith::AddIOp::create(b, loc, thread, index(half));
-        Value other = memref::LoadOp::create(b, loc, parts, partner);
-        memref::StoreOp::create(
-            b, loc, arith::getReductionOp(kind, b, loc, mine, other), parts,
-            thread);
-      }
-      gpu::BarrierOp::create(b, loc);
-    }
+    emitWorkgroupReduction(b, loc, kind, loop.getResult(0), parts, thread,
+                           workgroupSize);
     // Every invocation reads the total (the last barrier made it visible)
     // and folds it into the fill's value.
-    Value start = fill.getDpsInputs()[0];
-    Value startValue = scalarArguments.contains(start)
-                           ? scalarArguments.lookup(start)
-                           : b.clone(*start.getDefiningOp())->getResult(0);
+    Value startValue =
+        getScalarInKernel(b, fill.getDpsInputs()[0], scalarArguments);
     Value total = memref::LoadOp::create(b, loc, parts, index(0));
     rowValues.map(reduction.getDpsInits()[0],
                   arith::getReductionOp(kind, b, loc, startValue, total));

@@ -61,6 +61,40 @@ LaunchAttr getSpreadLaunch(MLIRContext *context, ArrayRef<Value> buffers,
                            std::array<int64_t, 2> grid, StringRef workgroups,
                            ArrayRef<std::string> sizes);
 
+//===----------------------------------------------------------------------===//
+// What the element-wise and row-group kernels build alike
+//===----------------------------------------------------------------------===//
+
+/// Sets `loops[d]`, for each loop d of kind `kind` from the last to the
+/// first, to its position in `linear` (row-major over `loopSizes`).
+void decomposeLinearIndex(OpBuilder &b, Location loc, Value linear,
+                          ArrayRef<Value> loopSizes,
+                          ArrayRef<utils::IteratorType> iterators,
+                          utils::IteratorType kind,
+                          MutableArrayRef<Value> loops);
+
+/// The value of a host scalar in a kernel: its kernel argument in
+/// `scalarArguments`, else a clone of the constant that defines it.
+Value getScalarInKernel(OpBuilder &b, Value scalar,
+                        const IRMapping &scalarArguments);
+
+/// Combines the `partial` values of a workgroup's `size` invocations
+/// (`thread` each) with `kind`, pairwise in the workgroup buffer `parts`;
+/// afterwards parts[0] holds the total, visible to every invocation.
+void emitWorkgroupReduction(OpBuilder &b, Location loc,
+                            arith::AtomicRMWKind kind, Value partial,
+                            Value parts, Value thread, int64_t size);
+
+/// The values of the arguments of `op`'s body for one element, on top of
+/// `scalarArguments`: an input operand `known` has a value for takes it, a
+/// scalar its kernel argument (getScalarInKernel), a buffer the load that
+/// `loadOperand` builds; each linalg.index its loop in `loops`.
+IRMapping mapElementArguments(OpBuilder &b, linalg::GenericOp op,
+                              const IRMapping &scalarArguments,
+                              const IRMapping &known,
+                              function_ref<Value(OpOperand *)> loadOperand,
+                              ArrayRef<Value> loops);
+
 /// Whether `op` can become an element-wise kernel; otherwise reports why on
 /// `op` (with `report`) and returns false.
 /// Operands in `computed` are buffers that a kernel of several ops computes
