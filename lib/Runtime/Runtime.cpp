@@ -609,6 +609,21 @@ Device::planDevice(CompiledProgram &program,
   return buildDevicePlan(program, plan, arguments);
 }
 
+/// Writes `plan` and its inputs, `arguments`, into `directory`: what
+/// sm-plan-runner and the host runners' --plan read.
+static LogicalResult writePlanDirectory(const sm_runner::DevicePlan &plan,
+                                        ArrayRef<NpyArray> arguments,
+                                        StringRef directory, Location loc) {
+  std::string error;
+  if (!sm_runner::writeDevicePlan(plan, directory.str(), error))
+    return emitError(loc) << error;
+  for (auto [index, array] : llvm::enumerate(arguments))
+    if (!writeNpy((directory + "/input_" + Twine(index) + ".npy").str(), array,
+                  error))
+      return emitError(loc) << error;
+  return success();
+}
+
 /// Whether the host runners' kernels take buffers of `type`.
 static bool isHostRunnerType(Type type) {
   if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
@@ -659,13 +674,10 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                 "cannot create a scratch directory: " + code.message());
   llvm::scope_exit removeDirectory(
       [&] { llvm::sys::fs::remove_directories(directory); });
+  if (failed(
+          writePlanDirectory(*devicePlan, arguments, directory, host.getLoc())))
+    return failure();
   std::string error;
-  if (!sm_runner::writeDevicePlan(*devicePlan, directory.str().str(), error))
-    return fail(host.getLoc(), error);
-  for (auto [index, array] : llvm::enumerate(arguments))
-    if (!writeNpy((directory + "/input_" + Twine(index) + ".npy").str(), array,
-                  error))
-      return fail(host.getLoc(), error);
 
   std::string runner =
       state->runnerDirectory + "/" + getRunnerName(program.backend);
@@ -803,12 +815,5 @@ LogicalResult Device::writePlan(CompiledProgram &program,
       planDevice(program, shapes, arguments, plan);
   if (failed(devicePlan))
     return failure();
-  std::string error;
-  if (!sm_runner::writeDevicePlan(*devicePlan, directory.str(), error))
-    return emitError(host.getLoc()) << error;
-  for (auto [index, array] : llvm::enumerate(arguments))
-    if (!writeNpy(directory.str() + "/input_" + std::to_string(index) + ".npy",
-                  array, error))
-      return emitError(host.getLoc()) << error;
-  return success();
+  return writePlanDirectory(*devicePlan, arguments, directory, host.getLoc());
 }

@@ -101,6 +101,45 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
          });
 }
 
+MemRefType mlir::subgroup_matrix::getFlatKernelArgumentType(MemRefType type) {
+  return MemRefType::get(
+      {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+      type.getElementType());
+}
+
+MemRefType mlir::subgroup_matrix::getWorkgroupBufferType(int64_t size,
+                                                         Type element) {
+  return MemRefType::get(
+      {size}, element, AffineMap(),
+      gpu::AddressSpaceAttr::get(element.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+}
+
+ElementKernelSkeleton mlir::subgroup_matrix::createElementKernel(
+    gpu::GPUModuleOp into, Location loc, StringRef name,
+    ArrayRef<Type> argumentTypes, ArrayRef<Type> attributions,
+    int64_t workgroupSize, unsigned bufferCount, ArrayRef<int64_t> ranges) {
+  MLIRContext *context = into.getContext();
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
+  ElementKernelSkeleton skeleton;
+  skeleton.kernel = gpu::GPUFuncOp::create(
+      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}),
+      attributions);
+  skeleton.kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                           moduleBuilder.getUnitAttr());
+  skeleton.kernel.setKnownBlockSizeAttr(
+      moduleBuilder.getDenseI32ArrayAttr({int32_t(workgroupSize), 1, 1}));
+  skeleton.entry = &skeleton.kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(skeleton.entry);
+  skeleton.nextArgument = bufferCount;
+  for (int64_t range : ranges)
+    skeleton.loopSizes.push_back(
+        ShapedType::isDynamic(range)
+            ? Value(skeleton.entry->getArgument(skeleton.nextArgument++))
+            : Value(arith::ConstantIndexOp::create(b, loc, range)));
+  return skeleton;
+}
+
 void mlir::subgroup_matrix::decomposeLinearIndex(
     OpBuilder &b, Location loc, Value linear, ArrayRef<Value> loopSizes,
     ArrayRef<utils::IteratorType> iterators, utils::IteratorType kind,
@@ -346,7 +385,6 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   if (!canEmitElementwiseKernel(op, /*report=*/true, /*computed=*/{},
                                 /*allowBodyLoads=*/true))
     return failure();
-  MLIRContext *context = rewriter.getContext();
   Location loc = op.getLoc();
   // A loop's size is static when any operand spells it; otherwise the
   // kernel takes it as an argument (after the buffers, in loop order) and
@@ -429,10 +467,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
            op.getMatchingBlockArgument(&operand).use_empty()))
         continue;
       buffers.push_back(value);
-      argumentTypes.push_back(
-          MemRefType::get({type.hasStaticShape() ? type.getNumElements()
-                                                 : ShapedType::kDynamic},
-                          type.getElementType()));
+      argumentTypes.push_back(getFlatKernelArgumentType(type));
     }
   // Buffers the body loads from (gathers) follow the operands.
   SmallVector<Value> bodyLoaded = getBodyLoadedBuffers(op);
@@ -462,34 +497,24 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   for (Value scalar : scalars)
     argumentTypes.push_back(scalar.getType());
 
-  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
   Type outputElement =
       cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
   SmallVector<Type> attributions;
   if (cooperative)
-    attributions.push_back(MemRefType::get(
-        {kElementwiseWorkgroupSize}, outputElement, AffineMap(),
-        gpu::AddressSpaceAttr::get(
-            context, gpu::GPUDialect::getWorkgroupAddressSpace())));
-  auto kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}),
-      attributions);
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  moduleBuilder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
-      {int32_t(kElementwiseWorkgroupSize), 1, 1}));
-  Block *entry = &kernel.getBody().front();
+    attributions.push_back(
+        getWorkgroupBufferType(kElementwiseWorkgroupSize, outputElement));
+  ElementKernelSkeleton skeleton =
+      createElementKernel(into, loc, name, argumentTypes, attributions,
+                          kElementwiseWorkgroupSize, buffers.size(), ranges);
+  gpu::GPUFuncOp kernel = skeleton.kernel;
+  Block *entry = skeleton.entry;
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
   // Every loop's size: a constant or the kernel argument.
-  SmallVector<Value> loopSizes;
-  unsigned sizeArgument = buffers.size();
-  for (int64_t range : ranges)
-    loopSizes.push_back(ShapedType::isDynamic(range)
-                            ? Value(entry->getArgument(sizeArgument++))
-                            : index(range));
+  SmallVector<Value> loopSizes = skeleton.loopSizes;
+  unsigned sizeArgument = skeleton.nextArgument;
   SmallVector<Value> extentValues;
   for (size_t i = 0; i < extents.size(); ++i)
     extentValues.push_back(entry->getArgument(sizeArgument++));

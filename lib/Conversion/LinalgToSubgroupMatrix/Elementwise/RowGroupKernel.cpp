@@ -205,7 +205,6 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
     RewriterBase &rewriter, const RowGroup &group, gpu::GPUModuleOp into,
     StringRef name) {
   linalg::GenericOp last = group.last;
-  MLIRContext *context = rewriter.getContext();
   Location loc = last.getLoc();
   SmallVector<linalg::GenericOp> members;
   SmallVector<Value> temporaries;
@@ -266,10 +265,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
           llvm::is_contained(buffers, value))
         continue;
       buffers.push_back(value);
-      argumentTypes.push_back(
-          MemRefType::get({type.hasStaticShape() ? type.getNumElements()
-                                                 : ShapedType::kDynamic},
-                          type.getElementType()));
+      argumentTypes.push_back(getFlatKernelArgumentType(type));
     }
   for (int64_t range : ranges)
     if (ShapedType::isDynamic(range))
@@ -291,31 +287,20 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   // of its own.
   SmallVector<Type> attributions;
   for (auto [fill, reduction] : group.reductions)
-    attributions.push_back(MemRefType::get(
-        {workgroupSize},
-        cast<MemRefType>(reduction.getDpsInits()[0].getType()).getElementType(),
-        AffineMap(),
-        gpu::AddressSpaceAttr::get(
-            context, gpu::GPUDialect::getWorkgroupAddressSpace())));
-  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
-  auto kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}),
-      attributions);
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  moduleBuilder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(
-      moduleBuilder.getDenseI32ArrayAttr({int32_t(workgroupSize), 1, 1}));
-  Block *entry = &kernel.getBody().front();
+    attributions.push_back(getWorkgroupBufferType(
+        workgroupSize, cast<MemRefType>(reduction.getDpsInits()[0].getType())
+                           .getElementType()));
+  ElementKernelSkeleton skeleton =
+      createElementKernel(into, loc, name, argumentTypes, attributions,
+                          workgroupSize, buffers.size(), ranges);
+  gpu::GPUFuncOp kernel = skeleton.kernel;
+  Block *entry = skeleton.entry;
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  SmallVector<Value> loopSizes;
-  unsigned sizeArgument = buffers.size();
-  for (int64_t range : ranges)
-    loopSizes.push_back(ShapedType::isDynamic(range)
-                            ? Value(entry->getArgument(sizeArgument++))
-                            : index(range));
+  SmallVector<Value> loopSizes = skeleton.loopSizes;
+  unsigned sizeArgument = skeleton.nextArgument;
   IRMapping scalarArguments;
   for (auto [position, scalar] : llvm::enumerate(scalars))
     scalarArguments.map(scalar, entry->getArgument(sizeArgument + position));

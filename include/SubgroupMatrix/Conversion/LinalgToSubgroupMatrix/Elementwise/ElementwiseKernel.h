@@ -65,6 +65,32 @@ LaunchAttr getSpreadLaunch(MLIRContext *context, ArrayRef<Value> buffers,
 // What the element-wise and row-group kernels build alike
 //===----------------------------------------------------------------------===//
 
+/// The flat (rank-1) type a kernel takes a buffer of `type` as: of its
+/// element count, or dynamic.
+MemRefType getFlatKernelArgumentType(MemRefType type);
+
+/// A workgroup buffer of `size` elements of `element`.
+MemRefType getWorkgroupBufferType(int64_t size, Type element);
+
+/// A new kernel of the element-wise family: its function, created at the
+/// end of `into` (arguments `argumentTypes`, workgroup buffers
+/// `attributions`, workgroups of `workgroupSize` invocations), and a
+/// builder at its entry.
+struct ElementKernelSkeleton {
+  gpu::GPUFuncOp kernel;
+  Block *entry = nullptr;
+  /// Each loop's size: its constant, or the index argument that follows
+  /// the buffers for each dynamic one.
+  SmallVector<Value> loopSizes;
+  /// The argument after the loop sizes.
+  unsigned nextArgument = 0;
+};
+ElementKernelSkeleton
+createElementKernel(gpu::GPUModuleOp into, Location loc, StringRef name,
+                    ArrayRef<Type> argumentTypes, ArrayRef<Type> attributions,
+                    int64_t workgroupSize, unsigned bufferCount,
+                    ArrayRef<int64_t> ranges);
+
 /// Sets `loops[d]`, for each loop d of kind `kind` from the last to the
 /// first, to its position in `linear` (row-major over `loopSizes`).
 void decomposeLinearIndex(OpBuilder &b, Location loc, Value linear,
