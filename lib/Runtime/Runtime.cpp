@@ -597,10 +597,12 @@ Device::buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
 }
 
 FailureOr<sm_runner::DevicePlan>
-Device::planDevice(CompiledProgram &program,
-                   ArrayRef<SmallVector<int64_t>> shapes,
-                   ArrayRef<NpyArray> arguments, ExecutionPlan &plan) {
+Device::planDevice(CompiledProgram &program, ArrayRef<NpyArray> arguments,
+                   ExecutionPlan &plan) {
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
+  SmallVector<SmallVector<int64_t>> shapes;
+  if (failed(checkArguments(host, arguments, shapes)))
+    return failure();
   FailureOr<ExecutionPlan> evaluated =
       planExecution(host, shapes, getScalarArguments(host, arguments));
   if (failed(evaluated))
@@ -635,12 +637,9 @@ static bool isHostRunnerType(Type type) {
 FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                                         ArrayRef<NpyArray> arguments) {
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
-  SmallVector<SmallVector<int64_t>> shapes;
-  if (failed(checkArguments(host, arguments, shapes)))
-    return failure();
   ExecutionPlan plan;
   FailureOr<sm_runner::DevicePlan> devicePlan =
-      planDevice(program, shapes, arguments, plan);
+      planDevice(program, arguments, plan);
   if (failed(devicePlan))
     return failure();
   auto fail = [&](Location location,
@@ -756,7 +755,7 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
   if (found == loaded.instances.end()) {
     ExecutionPlan plan;
     FailureOr<sm_runner::DevicePlan> devicePlan =
-        planDevice(program, planShapes, arguments, plan);
+        planDevice(program, arguments, plan);
     if (failed(devicePlan))
       return failure();
     int failedStep = -1;
@@ -807,12 +806,9 @@ LogicalResult Device::writePlan(CompiledProgram &program,
                                 ArrayRef<NpyArray> arguments,
                                 StringRef directory) {
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
-  SmallVector<SmallVector<int64_t>> shapes;
-  if (failed(checkArguments(host, arguments, shapes)))
-    return failure();
   ExecutionPlan plan;
   FailureOr<sm_runner::DevicePlan> devicePlan =
-      planDevice(program, shapes, arguments, plan);
+      planDevice(program, arguments, plan);
   if (failed(devicePlan))
     return failure();
   return writePlanDirectory(*devicePlan, arguments, directory, host.getLoc());

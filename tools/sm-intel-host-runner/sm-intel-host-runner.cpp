@@ -9,19 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BufferGuards.h"
-#include "HostPlanExecutor.h"
-#include "KernelSignature.h"
-#include "RunnerOptions.h"
+#include "HostRunnerMain.h"
 #include "TemporaryDirectory.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <iostream>
 #include <string>
 #include <unistd.h>
-#include <vector>
 
 using namespace sm_runner;
 
@@ -50,11 +44,6 @@ the kernel's.
   --cxx COMPILER          C++ compiler (default: $CXX, else c++)
   --llc LLC               LLVM's llc (default: the one of LLVM 22)
 )";
-
-[[noreturn]] void fail(const std::string &message) {
-  std::cerr << "sm-intel-host-runner: error: " << message << "\n";
-  std::exit(2);
-}
 
 /// Compiles the kernel file at `path` for the host and loads it; false with
 /// `error`.
@@ -124,76 +113,47 @@ bool findKernel(void *handle, const std::string &entry, IntelKernel &kernel,
   return true;
 }
 
+/// The Intel kernels of one LLVM IR file, compiled with llc.
+class IntelKernelFile : public HostKernelFile {
+public:
+  std::string compiler, llc = SM_LLC_PATH;
+
+  bool load(const std::string &path, std::string &error) override {
+    return loadKernels(path, compiler, llc, handle, error);
+  }
+  bool getSignature(const std::string &entry, std::string &signature,
+                    std::string &error) override {
+    IntelKernel kernel;
+    if (!findKernel(handle, entry, kernel, error))
+      return false;
+    signature = kernel.signature;
+    return true;
+  }
+  bool launch(const std::string &entry, void **arguments,
+              const unsigned grid[3], std::string &shape,
+              std::string &error) override {
+    IntelKernel kernel;
+    if (!findKernel(handle, entry, kernel, error))
+      return false;
+    sm_intel_launch(kernel.function, arguments, grid, kernel.info);
+    const unsigned *info = kernel.info;
+    shape = "workgroups " + std::to_string(info[1]) + "," +
+            std::to_string(info[2]) + "," + std::to_string(info[3]) +
+            ", subgroup size " + std::to_string(info[0]);
+    return true;
+  }
+
+private:
+  void *handle = nullptr;
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  HostRunnerInvocation invocation;
-  CommonOptions options;
+  IntelKernelFile kernels;
   const char *cxxFromEnvironment = std::getenv("CXX");
-  std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
-  std::string llc = SM_LLC_PATH;
-  std::string error = parseHostRunnerCommandLine(
-      argc, argv, usage, {{"--cxx", &compiler}, {"--llc", &llc}}, options,
-      invocation);
-  if (!error.empty())
-    fail(error);
-
-  if (!invocation.planDirectory.empty()) {
-    void *handle = nullptr;
-    auto load = [&](const std::string &path, HostLaunch &launch,
-                    std::string &error) {
-      if (!loadKernels(path, compiler, llc, handle, error))
-        return false;
-      launch = [&](const std::string &entry, const DevicePlan::Step &step,
-                   void **arguments, const unsigned grid[3],
-                   std::string &error) {
-        IntelKernel kernel;
-        if (!findKernel(handle, entry, kernel, error))
-          return false;
-        error = checkLaunchArguments(entry, kernel.signature, step);
-        if (!error.empty())
-          return false;
-        sm_intel_launch(kernel.function, arguments, grid, kernel.info);
-        return true;
-      };
-      return true;
-    };
-    if (!runHostPlanDirectory(invocation.planDirectory,
-                              invocation.outputDirectory, load, error))
-      fail(error);
-    return 0;
-  }
-
-  const std::string &entry = invocation.entry;
-  void *handle = nullptr;
-  IntelKernel kernel;
-  if (!loadKernels(invocation.kernelPath, compiler, llc, handle, error) ||
-      !findKernel(handle, entry, kernel, error))
-    fail(error);
-  error = checkKernelArguments(entry, kernel.signature, options.arguments);
-  if (!error.empty())
-    fail(error);
-
-  std::vector<HostBuffer> before, after;
-  if (!createBuffers(options, before, error))
-    fail(error);
-  after = before;
-  GuardedHostBuffers guarded(before);
-  std::vector<void *> pointers = guarded.getPointers();
-  guarded.run([&] {
-    sm_intel_launch(kernel.function, pointers.data(), options.grid,
-                    kernel.info);
-  });
-  std::vector<std::string> damages = guarded.copyBack(after);
-  const unsigned *info = kernel.info;
-  std::printf("ran '%s' on the host: grid %u,%u,%u of workgroups %u,%u,%u, "
-              "subgroup size %u\n",
-              entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
-              info[1], info[2], info[3], info[0]);
-  bool passed = reportBoundsChecks(damages, after);
-  passed &= reportResults(options, before, after, error);
-  if (!error.empty())
-    fail(error);
-  dlclose(handle);
-  return passed ? 0 : 1;
+  kernels.compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
+  return runHostRunner(argc, argv, "sm-intel-host-runner", usage,
+                       {{"--cxx", &kernels.compiler}, {"--llc", &kernels.llc}},
+                       kernels);
 }

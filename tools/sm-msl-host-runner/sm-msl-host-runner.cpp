@@ -9,20 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BufferGuards.h"
-#include "HostPlanExecutor.h"
-#include "KernelSignature.h"
-#include "RunnerOptions.h"
+#include "HostRunnerMain.h"
 #include "TemporaryDirectory.h"
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <dlfcn.h>
-#include <iostream>
 #include <string>
 #include <unistd.h>
-#include <vector>
 
 using namespace sm_runner;
 
@@ -46,11 +39,6 @@ size is the kernel's known_block_size.
                           --output-dir D
   --cxx COMPILER          C++ compiler (default: $CXX, else c++)
 )";
-
-[[noreturn]] void fail(const std::string &message) {
-  std::cerr << "sm-msl-host-runner: error: " << message << "\n";
-  std::exit(2);
-}
 
 /// The functions of a compiled kernel file.
 struct MetalKernels {
@@ -112,76 +100,42 @@ bool findSignature(const MetalKernels &kernels, const std::string &entry,
   return true;
 }
 
+/// The Metal kernels of one source file, compiled as C++.
+class MetalKernelFile : public HostKernelFile {
+public:
+  std::string compiler;
+
+  bool load(const std::string &path, std::string &error) override {
+    return loadKernels(path, compiler, kernels, error);
+  }
+  bool getSignature(const std::string &entry, std::string &signature,
+                    std::string &error) override {
+    return findSignature(kernels, entry, signature, error);
+  }
+  bool launch(const std::string &entry, void **arguments,
+              const unsigned grid[3], std::string &shape,
+              std::string &error) override {
+    unsigned threadgroupSize[3] = {0, 0, 0};
+    if (kernels.launch(entry.c_str(), arguments, grid, threadgroupSize)) {
+      error = "the kernel file has no kernel '" + entry + "'";
+      return false;
+    }
+    shape = "threadgroups " + std::to_string(threadgroupSize[0]) + "," +
+            std::to_string(threadgroupSize[1]) + "," +
+            std::to_string(threadgroupSize[2]);
+    return true;
+  }
+
+private:
+  MetalKernels kernels;
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  HostRunnerInvocation invocation;
-  CommonOptions options;
+  MetalKernelFile kernels;
   const char *cxxFromEnvironment = std::getenv("CXX");
-  std::string compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
-  std::string error = parseHostRunnerCommandLine(
-      argc, argv, usage, {{"--cxx", &compiler}}, options, invocation);
-  if (!error.empty())
-    fail(error);
-
-  MetalKernels kernels;
-  if (!invocation.planDirectory.empty()) {
-    auto load = [&](const std::string &path, HostLaunch &launch,
-                    std::string &error) {
-      if (!loadKernels(path, compiler, kernels, error))
-        return false;
-      launch = [&](const std::string &entry, const DevicePlan::Step &step,
-                   void **arguments, const unsigned grid[3],
-                   std::string &error) {
-        std::string signature;
-        if (!findSignature(kernels, entry, signature, error))
-          return false;
-        error = checkLaunchArguments(entry, signature, step);
-        if (!error.empty())
-          return false;
-        unsigned threadgroupSize[3] = {0, 0, 0};
-        kernels.launch(entry.c_str(), arguments, grid, threadgroupSize);
-        return true;
-      };
-      return true;
-    };
-    if (!runHostPlanDirectory(invocation.planDirectory,
-                              invocation.outputDirectory, load, error))
-      fail(error);
-    return 0;
-  }
-
-  const std::string &entry = invocation.entry;
-  std::string signature;
-  if (!loadKernels(invocation.kernelPath, compiler, kernels, error) ||
-      !findSignature(kernels, entry, signature, error))
-    fail(error);
-  error = checkKernelArguments(entry, signature, options.arguments);
-  if (!error.empty())
-    fail(error);
-
-  std::vector<HostBuffer> before, after;
-  if (!createBuffers(options, before, error))
-    fail(error);
-  after = before;
-  GuardedHostBuffers guarded(before);
-  std::vector<void *> pointers = guarded.getPointers();
-  unsigned threadgroupSize[3] = {0, 0, 0};
-  int status = 0;
-  guarded.run([&] {
-    status = kernels.launch(entry.c_str(), pointers.data(), options.grid,
-                            threadgroupSize);
-  });
-  if (status)
-    fail("the kernel file has no kernel '" + entry + "'");
-  std::vector<std::string> damages = guarded.copyBack(after);
-  std::printf("ran '%s' on the host: grid %u,%u,%u of threadgroups %u,%u,%u\n",
-              entry.c_str(), options.grid[0], options.grid[1], options.grid[2],
-              threadgroupSize[0], threadgroupSize[1], threadgroupSize[2]);
-  bool passed = reportBoundsChecks(damages, after);
-  passed &= reportResults(options, before, after, error);
-  if (!error.empty())
-    fail(error);
-  dlclose(kernels.handle);
-  return passed ? 0 : 1;
+  kernels.compiler = cxxFromEnvironment ? cxxFromEnvironment : "c++";
+  return runHostRunner(argc, argv, "sm-msl-host-runner", usage,
+                       {{"--cxx", &kernels.compiler}}, kernels);
 }

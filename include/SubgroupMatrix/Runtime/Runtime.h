@@ -138,15 +138,15 @@ public:
 
 private:
   Device() = default;
-  /// Runs a program of a host backend through its CPU runner, one launch
-  /// at a time, its buffers on the host.
+  /// Runs a program of a host backend through its CPU runner, which runs
+  /// the whole device plan.
   FailureOr<RunResults> runOnHost(CompiledProgram &program,
                                   ArrayRef<NpyArray> arguments);
-  /// Evaluates the host function for `shapes` into `plan` and returns what
-  /// the device runs.
+  /// Checks `arguments` against the host function, evaluates it for their
+  /// shapes into `plan` and returns what the device runs.
   static FailureOr<sm_runner::DevicePlan>
-  planDevice(CompiledProgram &program, ArrayRef<SmallVector<int64_t>> shapes,
-             ArrayRef<NpyArray> arguments, ExecutionPlan &plan);
+  planDevice(CompiledProgram &program, ArrayRef<NpyArray> arguments,
+             ExecutionPlan &plan);
   static FailureOr<sm_runner::DevicePlan>
   buildDevicePlan(CompiledProgram &program, const ExecutionPlan &plan,
                   ArrayRef<NpyArray> arguments);

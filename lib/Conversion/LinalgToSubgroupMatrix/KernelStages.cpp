@@ -96,18 +96,12 @@ mlir::subgroup_matrix::getViewedBuffer(Value view) {
                             subview.getStaticStrides());
       view = subview.getSource();
     } else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(definition)) {
-      // Each collapsed index is the index of its group's long dimension.
-      ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-      SmallVector<AffineExpr> exprs;
-      for (auto [position, group] :
-           llvm::enumerate(collapse.getReassociationIndices())) {
-        std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
-        if (!kept)
-          return std::nullopt;
-        for (int64_t source : group)
-          exprs.push_back(source == *kept ? map.getResult(position) : zero);
-      }
-      map = AffineMap::get(map.getNumDims(), 0, exprs, context);
+      std::optional<AffineMap> through =
+          mapThroughCollapse(map, collapse.getSrcType().getShape(),
+                             collapse.getReassociationIndices());
+      if (!through)
+        return std::nullopt;
+      map = *through;
       view = collapse.getSrc();
     } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(definition)) {
       // Each source index is its group's indices linearized (row-major).

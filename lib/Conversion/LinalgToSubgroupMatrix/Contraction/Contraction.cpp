@@ -366,6 +366,22 @@ mlir::subgroup_matrix::getOnlyLongDimension(ArrayRef<int64_t> shape,
   return kept ? kept : std::optional<int64_t>(group.front());
 }
 
+std::optional<AffineMap> mlir::subgroup_matrix::mapThroughCollapse(
+    AffineMap map, ArrayRef<int64_t> sourceShape,
+    ArrayRef<ReassociationIndices> groups) {
+  MLIRContext *context = map.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (auto [position, group] : llvm::enumerate(groups)) {
+    std::optional<int64_t> kept = getOnlyLongDimension(sourceShape, group);
+    if (!kept)
+      return std::nullopt;
+    for (int64_t source : group)
+      exprs.push_back(source == *kept ? map.getResult(position)
+                                      : getAffineConstantExpr(0, context));
+  }
+  return AffineMap::get(map.getNumDims(), 0, exprs, context);
+}
+
 SmallVector<Value> mlir::subgroup_matrix::cloneScalarBodyResults(
     OpBuilder &builder, Block &body, IRMapping &mapping,
     function_ref<bool(Operation &)> emitInstead) {

@@ -210,20 +210,9 @@ static std::optional<AffineMap> getMapThroughView(Value reshaped,
     }
     return AffineMap::get(map.getNumDims(), 0, exprs, context);
   }
-  if (auto collapse = reshaped.getDefiningOp<tensor::CollapseShapeOp>()) {
-    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-    SmallVector<AffineExpr> exprs;
-    for (auto [position, group] :
-         llvm::enumerate(collapse.getReassociationIndices())) {
-      std::optional<int64_t> kept = getOnlyLongDimension(shape, group);
-      if (!kept)
-        return std::nullopt;
-      for (int64_t source : group)
-        exprs.push_back(source == *kept ? map.getResult(position)
-                                        : getAffineConstantExpr(0, context));
-    }
-    return AffineMap::get(map.getNumDims(), 0, exprs, context);
-  }
+  if (auto collapse = reshaped.getDefiningOp<tensor::CollapseShapeOp>())
+    return mapThroughCollapse(map, collapse.getSrcType().getShape(),
+                              collapse.getReassociationIndices());
   return std::nullopt;
 }
 

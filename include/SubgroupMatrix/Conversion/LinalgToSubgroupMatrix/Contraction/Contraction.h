@@ -230,6 +230,14 @@ AffineMap applyStaticView(AffineMap map, ArrayRef<int64_t> offsets,
 std::optional<int64_t> getOnlyLongDimension(ArrayRef<int64_t> shape,
                                             ArrayRef<int64_t> group);
 
+/// `map`, which indexes the result of a collapse of `sourceShape` by
+/// `groups`, as a map of the source's dimensions: each collapsed index is
+/// the index of its group's one long dimension (getOnlyLongDimension), the
+/// others 0; none where a group has several long dimensions.
+std::optional<AffineMap>
+mapThroughCollapse(AffineMap map, ArrayRef<int64_t> sourceShape,
+                   ArrayRef<ReassociationIndices> groups);
+
 /// Clones the ops of `body` (but its terminator) with `builder`, first
 /// copying the constants they use from outside it, and returns the values
 /// the terminator yields. `emitInstead`, where given, may emit an op itself
