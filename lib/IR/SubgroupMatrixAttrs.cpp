@@ -3,6 +3,8 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 
+#include "MatrixShapeParsing.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -46,18 +48,9 @@ Attribute MatrixConfigAttr::parse(AsmParser &parser, Type) {
       parser.parseArrow() || parser.parseType(resultType) ||
       parser.parseGreater())
     return {};
-  if (shape.size() != 3) {
-    parser.emitError(shapeLoc) << "expected an M x N x K shape, got "
-                               << shape.size() << " dimension(s)";
+  if (failed(checkParsedMatrixShape(parser, shapeLoc, shape, 3,
+                                    "an M x N x K shape")))
     return {};
-  }
-  for (int64_t dim : shape) {
-    if (dim <= 0 || dim > std::numeric_limits<int32_t>::max()) {
-      parser.emitError(shapeLoc)
-          << "matrix dimensions must be positive 32-bit integers, got " << dim;
-      return {};
-    }
-  }
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                     shape[0], shape[1], shape[2], componentType, resultType);
 }

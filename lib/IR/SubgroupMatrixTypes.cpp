@@ -2,6 +2,8 @@
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
+#include "MatrixShapeParsing.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -40,18 +42,9 @@ template <typename MatrixType> static Type parseMatrixType(AsmParser &parser) {
                                 /*withTrailingX=*/true) ||
       parser.parseType(elementType) || parser.parseGreater())
     return {};
-  if (shape.size() != 2) {
-    parser.emitError(shapeLoc) << "expected a shape of rows x columns, got "
-                               << shape.size() << " dimension(s)";
+  if (failed(checkParsedMatrixShape(parser, shapeLoc, shape, 2,
+                                    "a shape of rows x columns")))
     return {};
-  }
-  for (int64_t dim : shape) {
-    if (dim <= 0 || dim > std::numeric_limits<int32_t>::max()) {
-      parser.emitError(shapeLoc)
-          << "matrix dimensions must be positive 32-bit integers, got " << dim;
-      return {};
-    }
-  }
   return MatrixType::getChecked([&] { return parser.emitError(shapeLoc); },
                                 parser.getContext(),
                                 static_cast<unsigned>(shape[0]),

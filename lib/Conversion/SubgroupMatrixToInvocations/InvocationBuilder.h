@@ -372,6 +372,22 @@ template <typename OpTy> struct IntelPattern : OpConversionPattern<OpTy> {
     return per_invocation::getLayout(op, type, subgroupSize, emulated);
   }
 
+  /// The layouts of a product's left, right and result matrices.
+  struct ProductLayouts {
+    InvocationLayout left, right, result;
+  };
+  /// getLayout of each matrix of `op` (an mma or a multiply); failure when
+  /// one has none (getLayout reported why).
+  FailureOr<ProductLayouts> getProductLayouts(OpTy op) const {
+    FailureOr<InvocationLayout> left = getLayout(op, op.getLeft().getType());
+    FailureOr<InvocationLayout> right = getLayout(op, op.getRight().getType());
+    FailureOr<InvocationLayout> result =
+        getLayout(op, op.getResult().getType());
+    if (failed(left) || failed(right) || failed(result))
+      return failure();
+    return ProductLayouts{*left, *right, *result};
+  }
+
   unsigned subgroupSize;
   bool emulated;
 };

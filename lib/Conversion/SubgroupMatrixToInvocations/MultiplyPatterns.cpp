@@ -83,14 +83,11 @@ template <typename OpTy> struct MultiplyLowering : IntelPattern<OpTy> {
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<InvocationLayout> left =
-        this->getLayout(op, op.getLeft().getType());
-    FailureOr<InvocationLayout> right =
-        this->getLayout(op, op.getRight().getType());
-    FailureOr<InvocationLayout> result =
-        this->getLayout(op, op.getResult().getType());
-    if (failed(left) || failed(right) || failed(result))
+    auto layouts = this->getProductLayouts(op);
+    if (failed(layouts))
       return failure();
+    const InvocationLayout *left = &layouts->left, *right = &layouts->right,
+                           *result = &layouts->result;
     Value accumulator;
     if constexpr (std::is_same_v<OpTy, MmaOp>)
       accumulator = adaptor.getAcc().front();
@@ -276,14 +273,11 @@ template <typename OpTy> struct EmulatedMultiplyLowering : IntelPattern<OpTy> {
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<InvocationLayout> left =
-        this->getLayout(op, op.getLeft().getType());
-    FailureOr<InvocationLayout> right =
-        this->getLayout(op, op.getRight().getType());
-    FailureOr<InvocationLayout> result =
-        this->getLayout(op, op.getResult().getType());
-    if (failed(left) || failed(right) || failed(result))
+    auto layouts = this->getProductLayouts(op);
+    if (failed(layouts))
       return failure();
+    const InvocationLayout *left = &layouts->left, *right = &layouts->right,
+                           *result = &layouts->result;
     InvocationBuilder b(rewriter, loc, /*scalarOnly=*/true);
     SmallVector<Value> leftSlots = getSlots(rewriter, loc, adaptor.getLeft());
     SmallVector<Value> rightSlots = getSlots(rewriter, loc, adaptor.getRight());
