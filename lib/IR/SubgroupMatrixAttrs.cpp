@@ -4,6 +4,7 @@
 #include "SubgroupMatrix/IR/TargetPresets.h"
 
 #include "MatrixShapeParsing.h"
+#include "SubgroupMatrix/Support/SizeExpression.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -567,44 +568,18 @@ LaunchAttr LaunchAttr::get(MLIRContext *context, ArrayRef<std::string> grid,
              check.empty() ? StringAttr() : StringAttr::get(context, check));
 }
 
-/// Checks a size expression (integers and names, `*`, `ceildiv(X,Y)` and
-/// `min(X,Y)`) and collects the names it uses; returns what is wrong, or "".
+/// Checks a size expression (sm_launch's grammar) and collects the names
+/// it uses; returns what is wrong, or "".
 static std::string checkSizeExpression(StringRef text,
-                                       SmallVectorImpl<StringRef> &names) {
-  size_t position = 0;
-  std::function<bool()> product, atom;
-  auto expect = [&](char c) {
-    if (position < text.size() && text[position] == c) {
-      ++position;
-      return true;
-    }
-    return false;
-  };
-  atom = [&]() {
-    size_t start = position;
-    while (position < text.size() &&
-           (llvm::isAlnum(text[position]) || text[position] == '_'))
-      ++position;
-    StringRef word = text.slice(start, position);
-    if (word.empty())
-      return false;
-    if ((word == "ceildiv" || word == "min") && expect('('))
-      return product() && expect(',') && product() && expect(')');
-    if (!llvm::isDigit(word.front()))
-      names.push_back(word);
-    else if (!isInteger(word))
-      return false;
+                                       SmallVectorImpl<std::string> &names) {
+  std::string error;
+  sm_launch::SizeLookup record = [&](const std::string &name, uint64_t &value,
+                                     std::string &) {
+    names.push_back(name);
+    value = 1;
     return true;
   };
-  product = [&]() {
-    if (!atom())
-      return false;
-    while (expect('*'))
-      if (!atom())
-        return false;
-    return true;
-  };
-  if (!product() || position != text.size())
+  if (!sm_launch::evaluateSizeExpression(text.str(), record, error))
     return ("'" + text +
             "' is not a size expression (integers and names, "
             "'*', ceildiv(X,Y), min(X,Y))")
@@ -622,7 +597,7 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   llvm::StringSet<> known;
   for (StringAttr size : sizes)
     known.insert(size.getValue());
-  SmallVector<StringRef> names;
+  SmallVector<std::string> names;
   for (StringAttr count : grid) {
     std::string problem = checkSizeExpression(count.getValue(), names);
     if (!problem.empty())
@@ -634,30 +609,25 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << ", not between 1 and " << INT32_MAX;
   }
   // Expressions within specifications are braced.
-  auto collectBraced = [&](StringRef text) -> std::string {
-    while (!text.empty()) {
-      size_t open = text.find('{');
-      if (open == StringRef::npos)
-        return "";
-      size_t close = text.find('}', open);
-      if (close == StringRef::npos)
-        return ("'" + text + "' has an unclosed '{'").str();
-      std::string problem =
-          checkSizeExpression(text.slice(open + 1, close), names);
-      if (!problem.empty())
-        return problem;
-      text = text.drop_front(close + 1);
-    }
-    return "";
+  auto checkBraced = [&](StringRef text) {
+    std::string problem;
+    sm_launch::forEachBracedExpression(
+        text.str(), [](const std::string &) { return true; },
+        [&](const std::string &expression) {
+          problem = checkSizeExpression(expression, names);
+          return problem.empty();
+        },
+        problem);
+    return problem;
   };
   for (StringAttr argument : arguments)
-    if (std::string problem = collectBraced(argument.getValue());
+    if (std::string problem = checkBraced(argument.getValue());
         !problem.empty())
       return emitError() << "has an argument where " << problem;
   if (check)
-    if (std::string problem = collectBraced(check.getValue()); !problem.empty())
+    if (std::string problem = checkBraced(check.getValue()); !problem.empty())
       return emitError() << "has a check where " << problem;
-  for (StringRef name : names)
+  for (const std::string &name : names)
     if (!known.contains(name))
       return emitError() << "uses the size '" << name
                          << "', which is not one of its sizes";
