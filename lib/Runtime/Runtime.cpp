@@ -294,7 +294,7 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
               "this process's: run the program through sm-run, or start it "
               "through the loader of the root utils/setup.sh makes "
               "(.deps/vulkan-root, lib/Runtime/Vulkan/DriverRoot.h)";
-  sm_runner::VulkanDevice::Selection selection;
+  sm_runner::VulkanDevice::OpenOptions selection;
   selection.index = index;
   selection.preferCpu = sm_runner::targetRunsOnCpu(target.str());
   result->state->device = sm_runner::VulkanDevice::open(selection, error);
@@ -626,6 +626,21 @@ static LogicalResult writePlanDirectory(const sm_runner::DevicePlan &plan,
   return success();
 }
 
+/// The outputs of a run of `plan`, in its order, as the program's results
+/// and the arguments it writes.
+static RunResults collectResults(const sm_runner::DevicePlan &plan,
+                                 std::vector<NpyArray> outputs) {
+  RunResults results;
+  for (auto [output, array] : llvm::zip(plan.outputs, outputs)) {
+    if (output.argument < 0)
+      results.results.push_back(std::move(array));
+    else
+      results.writtenArguments.push_back(
+          {unsigned(output.argument), std::move(array)});
+  }
+  return results;
+}
+
 /// Whether the host runners' kernels take buffers of `type`.
 static bool isHostRunnerType(Type type) {
   if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
@@ -695,22 +710,11 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                                    "):\n" + output);
   }
 
-  RunResults results;
-  unsigned resultIndex = 0;
-  for (const sm_runner::DevicePlan::Output &output : devicePlan->outputs) {
-    std::string name = output.argument < 0
-                           ? "result_" + std::to_string(resultIndex++) + ".npy"
-                           : "arg_" + std::to_string(output.argument) + ".npy";
-    NpyArray array;
-    if (!readNpy((directory + "/" + name).str(), array, error))
-      return fail(host.getLoc(), error);
-    if (output.argument < 0)
-      results.results.push_back(std::move(array));
-    else
-      results.writtenArguments.push_back(
-          {unsigned(output.argument), std::move(array)});
-  }
-  return results;
+  std::vector<NpyArray> outputs;
+  if (!sm_runner::readPlanOutputs(*devicePlan, directory.str().str(), outputs,
+                                  error))
+    return fail(host.getLoc(), error);
+  return collectResults(*devicePlan, std::move(outputs));
 }
 
 FailureOr<RunResults> Device::run(CompiledProgram &program,
@@ -779,14 +783,7 @@ FailureOr<RunResults> Device::run(CompiledProgram &program,
   std::vector<NpyArray> outputs;
   if (!executor.run(inputs, outputs, error))
     return fail(error);
-  RunResults results;
-  for (auto [output, array] : llvm::zip(executor.getPlan().outputs, outputs)) {
-    if (output.argument < 0)
-      results.results.push_back(std::move(array));
-    else
-      results.writtenArguments.push_back(
-          {unsigned(output.argument), std::move(array)});
-  }
+  RunResults results = collectResults(executor.getPlan(), std::move(outputs));
   if (timings && repeat) {
     sm_runner::VulkanDevice::Timing timing;
     if (!executor.time(repeat, timing, error))

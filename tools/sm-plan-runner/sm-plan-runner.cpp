@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
 
   if (!enterDriverRoot(argv, targetNeedsDriverRoot(plan.target), error))
     fail(error);
-  VulkanDevice::Selection selection;
+  VulkanDevice::OpenOptions selection;
   selection.index = haveDevice ? int(device) : -1;
   selection.preferCpu = targetRunsOnCpu(plan.target);
   std::unique_ptr<VulkanDevice> vulkan = VulkanDevice::open(selection, error);

@@ -349,7 +349,7 @@ int main(int argc, char **argv) {
     module = readKernel(options);
 
   std::string error;
-  VulkanDevice::Selection selection;
+  VulkanDevice::OpenOptions selection;
   selection.index = int(options.device);
   selection.pipelineStatistics = options.pipelineStatistics;
   std::unique_ptr<VulkanDevice> device = VulkanDevice::open(selection, error);
@@ -378,13 +378,10 @@ int main(int argc, char **argv) {
                            error, options.subgroupSize);
   if (kernel < 0)
     fail(error);
-  const VkPhysicalDeviceVulkan13Features &vulkan13 =
-      device->getFeatures().vulkan13;
   std::printf("pipeline: created for entry point '%s', subgroup size %u%s\n",
               options.entry.c_str(), device->getSubgroupSize(kernel),
-              vulkan13.subgroupSizeControl && vulkan13.computeFullSubgroups
-                  ? " (required, full subgroups)"
-                  : "");
+              device->requiresSubgroupSize() ? " (required, full subgroups)"
+                                             : "");
   if (options.pipelineStatistics)
     std::fputs(device->describePipelineStatistics(kernel).c_str(), stdout);
   if (options.compileOnly)

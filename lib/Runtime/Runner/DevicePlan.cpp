@@ -423,21 +423,42 @@ bool sm_runner::readPlanInputs(const DevicePlan &plan,
   return true;
 }
 
+/// The file each output of `plan` is written to: result_<i>.npy for the
+/// results, arg_<i>.npy for the arguments the program writes.
+static std::vector<std::string> getOutputFileNames(const DevicePlan &plan) {
+  std::vector<std::string> names;
+  int resultIndex = 0;
+  for (const DevicePlan::Output &output : plan.outputs)
+    names.push_back(output.argument < 0
+                        ? "result_" + std::to_string(resultIndex++) + ".npy"
+                        : "arg_" + std::to_string(output.argument) + ".npy");
+  return names;
+}
+
 bool sm_runner::writePlanOutputs(const DevicePlan &plan,
                                  const std::string &directory,
                                  const std::vector<NpyArray> &outputs,
                                  std::string &error) {
   mkdir(directory.c_str(), 0755);
-  int resultIndex = 0;
+  std::vector<std::string> names = getOutputFileNames(plan);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const DevicePlan::Output &output = plan.outputs[i];
-    std::string name = output.argument < 0
-                           ? "result_" + std::to_string(resultIndex++) + ".npy"
-                           : "arg_" + std::to_string(output.argument) + ".npy";
-    if (!mlir::subgroup_matrix::runtime::writeNpy(directory + "/" + name,
+    if (!mlir::subgroup_matrix::runtime::writeNpy(directory + "/" + names[i],
                                                   outputs[i], error))
       return false;
-    std::printf("%s: %s\n", name.c_str(), outputs[i].describe().c_str());
+    std::printf("%s: %s\n", names[i].c_str(), outputs[i].describe().c_str());
   }
+  return true;
+}
+
+bool sm_runner::readPlanOutputs(const DevicePlan &plan,
+                                const std::string &directory,
+                                std::vector<NpyArray> &outputs,
+                                std::string &error) {
+  std::vector<std::string> names = getOutputFileNames(plan);
+  outputs.assign(names.size(), NpyArray());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!mlir::subgroup_matrix::runtime::readNpy(directory + "/" + names[i],
+                                                 outputs[i], error))
+      return false;
   return true;
 }

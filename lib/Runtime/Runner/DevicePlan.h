@@ -136,6 +136,11 @@ bool readPlanInputs(const DevicePlan &plan, const std::string &directory,
 bool writePlanOutputs(const DevicePlan &plan, const std::string &directory,
                       const std::vector<NpyArray> &outputs, std::string &error);
 
+/// Reads back what writePlanOutputs wrote into `directory`, in the plan's
+/// order of outputs; false with `error`.
+bool readPlanOutputs(const DevicePlan &plan, const std::string &directory,
+                     std::vector<NpyArray> &outputs, std::string &error);
+
 } // namespace sm_runner
 
 #endif // SM_RUNTIME_RUNNER_DEVICEPLAN_H

@@ -97,7 +97,7 @@ bool VulkanDevice::forEachDevice(
   return true;
 }
 
-std::unique_ptr<VulkanDevice> VulkanDevice::open(Selection selection,
+std::unique_ptr<VulkanDevice> VulkanDevice::open(OpenOptions selection,
                                                  std::string &error) {
   std::unique_ptr<VulkanDevice> result(new VulkanDevice());
   VulkanDevice &self = *result;
@@ -505,8 +505,7 @@ int VulkanDevice::createKernel(const SpirvModule &module,
   pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipelineInfo.stage.module = kernel->shader;
   pipelineInfo.stage.pName = entry.c_str();
-  if (features.vulkan13.subgroupSizeControl &&
-      features.vulkan13.computeFullSubgroups) {
+  if (requiresSubgroupSize()) {
     if (subgroupSize < info.vulkan13.minSubgroupSize ||
         subgroupSize > info.vulkan13.maxSubgroupSize)
       return fail("subgroup size " + std::to_string(subgroupSize) +

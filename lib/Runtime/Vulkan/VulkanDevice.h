@@ -29,10 +29,10 @@ namespace sm_runner {
 
 class VulkanDevice {
 public:
-  /// Which device to open: `index` in the loader's order when it is not
-  /// negative, else the first GPU, or the first CPU device (lavapipe) when
-  /// `preferCpu` is set (and a GPU when there is no CPU device).
-  struct Selection {
+  /// Which device to open and how: `index` in the loader's order when it is
+  /// not negative, else the first GPU, or the first CPU device (lavapipe)
+  /// when `preferCpu` is set (and a GPU when there is no CPU device).
+  struct OpenOptions {
     int index = -1;
     bool preferCpu = false;
     /// Enables VK_KHR_pipeline_executable_properties where the device offers
@@ -48,7 +48,7 @@ public:
 
   /// Opens a device with every feature kernels may use that it offers;
   /// returns nullptr with `error` set on failure.
-  static std::unique_ptr<VulkanDevice> open(Selection selection,
+  static std::unique_ptr<VulkanDevice> open(OpenOptions selection,
                                             std::string &error);
   ~VulkanDevice();
   VulkanDevice(const VulkanDevice &) = delete;
@@ -82,6 +82,13 @@ public:
                    uint32_t subgroupSize = 0);
   /// The subgroup size kernel `kernel` runs with.
   uint32_t getSubgroupSize(int kernel) const;
+  /// Whether kernels run in full subgroups of their required size (the
+  /// device has subgroupSizeControl and computeFullSubgroups); else in the
+  /// device's own size.
+  bool requiresSubgroupSize() const {
+    return features.vulkan13.subgroupSizeControl &&
+           features.vulkan13.computeFullSubgroups;
+  }
   /// What the driver reports about the compiled code of `kernel`
   /// (VK_KHR_pipeline_executable_properties: registers, memory, ...), one
   /// line per executable and per statistic; a line saying why there is
