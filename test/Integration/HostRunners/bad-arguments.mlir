@@ -20,6 +20,12 @@
 // RUN:     sh -c "$runner --entry store_rows $arguments; echo exit \$?" 2>&1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s
+// A whole plan (--plan, as sm-run hands one over) takes nothing else, and
+// a directory without one is named.
+// RUN: not sm-intel-host-runner %t/kernel.ll --plan %t 2>&1 | FileCheck %s --check-prefix=PLAN-AND-KERNEL
+// RUN: not sm-msl-host-runner --plan %t/nowhere 2>&1 | FileCheck %s --check-prefix=NO-PLAN
+// PLAN-AND-KERNEL: sm-intel-host-runner: error: --plan runs a whole plan: it takes no kernel file, --entry or arguments
+// NO-PLAN: sm-msl-host-runner: error: cannot read '{{.*}}nowhere/plan.txt': No such file or directory
 
 // CHECK: error: kernel 'store_rows' takes 3 arguments (f32 buffer, i32 scalar, i32 scalar), but 0 --arg/--scalar were given
 // CHECK-NEXT: exit 2
