@@ -12,7 +12,7 @@ config.name = "SUBGROUP_MATRIX"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "Unit"]
+                   "Unit", "lib"]
 # The fast tier (check-sm-fast, `utils/run-tests.sh --fast`): everything but
 # the tests that execute kernels, on a device or the host runners, or run
 # the documentation's commands.
@@ -60,6 +60,14 @@ if getattr(config, "sm_sanitizers", False):
 sys.path.insert(0, os.path.join(config.sm_source_dir, "utils"))
 from spirv_tools_features import spirv_val_reads_bf16  # noqa: E402
 
+# The test library (test/lib/sm_testing): the suites' scripts import it, and
+# the linalg suite's lit.local.cfg makes each of its cases a test.
+config.sm_test_library = os.path.join(config.sm_source_dir, "test", "lib")
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    [config.sm_test_library] +
+    ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+sys.path.insert(0, config.sm_test_library)
+
 tool_dirs = [config.sm_tools_dir, config.spirv_tools_dir, config.llvm_tools_dir]
 tools = [
     "sm-opt",
@@ -88,8 +96,23 @@ deps_dir = os.path.dirname(os.path.dirname(config.spirv_tools_dir))
 vulkan_root = os.environ.get("SM_VULKAN_ROOT") or os.path.join(
     deps_dir, "vulkan-root")
 root_lavapipe_icd = os.path.join(vulkan_root, "sm-icd.d", "lvp_icd.json")
-root_lavapipe_env = ("env ASAN_OPTIONS=detect_leaks=0 SM_VULKAN_ROOT=%s "
-                     "VK_DRIVER_FILES=%s" % (vulkan_root, root_lavapipe_icd))
+# The environments of the two lavapipes, for the tests that run programs
+# on them (as %lavapipe_coopmat_env and %lavapipe_env, and as dictionaries
+# for test formats of Python's: config.sm_device_environments).
+root_lavapipe_environment = {"ASAN_OPTIONS": "detect_leaks=0",
+                             "SM_VULKAN_ROOT": vulkan_root,
+                             "VK_DRIVER_FILES": root_lavapipe_icd}
+lavapipe_environment = {"ASAN_OPTIONS": "detect_leaks=0",
+                        "VK_DRIVER_FILES": os.path.join(icd_dir,
+                                                        "lvp_icd.json")}
+config.sm_device_environments = {}
+
+
+def env_prefix(environment):
+    return "env " + " ".join("%s=%s" % item for item in environment.items())
+
+
+root_lavapipe_env = env_prefix(root_lavapipe_environment)
 
 
 def lavapipe_has_cooperative_matrices():
@@ -126,6 +149,8 @@ if os.path.exists(runner):
             not getattr(config, "sm_sanitizers", False) and \
             lavapipe_has_cooperative_matrices():
         config.available_features.add("lavapipe-coopmat")
+        config.sm_device_environments["lavapipe-coopmat"] = \
+            root_lavapipe_environment
         config.substitutions.append(
             ("%lavapipe_coopmat_env", root_lavapipe_env))
         config.substitutions.append(
@@ -133,12 +158,12 @@ if os.path.exists(runner):
     lavapipe_icd = os.path.join(icd_dir, "lvp_icd.json")
     if os.path.exists(lavapipe_icd):
         config.available_features.add("lavapipe")
+        config.sm_device_environments["lavapipe"] = lavapipe_environment
         config.substitutions.append(
-            ("%lavapipe_env", "env ASAN_OPTIONS=detect_leaks=0 "
-             "VK_DRIVER_FILES=%s" % lavapipe_icd))
+            ("%lavapipe_env", env_prefix(lavapipe_environment)))
         config.substitutions.append(
-            ("%lavapipe", "env ASAN_OPTIONS=detect_leaks=0 VK_DRIVER_FILES=%s %s"
-             % (lavapipe_icd, runner)))
+            ("%lavapipe", "%s %s" % (env_prefix(lavapipe_environment),
+                                     runner)))
 spirv_val = os.path.join(config.spirv_tools_dir, "spirv-val")
 if os.path.exists(spirv_val) and spirv_val_reads_bf16(spirv_val):
     # Tests that validate bf16 binaries require it: without the Debian root

@@ -22,6 +22,10 @@
 #                           process id from smReleaseGpuClock
 #   smGpuClock              prints the SM clock now
 #   smReleaseGpuClock       ends that context
+# and puts the test library (test/lib/sm_testing), which the device
+# scripts' Python imports, on PYTHONPATH.
+
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/test/lib${PYTHONPATH:+:$PYTHONPATH}"
 
 smStageVulkanLoader() {
   mkdir -p "$1" &&

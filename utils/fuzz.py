@@ -44,8 +44,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "utils"))
-from spirv_tools_features import spirv_val_reads_bf16  # noqa: E402
+from spirv_tools_features import spirv_val_reads_bf16  # (beside this script)
 
 # Mutants matching these are not run: the crash is MLIR 22's own and is
 # recorded in docs/Fuzzing.md.

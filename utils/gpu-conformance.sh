@@ -63,6 +63,10 @@ python3 "$repoRoot/test/Integration/MatrixFunctions/suite.py" build vulkan \
   "$suite/functions" "$buildDir/bin" --spirv-val "$spirvVal" | tail -n1
 rm -f "$suite"/functions/*.mlir
 cp "$repoRoot/test/Integration/MatrixFunctions/suite.py" "$suite/"
+# ... and the test library it imports (run-on-device.sh puts it on the path).
+rm -rf "$suite/lib" && mkdir -p "$suite/lib"
+cp -r "$repoRoot/test/lib/sm_testing" "$suite/lib/"
+rm -rf "$suite/lib/sm_testing/__pycache__" "$suite/lib/sm_testing/linalg/__pycache__"
 
 # (Whole linalg programs run through the runtime:
 # test/Integration/Runtime/device.sh.)

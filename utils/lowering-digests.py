@@ -18,11 +18,12 @@ with `diff`, show what changed.
 import argparse
 import concurrent.futures
 import hashlib
-import importlib.util
 import os
 import subprocess
 import sys
 import tempfile
+
+from sm_testing.linalg import cases_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = sys.executable
@@ -136,14 +137,10 @@ def matrix_function_jobs(compiler, work, targets):
 
 def linalg_jobs(compiler, work, targets):
     jobs = []
-    suite = os.path.join(ROOT, "test/Integration/LinalgToGPU/suite.py")
-    spec = importlib.util.spec_from_file_location("linalg_suite", suite)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     for target in targets:
         out = os.path.join(work, "linalg", target)
         os.makedirs(out, exist_ok=True)
-        for case in module.cases_for(target):
+        for case in cases_for(target):
             source = os.path.join(out, case.name + ".mlir")
             with open(source, "w") as f:
                 f.write(case.text)

@@ -357,8 +357,9 @@ PIN
   echo complete >>"$vulkanRoot/sm-versions.txt"
 }
 
-# Makes `import subgroup_matrix` find python/ of this checkout: a .pth file
-# in the site-packages of each python3 (the one on PATH and Debian's), or in
+# Makes `import subgroup_matrix` find python/ of this checkout, and
+# `import sm_testing` (the test library the scripts in bench/ and utils/
+# share with the tests) find test/lib: a .pth file in the site-packages of each python3 (the one on PATH and Debian's), or in
 # the user's site-packages where the system one is not writable.
 installPythonPackagePath() {
   local interpreters=() python seen=""
@@ -375,7 +376,8 @@ installPythonPackagePath() {
       site=$("$python" -m site --user-site)
       mkdir -p "$site"
     fi
-    echo "$repoRoot/python" >"$site/subgroup_matrix.pth"
+    printf '%s\n' "$repoRoot/python" "$repoRoot/test/lib" \
+      >"$site/subgroup_matrix.pth"
     log "subgroup_matrix importable by $python ($site/subgroup_matrix.pth)"
   done
 }

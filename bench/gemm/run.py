@@ -37,6 +37,8 @@ import shutil
 import subprocess
 import sys
 
+from sm_testing.gemm import TYPES, git_commit, matmul_module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
 BIN = os.path.join(BUILD, "bin")
@@ -44,13 +46,6 @@ STAGE = os.path.join(BUILD, "bench-gemm")
 SPIRV_VAL = os.path.join(ROOT, ".deps", "spirv", "bin", "spirv-val")
 TARGET = "nvidia-h100"
 
-# name: (input element type, accumulator element type)
-TYPES = {
-    "f16-f32": ("f16", "f32"),
-    "f16-f16": ("f16", "f16"),
-    "bf16-f32": ("bf16", "f32"),
-    "s8-s32": ("i8", "i32"),
-}
 SQUARE_SIZES = [1024, 2048, 4096, 8192]
 LLM_SHAPE = (4096, 512, 14336)  # M, N, K
 # Shapes that are no multiple of any tile, and the transposed-B layout: run
@@ -71,20 +66,6 @@ EXTRA = [
 # Downloads the Vulkan loader's packages, which device.sh unpacks on the GPU
 # machine (utils/device-vulkan.sh).
 STAGE_LOADER = [os.path.join(ROOT, "utils", "device-vulkan.sh"), "stage"]
-
-
-def matmul_module(m, n, k, input_type, acc_type, transposed_b):
-    a = "memref<%dx%dx%s>" % (m, k, input_type)
-    b = ("memref<%dx%dx%s>" % (n, k, input_type) if transposed_b
-         else "memref<%dx%dx%s>" % (k, n, input_type))
-    c = "memref<%dx%dx%s>" % (m, n, acc_type)
-    maps = ""
-    if transposed_b:
-        maps = (" indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-                "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]")
-    return ("func.func @gemm(%%a: %s, %%b: %s, %%c: %s) {\n"
-            "  linalg.matmul%s ins(%%a, %%b : %s, %s) outs(%%c : %s)\n"
-            "  return\n}\n" % (a, b, c, maps, a, b, c))
 
 
 def run(command, **kwargs):
@@ -152,15 +133,6 @@ def prepare(args):
     shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
     run(STAGE_LOADER + [os.path.join(STAGE, "debs")])
     print("staged %d kernels in %s" % (len(manifest), STAGE))
-
-
-def git_commit():
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    return commit + ("+uncommitted" if dirty else "")
 
 
 def parse_runner_log(text):

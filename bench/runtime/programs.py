@@ -3,17 +3,11 @@ a front-end writes it, the shapes to run it at, how to make its inputs, and
 the same computation in PyTorch eager (the peer, and the reference the
 outputs are checked against)."""
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "test", "Integration",
-                                "LinalgToGPU"))
-import suite  # noqa: E402  (its program generators)
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "test", "Integration", "Corpus"))
-import corpus  # noqa: E402  (the front-end corpus)
+from sm_testing import corpus
+from sm_testing.linalg.attention import attention_program
+from sm_testing.linalg.common import filled_matmul_program, tensor
+from sm_testing.linalg.convolutions import convolution_program
+from sm_testing.linalg.quantized import dequantization_program
 
 
 def mlp(k, n):
@@ -50,9 +44,9 @@ def dequant(m, n, k):
     staged."""
     body = """    %qf = arith.sitofp %q_v : i8 to f16
     %w = arith.mulf %qf, %s_v : f16"""
-    return suite.dequantization_program(
-        "dequant", suite.tensor((m, k), "f16"), None,
-        [("q", suite.tensor((k, n), "i8")), ("s", suite.tensor((n,), "f16"))],
+    return dequantization_program(
+        "dequant", tensor((m, k), "f16"), None,
+        [("q", tensor((k, n), "i8")), ("s", tensor((n,), "f16"))],
         ["affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1) -> (d1)>"],
         body, (k, n), "f16", "f32", m, n, k, False)
 
@@ -185,7 +179,7 @@ for tokens in (16, 512):
          ((4096, 4096), "float16", -0.05, 0.05), ((4096,), "float32", -1, 1)],
         "mlp", 2e-3, flops=2 * tokens * 4096 * 4096)
 PROGRAMS["attention_16x512x512x64_f16"] = Program(
-    "layers", suite.attention_program("attention", 16, 512, 512, 64, "f16",
+    "layers", attention_program("attention", 16, 512, 512, 64, "f16",
                                       False, "f16"),
     [((16, 512, 64), "float16", -1, 1)] * 3, "attention", 5e-3,
     flops=4 * 16 * 512 * 512 * 64)
@@ -246,7 +240,7 @@ for name, (inputs, output, function, tolerance, options) in {
     size = PRECISION_SIZE
     dtype = {"bf16": "bfloat16", "f32": "float32"}[inputs]
     PROGRAMS["matmul_%s_%d" % (name, size)] = Program(
-        "precision", suite.filled_matmul_program("matmul", size, size, size,
+        "precision", filled_matmul_program("matmul", size, size, size,
                                                  inputs, output),
         [((size, size), dtype, -1, 1)] * 2, function, tolerance,
         options=options, flops=2 * size ** 3)
@@ -260,7 +254,7 @@ _conv_k = 9 * RESNET_CONV["c"]
 _conv_flops = 2 * _conv_m * RESNET_CONV["f"] * _conv_k
 PROGRAMS["resnet_conv3x3_8x28x28x256"] = Program(
     "convolution",
-    suite.convolution_program(
+    convolution_program(
         "conv", "conv_2d_nhwc_hwcf", ("nhwc", "hwcf", "nhwf"),
         ((8, 28, 28, 256), (3, 3, 256, 256), (8, 28, 28, 256)), (1, 1),
         (1, 1), (1, 1), "f16", "f16"),
@@ -269,7 +263,7 @@ PROGRAMS["resnet_conv3x3_8x28x28x256"] = Program(
     "conv3x3_nhwc", 5e-3, flops=_conv_flops)
 PROGRAMS["gemm_%dx256x%d" % (_conv_m, _conv_k)] = Program(
     "convolution",
-    suite.filled_matmul_program("matmul", _conv_m, 256, _conv_k, "f16",
+    filled_matmul_program("matmul", _conv_m, 256, _conv_k, "f16",
                                 "f16"),
     [((_conv_m, _conv_k), "float16", -1, 1), ((_conv_k, 256), "float16", -1,
                                               1)],
@@ -281,7 +275,7 @@ for causal in (False, True):
     PROGRAMS["attention_16x4096x4096x128%s" % ("_causal" if causal else "")] \
         = Program(
             "attention",
-            suite.attention_program("attention", 16, 4096, 4096, 128, "f16",
+            attention_program("attention", 16, 4096, 4096, 128, "f16",
                                     causal, "f16"),
             [((16, 4096, 128), "float16", -1, 1)] * 3,
             "attention_causal" if causal else "attention", 5e-3,

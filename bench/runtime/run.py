@@ -21,7 +21,6 @@ against it and times it with CUDA events: table.txt.
 """
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -31,8 +30,7 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-from programs import PROGRAMS  # noqa: E402
+from programs import PROGRAMS  # (beside this script)
 
 
 def stage(groups):

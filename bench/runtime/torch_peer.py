@@ -17,9 +17,7 @@ import sys
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "test", "Integration", "Corpus"))
-import corpus  # noqa: E402  (the front-end corpus's float64 references)
+from sm_testing import corpus  # (the front-end corpus's float64 references)
 
 
 def mlp(x, w, bias):

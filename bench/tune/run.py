@@ -38,13 +38,15 @@ one: what its time is made of.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+import bounds  # (beside this script)
+from sm_testing.gemm import TYPES as GEMM_TYPES, git_commit, matmul_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("SM_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -56,19 +58,12 @@ REGISTER_LIMIT = 255
 # integer matrices are signed or unsigned).
 COMPONENT_NAMES = {"i8": "si8", "i32": "si32"}
 
-_gemm_spec = importlib.util.spec_from_file_location(
-    "gemm_bench", os.path.join(ROOT, "bench", "gemm", "run.py"))
-_gemm = importlib.util.module_from_spec(_gemm_spec)
-_gemm_spec.loader.exec_module(_gemm)
 # bench/gemm's types, and f32 (emulated matrices on targets without f32
 # ones), which only the tuner runs.
-TYPES = dict(_gemm.TYPES, **{"f32-f32": ("f32", "f32")})
-matmul_module = _gemm.matmul_module
-
-_bounds_spec = importlib.util.spec_from_file_location(
-    "gemm_bounds", os.path.join(ROOT, "bench", "tune", "bounds.py"))
-bounds = importlib.util.module_from_spec(_bounds_spec)
-_bounds_spec.loader.exec_module(bounds)
+TYPES = dict(GEMM_TYPES, **{"f32-f32": ("f32", "f32")})
+# Downloads the Vulkan loader's packages, which device.sh unpacks on the GPU
+# machine (utils/device-vulkan.sh).
+STAGE_LOADER = [os.path.join(ROOT, "utils", "device-vulkan.sh"), "stage"]
 
 DEFAULT_PROBLEMS = [
     "f16-f32:4096x4096x4096", "f16-f16:4096x4096x4096",
@@ -214,7 +209,7 @@ def prepare(args):
     os.makedirs(kernels)
     problems = [parse_problem(p) for p in
                 (args.problems.split(",") if args.problems else DEFAULT_PROBLEMS)]
-    manifest = {"target": args.target, "commit": _gemm.git_commit(),
+    manifest = {"target": args.target, "commit": git_commit(),
                 "problems": []}
     for problem in problems:
         name = problem_name(problem)
@@ -281,7 +276,7 @@ def prepare(args):
     with open(os.path.join(STAGE, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     shutil.copy(os.path.join(BIN, "sm-vulkan-runner"), STAGE)
-    subprocess.run(_gemm.STAGE_LOADER + [os.path.join(STAGE, "debs")],
+    subprocess.run(STAGE_LOADER + [os.path.join(STAGE, "debs")],
                    check=True)
 
 

@@ -19,12 +19,12 @@ import argparse
 import concurrent.futures
 import os
 import shlex
-import subprocess
 import sys
 
+from sm_testing.tools import run_steps, run_tool
 
-def run(argv):
-    return subprocess.run(argv, capture_output=True, text=True, errors="replace")
+
+run = run_tool
 
 
 OCLOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -45,14 +45,14 @@ def run_case(path, suite, tools, spirv_val, devices, line):
         lowered = os.path.join(suite, name + ".intel.mlir")
         binary = os.path.join(suite, name + ".spv")
         kernel = os.path.join(suite, name + ".ll")
-        for argv in ([tool("sm-opt"), source, "--sm-lower-to-intel", "-o", lowered],
-                     [tool("sm-translate"), "--emit-intel-spirv", lowered, "-o", binary],
-                     [spirv_val, "--target-env", "spv1.4", binary],
-                     [tool("sm-translate"), "--emit-intel-host-llvm", lowered, "-o", kernel]):
-            step = run(argv)
-            if step.returncode:
-                return name, False, "%s failed: %s" % (os.path.basename(argv[0]),
-                                                      (step.stderr or step.stdout).strip())
+        error = run_steps([
+            [tool("sm-opt"), source, "--sm-lower-to-intel", "-o", lowered],
+            [tool("sm-translate"), "--emit-intel-spirv", lowered, "-o", binary],
+            [spirv_val, "--target-env", "spv1.4", binary],
+            [tool("sm-translate"), "--emit-intel-host-llvm", lowered, "-o",
+             kernel]])
+        if error:
+            return name, False, error
         for device in devices:
             step = run([OCLOC, binary, device])
             if "Build succeeded" not in step.stdout or "dpas" not in step.stdout:

@@ -21,9 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "MatrixFunctions"))
-import suite  # noqa: E402  (the matrix-functions suite's element helpers)
+from sm_testing.numerics import COMPONENTS, draw, pack, round_f16, unpack
 
 
 def matmul(a, b, m, n, k):
@@ -50,7 +48,7 @@ def attention_step(inputs):
         p += exps
         sums.append(sum(exps))
     # The kernel multiplies P in f16 (its convert to a left matrix).
-    o = matmul([suite.round_f16(x) for x in p], v, 16, 16, 16)
+    o = matmul([round_f16(x) for x in p], v, 16, 16, 16)
     return [[o[i] / sums[i // 16] for i in range(256)]]
 
 
@@ -81,20 +79,20 @@ def main():
         argv = [runner, args.kernel, "--entry", args.case, "--grid", grid]
         inputs = []
         for i, (component, count, distribution) in enumerate(inputs_spec):
-            values = [suite.draw(distribution, component, rng)
+            values = [draw(distribution, component, rng)
                       for _ in range(count)]
             inputs.append(values)
             path = os.path.join(work, "in%d" % i)
             with open(path, "wb") as f:
-                f.write(suite.pack(values, component))
+                f.write(pack(values, component))
             argv += ["--arg", "%s:%d:file:%s" % (
-                suite.COMPONENTS[component][1], count, path)]
+                COMPONENTS[component][1], count, path)]
         outputs = []
         for i, (component, count) in enumerate(outputs_spec):
             path = os.path.join(work, "out%d" % i)
             outputs.append(path)
             argv += ["--arg", "%s:%d:poison" % (
-                suite.COMPONENTS[component][1], count),
+                COMPONENTS[component][1], count),
                 "--output", "%d:%s" % (len(inputs_spec) + i, path)]
         result = subprocess.run(argv + args.runner_arg, capture_output=True,
                                 text=True)
@@ -109,7 +107,7 @@ def main():
         mismatches, worst, first, total = 0, 0.0, None, 0
         for index, ((component, count), path, want) in enumerate(
                 zip(outputs_spec, outputs, expected)):
-            got = suite.unpack(open(path, "rb").read(), component)
+            got = unpack(open(path, "rb").read(), component)
             for i, (have, value) in enumerate(zip(got, want)):
                 total += 1
                 error = abs(have - value) if not math.isnan(have) else math.inf

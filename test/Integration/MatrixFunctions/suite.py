@@ -26,21 +26,18 @@ exp, row sum, divide, convert to left, multiply).
 """
 
 import argparse
-import concurrent.futures
 import json
 import math
 import os
 import random
-import struct
-import subprocess
 import sys
 
-# Component type -> (storage type, runner buffer type, bytes).
-COMPONENTS = {
-    "f16": ("f16", "f16", 2), "bf16": ("bf16", "bf16", 2),
-    "f32": ("f32", "f32", 4), "si8": ("i8", "i8", 1), "ui8": ("i8", "u8", 1),
-    "si32": ("i32", "i32", 4), "ui32": ("i32", "u32", 4),
-}
+from sm_testing.cli import is_selected, run_and_report
+from sm_testing.linalg.common import GELU_ERF
+from sm_testing.numerics import (COMPONENTS, EitherRounding, draw, pack,
+                                 round_bf16, round_f16, to_component, unpack,
+                                 wrap)
+from sm_testing.tools import run_steps, run_tool
 
 # The matrix types each target accepts, as (kind, rows, columns, component).
 TARGETS = {
@@ -168,113 +165,6 @@ def kernel_text(case, target):
     return "\n".join(lines) + "\n"
 
 
-# --- element types ---------------------------------------------------------
-
-def round_f16(x):
-    try:
-        return struct.unpack("<e", struct.pack("<e", float(x)))[0]
-    except (OverflowError, struct.error):
-        return math.copysign(math.inf, x)
-
-
-def round_bf16(x):
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    bits += 0x7FFF + ((bits >> 16) & 1)
-    return struct.unpack("<f", struct.pack("<I", (bits >> 16) << 16 & 0xFFFFFFFF))[0]
-
-
-def round_f32(x):
-    try:
-        return struct.unpack("<f", struct.pack("<f", float(x)))[0]
-    except (OverflowError, struct.error):
-        return math.copysign(math.inf, x)
-
-
-def toward_zero(x, component):
-    """`x` rounded toward zero in a float component type: Vulkan lets a
-    conversion round either so or to nearest even."""
-    nearest = to_component(x, component)
-    if math.isinf(nearest) or abs(nearest) <= abs(x):
-        if math.isinf(nearest):
-            largest = {"f16": 65504.0, "bf16": 3.3895313892515355e38,
-                       "f32": 3.4028234663852886e38}[component]
-            return math.copysign(largest, x)
-        return nearest
-    # One step toward zero: the encodings of one sign are ordered.
-    if component == "f16":
-        bits = struct.unpack("<H", struct.pack("<e", nearest))[0] - 1
-        return struct.unpack("<e", struct.pack("<H", bits))[0]
-    bits = struct.unpack("<I", struct.pack("<f", nearest))[0]
-    bits -= 1 << 16 if component == "bf16" else 1
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
-
-
-class EitherRounding(float):
-    """An expected float value where rounding to nearest even and toward
-    zero are both correct."""
-
-    def __new__(cls, x, component):
-        value = super().__new__(cls, to_component(x, component))
-        value.alternative = toward_zero(x, component)
-        return value
-
-
-def wrap(value, component):
-    bits = 8 if "8" in component else 32
-    value &= (1 << bits) - 1
-    if component.startswith("si") and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
-
-
-def to_component(value, component):
-    """Converts an exact value as convert (or storing) into `component` does."""
-    if component == "f32":
-        return round_f32(value)
-    if component == "f16":
-        return round_f16(value)
-    if component == "bf16":
-        return round_bf16(value)
-    return wrap(int(value), component)
-
-
-def pack(values, component):
-    storage = COMPONENTS[component][0]
-    if storage == "f16":
-        return b"".join(struct.pack("<e", v) for v in values)
-    if storage == "bf16":
-        return b"".join(struct.pack("<I", struct.unpack(
-            "<I", struct.pack("<f", v))[0])[2:] for v in values)
-    if storage == "f32":
-        return struct.pack("<%df" % len(values), *values)
-    code = {"i8": "b", "i32": "i"}[storage]
-    if component.startswith("ui"):
-        code = code.upper()
-    return struct.pack("<%d%s" % (len(values), code), *values)
-
-
-def unpack(data, component):
-    storage = COMPONENTS[component][0]
-    if storage == "f16":
-        return [v[0] for v in struct.iter_unpack("<e", data)]
-    if storage == "bf16":
-        return [struct.unpack("<f", b"\0\0" + data[i:i + 2])[0]
-                for i in range(0, len(data), 2)]
-    if storage == "f32":
-        return [v[0] for v in struct.iter_unpack("<f", data)]
-    code = {"i8": "b", "i32": "i"}[storage]
-    if component.startswith("ui"):
-        code = code.upper()
-    return [v[0] for v in struct.iter_unpack("<" + code, data)]
-
-
-def draw(distribution, component, rng):
-    low, high = distribution
-    if component in ("f16", "bf16", "f32"):
-        return to_component(rng.uniform(low, high), component)
-    return to_component(rng.randint(int(low), int(high)), component)
-
-
 # --- cases -----------------------------------------------------------------
 
 def elementwise(fn):
@@ -392,16 +282,7 @@ subgroup_matrix.yield %e : f32""",
             # GELU with erf (which no path has as an instruction: a
             # polynomial on Vulkan and Intel, a helper in Metal).
             map_case("map_gelu_erf_" + tag, [(t32, (-4, 4))], t32,
-                     "%a: f32", """
-%s = arith.constant 0.7071067811865476 : f32
-%x = arith.mulf %a, %s : f32
-%e = math.erf %x : f32
-%one = arith.constant 1.0 : f32
-%t = arith.addf %e, %one : f32
-%half = arith.constant 0.5 : f32
-%h = arith.mulf %a, %half : f32
-%y = arith.mulf %h, %t : f32
-subgroup_matrix.yield %y : f32""",
+                     "%x: f32", GELU_ERF + "\nsubgroup_matrix.yield %y : f32",
                      lambda r, c, a: 0.5 * a * (1.0 + math.erf(
                          a / math.sqrt(2.0))), tolerance=2e-6)
             t16 = ("result",) + shape + ("f16",)
@@ -636,10 +517,6 @@ def generate(target, out, kernel_target=None, beyond=None):
         " (kernels for %s)" % kernel_target if kernel_target else ""))
 
 
-def run_tool(argv, env=None):
-    return subprocess.run(argv, capture_output=True, text=True, env=env)
-
-
 def build(path, case, out, tools, spirv_val):
     source = os.path.join(out, case.name + ".mlir")
     tool = lambda t: os.path.join(tools, t)  # noqa: E731
@@ -667,13 +544,8 @@ def build(path, case, out, tools, spirv_val):
     else:
         kernel = os.path.join(out, case.name + ".metal")
         steps = [[tool("sm-translate"), "--emit-msl", source, "-o", kernel]]
-    for argv in steps:
-        result = run_tool(argv)
-        if result.returncode:
-            return None, "%s failed: %s" % (os.path.basename(argv[0]),
-                                            (result.stderr or result.stdout)
-                                            .strip()[-600:])
-    return kernel, None
+    error = run_steps(steps)
+    return (None, error) if error else (kernel, None)
 
 
 def runner_for(path, tools):
@@ -773,25 +645,16 @@ def run(path, out, tools, spirv_val, extra, only, prebuilt=False):
     # the cases can run in parallel.
     seed = random.randrange(1 << 30)
     selected = [case for case in cases_for(target)
-                if case.name in wanted and (not only or only in case.name)]
+                if case.name in wanted and is_selected(case.name, only)]
 
     def check(case):
         rng = random.Random("%d:%s" % (seed, case.name))
         return check_case(path, case, out, tools, spirv_val, rng, extra,
                           prebuilt)
 
-    passed = failed = 0
     # Vulkan cases share one device: one at a time.
     jobs = 1 if path == "vulkan" else (os.cpu_count() or 1)
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for case, (ok, detail) in zip(selected, pool.map(check, selected)):
-            print("%s %s: %s" % ("PASS" if ok else "FAIL", case.name, detail),
-                  flush=True)
-            passed += ok
-            failed += not ok
-    print("%s suite: %d passed, %d failed" % (path, passed, failed))
-    return 0 if failed == 0 else 1
-
+    return run_and_report(selected, check, jobs, "%s suite" % path)
 
 def main():
     parser = argparse.ArgumentParser()

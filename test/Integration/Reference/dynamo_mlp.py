@@ -12,20 +12,18 @@ activations grow by about sqrt(WIDTH / 3) a layer: a few 1024-wide layers
 reach values that f16 cannot hold, which an exact f32 product keeps.
 """
 
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import upstream  # noqa: E402  (bf16 rounding)
+from sm_testing.numerics import bf16_bits
 
 
 def blob(array, element):
     """The hex blob of `array` in `element` (f32 or bf16), as MLIR keeps a
     resource: a 4-byte alignment, then the elements."""
     if element == "bf16":
-        raw = upstream.bf16_bits(array).astype("<u2")
+        raw = bf16_bits(array).astype("<u2")
     else:
         raw = np.asarray(array, "<f4")
     alignment = np.uint32(raw.dtype.itemsize).astype("<u4").tobytes()

@@ -38,8 +38,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import upstream  # noqa: E402
+from sm_testing.numerics import bf16_bits
+from sm_testing.upstream_reference import check, stage_program
 
 FLOATS = ["f16", "bf16", "f32", "f64"]
 INTEGERS = ["i8", "i32", "i64"]
@@ -732,7 +732,7 @@ class Program:
                     for special in (np.nan, np.inf, -np.inf):
                         flat[rng.integers(0, flat.size)] = special
                 if value.element == "bf16":
-                    arrays.append(upstream.bf16_bits(values))
+                    arrays.append(bf16_bits(values))
                 else:
                     arrays.append(np.asarray(values, {
                         "f16": np.float16, "f32": np.float32,
@@ -753,7 +753,7 @@ def check_seed(tools, target, seed, keep, special=True):
     text = program.text()
     arrays = program.inputs(np.random.default_rng(seed))
     try:
-        status, detail = upstream.check(tools, text, target, arrays)
+        status, detail = check(tools, text, target, arrays)
     except Exception as error:  # the checker's own failure, reported
         status, detail = "UNCHECKED", "%s: %s" % (type(error).__name__, error)
     if keep and status == "FAILED":
@@ -766,7 +766,7 @@ def check_seed(tools, target, seed, keep, special=True):
 def stage_seed(tools, target, seed, root, special=True):
     program = Program(seed, special)
     try:
-        return upstream.stage_program(
+        return stage_program(
             tools, program.text(), program.inputs(np.random.default_rng(seed)),
             pathlib.Path(root) / ("seed_%d" % seed), target)
     except Exception as error:  # the checker's own failure, reported

@@ -20,9 +20,11 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "LinalgToGPU"))
-import suite  # noqa: E402  (its attention and dequantization programs)
+from sm_testing.cli import add_selection_arguments, is_selected
+from sm_testing.linalg.attention import attention_program
+from sm_testing.linalg.common import tensor
+from sm_testing.linalg.quantized import dequantization_program
+from sm_testing.program_check import compare as compare_output
 
 def mlp_program(rows, k, n):
     """relu(x W + bias) with f32 accumulation; `rows` "?" for a dynamic
@@ -167,12 +169,12 @@ module attributes {gpu.container_module} {
 """
 
 
-ATTENTION = suite.attention_program("attention", 2, 48, 40, 64, "f16", True,
+ATTENTION = attention_program("attention", 2, 48, 40, 64, "f16", True,
                                     "f16")
 
-DEQUANT_INT8 = suite.dequantization_program(
-    "dequant", suite.tensor((33, 64), "f16"), None,
-    [("q", suite.tensor((64, 48), "i8")), ("s", suite.tensor((48,), "f16"))],
+DEQUANT_INT8 = dequantization_program(
+    "dequant", tensor((33, 64), "f16"), None,
+    [("q", tensor((64, 48), "i8")), ("s", tensor((48,), "f16"))],
     ["affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1) -> (d1)>"],
     """    %qf = arith.sitofp %q_v : i8 to f16
     %w = arith.mulf %qf, %s_v : f16""", (64, 48), "f16", "f32", 33, 48, 64,
@@ -399,26 +401,10 @@ CASES = [
 
 
 def compare(name, got, want, tolerance):
-    if got.shape != want.shape:
-        return False, "%s: shape %s, expected %s" % (name, got.shape,
-                                                    want.shape)
-    got64 = got.astype(np.float64)
-    error = np.abs(got64 - want)
-    # Rounding in a sum grows with the size of its terms, not of the result:
-    # an element that cancels to near zero is judged at the scale of the
-    # output as a whole (its root mean square), as upstream.py judges.
-    finite = want[np.isfinite(want)]
-    scale = max([1.0] + ([float(np.sqrt(np.mean(np.square(finite))))]
-                         if finite.size else []))
-    bad = ~(error <= tolerance * np.maximum(scale, np.abs(want)))
-    worst = float(np.nanmax(np.where(np.isnan(error), np.inf, error)))
-    detail = "%s: %d elements, %d mismatches, max error %.3g" % (
-        name, got.size, int(bad.sum()), worst)
-    if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        detail += " (first at %s: %r, expected %r)" % (
-            index, float(got64[index]), float(want[index]))
-    return not bad.any(), detail
+    """(ok, detail) of output `name`: each element within the tolerance of
+    the larger of it, 1 and the output's root mean square."""
+    ok, detail = compare_output(got, want, "f64", tolerance, floor=1.0)
+    return ok, "%s: %s" % (name, detail)
 
 
 def check_outputs(reference, inputs, directory, tolerance):
@@ -443,14 +429,11 @@ def check_outputs(reference, inputs, directory, tolerance):
 
 
 def selected(name, options):
-    """Whether --only and --skip (comma-separated parts of names) keep the
-    case, and whether it can run on the target."""
-    only = [part for part in options.only.split(",") if part]
-    skip = [part for part in options.skip.split(",") if part]
+    """Whether --only and --skip keep the case, and whether it can run on
+    the target."""
     if "GPU only" in name and options.target.startswith("cpu-lavapipe"):
         return False
-    return (not only or any(part in name for part in only)) and \
-        not any(part in name for part in skip)
+    return is_selected(name, options.only, options.skip)
 
 
 def runs(rng, options):
@@ -471,12 +454,7 @@ def main():
     parser.add_argument("--target", default="cpu-lavapipe")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--repeat", type=int, default=0)
-    parser.add_argument("--only", default="",
-                        help="run only the cases whose name has one of "
-                        "these comma-separated parts")
-    parser.add_argument("--skip", default="",
-                        help="leave out the cases whose name has one of "
-                        "these comma-separated parts")
+    add_selection_arguments(parser)
     parser.add_argument("--via-plan", action="store_true",
                         help="run each program as sm-run --emit-plan and "
                         "sm-plan-runner")

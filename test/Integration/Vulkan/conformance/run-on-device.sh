@@ -66,7 +66,7 @@ tar -czf "$out/logs.tar.gz" -C "$(dirname "$logs")" logs
 # the suite's own double-precision reference.
 functionsStatus=0
 if [ -d "$suite/functions" ]; then
-  python3 "$suite/suite.py" run --prebuilt vulkan "$suite/functions" "$suite" \
+  PYTHONPATH="$suite/lib" python3 "$suite/suite.py" run --prebuilt vulkan "$suite/functions" "$suite" \
     > "$out/functions.txt" 2>&1 || functionsStatus=1
   tail -n1 "$out/functions.txt" | tee -a "$out/summary.txt"
 fi

@@ -1,0 +1,347 @@
+"""Attention: one flash-attention kernel for the whole program, in the
+forms models write it."""
+
+import math
+
+from sm_testing.linalg.common import Case, memref, tensor
+
+
+def truncation(result, source, empty, source_type, result_type, element,
+               identity):
+    """Lines of a function on tensors: `result` = `source` (f32, of
+    `source_type`) truncated to `element`, into tensor.empty `empty`."""
+    return """  %(empty)s = tensor.empty() : %(r)s
+  %(result)s = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%(source)s : %(s)s) outs(%(empty)s : %(r)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(r)s
+""" % dict(empty=empty, result=result, source=source, s=source_type,
+           r=result_type, t=element, id=identity)
+
+
+def attention_program(name, batch, sq, sk, d, t, causal, out, heads=None,
+                      additive_mask=False):
+    """softmax(Q K^T / sqrt(d) [causal mask]) V as front-ends write it on
+    tensors: two batch_matmuls around linalg.softmax, the scale (and mask)
+    an element-wise op on the scores, P cast to the input type (unless
+    f32), O cast to `out` (unless f32). With `heads`, Q, K, V and the
+    result are batch/heads x heads x ... tensors, reshaped to and from the
+    folded form; with `additive_mask`, a sq x sk f32 mask (a fourth
+    argument, shared by the batch) is added to the scaled scores."""
+    text = attention_folded(name, batch, sq, sk, d, t, causal, out,
+                            additive_mask)
+    if not heads:
+        return text
+    folded = lambda rows: tensor((batch, rows, d), t)  # noqa
+    split = lambda rows, e=t: tensor((batch // heads, heads, rows, d), e)  # noqa
+    r_folded, r_split = tensor((batch, sq, d), out), split(sq, out)
+    header = text[:text.index("{\n") + 2]
+    new_header = header
+    for name_, rows in (("q", sq), ("k", sk), ("v", sk)):
+        new_header = new_header.replace(
+            "%%%s: %s" % (name_, folded(rows)),
+            "%%%s4: %s" % (name_, split(rows)), 1)
+    new_header = new_header.replace("-> %s {" % r_folded, "-> %s {" % r_split)
+    for name_, rows in (("q", sq), ("k", sk), ("v", sk)):
+        new_header += ("  %%%s = tensor.collapse_shape %%%s4 [[0, 1], [2], "
+                       "[3]] : %s into %s\n" % (name_, name_, split(rows),
+                                                folded(rows)))
+    result = text[text.rindex("  return ") + 9:text.rindex(" : ")]
+    tail = ("  %%split = tensor.expand_shape %s [[0, 1], [2], [3]] "
+            "output_shape [%d, %d, %d, %d] : %s into %s\n"
+            "  return %%split : %s\n}\n" % (
+                result, batch // heads, heads, sq, d, r_folded, r_split,
+                r_split))
+    return new_header + text[len(header):text.rindex("  return ")] + tail
+
+
+def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
+    q, kv = tensor((batch, sq, d), t), tensor((batch, sk, d), t)
+    s_ty, p_ty = tensor((batch, sq, sk), "f32"), tensor((batch, sq, sk), t)
+    o_ty, r_ty = tensor((batch, sq, d), "f32"), tensor((batch, sq, d), out)
+    ident3 = "affine_map<(b, i, j) -> (b, i, j)>"
+    mask = """
+    %%i = linalg.index 1 : index
+    %%j = linalg.index 2 : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%y = arith.select %%above, %%ninf, %%scaled : f32""" if causal else """
+    %%y = arith.addf %%scaled, %%bias : f32""" if additive_mask else """
+    %%y = arith.addf %%scaled, %%zero : f32"""
+    mask_ty = tensor((sq, sk), "f32")
+    mask_argument = ", %%mask: %s" % mask_ty if additive_mask else ""
+    mask_input = (", %%mask : %s, %s" % (s_ty, mask_ty) if additive_mask
+                  else " : %s" % s_ty)
+    mask_map = ", affine_map<(b, i, j) -> (i, j)>" if additive_mask else ""
+    text = """func.func @%(name)s(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s%(mask_argument)s) -> %(r)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(s)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(s)s) -> %(s)s
+  %%s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%%q, %%k : %(q)s, %(kv)s) outs(%%f : %(s)s) -> %(s)s
+  %%e1 = tensor.empty() : %(s)s
+  %%m = linalg.generic {indexing_maps = [%(id)s%(mask_map)s, %(id)s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%s%(mask_input)s) outs(%%e1 : %(s)s) {
+  ^bb0(%%x: f32%(mask_block)s, %%o: f32):
+    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32%(mask)s
+    linalg.yield %%y : f32
+  } -> %(s)s
+  %%e2 = tensor.empty() : %(s)s
+  %%p = linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
+""" % dict(name=name, q=q, kv=kv, s=s_ty, r=r_ty, id=ident3,
+           scale=1.0 / math.sqrt(d), mask=mask % {},
+           mask_argument=mask_argument, mask_input=mask_input,
+           mask_map=mask_map,
+           mask_block=", %bias: f32" if additive_mask else "")
+    p_name = "%p"
+    if t != "f32":
+        text += truncation("%pn", "%p", "%e3", s_ty, p_ty, t, ident3)
+        p_name = "%pn"
+    text += """  %%e4 = tensor.empty() : %(o)s
+  %%f4 = linalg.fill ins(%%zero : f32) outs(%%e4 : %(o)s) -> %(o)s
+  %%out = linalg.batch_matmul ins(%(p)s, %%v : %(pt)s, %(kv)s) outs(%%f4 : %(o)s) -> %(o)s
+""" % dict(o=o_ty, p=p_name, pt=p_ty, kv=kv)
+    result = "%out"
+    if out != "f32":
+        text += truncation("%outn", "%out", "%e5", o_ty, r_ty, out, ident3)
+        result = "%outn"
+    text += "  return %s : %s\n}\n" % (result, r_ty)
+    return text
+
+
+def scaled_causal_body(scale, query_dim, key_dim):
+    """The body of an element-wise op on scores %x: scaled, and -inf where
+    the key (loop `key_dim`) is past the query (loop `query_dim`)."""
+    return """    %%c = arith.constant %(scale)r : f32
+    %%scaled = arith.mulf %%x, %%c : f32
+    %%i = linalg.index %(query)d : index
+    %%j = linalg.index %(key)d : index
+    %%above = arith.cmpi ugt, %%j, %%i : index
+    %%ninf = arith.constant 0xFF800000 : f32
+    %%y = arith.select %%above, %%ninf, %%scaled : f32
+    linalg.yield %%y : f32
+""" % dict(scale=scale, query=query_dim, key=key_dim)
+
+
+def generic_attention_program(b, h, sq, sk, d, t):
+    """Causal attention on b x h x s x d tensors as linalg.generics: the
+    products with (batch, heads, ...) loops, the scale and mask with
+    linalg.index 2 and 3, a 4-D softmax, P cast to `t` (unless f32), the
+    result in `t`."""
+    q, kv = tensor((b, h, sq, d), t), tensor((b, h, sk, d), t)
+    s_ty, p_ty = tensor((b, h, sq, sk), "f32"), tensor((b, h, sq, sk), t)
+    o_ty, r_ty = tensor((b, h, sq, d), "f32"), tensor((b, h, sq, d), t)
+    ident = "affine_map<(b, h, i, j) -> (b, h, i, j)>"
+    parallel4 = '["parallel", "parallel", "parallel", "parallel"]'
+
+    def product(name, a, a_ty, bb, b_ty, b_map, c, c_ty):
+        widen = "" if t == "f32" else (
+            "    %%a32 = arith.extf %%a : %(t)s to f32\n"
+            "    %%b32 = arith.extf %%b : %(t)s to f32\n" % dict(t=t))
+        x, y = ("%a", "%b") if t == "f32" else ("%a32", "%b32")
+        return """  %(name)s = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, %(b_map)s, affine_map<(b, h, m, n, k) -> (b, h, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%(a)s, %(bb)s : %(a_ty)s, %(b_ty)s) outs(%(c)s : %(c_ty)s) {
+  ^bb0(%%a: %(t)s, %%b: %(t)s, %%c: f32):
+%(widen)s    %%prod = arith.mulf %(x)s, %(y)s : f32
+    %%r = arith.addf %%c, %%prod : f32
+    linalg.yield %%r : f32
+  } -> %(c_ty)s
+""" % dict(name=name, a=a, a_ty=a_ty, bb=bb, b_ty=b_ty, b_map=b_map, c=c,
+           c_ty=c_ty, t=t, widen=widen, x=x, y=y)
+
+    def cast(name, source, source_ty, result_ty):
+        return """  %(name)s_e = tensor.empty() : %(r)s
+  %(name)s = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%(src)s : %(s)s) outs(%(name)s_e : %(r)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(r)s
+""" % dict(name=name, r=result_ty, id=ident, it=parallel4, src=source,
+           s=source_ty, t=t)
+
+    text = """func.func @attention_4d_generic(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s) -> %(r)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(s)s
+  %%f = linalg.fill ins(%%zero : f32) outs(%%e : %(s)s) -> %(s)s
+""" % dict(q=q, kv=kv, r=r_ty, s=s_ty)
+    text += product("%s", "%q", q, "%k", kv,
+                    "affine_map<(b, h, m, n, k) -> (b, h, n, k)>", "%f", s_ty)
+    text += """  %%e1 = tensor.empty() : %(s)s
+  %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%%s : %(s)s) outs(%%e1 : %(s)s) {
+  ^bb0(%%x: f32, %%o: f32):
+%(body)s  } -> %(s)s
+  %%e2 = tensor.empty() : %(s)s
+  %%p = linalg.softmax dimension(3) ins(%%m : %(s)s) outs(%%e2 : %(s)s) -> %(s)s
+""" % dict(s=s_ty, id=ident, it=parallel4,
+           body=scaled_causal_body(1.0 / math.sqrt(d), 2, 3))
+    p_name = "%p"
+    if t != "f32":
+        text += cast("%pn", "%p", s_ty, p_ty)
+        p_name = "%pn"
+    text += """  %%e4 = tensor.empty() : %(o)s
+  %%f4 = linalg.fill ins(%%zero : f32) outs(%%e4 : %(o)s) -> %(o)s
+""" % dict(o=o_ty)
+    text += product("%out", p_name, p_ty, "%v", kv,
+                    "affine_map<(b, h, m, n, k) -> (b, h, k, n)>", "%f4", o_ty)
+    result = "%out"
+    if t != "f32":
+        text += cast("%outn", "%out", o_ty, r_ty)
+        result = "%outn"
+    return text + "  return %s : %s\n}\n" % (result, r_ty)
+
+
+def attention_reference(x, batch, sq, sk, d, causal):
+    """The naive three steps in double precision (a fourth input is an
+    additive sq x sk mask)."""
+    q, k, v = x[:3]
+    mask = x[3] if len(x) > 3 else None
+    out = []
+    scale = 1.0 / math.sqrt(d)
+    for b in range(batch):
+        for i in range(sq):
+            qi = q[(b * sq + i) * d:(b * sq + i + 1) * d]
+            scores = []
+            for j in range(sk):
+                if causal and j > i:
+                    scores.append(-math.inf)
+                    continue
+                kj = k[(b * sk + j) * d:(b * sk + j + 1) * d]
+                scores.append(scale * sum(a * c for a, c in zip(qi, kj)) +
+                              (mask[i * sk + j] if mask else 0.0))
+            top = max(scores)
+            e = [math.exp(s - top) for s in scores]
+            total = sum(e)
+            for c in range(d):
+                out.append(sum(e[j] * v[(b * sk + j) * d + c]
+                               for j in range(sk)) / total)
+    return out
+
+
+def cases(target, t, acc, unit):
+    """This subject's cases for `target` (products of `t` inputs into
+    `acc`, inputs drawn from `unit` unless a case says otherwise)."""
+    cases = []
+    # Attention: one flash-attention kernel for the whole program (scores
+    # and probabilities never reach memory). Ragged lengths (queries !=
+    # keys, neither a multiple of the blocks), a causal mask written with
+    # linalg.index, head dimensions 64 and 128, an f16 output.
+    # Both forms of the online softmax (result matrices; scalars through
+    # workgroup memory, the Vulkan default) run on every path, with other
+    # subgroup counts and key blocks.
+    for an, (ab, asq, ask, ad, causal, out), aoptions in [
+            ("attention_ragged", (2, 37, 45, 64, False, "f32"), ""),
+            ("attention_causal", (2, 70, 70, 64, True, "f32"), ""),
+            ("attention_d128_f16_out", (1, 40, 100, 128, False,
+                                         t if t != "f32" else "f32"), ""),
+            ("attention_registers_causal", (2, 70, 45, 64, True, "f32"),
+             "attention-softmax=registers attention-key-block=32"),
+            ("attention_workgroup_memory_2_subgroups",
+             (3, 50, 77, 64, True, "f32"),
+             "attention-softmax=workgroup-memory attention-subgroups=2"),
+            ("attention_workgroup_memory_causal",
+             (2, 70, 45, 64, True, "f32"),
+             "attention-softmax=workgroup-memory"),
+            ("attention_workgroup_memory_block_16",
+             (1, 33, 40, 64, False, "f32"),
+             "attention-softmax=workgroup-memory attention-key-block=16 "
+             "attention-subgroups=1")]:
+        cases.append(Case(
+            an, attention_program(an, ab, asq, ask, ad, t, causal, out),
+            [("q", (ab, asq, ad), t, unit), ("k", (ab, ask, ad), t, unit),
+             ("v", (ab, ask, ad), t, unit)],
+            ((ab, asq, ad), out),
+            lambda x, ab=ab, asq=asq, ask=ask, ad=ad, causal=causal:
+                attention_reference(x, ab, asq, ask, ad, causal),
+            2e-3, options=aoptions))
+    # Heads as their own dimension (reshaped to and from the folded form,
+    # as front-ends write it) with an additive mask shared by the batch,
+    # which the kernel reads at (query, key); and bf16 inputs where the
+    # target multiplies them.
+    mb, mh, msq, msk, md = 4, 2, 37, 75, 64
+    cases.append(Case(
+        "attention_heads_additive_mask",
+        attention_program("attention_heads_additive_mask", mb, msq, msk, md,
+                          t, False, "f32", heads=mh, additive_mask=True),
+        [("q", (mb // mh, mh, msq, md), t, unit),
+         ("k", (mb // mh, mh, msk, md), t, unit),
+         ("v", (mb // mh, mh, msk, md), t, unit),
+         ("mask", (msq, msk), "f32", (-4.0, 0.0))],
+        ((mb // mh, mh, msq, md), "f32"),
+        lambda x: attention_reference(x, mb, msq, msk, md, False), 2e-3))
+    if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
+        cases.append(Case(
+            "attention_bf16_causal_heads",
+            attention_program("attention_bf16_causal_heads", 2, 50, 50, 128,
+                              "bf16", True, "bf16", heads=2),
+            [("q", (1, 2, 50, 128), "bf16", unit),
+             ("k", (1, 2, 50, 128), "bf16", unit),
+             ("v", (1, 2, 50, 128), "bf16", unit)],
+            ((1, 2, 50, 128), "bf16"),
+            lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
+
+    # Attention on 4-D tensors written with linalg.generic contractions
+    # over (batch, heads, ...) and a 4-D softmax: the two leading loops are
+    # folded into one before the kernel is formed.
+    gb, gh, gsq, gsk, gd = 2, 3, 40, 50, 64
+    text = generic_attention_program(gb, gh, gsq, gsk, gd, t)
+    cases.append(Case(
+        "attention_4d_generic", text,
+        [("q", (gb, gh, gsq, gd), t, unit), ("k", (gb, gh, gsk, gd), t, unit),
+         ("v", (gb, gh, gsk, gd), t, unit)],
+        ((gb, gh, gsq, gd), t),
+        lambda x: attention_reference(x, gb * gh, gsq, gsk, gd, True),
+        1e-2 if t != "f32" else 2e-3))
+
+    # Attention with dynamic sequence lengths (a decode step's one query
+    # against a growing cache included), compiled once, on memrefs.
+    ab_, ad_ = 2, 64
+    q_, kv_ = memref((ab_, "?", ad_), t), memref((ab_, "?", ad_), t)
+    s_, p_ = memref((ab_, "?", "?"), "f32"), memref((ab_, "?", "?"), t)
+    o_ = memref((ab_, "?", ad_), "f32")
+    cast_p = """  %%pn = memref.alloc(%%sq, %%sk) : %(p)s
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%p : %(s)s) outs(%%pn : %(p)s) {
+  ^bb0(%%x: f32, %%y: %(t)s):
+    %%n = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%n : %(t)s
+  }
+""" % dict(p=p_, s=s_, t=t) if t != "f32" else ""
+    text = """func.func @attention_dynamic_lengths(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s, %%o: %(o)s) {
+  %%zero = arith.constant 0.0 : f32
+  %%c1 = arith.constant 1 : index
+  %%sq = memref.dim %%q, %%c1 : %(q)s
+  %%sk = memref.dim %%k, %%c1 : %(kv)s
+  %%s = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.fill ins(%%zero : f32) outs(%%s : %(s)s)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%%q, %%k : %(q)s, %(kv)s) outs(%%s : %(s)s)
+  %%m = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%s : %(s)s) outs(%%m : %(s)s) {
+  ^bb0(%%x: f32, %%unused: f32):
+%(body)s  }
+  %%p = memref.alloc(%%sq, %%sk) : %(s)s
+  linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%p : %(s)s)
+%(cast_p)s  linalg.fill ins(%%zero : f32) outs(%%o : %(o)s)
+  linalg.batch_matmul ins(%(pv)s, %%v : %(p)s, %(kv)s) outs(%%o : %(o)s)
+  return
+}
+""" % dict(q=q_, kv=kv_, s=s_, p=p_ if t != "f32" else s_, o=o_,
+           body=scaled_causal_body(1.0 / math.sqrt(ad_), 1, 2), cast_p=cast_p,
+           pv="%pn" if t != "f32" else "%p")
+
+    def attention_variant(sq, sk):
+        return ([("q", (ab_, sq, ad_), t, unit), ("k", (ab_, sk, ad_), t, unit),
+                 ("v", (ab_, sk, ad_), t, unit),
+                 ("o", (ab_, sq, ad_), "f32", unit)],
+                lambda x: attention_reference(x[:3], ab_, sq, sk, ad_, True))
+    cases.append(Case("attention_dynamic_lengths", text, None, None, None,
+                      2e-3, variants=[attention_variant(*size) for size in
+                                      [(1, 77), (37, 45), (70, 70),
+                                       (130, 200)]]))
+    return cases
