@@ -1,4 +1,14 @@
 //===- Runtime.cpp - compile a program once, run it on arrays -------------===//
+//
+// Compiling (CompiledProgram) and running (Device: the plan of one call,
+// its buffers and launches on a Vulkan device or a host runner).
+//
+// Why one file of this size: a compiled program's binaries
+// (CompiledProgram::Binary, private to this file) are what running reads,
+// kernel by kernel; splitting compiling from running would put that
+// private structure in a header that both halves, and no user, include.
+//
+//===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Runtime/Runtime.h"
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/SubgroupMatrixToSPIRV.h"

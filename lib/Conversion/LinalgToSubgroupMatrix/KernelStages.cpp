@@ -146,3 +146,16 @@ void mlir::subgroup_matrix::copyStridedOperands(RewriterBase &rewriter,
     }
   }
 }
+
+FailureOr<Contraction>
+mlir::subgroup_matrix::analyzeContractionKernel(RewriterBase &rewriter,
+                                                linalg::LinalgOp op) {
+  copyStridedOperands(rewriter, op);
+  FailureOr<Contraction> contraction = matchContraction(op);
+  if (failed(contraction))
+    return failure();
+  // The kernel's view of the contraction has its neighbours fused in (a
+  // fused extension changes what it reads).
+  fuseElementwiseNeighbours(*contraction);
+  return contraction;
+}

@@ -8,6 +8,7 @@
 #ifndef LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELSTAGES_H
 #define LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELSTAGES_H
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -53,6 +54,16 @@ std::optional<std::pair<Value, AffineMap>> getViewedBuffer(Value view);
 /// an output is copied in and, after `op`, back. Other views stay, to be
 /// reported.
 void copyStridedOperands(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// The kernel that the contraction `op` becomes: its strided operands
+/// copied (copyStridedOperands), `op` matched, and its element-wise
+/// neighbours fused in. The one analysis both sm-plan-kernels and
+/// sm-contractions-to-kernels start from: a Contraction holds the program's
+/// values and ops, which no attribute carries, so emission derives it again
+/// from the IR the plan was made for, and checkPlan confirms that the plan
+/// (and the kernel's layout) still fits it.
+FailureOr<Contraction> analyzeContractionKernel(RewriterBase &rewriter,
+                                                linalg::LinalgOp op);
 
 /// Where the kernel stages put their kernels: all kernels of a program go
 /// into one gpu.module @kernels (one SPIR-V module, one Metal library)

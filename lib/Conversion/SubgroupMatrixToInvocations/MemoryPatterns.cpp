@@ -48,22 +48,58 @@ static void forEachColumnRun(InvocationBuilder &b,
   }
 }
 
+/// Where a load or store moves the matrix: the flat buffer, the offset
+/// of element [0, 0] and the stride, with the builder that addresses it.
+struct MatrixAccess {
+  InvocationLayout layout;
+  Value memref, base, stride;
+  bool colMajor;
+
+  /// The offset of element (`row`, `column`) in `memref`.
+  Value getAddress(OpBuilder &builder, Location loc, Value row,
+                   Value column) const {
+    Value major = colMajor ? column : row;
+    Value minor = colMajor ? row : column;
+    return arith::AddIOp::create(
+        builder, loc, base,
+        arith::AddIOp::create(
+            builder, loc, arith::MulIOp::create(builder, loc, major, stride),
+            minor));
+  }
+};
+
+/// The access of `op` (a load or a store) to a matrix of `matrixType`
+/// through `source`'s `indices` with `stride`; reports on `op` what has no
+/// per-invocation form.
+template <typename MatrixOp>
+static FailureOr<MatrixAccess>
+getMatrixAccess(const IntelPattern<MatrixOp> &pattern, MatrixOp op,
+                Type matrixType, ValueRange source, ValueRange indices,
+                ValueRange stride, ConversionPatternRewriter &rewriter) {
+  FailureOr<InvocationLayout> layout = pattern.getLayout(op, matrixType);
+  if (failed(layout))
+    return failure();
+  FailureOr<std::pair<Value, Value>> flat =
+      flatten(op, rewriter, source.front(), indices);
+  if (failed(flat))
+    return failure();
+  return MatrixAccess{*layout, flat->first, flat->second, stride.front(),
+                      op.getColMajor()};
+}
+
 struct LoadLowering : IntelPattern<LoadOp> {
   using IntelPattern::IntelPattern;
 
   LogicalResult
   matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
-    if (failed(layout))
+    FailureOr<MatrixAccess> access = getMatrixAccess(
+        *this, op, op.getType(), adaptor.getSource(),
+        getSingleValues(adaptor.getIndices()), adaptor.getStride(), rewriter);
+    if (failed(access))
       return failure();
-    FailureOr<std::pair<Value, Value>> flat =
-        flatten(op, rewriter, adaptor.getSource().front(),
-                getSingleValues(adaptor.getIndices()));
-    if (failed(flat))
-      return failure();
-    auto [memref, base] = *flat;
-    Value stride = adaptor.getStride().front();
+    const InvocationLayout *layout = &access->layout;
+    Value memref = access->memref, base = access->base, stride = access->stride;
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     SmallVector<Value> packedElements;
     if (hasContiguousColumns(*layout, op.getColMajor())) {
@@ -87,14 +123,7 @@ struct LoadLowering : IntelPattern<LoadOp> {
       SmallVector<Value> elements;
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*layout, p, s);
-        Value major = op.getColMajor() ? column : row;
-        Value minor = op.getColMajor() ? row : column;
-        Value address = arith::AddIOp::create(
-            rewriter, op.getLoc(), base,
-            arith::AddIOp::create(
-                rewriter, op.getLoc(),
-                arith::MulIOp::create(rewriter, op.getLoc(), major, stride),
-                minor));
+        Value address = access->getAddress(rewriter, op.getLoc(), row, column);
         Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
                                                ValueRange{address});
         if (valid) {
@@ -118,16 +147,13 @@ struct StoreLowering : IntelPattern<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<InvocationLayout> layout = getLayout(op, op.getValue().getType());
-    if (failed(layout))
+    FailureOr<MatrixAccess> access = getMatrixAccess(
+        *this, op, op.getValue().getType(), adaptor.getTarget(),
+        getSingleValues(adaptor.getIndices()), adaptor.getStride(), rewriter);
+    if (failed(access))
       return failure();
-    FailureOr<std::pair<Value, Value>> flat =
-        flatten(op, rewriter, adaptor.getTarget().front(),
-                getSingleValues(adaptor.getIndices()));
-    if (failed(flat))
-      return failure();
-    auto [memref, base] = *flat;
-    Value stride = adaptor.getStride().front();
+    const InvocationLayout *layout = &access->layout;
+    Value memref = access->memref, base = access->base, stride = access->stride;
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Location loc = op.getLoc();
     SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
@@ -149,13 +175,7 @@ struct StoreLowering : IntelPattern<StoreOp> {
       Value packed = slots[p];
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*layout, p, s);
-        Value major = op.getColMajor() ? column : row;
-        Value minor = op.getColMajor() ? row : column;
-        Value address = arith::AddIOp::create(
-            rewriter, loc, base,
-            arith::AddIOp::create(
-                rewriter, loc,
-                arith::MulIOp::create(rewriter, loc, major, stride), minor));
+        Value address = access->getAddress(rewriter, loc, row, column);
         Value element = b.unpack(*layout, packed, s);
         if (!valid) {
           memref::StoreOp::create(rewriter, loc, element, memref,

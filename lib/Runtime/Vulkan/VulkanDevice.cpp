@@ -1,4 +1,17 @@
 //===- VulkanDevice.cpp - a Vulkan device that runs programs --------------===//
+//
+// The one owner of a program's Vulkan objects: instance and device,
+// buffers with their guard regions, pipelines, recorded step sequences,
+// submission and timing.
+//
+// Why one file of this size: every member works on the same handles (the
+// device, its queue, command pool, fence and timestamp queries) and on the
+// tables of buffers, kernels and sequences that ids index; the file is
+// ordered as a run goes (open, buffers, kernels, sequences, submission,
+// timing), and a split would put those tables in a header for no reader's
+// benefit.
+//
+//===----------------------------------------------------------------------===//
 
 #include "VulkanDevice.h"
 

@@ -13,6 +13,7 @@
 
 #include "KernelBuilder.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/KernelLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -92,11 +93,11 @@ struct SplitIndex {
 /// Emits the kernel of one contraction.
 class ContractionKernelEmitter : public KernelBuilder {
 public:
-  ContractionKernelEmitter(const Contraction &problem, MatrixConfigAttr config,
-                           TargetAttr target, const MatmulTiling &tiling,
-                           Location loc)
-      : KernelBuilder(loc), problem(problem), config(config), target(target),
-        tiling(tiling) {}
+  ContractionKernelEmitter(const ContractionKernelLayout &layout,
+                           MatrixConfigAttr config, TargetAttr target,
+                           const MatmulTiling &tiling, Location loc)
+      : KernelBuilder(loc), layout(layout), problem(layout.problem),
+        config(config), target(target), tiling(tiling) {}
 
   /// Builds the kernel `name` with `moduleBuilder`; reports on the
   /// contraction's op if the tiling does not fit.
@@ -117,8 +118,6 @@ public:
   }
 
 private:
-  LogicalResult planCopy(TileCopy &copy, StringRef operandName);
-  LogicalResult planTransposingCopy(TileCopy &copy, StringRef operandName);
   void computeCopyPositions(TileCopy &copy);
   /// Loads this invocation's share of the tile whose first element is at
   /// (`rowBase`, `columnBase`) of the global matrix.
@@ -211,27 +210,23 @@ private:
   /// Whether C needs bounds checks (some workgroup tile crosses its edge;
   /// a split-K workspace has whole tiles of rows).
   bool hasRaggedResult() const {
-    return hasRaggedRows() || problem.hasDynamicN() || problem.n % tiling.tileN;
+    return subgroup_matrix::hasRaggedResult(problem, tiling);
   }
   bool hasRaggedRows() const {
-    return problem.outputRowsPerPart == 0 &&
-           (problem.hasDynamicM() || problem.m % tiling.tileM);
+    return subgroup_matrix::hasRaggedRows(problem, tiling);
   }
   /// Whether the epilogue runs as subgroup_matrix.map on whole result
-  /// matrices: every operand is a full matrix, the target has the result
-  /// types of every step, and the maps stay in registers (emulated
-  /// matrices, or component-wise arithmetic on matrix units).
-  bool epilogueMapsOnMatrices() const;
+  /// matrices (KernelLayout.h).
+  bool epilogueMapsOnMatrices() const {
+    return subgroup_matrix::epilogueMapsOnMatrices(problem, target, config);
+  }
   /// Whether every workgroup can: the above, and every tile lies inside C.
   bool canMapEpilogue() const {
     return !hasRaggedResult() && epilogueMapsOnMatrices();
   }
   /// Whether results go through this subgroup's scratch (element by
   /// element, with bounds, and the epilogue on scalars).
-  bool storesThroughScratch() const {
-    return hasRaggedResult() ||
-           (!problem.epilogue.empty() && !canMapEpilogue());
-  }
+  bool storesThroughScratch() const { return layout.storesThroughScratch; }
   /// Calls `body` for each element of result matrix (row, column) that this
   /// invocation moves through the subgroup's scratch: its scratch address,
   /// its place in C, and whether that place is inside C.
@@ -264,6 +259,7 @@ private:
   /// The offset in an epilogue operand of element (row, column).
   Value epilogueOffset(const EpilogueOperand &operand, Value row, Value column);
 
+  const ContractionKernelLayout &layout;
   const Contraction &problem;
   MatrixConfigAttr config;
   TargetAttr target;

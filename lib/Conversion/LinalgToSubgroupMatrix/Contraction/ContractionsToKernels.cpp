@@ -98,13 +98,12 @@ struct ContractionsToKernelsPass
     });
     bool failedAny = false;
     for (linalg::LinalgOp op : contractions) {
-      copyStridedOperands(rewriter, op);
-      FailureOr<Contraction> contraction = matchContraction(op);
+      FailureOr<Contraction> contraction =
+          analyzeContractionKernel(rewriter, op);
       if (failed(contraction)) {
         failedAny = true;
         continue;
       }
-      fuseElementwiseNeighbours(*contraction);
       FailureOr<TilingPlan> plan;
       if (auto attr = op->getAttrOfType<ContractionPlanAttr>(
               SubgroupMatrixDialect::getPlanAttrName())) {

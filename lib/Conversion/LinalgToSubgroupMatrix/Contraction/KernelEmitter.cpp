@@ -281,36 +281,20 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyB.gatherMaps = problem.b.gatherMaps;
   copyA.gatherPadding = problem.a.gatherPadding;
   copyB.gatherPadding = problem.b.gatherPadding;
-  copyB.transposes = tiling.stageBTransposed == 1;
+  for (auto [copy, copyLayout] :
+       {std::pair(&copyA, &layout.a), std::pair(&copyB, &layout.b)}) {
+    copy->globalRows = copyLayout->globalRows;
+    copy->globalCols = copyLayout->globalCols;
+    copy->tileRows = copyLayout->tileRows;
+    copy->tileCols = copyLayout->tileCols;
+    copy->transposes = copyLayout->transposes;
+    copy->width = copyLayout->width;
+    copy->sharedStride = copyLayout->sharedStride;
+    copy->stageElements = copyLayout->stageElements;
+  }
   bool transposedA = problem.a.transposed, transposedB = problem.b.transposed;
-  copyA.globalRows = transposedA ? problem.k : problem.m;
-  copyA.globalCols = transposedA ? problem.m : problem.k;
-  copyA.tileRows = transposedA ? tiling.tileK : tiling.tileM;
-  copyA.tileCols = transposedA ? tiling.tileM : tiling.tileK;
-  copyB.globalRows = transposedB ? problem.n : problem.k;
-  copyB.globalCols = transposedB ? problem.k : problem.n;
-  copyB.tileRows = transposedB ? tiling.tileN : tiling.tileK;
-  copyB.tileCols = transposedB ? tiling.tileK : tiling.tileN;
-  if (failed(planCopy(copyA, "A")) || failed(planCopy(copyB, "B")))
-    return failure();
-
   int64_t fm = config.getM(), fn = config.getN();
   int64_t subgroups = tiling.subgroupsM * tiling.subgroupsN;
-  int64_t inputBytes = inputStorage.getIntOrFloatBitWidth() / 8;
-  int64_t sharedBytes =
-      tiling.stages * (copyA.stageElements + copyB.stageElements) * inputBytes;
-  if (storesThroughScratch())
-    sharedBytes +=
-        subgroups * fm * fn * resultStorage.getIntOrFloatBitWidth() / 8;
-  int64_t limit = target.getWorkgroupMemoryLimit();
-  if (sharedBytes > limit)
-    return problem.op->emitOpError()
-               << "cannot be tiled: the tiling needs " << sharedBytes
-               << " bytes of workgroup memory, more than the " << limit
-               << " a kernel may use on target '"
-               << (target.getName() ? target.getName().getValue() : "custom")
-               << "'",
-           failure();
 
   // The arguments: A, B, C when it is read, the epilogue's operands, and
   // the output when it is not C; every buffer flattened.
@@ -531,10 +515,11 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
 }
 
 FailureOr<ContractionKernel> mlir::subgroup_matrix::emitContractionKernel(
-    OpBuilder &moduleBuilder, StringRef name, const Contraction &contraction,
-    TargetAttr target, const TilingPlan &plan) {
-  ContractionKernelEmitter emitter(contraction, plan.config, target,
-                                   plan.tiling, contraction.op.getLoc());
+    OpBuilder &moduleBuilder, StringRef name,
+    const ContractionKernelLayout &layout, TargetAttr target,
+    const TilingPlan &plan) {
+  ContractionKernelEmitter emitter(layout, plan.config, target, plan.tiling,
+                                   layout.problem.op.getLoc());
   return emitter.emit(moduleBuilder, name);
 }
 

@@ -201,47 +201,6 @@ Value ContractionKernelEmitter::applyEpilogueToElement(Value value, Value row,
   return value;
 }
 
-bool ContractionKernelEmitter::epilogueMapsOnMatrices() const {
-  MLIRContext *context = problem.op->getContext();
-  bool isUnsigned = problem.resultComponent.isUnsignedInteger();
-  auto resultOf = [&](Type storage) -> SubgroupMatrixTypeInterface {
-    Type component = storage;
-    if (auto integer = dyn_cast<IntegerType>(storage))
-      component = IntegerType::get(context, integer.getWidth(),
-                                   isUnsigned ? IntegerType::Unsigned
-                                              : IntegerType::Signed);
-    return ResultMatrixType::get(context, config.getM(), config.getN(),
-                                 component);
-  };
-  for (const EpilogueOperand &operand : problem.epilogueOperands)
-    if (operand.broadcast != EpilogueBroadcast::None ||
-        !target.supportsType(resultOf(
-            cast<MemRefType>(operand.buffer.getType()).getElementType())))
-      return false;
-  for (const EpilogueStep &step : problem.epilogue)
-    if (!target.supportsType(
-            resultOf(cast<MemRefType>(step.op.getDpsInits()[0].getType())
-                         .getElementType())))
-      return false;
-  // Emulated matrices map in registers whatever the body computes. On
-  // matrix units a map that is not component-wise goes through the scratch
-  // (ExpandThroughWorkgroupMemory) with each of its inputs and its result,
-  // then is stored: the element path, one trip through the scratch, is
-  // cheaper (9 us of 235 on Llama's SwiGLU product, H100).
-  if (target.getEmulated() || isEmulatedConfig(config, target))
-    return true;
-  SmallVector<Type> storageTypes = {getStorageType(problem.resultComponent)};
-  for (const EpilogueOperand &operand : problem.epilogueOperands)
-    storageTypes.push_back(
-        cast<MemRefType>(operand.buffer.getType()).getElementType());
-  for (const EpilogueStep &step : problem.epilogue)
-    storageTypes.push_back(
-        cast<MemRefType>(step.op.getDpsInits()[0].getType()).getElementType());
-  return llvm::all_of(problem.epilogue, [&](const EpilogueStep &step) {
-    return isComponentWiseBody(step.op.getRegion().front(), storageTypes);
-  });
-}
-
 Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,
                                                       Value column) {
   MLIRContext *context = b.getContext();

@@ -14,56 +14,6 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-LogicalResult ContractionKernelEmitter::planCopy(TileCopy &copy,
-                                                 StringRef operandName) {
-  if (copy.transposes)
-    return planTransposingCopy(copy, operandName);
-  copy.sharedStride = copy.tileCols + tiling.padding;
-  copy.stageElements = copy.tileRows * copy.sharedStride;
-  // Vectors must not straddle a row, globally or in the workgroup copy:
-  // halve the width down to 64 bits until they do, else copy scalars.
-  int64_t elementBits = copy.storage.getIntOrFloatBitWidth();
-  copy.width = tiling.vectorWidth;
-  // A row of unknown length may start anywhere: scalars.
-  while (copy.width > 1 &&
-         (ShapedType::isDynamic(copy.globalCols) ||
-          copy.globalCols % copy.width || copy.tileCols % copy.width ||
-          copy.sharedStride % copy.width))
-    copy.width = copy.width * elementBits > 64 ? copy.width / 2 : 1;
-  int64_t vectors = copy.tileRows * copy.tileCols / copy.width;
-  if (vectors % getThreads())
-    return problem.op->emitOpError()
-               << "cannot be tiled: the " << copy.tileRows << "x"
-               << copy.tileCols << " tile of " << operandName << " is "
-               << vectors << " copies of " << copy.width
-               << " element(s), which " << getThreads()
-               << " invocations cannot share evenly",
-           failure();
-  return success();
-}
-
-LogicalResult
-ContractionKernelEmitter::planTransposingCopy(TileCopy &copy,
-                                              StringRef operandName) {
-  // Blocks of eight rows by four columns: loads of 32 bits and stores of
-  // 64 (see computeCopyPositions for how invocations share them).
-  copy.width = kTransposedBlockColumns;
-  copy.sharedStride = copy.tileRows + tiling.padding;
-  copy.stageElements = copy.tileCols * copy.sharedStride;
-  if (!transposingCopyFits(copy.globalCols, copy.tileRows, copy.tileCols,
-                           tiling.padding))
-    return problem.op->emitOpError()
-               << "cannot be tiled: transposing " << operandName
-               << " as it is staged needs its rows (of " << copy.globalCols
-               << " elements), its " << copy.tileRows << "x" << copy.tileCols
-               << " tile and the padded rows in workgroup memory to be "
-                  "multiples of "
-               << copy.width << " columns and " << kTransposedBlockRows
-               << " rows",
-           failure();
-  return success();
-}
-
 void ContractionKernelEmitter::computeCopyPositions(TileCopy &copy) {
   if (copy.transposes) {
     // Consecutive invocations take four blocks down the rows, then the

@@ -224,32 +224,22 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   // product per part into a workspace, and a reduction adds them into C
   // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
   // epilogue then applies to the sum: it stays in the program, after the
-  // reduction, as a kernel of its own.
-  Contraction contraction = original;
+  // reduction, as a kernel of its own. The layout says what the kernel
+  // computes; planning checked it.
+  FailureOr<ContractionKernelLayout> layout =
+      layOutContractionKernel(original, target, plan);
+  if (failed(layout))
+    return failure();
+  Contraction &contraction = layout->problem;
   int64_t parts = plan.tiling.splitK;
-  if (parts > 1 && (original.batch != 1 || original.hasDynamicSizes() ||
-                    llvm::divideCeil(original.k, plan.tiling.tileK) % parts))
-    return op->emitOpError() << "cannot split K in " << parts
-                             << " parts: a split needs no batch, static sizes "
-                                "and a number of K steps it divides",
-           failure();
   Value workspace;
   if (parts > 1) {
     rewriter.setInsertionPoint(op);
-    Type storage = getStorageType(original.resultComponent);
-    // The parts are stacked along the rows, each padded to whole tiles: a
-    // ragged M (a decode step's few rows) would otherwise make every
-    // workgroup store through workgroup memory with bounds checks.
-    int64_t tileM = plan.tiling.tileM;
-    contraction.outputRowsPerPart = llvm::divideCeil(original.m, tileM) * tileM;
     workspace = memref::AllocOp::create(
         rewriter, op->getLoc(),
         MemRefType::get({parts * contraction.outputRowsPerPart, original.n},
-                        storage));
-    unfuseEpilogue(contraction);
+                        getStorageType(original.resultComponent)));
     contraction.output = workspace;
-    contraction.fill = {};
-    contraction.fillValue = cast<TypedAttr>(rewriter.getZeroAttr(storage));
   }
 
   // The kernel goes into a gpu.module of its own, next to the top-level
@@ -274,7 +264,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
   }
   OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule.getBody());
   FailureOr<ContractionKernel> kernel =
-      emitContractionKernel(kernelBuilder, name, contraction, target, plan);
+      emitContractionKernel(kernelBuilder, name, *layout, target, plan);
   if (failed(kernel)) {
     if (!into)
       gpuModule.erase();

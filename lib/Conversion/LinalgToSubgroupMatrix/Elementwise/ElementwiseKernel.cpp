@@ -18,233 +18,12 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-bool mlir::subgroup_matrix::isKernelScalar(Value value) {
-  return value.getType().isIntOrIndexOrFloat() && !value.getType().isInteger(1);
-}
-
-SmallVector<Value>
-mlir::subgroup_matrix::getKernelScalars(linalg::GenericOp op) {
-  SmallVector<Value> scalars;
-  // (Buffers the body loads from are buffers, not scalars.)
-  auto add = [&](Value value) {
-    if (!matchPattern(value, m_Constant()) &&
-        !isa<ShapedType>(value.getType()) &&
-        !llvm::is_contained(scalars, value))
-      scalars.push_back(value);
-  };
-  for (Value input : op.getDpsInputs())
-    if (!isa<ShapedType>(input.getType()))
-      add(input);
-  // Values from outside, used anywhere in the body (a branch's too) or
-  // yielded.
-  op.getRegion().walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (!op.getRegion().isAncestor(operand.getParentRegion()))
-        add(operand);
-  });
-  return scalars;
-}
-
-std::optional<arith::AtomicRMWKind>
-mlir::subgroup_matrix::getReductionKind(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Block &body = op.getRegion().front();
-  BlockArgument out = body.getArguments().back();
-  Operation *combine = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!combine || combine->getBlock() != &body ||
-      combine->getNumOperands() != 2 || !out.hasOneUse() ||
-      out.getUses().begin()->getOwner() != combine)
-    return std::nullopt;
-  using Kind = arith::AtomicRMWKind;
-  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(combine)
-      .Case([](arith::AddFOp) { return Kind::addf; })
-      .Case([](arith::AddIOp) { return Kind::addi; })
-      .Case([](arith::MulFOp) { return Kind::mulf; })
-      .Case([](arith::MulIOp) { return Kind::muli; })
-      .Case([](arith::MaximumFOp) { return Kind::maximumf; })
-      .Case([](arith::MinimumFOp) { return Kind::minimumf; })
-      .Case([](arith::MaxNumFOp) { return Kind::maxnumf; })
-      .Case([](arith::MinNumFOp) { return Kind::minnumf; })
-      .Case([](arith::MaxSIOp) { return Kind::maxs; })
-      .Case([](arith::MinSIOp) { return Kind::mins; })
-      .Case([](arith::MaxUIOp) { return Kind::maxu; })
-      .Case([](arith::MinUIOp) { return Kind::minu; })
-      .Case([](arith::OrIOp) { return Kind::ori; })
-      .Case([](arith::AndIOp) { return Kind::andi; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
 /// Reductions at least this long over fewer outputs than
 /// kCooperativeOutputs run one workgroup per output: one invocation per
 /// output would leave the device nearly idle for the whole reduction (the
 /// row sums of an 8-bit product's zero points: 768 outputs of 768 terms).
 static constexpr int64_t kCooperativeReduction = 64;
 static constexpr int64_t kCooperativeOutputs = 16384;
-
-StringRef mlir::subgroup_matrix::getLaunchElementName(Type element) {
-  return element.isF16()         ? "f16"
-         : element.isBF16()      ? "bf16"
-         : element.isF32()       ? "f32"
-         : element.isF64()       ? "f64"
-         : element.isInteger(8)  ? "i8"
-         : element.isInteger(32) ? "i32"
-                                 : "";
-}
-
-bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
-                                           ArrayRef<Value> scalars) {
-  return scalars.empty() && llvm::all_of(buffers, [](Value buffer) {
-           return !getLaunchElementName(
-                       cast<MemRefType>(buffer.getType()).getElementType())
-                       .empty();
-         });
-}
-
-MemRefType mlir::subgroup_matrix::getFlatKernelArgumentType(MemRefType type) {
-  return MemRefType::get(
-      {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-      type.getElementType());
-}
-
-MemRefType mlir::subgroup_matrix::getWorkgroupBufferType(int64_t size,
-                                                         Type element) {
-  return MemRefType::get(
-      {size}, element, AffineMap(),
-      gpu::AddressSpaceAttr::get(element.getContext(),
-                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
-}
-
-ElementKernelSkeleton mlir::subgroup_matrix::createElementKernel(
-    gpu::GPUModuleOp into, Location loc, StringRef name,
-    ArrayRef<Type> argumentTypes, ArrayRef<Type> attributions,
-    int64_t workgroupSize, unsigned bufferCount, ArrayRef<int64_t> ranges) {
-  MLIRContext *context = into.getContext();
-  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(into.getBody());
-  ElementKernelSkeleton skeleton;
-  skeleton.kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name, FunctionType::get(context, argumentTypes, {}),
-      attributions);
-  skeleton.kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                           moduleBuilder.getUnitAttr());
-  skeleton.kernel.setKnownBlockSizeAttr(
-      moduleBuilder.getDenseI32ArrayAttr({int32_t(workgroupSize), 1, 1}));
-  skeleton.entry = &skeleton.kernel.getBody().front();
-  OpBuilder b = OpBuilder::atBlockEnd(skeleton.entry);
-  skeleton.nextArgument = bufferCount;
-  for (int64_t range : ranges)
-    skeleton.loopSizes.push_back(
-        ShapedType::isDynamic(range)
-            ? Value(skeleton.entry->getArgument(skeleton.nextArgument++))
-            : Value(arith::ConstantIndexOp::create(b, loc, range)));
-  return skeleton;
-}
-
-void mlir::subgroup_matrix::decomposeLinearIndex(
-    OpBuilder &b, Location loc, Value linear, ArrayRef<Value> loopSizes,
-    ArrayRef<utils::IteratorType> iterators, utils::IteratorType kind,
-    MutableArrayRef<Value> loops) {
-  for (int64_t d = int64_t(loops.size()) - 1; d >= 0; --d) {
-    if (iterators[d] != kind)
-      continue;
-    loops[d] = arith::RemUIOp::create(b, loc, linear, loopSizes[d]);
-    linear = arith::DivUIOp::create(b, loc, linear, loopSizes[d]);
-  }
-}
-
-Value mlir::subgroup_matrix::getScalarInKernel(
-    OpBuilder &b, Value scalar, const IRMapping &scalarArguments) {
-  return scalarArguments.contains(scalar)
-             ? scalarArguments.lookup(scalar)
-             : b.clone(*scalar.getDefiningOp())->getResult(0);
-}
-
-void mlir::subgroup_matrix::emitWorkgroupReduction(OpBuilder &b, Location loc,
-                                                   arith::AtomicRMWKind kind,
-                                                   Value partial, Value parts,
-                                                   Value thread, int64_t size) {
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  };
-  memref::StoreOp::create(b, loc, partial, parts, thread);
-  gpu::BarrierOp::create(b, loc);
-  for (int64_t half = size / 2; half >= 1; half /= 2) {
-    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         thread, index(half));
-    auto combine = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(combine.thenBlock());
-      Value mine = memref::LoadOp::create(b, loc, parts, thread);
-      Value partner = arith::AddIOp::create(b, loc, thread, index(half));
-      Value other = memref::LoadOp::create(b, loc, parts, partner);
-      memref::StoreOp::create(b, loc,
-                              arith::getReductionOp(kind, b, loc, mine, other),
-                              parts, thread);
-    }
-    gpu::BarrierOp::create(b, loc);
-  }
-}
-
-IRMapping mlir::subgroup_matrix::mapElementArguments(
-    OpBuilder &b, linalg::GenericOp op, const IRMapping &scalarArguments,
-    const IRMapping &known, function_ref<Value(OpOperand *)> loadOperand,
-    ArrayRef<Value> loops) {
-  IRMapping mapping = scalarArguments;
-  Block &body = op.getRegion().front();
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    Value value = operand->get();
-    BlockArgument argument = body.getArgument(operand->getOperandNumber());
-    if (known.contains(value))
-      mapping.map(argument, known.lookup(value));
-    else if (argument.use_empty())
-      continue;
-    else if (!isa<MemRefType>(value.getType()))
-      mapping.map(argument, getScalarInKernel(b, value, scalarArguments));
-    else
-      mapping.map(argument, loadOperand(operand));
-  }
-  body.walk([&](linalg::IndexOp indexOp) {
-    mapping.map(indexOp.getResult(), loops[indexOp.getDim()]);
-  });
-  return mapping;
-}
-
-LaunchAttr mlir::subgroup_matrix::getSpreadLaunch(MLIRContext *context,
-                                                  ArrayRef<Value> buffers,
-                                                  ArrayRef<std::string> counts,
-                                                  std::array<int64_t, 2> grid,
-                                                  StringRef workgroups,
-                                                  ArrayRef<std::string> sizes) {
-  SmallVector<std::string> arguments;
-  for (auto [buffer, count] : llvm::zip(buffers, counts))
-    arguments.push_back(
-        llvm::formatv("{0}:{1}:random",
-                      getLaunchElementName(
-                          cast<MemRefType>(buffer.getType()).getElementType()),
-                      count));
-  if (workgroups.empty())
-    return LaunchAttr::get(
-        context, {std::to_string(grid[0]), std::to_string(grid[1]), "1"},
-        arguments, sizes, "");
-  std::string gridX =
-      llvm::formatv("min({0},{1})", workgroups, kMaxGridDimension);
-  return LaunchAttr::get(
-      context,
-      {gridX, llvm::formatv("ceildiv({0},{1})", workgroups, gridX).str(), "1"},
-      arguments, sizes, "");
-}
-
-SmallVector<Value>
-mlir::subgroup_matrix::getBodyLoadedBuffers(linalg::GenericOp op) {
-  SmallVector<Value> loaded;
-  op.getRegion().walk([&](memref::LoadOp load) {
-    if (!op.getRegion().isAncestor(load.getMemRef().getParentRegion()) &&
-        !llvm::is_contained(loaded, load.getMemRef()))
-      loaded.push_back(load.getMemRef());
-  });
-  return loaded;
-}
 
 bool mlir::subgroup_matrix::canEmitElementwiseKernel(linalg::GenericOp op,
                                                      bool report,
@@ -455,47 +234,26 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     gridY = 1;
   }
 
-  // Kernel arguments: the memref operands, flattened, in operand order;
-  // not inputs that only give loops their sizes (a pooling's window).
-  SmallVector<Value> buffers;
-  SmallVector<Type> argumentTypes;
+  // Kernel arguments: the memref operands in operand order, not inputs
+  // that only give loops their sizes (a pooling's window); the buffers the
+  // body loads from (gathers); the dynamic sizes and extents; the scalars
+  // the host knows (a function argument: a scale, a zero point; a fill's
+  // starting value).
+  ElementKernelArguments arguments;
   for (OpOperand &operand : op->getOpOperands())
-    if (auto type = dyn_cast<MemRefType>(operand.get().getType())) {
-      Value value = operand.get();
-      if (llvm::is_contained(buffers, value) ||
-          (op.isDpsInput(&operand) &&
-           op.getMatchingBlockArgument(&operand).use_empty()))
-        continue;
-      buffers.push_back(value);
-      argumentTypes.push_back(getFlatKernelArgumentType(type));
-    }
-  // Buffers the body loads from (gathers) follow the operands.
-  SmallVector<Value> bodyLoaded = getBodyLoadedBuffers(op);
-  for (Value buffer : bodyLoaded) {
-    if (llvm::is_contained(buffers, buffer))
-      continue;
-    auto type = cast<MemRefType>(buffer.getType());
-    buffers.push_back(buffer);
-    argumentTypes.push_back(
-        MemRefType::get({type.getNumElements()}, type.getElementType()));
-  }
-  for (int64_t range : ranges)
-    if (ShapedType::isDynamic(range))
-      argumentTypes.push_back(rewriter.getIndexType());
-  argumentTypes.append(extents.size(), rewriter.getIndexType());
-  // Scalars the host knows (a function argument: a scale, a zero point)
-  // follow the sizes.
-  SmallVector<Value> scalars = getKernelScalars(op);
-  for (linalg::FillOp fill : startingFills) {
-    if (!fill)
-      continue;
-    Value start = fill.getDpsInputs()[0];
-    if (!matchPattern(start, m_Constant()) &&
-        !llvm::is_contained(scalars, start))
-      scalars.push_back(start);
-  }
-  for (Value scalar : scalars)
-    argumentTypes.push_back(scalar.getType());
+    if (isa<MemRefType>(operand.get().getType()) &&
+        !(op.isDpsInput(&operand) &&
+          op.getMatchingBlockArgument(&operand).use_empty()))
+      arguments.addBuffer(operand.get());
+  for (Value buffer : getBodyLoadedBuffers(op))
+    arguments.addBuffer(buffer);
+  arguments.extraSizes = extents.size();
+  for (Value scalar : getKernelScalars(op))
+    arguments.addScalar(scalar);
+  for (linalg::FillOp fill : startingFills)
+    if (fill)
+      arguments.addScalar(fill.getDpsInputs()[0]);
+  ArrayRef<Value> buffers = arguments.buffers, scalars = arguments.scalars;
 
   Type outputElement =
       cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
@@ -504,8 +262,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     attributions.push_back(
         getWorkgroupBufferType(kElementwiseWorkgroupSize, outputElement));
   ElementKernelSkeleton skeleton =
-      createElementKernel(into, loc, name, argumentTypes, attributions,
-                          kElementwiseWorkgroupSize, buffers.size(), ranges);
+      createElementKernel(into, loc, name, arguments, ranges, attributions,
+                          kElementwiseWorkgroupSize);
   gpu::GPUFuncOp kernel = skeleton.kernel;
   Block *entry = skeleton.entry;
   OpBuilder b = OpBuilder::atBlockEnd(entry);
@@ -513,14 +271,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
     return arith::ConstantIndexOp::create(b, loc, value);
   };
   // Every loop's size: a constant or the kernel argument.
-  SmallVector<Value> loopSizes = skeleton.loopSizes;
-  unsigned sizeArgument = skeleton.nextArgument;
-  SmallVector<Value> extentValues;
-  for (size_t i = 0; i < extents.size(); ++i)
-    extentValues.push_back(entry->getArgument(sizeArgument++));
-  IRMapping scalarArguments;
-  for (auto [position, scalar] : llvm::enumerate(scalars))
-    scalarArguments.map(scalar, entry->getArgument(sizeArgument + position));
+  ArrayRef<Value> loopSizes = skeleton.loopSizes;
+  ArrayRef<Value> extentValues = skeleton.extraSizes;
+  const IRMapping &scalarArguments = skeleton.scalarArguments;
   Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)

@@ -254,34 +254,20 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   }
 
   // Kernel arguments: the buffers the group reads and writes (not its
-  // temporaries), flattened; the dynamic loop sizes; the host's scalars
-  // (the ops', then the fills' starting values).
-  SmallVector<Value> buffers;
-  SmallVector<Type> argumentTypes;
+  // temporaries); the dynamic loop sizes; the host's scalars (the ops',
+  // then the fills' starting values).
+  ElementKernelArguments arguments;
   for (linalg::GenericOp member : members)
-    for (Value value : member->getOperands()) {
-      auto type = dyn_cast<MemRefType>(value.getType());
-      if (!type || llvm::is_contained(temporaries, value) ||
-          llvm::is_contained(buffers, value))
-        continue;
-      buffers.push_back(value);
-      argumentTypes.push_back(getFlatKernelArgumentType(type));
-    }
-  for (int64_t range : ranges)
-    if (ShapedType::isDynamic(range))
-      argumentTypes.push_back(rewriter.getIndexType());
-  SmallVector<Value> scalars;
-  auto addScalar = [&](Value value) {
-    if (!matchPattern(value, m_Constant()) &&
-        !llvm::is_contained(scalars, value))
-      scalars.push_back(value);
-  };
+    for (Value value : member->getOperands())
+      if (isa<MemRefType>(value.getType()) &&
+          !llvm::is_contained(temporaries, value))
+        arguments.addBuffer(value);
   for (linalg::GenericOp member : members)
-    llvm::for_each(getKernelScalars(member), addScalar);
+    for (Value scalar : getKernelScalars(member))
+      arguments.addScalar(scalar);
   for (auto [fill, reduction] : group.reductions)
-    addScalar(fill.getDpsInputs()[0]);
-  for (Value scalar : scalars)
-    argumentTypes.push_back(scalar.getType());
+    arguments.addScalar(fill.getDpsInputs()[0]);
+  ArrayRef<Value> buffers = arguments.buffers, scalars = arguments.scalars;
 
   // Each reduction combines its invocations' parts in a workgroup buffer
   // of its own.
@@ -290,20 +276,16 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
     attributions.push_back(getWorkgroupBufferType(
         workgroupSize, cast<MemRefType>(reduction.getDpsInits()[0].getType())
                            .getElementType()));
-  ElementKernelSkeleton skeleton =
-      createElementKernel(into, loc, name, argumentTypes, attributions,
-                          workgroupSize, buffers.size(), ranges);
+  ElementKernelSkeleton skeleton = createElementKernel(
+      into, loc, name, arguments, ranges, attributions, workgroupSize);
   gpu::GPUFuncOp kernel = skeleton.kernel;
   Block *entry = skeleton.entry;
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  SmallVector<Value> loopSizes = skeleton.loopSizes;
-  unsigned sizeArgument = skeleton.nextArgument;
-  IRMapping scalarArguments;
-  for (auto [position, scalar] : llvm::enumerate(scalars))
-    scalarArguments.map(scalar, entry->getArgument(sizeArgument + position));
+  ArrayRef<Value> loopSizes = skeleton.loopSizes;
+  const IRMapping &scalarArguments = skeleton.scalarArguments;
   auto productValue = [&](utils::IteratorType kind) {
     Value product = index(1);
     for (auto [size, iterator] : llvm::zip(loopSizes, iterators))

@@ -116,15 +116,11 @@ void PlanKernelsPass::runOnOperation() {
     if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
         op->hasAttr(planName))
       return;
-    copyStridedOperands(rewriter, op);
-    FailureOr<Contraction> contraction = matchContraction(op);
+    FailureOr<Contraction> contraction = analyzeContractionKernel(rewriter, op);
     if (failed(contraction)) {
       failedAny = true;
       return;
     }
-    // The plan is of the kernel the contraction becomes, with its
-    // neighbours fused in (a fused extension changes what it reads).
-    fuseElementwiseNeighbours(*contraction);
     FailureOr<TilingPlan> plan =
         planContraction(*contraction, *target, requested, tuning);
     if (failed(plan)) {

@@ -2,6 +2,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/KernelLayout.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TuningTable.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 
@@ -14,11 +15,8 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 namespace {
-/// The vendor of the device a target describes, whose measured tiling
-/// defaults apply; read off the target's name, which starts with it for the
-/// presets and for the names Vulkan drivers report (`--list-coopmat`:
-/// "NVIDIA H100 80GB HBM3", "AMD Radeon ..."). Other names get the generic
-/// defaults. The device's sizes are target parameters, not read off names.
+/// The family of the device a target describes (its `vendor`), whose
+/// measured tiling defaults apply; other vendors get the generic defaults.
 enum class DeviceFamily { Nvidia, Amd, Lavapipe, Other };
 } // namespace
 
@@ -325,6 +323,9 @@ FailureOr<TilingPlan> mlir::subgroup_matrix::planContraction(
            failure();
   if (parts == 0)
     parts = chooseSplitK(contraction, *plan, target);
+  // What the emitter would refuse of the kernel, reported here.
+  if (failed(layOutContractionKernel(contraction, target, *plan)))
+    return failure();
   return plan;
 }
 
@@ -350,7 +351,9 @@ LogicalResult mlir::subgroup_matrix::checkPlan(const Contraction &contraction,
     return op->emitOpError() << "cannot be tiled by its plan: split_k = "
                              << plan.tiling.splitK << " must be at least 1",
            failure();
-  return checkTiling(op, contraction, config, plan.tiling);
+  if (failed(checkTiling(op, contraction, config, plan.tiling)))
+    return failure();
+  return layOutContractionKernel(contraction, target, plan);
 }
 
 ContractionPlanAttr TilingPlan::getAttr() const {

@@ -11,7 +11,7 @@
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_KERNELEMITTER_H
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
-#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/KernelLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -53,11 +53,12 @@ Value createMap(
 std::string formatLaunchSize(ArrayRef<int64_t> factors,
                              ArrayRef<StringRef> names);
 
-/// Builds the kernel `name` of `contraction` with `moduleBuilder`; reports
-/// on the contraction's op when the plan does not fit the target.
+/// Builds the kernel `name` of `layout.problem` (its output the buffer the
+/// kernel writes) with `moduleBuilder`, as `plan` lays it out (planning
+/// checked the layout: layOutContractionKernel).
 FailureOr<ContractionKernel>
 emitContractionKernel(OpBuilder &moduleBuilder, StringRef name,
-                      const Contraction &contraction, TargetAttr target,
+                      const ContractionKernelLayout &layout, TargetAttr target,
                       const TilingPlan &plan);
 
 } // namespace subgroup_matrix

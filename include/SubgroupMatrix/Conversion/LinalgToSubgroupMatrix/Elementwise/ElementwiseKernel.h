@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -72,24 +73,41 @@ MemRefType getFlatKernelArgumentType(MemRefType type);
 /// A workgroup buffer of `size` elements of `element`.
 MemRefType getWorkgroupBufferType(int64_t size, Type element);
 
+/// The arguments of a kernel of the element-wise family, in their order:
+/// the buffers it reads and writes (each once, flattened:
+/// getFlatKernelArgumentType), an index for each dynamic loop size,
+/// `extraSizes` more indices, then the scalars the host knows (each once;
+/// a constant is cloned into the kernel instead).
+struct ElementKernelArguments {
+  SmallVector<Value> buffers, scalars;
+  unsigned extraSizes = 0;
+
+  void addBuffer(Value buffer) {
+    if (!llvm::is_contained(buffers, buffer))
+      buffers.push_back(buffer);
+  }
+  void addScalar(Value value);
+};
+
 /// A new kernel of the element-wise family: its function, created at the
-/// end of `into` (arguments `argumentTypes`, workgroup buffers
-/// `attributions`, workgroups of `workgroupSize` invocations), and a
-/// builder at its entry.
+/// end of `into` (taking `arguments` for loops of `ranges`, with workgroup
+/// buffers `attributions`, workgroups of `workgroupSize` invocations), and
+/// its entry block.
 struct ElementKernelSkeleton {
   gpu::GPUFuncOp kernel;
   Block *entry = nullptr;
-  /// Each loop's size: its constant, or the index argument that follows
-  /// the buffers for each dynamic one.
+  /// Each loop's size: its constant, or its index argument.
   SmallVector<Value> loopSizes;
-  /// The argument after the loop sizes.
-  unsigned nextArgument = 0;
+  /// The `extraSizes` index arguments.
+  SmallVector<Value> extraSizes;
+  /// Each host scalar's kernel argument.
+  IRMapping scalarArguments;
 };
 ElementKernelSkeleton
 createElementKernel(gpu::GPUModuleOp into, Location loc, StringRef name,
-                    ArrayRef<Type> argumentTypes, ArrayRef<Type> attributions,
-                    int64_t workgroupSize, unsigned bufferCount,
-                    ArrayRef<int64_t> ranges);
+                    const ElementKernelArguments &arguments,
+                    ArrayRef<int64_t> ranges, ArrayRef<Type> attributions,
+                    int64_t workgroupSize);
 
 /// Sets `loops[d]`, for each loop d of kind `kind` from the last to the
 /// first, to its position in `linear` (row-major over `loopSizes`).
