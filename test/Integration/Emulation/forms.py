@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from sm_testing.numerics import COMPONENTS, draw, pack, round_f16, unpack
+from sm_testing.elements import COMPONENTS, draw, pack, round_f16, unpack
 
 
 def matmul(a, b, m, n, k):

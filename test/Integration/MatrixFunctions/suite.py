@@ -33,10 +33,10 @@ import random
 import sys
 
 from sm_testing.cli import is_selected, run_and_report
-from sm_testing.linalg.common import GELU_ERF
-from sm_testing.numerics import (COMPONENTS, EitherRounding, draw, pack,
+from sm_testing.elements import (COMPONENTS, EitherRounding, draw, pack,
                                  round_bf16, round_f16, to_component, unpack,
                                  wrap)
+from sm_testing.scalar_bodies import GELU_ERF
 from sm_testing.tools import run_steps, run_tool
 
 # The matrix types each target accepts, as (kind, rows, columns, component).

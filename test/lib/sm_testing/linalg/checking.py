@@ -15,7 +15,8 @@ import os
 
 import numpy as np
 
-from sm_testing.numerics import from_array, round_to, to_array
+from sm_testing.elements import round_to
+from sm_testing.numerics import from_array, to_array
 from sm_testing.program_check import SmRunError, compare, run_sm
 from sm_testing.tools import run_steps
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from sm_testing.numerics import round_to
-from sm_testing.linalg.common import (GELU_ERF, Case, GELU_TANH, SILU, epilogue_program,
+from sm_testing.elements import round_to
+from sm_testing.scalar_bodies import GELU_ERF
+from sm_testing.linalg.common import (Case, GELU_TANH, SILU, epilogue_program,
     gelu_tanh, matmul_reference, memref, silu, tensor)
 
 

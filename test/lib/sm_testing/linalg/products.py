@@ -2,7 +2,7 @@
 accumulating into C, decode-shaped (few rows), split K, the K-loop
 schedules, bf16 and f32 products and the precision policy."""
 
-from sm_testing.numerics import round_to
+from sm_testing.elements import round_to
 from sm_testing.linalg.common import (Case, accumulating_matmul_case,
     epilogue_program, filled_matmul_program, matmul_reference, memref, tensor)
 

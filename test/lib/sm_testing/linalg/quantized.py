@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from sm_testing.numerics import round_to
+from sm_testing.elements import round_to
 from sm_testing.linalg.common import Case, matmul_reference, tensor
 
 

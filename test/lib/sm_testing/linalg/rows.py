@@ -3,7 +3,7 @@ reductions, softmax and normalizations as row-group kernels."""
 
 import math
 
-from sm_testing.numerics import round_to
+from sm_testing.elements import round_to
 from sm_testing.linalg.common import Case, memref, reduce_program, tensor
 
 
