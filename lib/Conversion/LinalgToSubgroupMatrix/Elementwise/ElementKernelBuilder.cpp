@@ -12,6 +12,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -159,6 +160,74 @@ ElementKernelSkeleton mlir::subgroup_matrix::createElementKernel(
   for (Value scalar : arguments.scalars)
     skeleton.scalarArguments.map(scalar, skeleton.entry->getArgument(next++));
   return skeleton;
+}
+
+ElementLaunchOperands mlir::subgroup_matrix::buildElementLaunchOperands(
+    OpBuilder &builder, Location loc, const ElementKernelArguments &arguments,
+    ArrayRef<int64_t> ranges, ArrayRef<std::pair<Value, unsigned>> sourceOfLoop,
+    ArrayRef<utils::IteratorType> iterators, utils::IteratorType kind,
+    ArrayRef<std::pair<Value, unsigned>> extraSizes) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  ElementLaunchOperands launch;
+  for (Value buffer : arguments.buffers)
+    launch.operands.push_back(flattenForLaunch(builder, loc, buffer));
+  launch.product = constant(1);
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    Value size;
+    if (ShapedType::isDynamic(range)) {
+      auto [source, position] = sourceOfLoop[d];
+      size = memref::DimOp::create(builder, loc, source, position);
+      launch.operands.push_back(size);
+    } else {
+      size = constant(range);
+    }
+    if (iterators[d] == kind)
+      launch.product =
+          builder.createOrFold<arith::MulIOp>(loc, launch.product, size);
+  }
+  for (auto [source, position] : extraSizes)
+    launch.operands.push_back(
+        memref::DimOp::create(builder, loc, source, position));
+  llvm::append_range(launch.operands, arguments.scalars);
+  return launch;
+}
+
+std::string mlir::subgroup_matrix::formatLoopProduct(
+    ArrayRef<int64_t> ranges, ArrayRef<utils::IteratorType> iterators,
+    ArrayRef<StringRef> names, utils::IteratorType kind) {
+  SmallVector<int64_t> factors;
+  SmallVector<StringRef> factorNames;
+  for (auto [range, iterator, name] : llvm::zip(ranges, iterators, names))
+    if (iterator == kind) {
+      factors.push_back(range);
+      factorNames.push_back(name);
+    }
+  std::string text = formatLaunchSize(factors, factorNames);
+  if (text.front() == '{')
+    text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+std::string mlir::subgroup_matrix::formatBufferSize(
+    Value buffer, ArrayRef<linalg::GenericOp> ops, ArrayRef<StringRef> names) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> factors;
+  SmallVector<StringRef> factorNames;
+  for (int64_t position = 0; position < type.getRank(); ++position) {
+    factors.push_back(type.getDimSize(position));
+    factorNames.push_back("");
+    if (!type.isDynamicDim(position))
+      continue;
+    for (linalg::GenericOp op : ops)
+      for (OpOperand &operand : op->getOpOperands())
+        if (operand.get() == buffer)
+          if (auto dim = dyn_cast<AffineDimExpr>(
+                  op.getMatchingIndexingMap(&operand).getResult(position)))
+            factorNames.back() = names[dim.getPosition()];
+  }
+  return formatLaunchSize(factors, factorNames);
 }
 
 void mlir::subgroup_matrix::decomposeLinearIndex(

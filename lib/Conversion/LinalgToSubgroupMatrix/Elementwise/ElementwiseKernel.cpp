@@ -12,7 +12,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -266,14 +265,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                           kElementwiseWorkgroupSize);
   gpu::GPUFuncOp kernel = skeleton.kernel;
   Block *entry = skeleton.entry;
+  // Every loop's size is a constant or a kernel argument; the extents and
+  // the scalars are arguments.
+  ArrayRef<Value> loopSizes = skeleton.loopSizes;
+  ArrayRef<Value> extentValues = skeleton.extraSizes;
+  const IRMapping &scalarArguments = skeleton.scalarArguments;
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  // Every loop's size: a constant or the kernel argument.
-  ArrayRef<Value> loopSizes = skeleton.loopSizes;
-  ArrayRef<Value> extentValues = skeleton.extraSizes;
-  const IRMapping &scalarArguments = skeleton.scalarArguments;
   Value totalValue;
   for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
     if (iterator == utils::IteratorType::parallel)
@@ -467,39 +467,17 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
   // What the runner needs to launch it alone; dynamic sizes appear by the
   // names of their loops (d0, d1, ...).
   SmallVector<StringRef> names(loopNames.begin(), loopNames.end());
-  auto sizeOf = [&](Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    SmallVector<int64_t> factors;
-    SmallVector<StringRef> factorNames;
-    for (int64_t position = 0; position < type.getRank(); ++position) {
-      factors.push_back(type.getDimSize(position));
-      factorNames.push_back("");
-      if (!type.isDynamicDim(position))
-        continue;
-      // Indexed by a loop (a kernel with other dynamic dimensions, its
-      // extents, is not launched alone).
-      for (OpOperand &operand : op->getOpOperands())
-        if (operand.get() == buffer)
-          if (auto dim = dyn_cast<AffineDimExpr>(
-                  op.getMatchingIndexingMap(&operand).getResult(position)))
-            factorNames.back() = names[dim.getPosition()];
-    }
-    return formatLaunchSize(factors, factorNames);
-  };
-  SmallVector<std::string> counts = llvm::map_to_vector(buffers, sizeOf);
+  // (A buffer with dynamic dimensions other than loops' - a kernel with
+  // extents - is not launched alone.)
+  SmallVector<std::string> counts =
+      llvm::map_to_vector(buffers, [&](Value buffer) {
+        return formatBufferSize(buffer, op, names);
+      });
   std::string workgroupsText;
   SmallVector<std::string> sizes;
   if (hasDynamicLoops) {
-    SmallVector<int64_t> parallelRanges;
-    SmallVector<StringRef> parallelNames;
-    for (auto [range, iterator, name] : llvm::zip(ranges, iterators, names))
-      if (iterator == utils::IteratorType::parallel) {
-        parallelRanges.push_back(range);
-        parallelNames.push_back(name);
-      }
-    std::string totalText = formatLaunchSize(parallelRanges, parallelNames);
-    if (totalText.front() == '{')
-      totalText = totalText.substr(1, totalText.size() - 2);
+    std::string totalText = formatLoopProduct(ranges, iterators, names,
+                                              utils::IteratorType::parallel);
     workgroupsText =
         llvm::formatv("ceildiv({0},{1})", totalText, kElementwiseWorkgroupSize);
     for (auto [range, name] : llvm::zip(ranges, names))
@@ -511,33 +489,15 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitElementwiseKernel(
                     getSpreadLaunch(rewriter.getContext(), buffers, counts,
                                     {gridX, gridY}, workgroupsText, sizes));
 
-  // The host side: flat views and the launch.
+  // The host side: flat views, the dynamic loop sizes and extents, the
+  // scalars, and the launch; the grid is counted as for static sizes.
   rewriter.setInsertionPoint(op);
-  SmallVector<Value> operands;
-  for (Value buffer : buffers) {
-    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
-  }
+  auto [operands, hostTotal] = buildElementLaunchOperands(
+      rewriter, loc, arguments, ranges, sourceOfLoop, iterators,
+      utils::IteratorType::parallel, extents);
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
-  // The dynamic loop sizes follow the buffers; the grid is counted as for
-  // static sizes.
-  Value hostTotal = constant(1);
-  for (auto [d, range] : llvm::enumerate(ranges)) {
-    Value size;
-    if (ShapedType::isDynamic(range)) {
-      auto [source, position] = sourceOfLoop[d];
-      size = memref::DimOp::create(rewriter, loc, source, position);
-      operands.push_back(size);
-    } else {
-      size = constant(range);
-    }
-    if (iterators[d] == utils::IteratorType::parallel)
-      hostTotal = rewriter.createOrFold<arith::MulIOp>(loc, hostTotal, size);
-  }
-  for (auto [source, position] : extents)
-    operands.push_back(memref::DimOp::create(rewriter, loc, source, position));
-  llvm::append_range(operands, scalars);
   Value hostGridX, hostGridY;
   if (!ShapedType::isDynamic(total)) {
     hostGridX = constant(gridX);

@@ -14,7 +14,6 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -279,13 +278,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   ElementKernelSkeleton skeleton = createElementKernel(
       into, loc, name, arguments, ranges, attributions, workgroupSize);
   gpu::GPUFuncOp kernel = skeleton.kernel;
-  Block *entry = skeleton.entry;
-  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  ArrayRef<Value> loopSizes = skeleton.loopSizes;
+  const IRMapping &scalarArguments = skeleton.scalarArguments;
+  OpBuilder b = OpBuilder::atBlockEnd(skeleton.entry);
   auto index = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(b, loc, value);
   };
-  ArrayRef<Value> loopSizes = skeleton.loopSizes;
-  const IRMapping &scalarArguments = skeleton.scalarArguments;
   auto productValue = [&](utils::IteratorType kind) {
     Value product = index(1);
     for (auto [size, iterator] : llvm::zip(loopSizes, iterators))
@@ -322,7 +320,8 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   };
   decompose(row, utils::IteratorType::parallel);
   auto bufferArgument = [&](Value buffer) -> Value {
-    return entry->getArgument(llvm::find(buffers, buffer) - buffers.begin());
+    return skeleton.entry->getArgument(llvm::find(buffers, buffer) -
+                                       buffers.begin());
   };
   auto offsetOf = [&](AffineMap map, MemRefType type) -> Value {
     Value offset = index(0);
@@ -410,39 +409,14 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   for (int64_t d = 0; d < loopCount; ++d)
     loopNames.push_back("d" + std::to_string(d));
   SmallVector<StringRef> names(loopNames.begin(), loopNames.end());
-  auto sizeOf = [&](Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    SmallVector<int64_t> factors;
-    SmallVector<StringRef> factorNames;
-    for (int64_t position = 0; position < type.getRank(); ++position) {
-      factors.push_back(type.getDimSize(position));
-      factorNames.push_back("");
-      if (!type.isDynamicDim(position))
-        continue;
-      for (linalg::GenericOp member : members)
-        for (OpOperand &operand : member->getOpOperands())
-          if (operand.get() == buffer)
-            factorNames.back() =
-                names[cast<AffineDimExpr>(
-                          member.getMatchingIndexingMap(&operand).getResult(
-                              position))
-                          .getPosition()];
-    }
-    return formatLaunchSize(factors, factorNames);
-  };
-  SmallVector<std::string> counts = llvm::map_to_vector(buffers, sizeOf);
+  SmallVector<std::string> counts =
+      llvm::map_to_vector(buffers, [&](Value buffer) {
+        return formatBufferSize(buffer, members, names);
+      });
   std::string workgroups;
   if (ShapedType::isDynamic(rows)) {
-    SmallVector<int64_t> rowRanges;
-    SmallVector<StringRef> rowNames;
-    for (auto [range, iterator, loopName] : llvm::zip(ranges, iterators, names))
-      if (iterator == utils::IteratorType::parallel) {
-        rowRanges.push_back(range);
-        rowNames.push_back(loopName);
-      }
-    workgroups = formatLaunchSize(rowRanges, rowNames);
-    if (workgroups.front() == '{')
-      workgroups = workgroups.substr(1, workgroups.size() - 2);
+    workgroups = formatLoopProduct(ranges, iterators, names,
+                                   utils::IteratorType::parallel);
   }
   SmallVector<std::string> sizes;
   for (auto [range, loopName] : llvm::zip(ranges, names))
@@ -459,23 +433,9 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitRowGroupKernel(
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
   };
-  SmallVector<Value> operands;
-  for (Value buffer : buffers)
-    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
-  Value hostRows = constant(1);
-  for (auto [d, range] : llvm::enumerate(ranges)) {
-    Value size;
-    if (ShapedType::isDynamic(range)) {
-      auto [source, position] = sourceOfLoop[d];
-      size = memref::DimOp::create(rewriter, loc, source, position);
-      operands.push_back(size);
-    } else {
-      size = constant(range);
-    }
-    if (iterators[d] == utils::IteratorType::parallel)
-      hostRows = rewriter.createOrFold<arith::MulIOp>(loc, hostRows, size);
-  }
-  llvm::append_range(operands, scalars);
+  auto [operands, hostRows] = buildElementLaunchOperands(
+      rewriter, loc, arguments, ranges, sourceOfLoop, iterators,
+      utils::IteratorType::parallel, /*extraSizes=*/{});
   Value hostGridX, hostGridY;
   if (!ShapedType::isDynamic(rows)) {
     hostGridX = constant(gridX);

@@ -109,6 +109,35 @@ createElementKernel(gpu::GPUModuleOp into, Location loc, StringRef name,
                     ArrayRef<int64_t> ranges, ArrayRef<Type> attributions,
                     int64_t workgroupSize);
 
+/// The host side of a launch of an element kernel, built at `builder`'s
+/// insertion point: its operands in the order of `arguments` (flat views
+/// of the buffers, each dynamic loop size read off the buffer dimension
+/// `sourceOfLoop` names, then the buffer dimensions `extraSizes` names,
+/// then the scalars), and the product of the sizes of the loops of kind
+/// `kind`.
+struct ElementLaunchOperands {
+  SmallVector<Value> operands;
+  Value product;
+};
+ElementLaunchOperands buildElementLaunchOperands(
+    OpBuilder &builder, Location loc, const ElementKernelArguments &arguments,
+    ArrayRef<int64_t> ranges, ArrayRef<std::pair<Value, unsigned>> sourceOfLoop,
+    ArrayRef<utils::IteratorType> iterators, utils::IteratorType kind,
+    ArrayRef<std::pair<Value, unsigned>> extraSizes);
+
+/// The launch description's text for the product of the sizes of the loops
+/// of kind `kind` (named `names`), without braces: "{M*72}" gives "M*72".
+std::string formatLoopProduct(ArrayRef<int64_t> ranges,
+                              ArrayRef<utils::IteratorType> iterators,
+                              ArrayRef<StringRef> names,
+                              utils::IteratorType kind);
+
+/// The launch description's element count of `buffer`, which `ops` read
+/// or write: its static size, or a product that names, for each dynamic
+/// dimension, the loop of `names` that indexes it.
+std::string formatBufferSize(Value buffer, ArrayRef<linalg::GenericOp> ops,
+                             ArrayRef<StringRef> names);
+
 /// Sets `loops[d]`, for each loop d of kind `kind` from the last to the
 /// first, to its position in `linear` (row-major over `loopSizes`).
 void decomposeLinearIndex(OpBuilder &b, Location loc, Value linear,
