@@ -46,6 +46,13 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
+  if (attribute.getName() == getFusionGroupAttrName()) {
+    if (!isa<IntegerAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << getFusionGroupAttrName()
+             << "' must be an integer attribute, got " << attribute.getValue();
+    return success();
+  }
   if (attribute.getName() != getTargetAttrName())
     return op->emitError() << "unknown attribute '"
                            << attribute.getName().strref()

@@ -251,6 +251,11 @@ module attributes {subgroup_matrix.tagret = #subgroup_matrix.target<"nvidia-h100
 
 // -----
 
+// expected-error @+1 {{'subgroup_matrix.fusion_group' must be an integer attribute, got "matmul_0"}}
+module attributes {subgroup_matrix.fusion_group = "matmul_0"} {}
+
+// -----
+
 // The launch description sm-tile-matmul writes, malformed.
 // expected-error @+1 {{'subgroup_matrix.emulate' must be a unit attribute}}
 module attributes {subgroup_matrix.emulate = true} {}

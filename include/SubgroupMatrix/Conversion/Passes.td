@@ -974,8 +974,15 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
     a `#subgroup_matrix.attention_plan` on the attention's `linalg.softmax`,
     a `#subgroup_matrix.contraction_plan` on the product. The kernel stages
     follow the plans; a test or a user may write them by hand instead (they
-    are checked as the options are), and ops that carry one keep it. What
-    the options ask that cannot be honoured is reported here.
+    are checked as the options are), and ops that carry one keep it. It also
+    decides which element-wise neighbours each product's kernel takes in,
+    and records that fusion: the integer `subgroup_matrix.fusion_group`,
+    the same on the product and on each op fused into it, which
+    `sm-contractions-to-kernels` reads. What the options ask that cannot be
+    honoured, and what the kernel a plan describes could not do (more
+    workgroup memory than the target has, tile copies the invocations
+    cannot share, a split of K the product does not allow), is reported
+    here.
 
     ```mlir
     // sm-opt --sm-plan-kernels=target=nvidia-h100
@@ -986,9 +993,9 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
       return
     }
     // becomes
-    linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<
-        config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128,
-        tile_k = 32, ...>} ins(...) outs(...)
+    linalg.matmul {subgroup_matrix.fusion_group = 0 : i64, subgroup_matrix.plan
+        = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>,
+        tile_m = 128, tile_n = 128, tile_k = 32, ...>} ins(...) outs(...)
     ```
   }];
   let options = !listconcat([
@@ -1096,6 +1103,9 @@ def ContractionsToKernelsPass
       accumulators before the single store, as `subgroup_matrix.map`
       where whole result matrices can take them, else element by element
       on the way to memory.
+    Where `sm-plan-kernels` recorded the fusion (`subgroup_matrix.fusion_group`
+    on the product), the kernel takes in the ops of that group and no
+    others; without a record it decides as above.
 
     M, N and K may be dynamic: the kernel then takes them as arguments after
     its buffers (M, N, K in that order), and the launch reads them off A and

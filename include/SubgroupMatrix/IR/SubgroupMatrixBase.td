@@ -108,6 +108,14 @@ def SubgroupMatrix_Dialect : Dialect {
       return "subgroup_matrix.plan";
     }
 
+    /// Name of the discardable attribute (an integer) by which
+    /// `sm-plan-kernels` records the fusion it decided: the same value on a
+    /// contraction and on each op its kernel takes in. Emission
+    /// (`sm-contractions-to-kernels`) fuses those ops and no others.
+    static constexpr ::llvm::StringLiteral getFusionGroupAttrName() {
+      return "subgroup_matrix.fusion_group";
+    }
+
     /// Name of the discardable attribute, a `#subgroup_matrix.launch`, that
     /// says how to launch and check a kernel on its own (the kernel stages
     /// write it, the SPIR-V serializer records it for sm-vulkan-runner).

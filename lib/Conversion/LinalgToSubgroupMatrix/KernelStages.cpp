@@ -155,7 +155,10 @@ mlir::subgroup_matrix::analyzeContractionKernel(RewriterBase &rewriter,
   if (failed(contraction))
     return failure();
   // The kernel's view of the contraction has its neighbours fused in (a
-  // fused extension changes what it reads).
+  // fused extension changes what it reads): those the plan stage recorded,
+  // or, before it, those it can take.
+  contraction->fusionGroup = op->getAttrOfType<IntegerAttr>(
+      SubgroupMatrixDialect::getFusionGroupAttrName());
   fuseElementwiseNeighbours(*contraction);
   return contraction;
 }

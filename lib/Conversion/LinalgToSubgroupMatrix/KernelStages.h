@@ -58,10 +58,11 @@ void copyStridedOperands(RewriterBase &rewriter, linalg::LinalgOp op);
 /// The kernel that the contraction `op` becomes: its strided operands
 /// copied (copyStridedOperands), `op` matched, and its element-wise
 /// neighbours fused in. The one analysis both sm-plan-kernels and
-/// sm-contractions-to-kernels start from: a Contraction holds the program's
-/// values and ops, which no attribute carries, so emission derives it again
-/// from the IR the plan was made for, and checkPlan confirms that the plan
-/// (and the kernel's layout) still fits it.
+/// sm-contractions-to-kernels start from. The plan stage decides the
+/// fusion and records it (recordFusion); emission reads that record
+/// (`subgroup_matrix.fusion_group`) and fuses those ops and no others, and
+/// checkPlan confirms that the plan (and the kernel's layout) fits what
+/// it read.
 FailureOr<Contraction> analyzeContractionKernel(RewriterBase &rewriter,
                                                 linalg::LinalgOp op);
 

@@ -9,7 +9,7 @@
 // NVIDIA tiling (128x128 tiles, 16-byte copies, groups of 8 tile rows).
 
 // CHECK-LABEL: func.func @units_filled
-// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128, tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8, stages = 1, prefetch = false, preload_c = false, stage_b_transposed = false, vector_width = 8, group_m = 8, split_k = 1>}
+// CHECK: linalg.matmul {subgroup_matrix.fusion_group = {{[0-9]+}} : i64, subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>, tile_m = 128, tile_n = 128, tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8, stages = 1, prefetch = false, preload_c = false, stage_b_transposed = false, vector_width = 8, group_m = 8, split_k = 1>}
 // KERNEL-LABEL: func.func @units_filled
 // KERNEL: gpu.launch_func @kernels::@matmul_0 blocks in (%{{.*}}, %{{.*}}, %c1{{(_[0-9]+)?}})
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"NVIDIA H100 80GB HBM3", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], compute_units = 16, workgroup_memory = 49152, float64, int64, vendor = nvidia>} {
@@ -42,7 +42,7 @@ func.func @units_doubled(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %c:
 // stages, element copies), no split.
 
 // CHECK-LABEL: func.func @unknown_device
-// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>, tile_m = 64, tile_n = 64, tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8, stages = 2, prefetch = true, preload_c = false, stage_b_transposed = false, vector_width = 1, group_m = 1, split_k = 1>}
+// CHECK: linalg.matmul {subgroup_matrix.fusion_group = {{[0-9]+}} : i64, subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f16 -> f32>, tile_m = 64, tile_n = 64, tile_k = 32, subgroups_m = 2, subgroups_n = 2, padding = 8, stages = 2, prefetch = true, preload_c = false, stage_b_transposed = false, vector_width = 1, group_m = 1, split_k = 1>}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>]>} {
 func.func @unknown_device(%a: memref<512x8192xf16>, %b: memref<8192x512xf16>, %c: memref<512x512xf32>) {
   linalg.matmul ins(%a, %b : memref<512x8192xf16>, memref<8192x512xf16>) outs(%c : memref<512x512xf32>)
@@ -158,7 +158,7 @@ func.func @attention_by_hand(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf16>, %
 // tiles; one matrix deep per step, the next one prefetched) and its kernel
 // asks to be emulated.
 // CHECK-LABEL: func.func @f32_emulated
-// CHECK: linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f32 -> f32>, tile_m = 64, tile_n = 128, tile_k = 16, subgroups_m = 2, subgroups_n = 2, {{.*}} prefetch = true,
+// CHECK: linalg.matmul {subgroup_matrix.fusion_group = {{[0-9]+}} : i64, subgroup_matrix.plan = #subgroup_matrix.contraction_plan<config = <16x16x16, f32 -> f32>, tile_m = 64, tile_n = 128, tile_k = 16, subgroups_m = 2, subgroups_n = 2, {{.*}} prefetch = true,
 // KERNEL: gpu.func @matmul_0(
 // KERNEL-SAME: subgroup_matrix.emulate
 // KERNEL: subgroup_matrix.mma {{.*}} : !subgroup_matrix.left<16x16xf32>, !subgroup_matrix.right<16x16xf32> -> !subgroup_matrix.result<16x16xf32>
@@ -168,5 +168,34 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100
 func.func @f32_emulated(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return
+}
+}
+
+// -----
+
+// The plan stage decides the fusion and records it: the contraction and the
+// consumer its kernel takes in (a bias and ReLU) carry one fusion group,
+// and the kernel stage fuses what was recorded: one launch.
+// CHECK-LABEL: func.func @fused_epilogue
+// CHECK: linalg.matmul {subgroup_matrix.fusion_group = [[GROUP:[0-9]+]] : i64, subgroup_matrix.plan =
+// CHECK: linalg.generic {{.*}}subgroup_matrix.fusion_group = [[GROUP]] : i64
+// KERNEL-LABEL: func.func @fused_epilogue
+// KERNEL-COUNT-1: gpu.launch_func
+// KERNEL-NOT: gpu.launch_func
+// KERNEL: return
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @fused_epilogue(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>, %bias: tensor<128xf32>) -> tensor<128x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<128x64xf16>, tensor<64x128xf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %bias : tensor<128x128xf32>, tensor<128xf32>) outs(%e : tensor<128x128xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<128x128xf32>
+  return %y : tensor<128x128xf32>
 }
 }

@@ -21,11 +21,9 @@ import re
 import shlex
 import sys
 
-from sm_testing.cli import (add_selection_arguments, is_selected,
-                            run_and_report)
+from sm_testing.cli import add_suite_commands, is_selected, run_and_report
 from sm_testing.linalg import TARGETS, cases_for
-from sm_testing.linalg.checking import (PATHS, build, check_case,
-                                        check_staged_case)
+from sm_testing.linalg.checking import build, check_case, check_staged_case
 from sm_testing.tools import run_tool
 
 
@@ -78,24 +76,13 @@ def compile_kernels(out, driver):
 
 def main():
     parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("target", choices=sorted(TARGETS))
-    g.add_argument("out")
-    for name in ("build", "run"):
-        p = sub.add_parser(name)
-        p.add_argument("path", choices=PATHS)
-        p.add_argument("out")
-        p.add_argument("tools")
-        p.add_argument("--spirv-val", default="")
-        add_selection_arguments(p)
-        if name == "run":
-            p.add_argument("--seed", type=int,
-                           default=random.SystemRandom().randrange(1 << 30))
-            p.add_argument("--stage", metavar="DIR", default="",
-                           help="write each variant's device plan and inputs "
-                           "into DIR/<case>.v<N> (sm-run --emit-plan, for "
-                           "sm-plan-runner elsewhere) instead of running it")
+    sub, _, _, run = add_suite_commands(parser, TARGETS)
+    run.add_argument("--seed", type=int,
+                     default=random.SystemRandom().randrange(1 << 30))
+    run.add_argument("--stage", metavar="DIR", default="",
+                     help="write each variant's device plan and inputs into "
+                     "DIR/<case>.v<N> (sm-run --emit-plan, for sm-plan-runner "
+                     "elsewhere) instead of running it")
     c = sub.add_parser("compile")
     c.add_argument("out")
     c.add_argument("driver", help="a driver compile command taking a "

@@ -32,7 +32,7 @@ import os
 import random
 import sys
 
-from sm_testing.cli import is_selected, run_and_report
+from sm_testing.cli import add_suite_commands, is_selected, run_and_report
 from sm_testing.elements import (COMPONENTS, EitherRounding, draw, pack,
                                  round_bf16, round_f16, to_component, unpack,
                                  wrap)
@@ -638,14 +638,14 @@ def build_all(path, out, tools, spirv_val):
     return 1 if failed else 0
 
 
-def run(path, out, tools, spirv_val, extra, only, prebuilt=False):
+def run(path, out, tools, spirv_val, extra, only, skip, prebuilt=False):
     target = json.load(open(os.path.join(out, "cases.json")))["target"]
     wanted = set(json.load(open(os.path.join(out, "cases.json")))["cases"])
     # Fresh inputs every run; each case draws from its own generator so that
     # the cases can run in parallel.
     seed = random.randrange(1 << 30)
     selected = [case for case in cases_for(target)
-                if case.name in wanted and is_selected(case.name, only)]
+                if case.name in wanted and is_selected(case.name, only, skip)]
 
     def check(case):
         rng = random.Random("%d:%s" % (seed, case.name))
@@ -658,30 +658,16 @@ def run(path, out, tools, spirv_val, extra, only, prebuilt=False):
 
 def main():
     parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("target", choices=sorted(TARGETS))
-    g.add_argument("out")
+    _, g, _, r = add_suite_commands(parser, TARGETS)
     g.add_argument("--kernel-target", choices=sorted(TARGETS),
                    help="write the cases for this target instead (e.g. "
                         "cpu-lavapipe, to run another target's cases "
                         "emulated)")
     g.add_argument("--beyond", choices=sorted(TARGETS),
                    help="leave out the cases this target's suite has too")
-    b = sub.add_parser("build")
-    b.add_argument("path", choices=["vulkan", "intel", "msl"])
-    b.add_argument("out")
-    b.add_argument("tools")
-    b.add_argument("--spirv-val", default="")
-    r = sub.add_parser("run")
-    r.add_argument("path", choices=["vulkan", "intel", "msl"])
     r.add_argument("--prebuilt", action="store_true",
                    help="the kernels were built by 'build' (on another "
                         "machine); only run them")
-    r.add_argument("out")
-    r.add_argument("tools")
-    r.add_argument("--spirv-val", default="")
-    r.add_argument("--only", default="")
     r.add_argument("--runner-arg", dest="extra", action="append", default=[],
                    help="one more argument for the runner (repeatable)")
     options = parser.parse_args()
@@ -693,7 +679,7 @@ def main():
         return build_all(options.path, options.out, options.tools,
                          options.spirv_val)
     return run(options.path, options.out, options.tools, options.spirv_val,
-               options.extra, options.only, options.prebuilt)
+               options.extra, options.only, options.skip, options.prebuilt)
 
 
 if __name__ == "__main__":

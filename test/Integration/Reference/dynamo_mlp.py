@@ -16,7 +16,10 @@ import sys
 
 import numpy as np
 
+from sm_testing.mlir_text import generic_lines as generic
 from sm_testing.numerics import bf16_bits
+
+PARALLEL = ["parallel", "parallel"]
 
 
 def blob(array, element):
@@ -50,6 +53,7 @@ def program(rows, width, layers, element, seed):
                  for part in ("weight", "bias")]
         resources += ["      %s: \"%s\"" % (names[0], blob(weight, t)),
                       "      %s: \"%s\"" % (names[1], blob(bias, t))]
+        square = "tensor<%dx%dx%s>" % (width, width, t)
         lines += [
             "  %%w%d = arith.constant dense_resource<%s> : tensor<%dx%dx%s>"
             % (layer, names[0], width, width, t),
@@ -57,13 +61,11 @@ def program(rows, width, layers, element, seed):
             % (layer, names[1], width, t),
             "  %%wt_empty%d = tensor.empty() : tensor<%dx%dx%s>" % (
                 layer, width, width, t),
-            "  %%wt%d = linalg.generic {indexing_maps = [#map_t, #map_id], "
-            "iterator_types = [\"parallel\", \"parallel\"]} ins(%%w%d : "
-            "tensor<%dx%dx%s>) outs(%%wt_empty%d : tensor<%dx%dx%s>) {" % (
-                layer, layer, width, width, t, layer, width, width, t),
-            "  ^bb0(%%in: %s, %%out: %s):" % (t, t),
-            "    linalg.yield %%in : %s" % t,
-            "  } -> tensor<%dx%dx%s>" % (width, width, t),
+        ] + generic("%%wt%d" % layer, ["#map_t", "#map_id"], PARALLEL,
+                    [("%%w%d" % layer, square)], ("%%wt_empty%d" % layer,
+                                                  square),
+                    ["%%in: %s" % t, "%%out: %s" % t],
+                    ["linalg.yield %%in : %s" % t]) + [
             "  %%empty%d = tensor.empty() : tensor<%dx%dx%s>" % (
                 layer, rows, width, t),
             "  %%fill%d = linalg.fill ins(%%zero : %s) outs(%%empty%d : "
@@ -74,26 +76,24 @@ def program(rows, width, layers, element, seed):
             "tensor<%dx%dx%s>" % (layer, value, layer, rows, width, t, width,
                                   width, t, layer, rows, width, t, rows,
                                   width, t),
-            "  %%biased%d = linalg.generic {indexing_maps = [#map_id, "
-            "#map_bias, #map_id], iterator_types = [\"parallel\", "
-            "\"parallel\"]} ins(%%mm%d, %%b%d : tensor<%dx%dx%s>, "
-            "tensor<%dx%s>) outs(%%empty%d : tensor<%dx%dx%s>) {" % (
-                layer, layer, layer, rows, width, t, width, t, layer, rows,
-                width, t),
-            "  ^bb0(%%in: %s, %%in_1: %s, %%out: %s):" % (t, t, t),
-            "    %%s = arith.addf %%in, %%in_1 : %s" % t,
-            "    linalg.yield %%s : %s" % t,
-            "  } -> tensor<%dx%dx%s>" % (rows, width, t),
-            "  %%relu%d = linalg.generic {indexing_maps = [#map_id, #map_id], "
-            "iterator_types = [\"parallel\", \"parallel\"]} ins(%%biased%d : "
-            "tensor<%dx%dx%s>) outs(%%empty%d : tensor<%dx%dx%s>) {" % (
-                layer, layer, rows, width, t, layer, rows, width, t),
-            "  ^bb0(%%in: %s, %%out: %s):" % (t, t),
-            "    %%gt = arith.cmpf ugt, %%in, %%zero : %s" % t,
-            "    %%r = arith.select %%gt, %%in, %%zero : %s" % t,
-            "    linalg.yield %%r : %s" % t,
-            "  } -> tensor<%dx%dx%s>" % (rows, width, t),
         ]
+        tile = "tensor<%dx%dx%s>" % (rows, width, t)
+        lines += generic(
+            "%%biased%d" % layer, ["#map_id", "#map_bias", "#map_id"],
+            PARALLEL,
+            [("%%mm%d" % layer, tile),
+             ("%%b%d" % layer, "tensor<%dx%s>" % (width, t))],
+            ("%%empty%d" % layer, tile),
+            ["%%in: %s" % t, "%%in_1: %s" % t, "%%out: %s" % t],
+            ["%%s = arith.addf %%in, %%in_1 : %s" % t,
+             "linalg.yield %%s : %s" % t])
+        lines += generic(
+            "%%relu%d" % layer, ["#map_id", "#map_id"], PARALLEL,
+            [("%%biased%d" % layer, tile)], ("%%empty%d" % layer, tile),
+            ["%%in: %s" % t, "%%out: %s" % t],
+            ["%%gt = arith.cmpf ugt, %%in, %%zero : %s" % t,
+             "%%r = arith.select %%gt, %%in, %%zero : %s" % t,
+             "linalg.yield %%r : %s" % t])
         value = "%%relu%d" % layer
     lines += ["  return %s : tensor<%dx%dx%s>" % (value, rows, width, t), "}"]
     lines += ["{-#", "  dialect_resources: {", "    builtin: {",

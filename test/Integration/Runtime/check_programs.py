@@ -455,18 +455,21 @@ def main():
     parser.add_argument("--seed", type=int)
     parser.add_argument("--repeat", type=int, default=0)
     add_selection_arguments(parser)
-    parser.add_argument("--via-plan", action="store_true",
-                        help="run each program as sm-run --emit-plan and "
-                        "sm-plan-runner")
     parser.add_argument("--spirv-val", metavar="PATH",
-                        help="with --via-plan, validate every binary the "
-                        "plan holds (those the device runs)")
-    parser.add_argument("--stage", metavar="DIR",
-                        help="only write each run's plan and inputs into "
-                        "DIR/caseN.runM (for sm-plan-runner elsewhere)")
-    parser.add_argument("--check", metavar="DIR",
-                        help="check the outputs sm-plan-runner wrote into "
-                        "DIR/caseN.runM against the staged inputs")
+                        help="with --via-plan or --stage, validate every "
+                        "binary the plan holds (those the device runs)")
+    # How the programs run: through sm-run (the default), or as device
+    # plans run here, staged for a GPU machine, or checked once it ran them.
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--via-plan", action="store_true",
+                      help="run each program as sm-run --emit-plan and "
+                      "sm-plan-runner")
+    mode.add_argument("--stage", metavar="DIR",
+                      help="only write each run's plan and inputs into "
+                      "DIR/caseN.runM (for sm-plan-runner elsewhere)")
+    mode.add_argument("--check", metavar="DIR",
+                      help="check the outputs sm-plan-runner wrote into "
+                      "DIR/caseN.runM against the staged inputs")
     options = parser.parse_args()
     if options.check:
         return check_staged(pathlib.Path(options.check))

@@ -30,6 +30,7 @@ import tempfile
 
 import numpy as np
 
+from sm_testing.mlir_text import generic_lines
 from sm_testing.numerics import bf16_bits
 from sm_testing.program_check import FLOATS, SmRunError, compare, run_sm
 
@@ -289,7 +290,6 @@ class Driver:
         identity = "affine_map<(%s) -> (%s)>" % (
             ", ".join("d%d" % i for i in range(rank)),
             ", ".join("d%d" % i for i in range(rank)))
-        parallel = ", ".join(['"parallel"'] * rank)
         if element in FLOATS:
             convert = "arith.bitcast %%x : %s to %s" % (element, integer)
         elif element == "i1" or element == "index":
@@ -316,19 +316,14 @@ class Driver:
         if convert:
             empty = self.fresh("empty")
             bits_value = self.fresh("bits")
-            self.body.append(
-                "    %s = tensor.empty() : tensor<%s%s>\n"
-                "    %s = linalg.generic {indexing_maps = [%s, %s], "
-                "iterator_types = [%s]} ins(%s : tensor<%s%s>) "
-                "outs(%s : tensor<%s%s>) {\n"
-                "    ^bb0(%%x: %s, %%o: %s):\n"
-                "      %%y = %s\n"
-                "      linalg.yield %%y : %s\n"
-                "    } -> tensor<%s%s>\n" %
-                (empty, dims, integer, bits_value, identity, identity,
-                 parallel, source, dims, element, empty, dims, integer,
-                 element, integer, convert.replace("%%", "%"), integer, dims,
-                 integer))
+            wide = "tensor<%s%s>" % (dims, integer)
+            self.body.append("    %s = tensor.empty() : %s\n" % (empty, wide))
+            self.body += [line + "\n" for line in generic_lines(
+                bits_value, [identity, identity], ["parallel"] * rank,
+                [(source, "tensor<%s%s>" % (dims, element))], (empty, wide),
+                ["%%x: %s" % element, "%%o: %s" % integer],
+                ["%%y = %s" % convert.replace("%%", "%"),
+                 "linalg.yield %%y : %s" % integer], indent="    ")]
             source = bits_value
         self.print_tensor(source, dims, integer)
 

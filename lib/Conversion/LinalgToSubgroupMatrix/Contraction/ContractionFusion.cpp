@@ -104,12 +104,23 @@ matchExtension(Value buffer, linalg::LinalgOp contraction) {
   return std::make_pair(producer, component);
 }
 
+/// Whether the fusion decided for `contraction` (by the plan stage, or here
+/// where it decided none) takes `candidate` in: ops of its group where
+/// there is one, else ops of no group.
+static bool isFusionDecided(const Contraction &contraction,
+                            Operation *candidate) {
+  return candidate->getAttr(SubgroupMatrixDialect::getFusionGroupAttrName()) ==
+         contraction.fusionGroup;
+}
+
 /// Takes over extensions of both inputs when what remains is a
 /// multiplication of the narrower type into the same accumulator.
 static void fuseExtensions(Contraction &contraction) {
   auto a = matchExtension(contraction.a.buffer, contraction.op);
   auto b = matchExtension(contraction.b.buffer, contraction.op);
-  if (!a || !b || a->second != b->second)
+  if (!a || !b || a->second != b->second ||
+      !isFusionDecided(contraction, a->first) ||
+      !isFusionDecided(contraction, b->first))
     return;
   Type component = a->second;
   Type result = contraction.resultComponent;
@@ -202,7 +213,8 @@ Value mlir::subgroup_matrix::emitIndex(OpBuilder &builder, Location loc,
 static void fusePrologue(Contraction &contraction, ContractionInput &input) {
   Value buffer = input.buffer;
   linalg::GenericOp producer = getFusableProducer(buffer, contraction.op);
-  if (!producer || !hasScalarBody(producer))
+  if (!producer || !hasScalarBody(producer) ||
+      !isFusionDecided(contraction, producer))
     return;
   Value source = producer.getDpsInputs()[0];
   auto sourceType = dyn_cast<MemRefType>(source.getType());
@@ -368,7 +380,8 @@ static void fuseGatheringPrologue(Contraction &contraction,
   }
   linalg::GenericOp producer =
       getPrivateProducer(written, contraction.op, view);
-  if (!producer || producer.getNumDpsInputs() == 0 ||
+  if (!producer || !isFusionDecided(contraction, producer) ||
+      producer.getNumDpsInputs() == 0 ||
       producer.getNumLoops() != producer.getNumParallelLoops() ||
       !producer.getIndexingMapsArray().back().isIdentity() ||
       !hasScalarBody(producer, /*allowIndices=*/!view && !input.batched))
@@ -560,9 +573,9 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     if (generic && llvm::is_contained(generic.getDpsInputs(), current))
       consumer = generic;
   }
-  if (!consumer || !isElementwise(consumer) ||
-      consumer.getNumLoops() != unsigned(rank) || !hasScalarBody(consumer) ||
-      consumer->getBlock() != writer->getBlock() ||
+  if (!consumer || !isFusionDecided(contraction, consumer) ||
+      !isElementwise(consumer) || consumer.getNumLoops() != unsigned(rank) ||
+      !hasScalarBody(consumer) || consumer->getBlock() != writer->getBlock() ||
       !writer->isBeforeInBlock(consumer))
     return false;
   SmallVector<Operation *> uses = {writer, consumer};
@@ -621,7 +634,9 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
     return false;
   llvm::append_range(contraction.epilogueOperands, added);
   contraction.epilogue.push_back(step);
-  if (!inPlace) {
+  // The product's temporary dies with the fused ops, unless the kernel
+  // reads it as C (a product accumulating into the buffer, with no fill).
+  if (!inPlace && !(contraction.accumulates() && current == contraction.c)) {
     contraction.epilogue.back().inputAllocation = current.getDefiningOp();
     contraction.deadAllocations.insert(current.getDefiningOp());
   }
@@ -642,6 +657,16 @@ void mlir::subgroup_matrix::fuseElementwiseNeighbours(
   Operation *writer = contraction.op;
   while (fuseNextConsumer(contraction, writer))
     writer = contraction.epilogue.back().op;
+}
+
+void mlir::subgroup_matrix::recordFusion(const Contraction &contraction,
+                                         IntegerAttr group) {
+  StringRef name = SubgroupMatrixDialect::getFusionGroupAttrName();
+  contraction.op->setAttr(name, group);
+  for (Operation *producer : contraction.fusedProducers)
+    producer->setAttr(name, group);
+  for (const EpilogueStep &step : contraction.epilogue)
+    step.op->setAttr(name, group);
 }
 
 void mlir::subgroup_matrix::unfuseEpilogue(Contraction &contraction) {

@@ -112,6 +112,14 @@ void PlanKernelsPass::runOnOperation() {
   });
 
   IRRewriter rewriter(module.getContext());
+  // Each planned contraction's fusion is recorded as a group of its own,
+  // numbered after any an earlier run recorded.
+  StringRef groupName = SubgroupMatrixDialect::getFusionGroupAttrName();
+  int64_t nextGroup = 0;
+  module.walk([&](Operation *op) {
+    if (auto group = op->getAttrOfType<IntegerAttr>(groupName))
+      nextGroup = std::max(nextGroup, group.getInt() + 1);
+  });
   module.walk([&](linalg::LinalgOp op) {
     if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
         op->hasAttr(planName))
@@ -128,6 +136,7 @@ void PlanKernelsPass::runOnOperation() {
       return;
     }
     op->setAttr(planName, plan->getAttr());
+    recordFusion(*contraction, rewriter.getI64IntegerAttr(nextGroup++));
   });
   if (failedAny)
     signalPassFailure();

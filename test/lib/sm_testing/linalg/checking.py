@@ -20,7 +20,6 @@ from sm_testing.numerics import from_array, to_array
 from sm_testing.program_check import SmRunError, compare, run_sm
 from sm_testing.tools import run_steps
 
-PATHS = ("vulkan", "intel", "msl")
 
 
 def build(path, case, out, tools, spirv_val, target):

@@ -118,6 +118,10 @@ struct Contraction {
   int64_t outputRowsPerPart = 0;
   /// Buffers that only the fused ops used, erased with them.
   llvm::SetVector<Operation *> deadAllocations;
+  /// The fusion the plan stage decided for this contraction (its
+  /// `subgroup_matrix.fusion_group`): only ops that carry the same group
+  /// fuse. Null: fusion is decided here, and only ops of no group fuse.
+  IntegerAttr fusionGroup;
 
   bool accumulates() const { return !fillValue; }
   /// Sizes known only at run time (ShapedType::kDynamic): the kernel takes
@@ -266,6 +270,11 @@ Type getComponent(Type storage, bool isUnsigned);
 /// consumers of C into `contraction` where it can (each only writes a
 /// temporary buffer that nothing else reads).
 void fuseElementwiseNeighbours(Contraction &contraction);
+
+/// Records the fusion of `contraction` in the IR as `group`
+/// (`subgroup_matrix.fusion_group` on the contraction and on every op fused
+/// into it), for the stages after the plan to read.
+void recordFusion(const Contraction &contraction, IntegerAttr group);
 
 /// Gives the fused epilogue back to the program: the contraction writes C
 /// again and the consumers stay where they are (for a split of K, whose
