@@ -351,9 +351,7 @@ LogicalResult mlir::subgroup_matrix::checkPlan(const Contraction &contraction,
     return op->emitOpError() << "cannot be tiled by its plan: split_k = "
                              << plan.tiling.splitK << " must be at least 1",
            failure();
-  if (failed(checkTiling(op, contraction, config, plan.tiling)))
-    return failure();
-  return layOutContractionKernel(contraction, target, plan);
+  return checkTiling(op, contraction, config, plan.tiling);
 }
 
 ContractionPlanAttr TilingPlan::getAttr() const {

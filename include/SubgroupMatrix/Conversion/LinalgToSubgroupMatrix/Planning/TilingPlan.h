@@ -127,7 +127,8 @@ FailureOr<TilingPlan> planTiling(const Contraction &contraction,
 /// The plan of `contraction` on `target`: `requested`, or where it asks for
 /// nothing `tuning`'s tiling, with the defaults filled in (planTiling) and
 /// K's split chosen where `requested.splitK` is 0 (chooseSplitK). Reports
-/// on the contraction's op what does not fit.
+/// on the contraction's op what does not fit, the kernel's layout included
+/// (layOutContractionKernel).
 FailureOr<TilingPlan> planContraction(const Contraction &contraction,
                                       TargetAttr target,
                                       const MatmulTiling &requested,
@@ -135,7 +136,9 @@ FailureOr<TilingPlan> planContraction(const Contraction &contraction,
 
 /// Checks a complete plan (one written by hand, or by an earlier run) as
 /// planTiling checks the options: its configuration is the target's for the
-/// contraction's types, and its tiling fits it.
+/// contraction's types, and its tiling fits it. What the kernel it describes
+/// could not do is reported by layOutContractionKernel, which building the
+/// kernel (tileContraction) starts from.
 LogicalResult checkPlan(const Contraction &contraction, TargetAttr target,
                         const TilingPlan &plan);
 
