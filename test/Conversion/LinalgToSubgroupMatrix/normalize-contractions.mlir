@@ -385,3 +385,20 @@ func.func @rows_broadcast_into_a(%v: tensor<100xf32>, %b: tensor<100x24xf32>, %c
   %r = linalg.matmul ins(%a, %b : tensor<32x100xf32>, tensor<100x24xf32>) outs(%c : tensor<32x24xf32>) -> tensor<32x24xf32>
   return %r : tensor<32x24xf32>
 }
+
+// -----
+
+// A fill that nothing reads (a fuzzer's mutant: the slice is inserted into
+// the empty tensor instead) has no product to give a fill of its own, and
+// stays as it is.
+// CHECK-LABEL: func.func @unused_fill
+// CHECK: linalg.fill
+// CHECK: %[[S:.*]] = tensor.insert_slice
+// CHECK: return %[[S]]
+func.func @unused_fill(%row: tensor<1x64xf32>) -> tensor<18x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<18x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<18x64xf32>) -> tensor<18x64xf32>
+  %q = tensor.insert_slice %row into %e[0, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<18x64xf32>
+  return %q : tensor<18x64xf32>
+}

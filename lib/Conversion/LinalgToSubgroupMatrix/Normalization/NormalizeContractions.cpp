@@ -423,7 +423,9 @@ static void unshareFills(ModuleOp module) {
       if (auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner()))
         if (user.isDpsInit(&use))
           inits.push_back(&use);
-    // The first keeps the original.
+    // The first keeps the original; an unused fill has nothing to share.
+    if (inits.size() < 2)
+      continue;
     for (OpOperand *init : llvm::drop_begin(inits)) {
       builder.setInsertionPoint(init->getOwner());
       init->set(builder.clone(*fill)->getResult(0));
