@@ -137,6 +137,14 @@ TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
   ASSERT_TRUE(apple);
   EXPECT_EQ(describe(apple),
             (std::vector<std::string>{"8x8x8 f32 -> f32", "8x8x8 f16 -> f16"}));
+  // apple-m3 adds MSL 3.1's bfloat matrices, multiplied into f32.
+  TargetAttr appleBFloat = lookupTargetPreset(&context, "apple-m3");
+  ASSERT_TRUE(appleBFloat);
+  EXPECT_EQ(describe(appleBFloat),
+            (std::vector<std::string>{"8x8x8 f32 -> f32", "8x8x8 f16 -> f16",
+                                      "8x8x8 bf16 -> f32"}));
+  EXPECT_EQ(appleBFloat.getBackend(), TargetBackend::Metal);
+  EXPECT_FALSE(appleBFloat.getFloat64());
 
   TargetAttr hpc = lookupTargetPreset(&context, "intel-xe-hpc");
   TargetAttr hpg = lookupTargetPreset(&context, "intel-xe-hpg");
@@ -165,7 +173,7 @@ TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
 }
 
 TEST_F(TargetPresetsTest, EveryNameResolvesAndUnknownDoesNot) {
-  EXPECT_EQ(getTargetPresetNames().size(), 7u);
+  EXPECT_EQ(getTargetPresetNames().size(), 8u);
   for (StringRef name : getTargetPresetNames()) {
     TargetAttr target = lookupTargetPreset(&context, name);
     ASSERT_TRUE(target) << name.str();

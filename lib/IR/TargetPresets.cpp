@@ -82,6 +82,15 @@ static const ConfigRow appleM1Rows[] = {
     {8, 8, 8, C::F16, C::F16},
 };
 
+/// Apple GPUs with Metal Shading Language 3.1's `bfloat` (M3, Apple family
+/// 9): apple-m1's configurations and `simdgroup_bfloat8x8` multiplied into
+/// `simdgroup_float8x8`.
+static const ConfigRow appleM3Rows[] = {
+    {8, 8, 8, C::F32, C::F32},
+    {8, 8, 8, C::F16, C::F16},
+    {8, 8, 8, C::BF16, C::F32},
+};
+
 /// SPV_INTEL_subgroup_matrix_multiply_accumulate: one instruction has M of
 /// 1, 2, 4 or 8 rows, N equal to the subgroup size and a K fixed by the
 /// component type (16 for 16-bit floats, 32 for 8-bit integers, 8 for tf32).
@@ -183,6 +192,10 @@ static const PresetDescription presets[] = {
      /*float64=*/false,
      /*int64=*/true},
     {"apple-m1", Vendor::Apple, TargetBackend::Metal, 32, appleM1Rows, nullptr,
+     /*emulated=*/false,
+     /*float64=*/false, /*int64=*/true, /*computeUnits=*/0,
+     /*workgroupMemory=*/32 * 1024},
+    {"apple-m3", Vendor::Apple, TargetBackend::Metal, 32, appleM3Rows, nullptr,
      /*emulated=*/false,
      /*float64=*/false, /*int64=*/true, /*computeUnits=*/0,
      /*workgroupMemory=*/32 * 1024},

@@ -5,6 +5,8 @@
 #include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -48,9 +50,18 @@ void mlir::subgroup_matrix::buildLowerToMetalPipeline(
   pm.addPass(createAttachMetalTargetPass({options.target}));
   CheckTargetPassOptions check;
   check.composedShapes = true;
+  check.emulationRequests = true;
   pm.addPass(createCheckTargetPass(check));
   pm.addPass(createCheckUniformityPass());
   pm.addPass(createExpandMathPass());
+  // MSL's min and max ignore a NaN where arith's minimumf and maximumf
+  // return it: upstream's expansion spells out both (and the rest of
+  // arith's composite ops) in comparisons and selects.
+  pm.nest<gpu::GPUModuleOp>().addPass(arith::createArithExpandOpsPass());
+  // Kernels with matrices the target lacks (sm-contractions-to-kernels
+  // marks them) take the emulated form, which the emitter prints as it
+  // prints any per-invocation code.
+  pm.addPass(createEmulateMatricesPass({false, "none", "auto"}));
   ExpandThroughWorkgroupMemoryPassOptions expansion;
   expansion.registerOps = MatrixRegisterOps::KindChanges;
   pm.addPass(createExpandThroughWorkgroupMemoryPass(expansion));
@@ -62,6 +73,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   // simplification runs on the result (the stages after it normalize).
   pm.addPass(createInlinerPass(/*opPipelines=*/{},
                                /*defaultPipelineBuilder=*/nullptr));
+  pm.addPass(createComputeF64InF32Pass({options.target, options.f64}));
   pm.addPass(createWarnUninitializedReductionsPass());
   pm.addPass(createFuseElementwisePass());
   pm.addPass(createFoldBatchLoopsPass());
@@ -71,7 +83,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   pm.addPass(createInsertShapeChecksPass());
   pm.addPass(createUnitConvolutionsToContractionsPass());
   pm.addPass(createApplyPrecisionPolicyPass(
-      {options.accumulate, options.f32Matmul, options.target}));
+      {options.accumulate, options.f32Matmul, options.target, options.report}));
 
   PlanKernelsPassOptions plan;
   plan.targetName = options.target;

@@ -83,6 +83,10 @@ int64_t getElementBits(Type type) {
     return 64;
   if (!type.isIntOrFloat())
     return 0;
+  // Booleans take a byte each in every kernel's buffers (MLIR's SPIR-V
+  // lowering stores i1 as i8; LLVM and MSL as bool).
+  if (type.isInteger(1))
+    return 8;
   unsigned width = type.getIntOrFloatBitWidth();
   return width % 8 == 0 || (width < 8 && 8 % width == 0) ? width : 0;
 }

@@ -651,14 +651,6 @@ static RunResults collectResults(const sm_runner::DevicePlan &plan,
   return results;
 }
 
-/// Whether the host runners' kernels take buffers of `type`.
-static bool isHostRunnerType(Type type) {
-  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
-    return true;
-  auto integer = dyn_cast<IntegerType>(type);
-  return integer && (integer.getWidth() == 8 || integer.getWidth() == 32);
-}
-
 FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                                         ArrayRef<NpyArray> arguments) {
   auto host = program.getModule().lookupSymbol<func::FuncOp>(program.entry);
@@ -671,23 +663,6 @@ FailureOr<RunResults> Device::runOnHost(CompiledProgram &program,
                   const Twine &message) -> FailureOr<RunResults> {
     return emitError(location) << message;
   };
-  for (const PlanBuffer &buffer : plan.buffers)
-    if (getPackedBits(buffer.elementType))
-      return fail(host.getLoc(),
-                  "holds " + printed(buffer.elementType) +
-                      " elements, which the host runners do not take (only "
-                      "Vulkan devices run packed elements)");
-  for (const auto &step : plan.steps)
-    if (const auto *launch = std::get_if<PlanLaunch>(&step))
-      for (const LaunchArgument &argument : launch->arguments)
-        if (argument.isBuffer &&
-            !isHostRunnerType(plan.buffers[argument.buffer].elementType))
-          return fail(launch->location,
-                      "passes a buffer of " +
-                          printed(plan.buffers[argument.buffer].elementType) +
-                          ", which the host runners do not take (f16, bf16, "
-                          "f32, f64, 8- and 32-bit integers)");
-
   // The runner runs the whole plan from a directory, as sm-plan-runner
   // runs a Vulkan plan: the plan, its kernels and inputs in, the outputs
   // back as .npy files.

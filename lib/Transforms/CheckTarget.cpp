@@ -253,7 +253,9 @@ void TargetChecker::checkWideScalars(Operation *op, TargetAttr target) {
                    << (isFloat64 ? "float64" : "int64")
                    << "': the device has no "
                    << (isFloat64 ? "shaderFloat64" : "shaderInt64")
-                   << "); compute in " << (isFloat64 ? "f32" : "i32")
+                   << "); compute in "
+                   << (isFloat64 ? "f32 (sm-linalg-to-gpu's f64=f32 does)"
+                                 : "i32")
                    << ", or lower for a target with '"
                    << (isFloat64 ? "float64" : "int64") << "'";
   };

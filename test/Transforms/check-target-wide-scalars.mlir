@@ -8,7 +8,7 @@
 gpu.module @hpg attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpg">} {
   gpu.func @scale(%A: memref<?xf64>, %s: f64) kernel attributes {known_block_size = array<i32: 8, 1, 1>} {
     %i = gpu.thread_id x
-    // expected-error @+1 {{'memref.load' uses 'f64', which target 'intel-xe-hpg' does not support (it lacks 'float64': the device has no shaderFloat64); compute in f32, or lower for a target with 'float64'}}
+    // expected-error @+1 {{'memref.load' uses 'f64', which target 'intel-xe-hpg' does not support (it lacks 'float64': the device has no shaderFloat64); compute in f32 (sm-linalg-to-gpu's f64=f32 does), or lower for a target with 'float64'}}
     %x = memref.load %A[%i] : memref<?xf64>
     %y = arith.mulf %x, %s : f64
     memref.store %y, %A[%i] : memref<?xf64>

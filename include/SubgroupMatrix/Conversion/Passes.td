@@ -642,6 +642,45 @@ def WarnUninitializedReductionsPass
   }];
 }
 
+def ComputeF64InF32Pass : Pass<"sm-compute-f64-in-f32", "ModuleOp"> {
+  let summary = "compute a program's f64 arithmetic in f32 on targets without f64";
+  let description = [{
+    Metal has no `double`, and Xe-HPG no f64 hardware: a kernel that
+    computes in f64 is refused there (`sm-check-target` names the op). A
+    program whose f64 is internal (a variance accumulated in f64 between
+    f32 inputs and outputs, as torch exports write `var` and `layer_norm`)
+    can run in f32 instead, less exactly: this stage (`sm-linalg-to-gpu`'s
+    `f64=f32`) rewrites every f64 value of the program's functions to f32,
+    its constants rounded, `arith.extf` to f64 and `arith.truncf` from it
+    dropped where they become f32 to f32, and attaches a remark to each op
+    it changes. It changes nothing on a target with `float64`. f64 that
+    crosses the program's interface (an argument or result of f64) or that
+    is reinterpreted (`arith.bitcast`) is reported instead: converting it is
+    the caller's choice.
+
+    ```mlir
+    // sm-opt --sm-compute-f64-in-f32=target=apple-m1
+    func.func @square(%x: f32) -> f32 {
+      %w = arith.extf %x : f32 to f64
+      %s = arith.mulf %w, %w : f64
+      %n = arith.truncf %s : f64 to f32
+      return %n : f32
+    }
+    // becomes (remark: computes in f32, not f64: target 'apple-m1' has no
+    // f64 (f64=f32))
+    %s = arith.mulf %x, %x : f32
+    ```
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"",
+           "The target preset whose `float64` decides (default: the "
+           "module's target)">,
+    Option<"mode", "f64", "std::string", /*default=*/"\"f32\"",
+           "'f32' (compute in f32) or 'native' (change nothing: the "
+           "lowering refuses f64 where the target lacks it)">,
+  ];
+}
+
 def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
   let summary = "fold two leading batch loops of a program on tensors into one";
   let description = [{
@@ -925,6 +964,16 @@ def ApplyPrecisionPolicyPass
     over as it stages 2-D operands) and the product accumulates in f32;
     a target without matrices of that type keeps the f32 product.
 
+    A product of f16 or bf16 into f32 on a target whose matrix units
+    multiply f32 and not that type (Metal's `simdgroup_float8x8` on
+    `apple-m1`) has its operands widened: A and B become f32 through
+    element-wise extensions, which the product's kernel takes over as it
+    stages them (exact: every f16 and bf16 value is an f32), and the
+    product runs on the f32 matrices. Which form each product takes (the
+    target's own matrices, widened operands, or the emulation) is decided
+    in one place, `chooseProductForm`; `report=1` says where a product's
+    operands are widened.
+
     ```mlir
     // sm-opt --sm-apply-precision-policy
     func.func @mm(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>,
@@ -953,7 +1002,11 @@ def ApplyPrecisionPolicyPass
            "rounded to that type, multiplied by the matrix units into f32)">,
     Option<"targetName", "target", "std::string", /*default=*/"",
            "The target preset whose matrix configurations decide whether "
-           "f32 products are rounded (default: the module's target)">,
+           "f32 products are rounded and half-precision operands widened "
+           "(default: the module's target)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on each product whose operands are widened into the "
+           "target's f32 matrices">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -130,7 +130,8 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     ```
 
     Presets: `nvidia-h100`, `amd-rdna3`, `intel-xe-hpc`, `intel-xe-hpg`,
-    `apple-m1`, `cpu-lavapipe` (emulated) and `cpu-lavapipe-coopmat`
+    `apple-m1`, `apple-m3` (with bfloat), `cpu-lavapipe` (emulated) and
+    `cpu-lavapipe-coopmat`
     (Mesa 26's lavapipe with its native matrices); `docs/Targets.md` says
     where each one's configurations come from.
   }];

@@ -173,6 +173,13 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "'bf16' (inputs rounded to that type, multiplied by the "
                      "matrix units into f32)"),
       llvm::cl::init("emulate")};
+  PassOptions::Option<std::string> f64{
+      *this, "f64",
+      llvm::cl::desc("f64 arithmetic on a target without f64 (Metal, "
+                     "Xe-HPG): 'native' (refused there, the op named) or "
+                     "'f32' (computed in f32, a remark on each op changed; "
+                     "sm-compute-f64-in-f32)"),
+      llvm::cl::init("native")};
   PassOptions::Option<bool> report{
       *this, "report",
       llvm::cl::desc("Attach to each linalg op a remark that names the "

@@ -147,9 +147,8 @@ void mlir::subgroup_matrix::copyStridedOperands(RewriterBase &rewriter,
   }
 }
 
-FailureOr<Contraction>
-mlir::subgroup_matrix::analyzeContractionKernel(RewriterBase &rewriter,
-                                                linalg::LinalgOp op) {
+FailureOr<Contraction> mlir::subgroup_matrix::analyzeContractionKernel(
+    RewriterBase &rewriter, linalg::LinalgOp op, TargetAttr target) {
   copyStridedOperands(rewriter, op);
   FailureOr<Contraction> contraction = matchContraction(op);
   if (failed(contraction))
@@ -159,6 +158,6 @@ mlir::subgroup_matrix::analyzeContractionKernel(RewriterBase &rewriter,
   // or, before it, those it can take.
   contraction->fusionGroup = op->getAttrOfType<IntegerAttr>(
       SubgroupMatrixDialect::getFusionGroupAttrName());
-  fuseElementwiseNeighbours(*contraction);
+  fuseElementwiseNeighbours(*contraction, target);
   return contraction;
 }

@@ -64,7 +64,8 @@ void copyStridedOperands(RewriterBase &rewriter, linalg::LinalgOp op);
 /// checkPlan confirms that the plan (and the kernel's layout) fits what
 /// it read.
 FailureOr<Contraction> analyzeContractionKernel(RewriterBase &rewriter,
-                                                linalg::LinalgOp op);
+                                                linalg::LinalgOp op,
+                                                TargetAttr target);
 
 /// Where the kernel stages put their kernels: all kernels of a program go
 /// into one gpu.module @kernels (one SPIR-V module, one Metal library)

@@ -16,6 +16,7 @@
 #include "SubgroupMatrix/Target/Translations.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/Transforms/PackedIntegerBuffers.h"
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/GPUToLLVMSPV/GPUToLLVMSPVPass.h"
@@ -447,6 +448,17 @@ static FailureOr<std::string> emitWithLlc(llvm::Module &module, Location loc) {
   return (*binary)->getBuffer().str();
 }
 
+/// LLVM IR has i4 but no packed buffers of it: the kernels read them as
+/// bytes (readPackedIntegersAsBytes), their signatures with them.
+static LogicalResult readPackedBuffersAsBytes(Operation *op) {
+  WalkResult unpacked = op->walk([](gpu::GPUModuleOp kernels) {
+    return failed(subgroup_matrix::readPackedIntegersAsBytes(kernels))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(unpacked.wasInterrupted());
+}
+
 LogicalResult
 mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
                                              raw_ostream &output) {
@@ -455,6 +467,8 @@ mlir::subgroup_matrix::translateToIntelSPIRV(Operation *op,
   // into the LLVM module below.
   Location kernelsLoc = op->getLoc();
   op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
+  if (failed(readPackedBuffersAsBytes(op)))
+    return failure();
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);
   if (!module)
     return failure();
@@ -677,6 +691,8 @@ mlir::subgroup_matrix::translateToIntelHostLLVM(Operation *op,
   // into the LLVM module below.
   Location kernelsLoc = op->getLoc();
   op->walk([&](gpu::GPUModuleOp kernels) { kernelsLoc = kernels.getLoc(); });
+  if (failed(readPackedBuffersAsBytes(op)))
+    return failure();
   KernelMemRefs memrefs = collectKernelMemRefs(op);
   llvm::StringMap<std::string> signatures = collectKernelSignatures(op);
   std::unique_ptr<llvm::Module> module = lowerToLLVMIR(op, context);

@@ -20,6 +20,7 @@
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 #include "SubgroupMatrix/Pipelines/Pipelines.h"
 #include "SubgroupMatrix/Target/Translations.h"
+#include "SubgroupMatrix/Transforms/PackedIntegerBuffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -557,6 +558,13 @@ LogicalResult mlir::subgroup_matrix::lowerAndTranslateToMSL(
   options.target = targetName.str();
   buildLowerToMetalPipeline(pm, options);
   if (failed(pm.run(module)))
+    return failure();
+  // MSL has no 2- or 4-bit integers.
+  WalkResult unpacked = module->walk([](gpu::GPUModuleOp kernels) {
+    return failed(readPackedIntegersAsBytes(kernels)) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+  });
+  if (unpacked.wasInterrupted())
     return failure();
   return translateToMSL(module, os);
 }

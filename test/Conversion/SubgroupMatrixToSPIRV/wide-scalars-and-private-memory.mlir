@@ -14,7 +14,7 @@
 // CHECK: %[[I:.+]] = spirv.SConvert %{{.+}} : i32 to i64
 // CHECK: %[[N:.+]] = spirv.Load "StorageBuffer" %{{.+}} : i64
 // CHECK: spirv.IAdd %[[N]], %[[I]] : i64
-// HPG: 'memref.load' uses 'f64', which target 'intel-xe-hpg' does not support (it lacks 'float64': the device has no shaderFloat64); compute in f32, or lower for a target with 'float64'
+// HPG: 'memref.load' uses 'f64', which target 'intel-xe-hpg' does not support (it lacks 'float64': the device has no shaderFloat64); compute in f32 (sm-linalg-to-gpu's f64=f32 does), or lower for a target with 'float64'
 module attributes {gpu.container_module} {
   gpu.module @wide {
     gpu.func @scale(%A: memref<?xf64>, %s: f64, %N: memref<?xi64>) kernel

@@ -618,6 +618,20 @@ def selected(options):
             if is_selected(name, options.only, options.skip)]
 
 
+def compile_with_options(tools, program, target, pipeline_options):
+    """`program` compiled by sm-linalg-to-gpu with `pipeline_options`
+    beside the target (sm-run runs the result as it is); raises SmRunError
+    with sm-opt's diagnostics."""
+    compiled = program.with_suffix(".gpu.mlir")
+    done = subprocess.run(
+        [os.path.join(tools, "sm-opt"), str(program),
+         "--sm-linalg-to-gpu=target=%s %s" % (target, pipeline_options),
+         "-o", str(compiled)], capture_output=True, text=True)
+    if done.returncode:
+        raise SmRunError(done.returncode, done.stderr.strip()[-1500:])
+    return compiled
+
+
 def run(options):
     seed = options.seed if options.seed is not None else \
         int.from_bytes(os.urandom(4), "little")
@@ -632,9 +646,14 @@ def run(options):
             (directory / "program.mlir").write_text(text)
             arrays = [make_input(rng, *spec)
                       for spec in input_specs(name, text)]
+            program = directory / "program.mlir"
             try:
-                outputs = run_sm(options.tools, directory / "program.mlir",
-                                 options.target, None, arrays, directory)
+                if options.pipeline_options:
+                    program = compile_with_options(
+                        options.tools, program, options.target,
+                        options.pipeline_options)
+                outputs = run_sm(options.tools, program, options.target,
+                                 None, arrays, directory)
             except SmRunError as error:
                 print("FAILED %s: %s" % (name, error), flush=True)
                 failed += 1
@@ -706,6 +725,10 @@ def main():
     parser.add_argument("--reduced", action="store_true")
     add_selection_arguments(parser)
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--pipeline-options", default="",
+                        help="run: options of sm-linalg-to-gpu beside the "
+                        "target (f64=f32, a tiling), compiled by sm-opt "
+                        "before sm-run runs the program")
     parser.add_argument("--upstream", action="store_true",
                         help="run: also compare with upstream MLIR's CPU "
                         "execution of each program")

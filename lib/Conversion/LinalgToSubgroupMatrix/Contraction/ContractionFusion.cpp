@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -114,8 +115,9 @@ static bool isFusionDecided(const Contraction &contraction,
 }
 
 /// Takes over extensions of both inputs when what remains is a
-/// multiplication of the narrower type into the same accumulator.
-static void fuseExtensions(Contraction &contraction) {
+/// multiplication of the narrower type into the same accumulator that
+/// `target` does not widen back.
+static void fuseExtensions(Contraction &contraction, TargetAttr target) {
   auto a = matchExtension(contraction.a.buffer, contraction.op);
   auto b = matchExtension(contraction.b.buffer, contraction.op);
   if (!a || !b || a->second != b->second ||
@@ -127,7 +129,8 @@ static void fuseExtensions(Contraction &contraction) {
   if (auto integer = dyn_cast<IntegerType>(result))
     result =
         getComponent(getStorageType(result), component.isUnsignedInteger());
-  if (!isValidAccumulatorType(component, result))
+  if (!isValidAccumulatorType(component, result) ||
+      chooseProductForm(component, result, target) == ProductForm::Widened)
     return;
   contraction.inputComponent = component;
   contraction.resultComponent = result;
@@ -644,9 +647,9 @@ static bool fuseNextConsumer(Contraction &contraction, Operation *writer) {
   return true;
 }
 
-void mlir::subgroup_matrix::fuseElementwiseNeighbours(
-    Contraction &contraction) {
-  fuseExtensions(contraction);
+void mlir::subgroup_matrix::fuseElementwiseNeighbours(Contraction &contraction,
+                                                      TargetAttr target) {
+  fuseExtensions(contraction, target);
   if (contraction.fusedProducers.empty()) {
     for (ContractionInput *input : {&contraction.a, &contraction.b}) {
       fusePrologue(contraction, *input);

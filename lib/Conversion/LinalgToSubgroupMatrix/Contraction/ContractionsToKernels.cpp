@@ -99,7 +99,7 @@ struct ContractionsToKernelsPass
     bool failedAny = false;
     for (linalg::LinalgOp op : contractions) {
       FailureOr<Contraction> contraction =
-          analyzeContractionKernel(rewriter, op);
+          analyzeContractionKernel(rewriter, op, *target);
       if (failed(contraction)) {
         failedAny = true;
         continue;

@@ -124,7 +124,8 @@ void PlanKernelsPass::runOnOperation() {
     if (!isOnHost(op) || !isMatrixContraction(op) || inAttention.count(op) ||
         op->hasAttr(planName))
       return;
-    FailureOr<Contraction> contraction = analyzeContractionKernel(rewriter, op);
+    FailureOr<Contraction> contraction =
+        analyzeContractionKernel(rewriter, op, *target);
     if (failed(contraction)) {
       failedAny = true;
       return;

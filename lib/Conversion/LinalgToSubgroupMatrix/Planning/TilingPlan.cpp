@@ -57,6 +57,37 @@ bool mlir::subgroup_matrix::isEmulatedConfig(MatrixConfigAttr config,
          !llvm::is_contained(target.getConfigs(), config);
 }
 
+/// Whether `configs` has one of `input` into `result` elements.
+static bool hasConfigFor(ArrayRef<MatrixConfigAttr> configs, Type input,
+                         Type result) {
+  return llvm::any_of(configs, [&](MatrixConfigAttr config) {
+    return config.getComponentType() == input &&
+           config.getResultType() == result;
+  });
+}
+
+std::optional<ProductForm>
+mlir::subgroup_matrix::chooseProductForm(Type input, Type result,
+                                         TargetAttr target) {
+  // The Vulkan and Metal lowerings emulate matrices; the Intel one has no
+  // emulated form (yet): there a product of types the target lacks stays
+  // an error.
+  bool emulatable =
+      target.getBackend() != TargetBackend::OpenCL &&
+      hasConfigFor(getEmulationTarget(target).getConfigs(), input, result);
+  if (target.getEmulated())
+    return emulatable ? std::optional(ProductForm::Emulated) : std::nullopt;
+  if (hasConfigFor(target.getConfigs(), input, result))
+    return ProductForm::Native;
+  Type f32 = Float32Type::get(target.getContext());
+  if (isa<Float16Type, BFloat16Type>(input) && result == f32 &&
+      hasConfigFor(target.getConfigs(), f32, f32))
+    return ProductForm::Widened;
+  if (emulatable)
+    return ProductForm::Emulated;
+  return std::nullopt;
+}
+
 /// The largest of `configs` for the problem's types that is at most
 /// 16 x 16 (the first listed among equals): larger matrices take
 /// registers that a block of several matrices per subgroup uses better.
@@ -75,23 +106,35 @@ static MatrixConfigAttr chooseAmong(ArrayRef<MatrixConfigAttr> configs,
   return best;
 }
 
-/// The target's configuration for the problem's types; without one, on a
-/// Vulkan device (whose lowering can emulate a kernel's matrices), the
-/// configuration of an emulated kernel: exact, in ordinary arithmetic (f32
-/// products by the precision policy, docs/Precision.md; si32 and the
-/// integer products the device's matrix units lack).
+/// The configuration of the problem's product in the form chooseProductForm
+/// picks: the target's, or its emulation's (exact, in ordinary arithmetic:
+/// f32 products by the precision policy, docs/Precision.md; si32 and the
+/// integer products the device's matrix units lack). A widened product has
+/// its operands converted by sm-apply-precision-policy before it is
+/// planned.
 static FailureOr<MatrixConfigAttr>
 chooseConfig(Operation *matmul, const Contraction &problem, TargetAttr target) {
-  if (MatrixConfigAttr best = chooseAmong(target.getConfigs(), problem))
-    return best;
-  if (isVulkanDevice(target))
+  std::string targetName =
+      target.getName() ? target.getName().str() : std::string("custom");
+  std::optional<ProductForm> form = chooseProductForm(
+      problem.inputComponent, problem.resultComponent, target);
+  if (form == ProductForm::Native)
+    if (MatrixConfigAttr best = chooseAmong(target.getConfigs(), problem))
+      return best;
+  if (form == ProductForm::Emulated)
     if (MatrixConfigAttr emulated =
             chooseAmong(getEmulationTarget(target).getConfigs(), problem))
       return emulated;
+  if (form == ProductForm::Widened)
+    return matmul->emitOpError()
+               << "cannot be tiled for target '" << targetName
+               << "' as it is: the target multiplies " << problem.inputComponent
+               << " in f32 matrices, with the operands widened as they are "
+                  "staged; sm-apply-precision-policy (a stage of "
+                  "sm-linalg-to-gpu) widens them",
+           failure();
   return matmul->emitOpError()
-             << "cannot be tiled for target '"
-             << (target.getName() ? target.getName().str()
-                                  : std::string("custom"))
+             << "cannot be tiled for target '" << targetName
              << "': it has no matrix configuration for "
              << problem.inputComponent << " -> " << problem.resultComponent
              << "; it supports " << target.describeConfigs(),
@@ -334,8 +377,12 @@ LogicalResult mlir::subgroup_matrix::checkPlan(const Contraction &contraction,
                                                const TilingPlan &plan) {
   Operation *op = contraction.op;
   MatrixConfigAttr config = plan.config;
+  // Vulkan devices also take a plan that emulates what their matrix units
+  // have (the emulation is chosen per kernel there).
   bool emulatable =
-      isVulkanDevice(target) &&
+      (isVulkanDevice(target) ||
+       chooseProductForm(config.getComponentType(), config.getResultType(),
+                         target) == ProductForm::Emulated) &&
       llvm::is_contained(getEmulationTarget(target).getConfigs(), config);
   if ((!llvm::is_contained(target.getConfigs(), config) && !emulatable) ||
       config.getComponentType() != contraction.inputComponent ||

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
 #include "SubgroupMatrix/Transforms/AccumulateInF32.h"
@@ -126,6 +127,117 @@ static void widenAccumulator(linalg::LinalgOp op) {
   op->erase();
 }
 
+/// The element-wise generic that alone writes `input` (or the buffer that
+/// `input` collapses), a temporary that only it, `op` and its deallocation
+/// use (a dequantization, a scale, a convolution's window): its result can
+/// be widened where it is computed.
+static linalg::GenericOp getWidenableProducer(Value input,
+                                              linalg::LinalgOp op) {
+  Value written = input;
+  Operation *reader = op;
+  if (auto view = input.getDefiningOp<memref::CollapseShapeOp>()) {
+    if (!llvm::all_of(input.getUsers(),
+                      [&](Operation *user) { return user == op; }))
+      return {};
+    written = view.getSrc();
+    reader = view;
+  }
+  if (!written.getDefiningOp<memref::AllocOp>())
+    return {};
+  linalg::GenericOp producer;
+  for (Operation *user : written.getUsers()) {
+    if (user == reader || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || producer || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInits()[0] != written ||
+        llvm::is_contained(generic.getDpsInputs(), written))
+      return {};
+    producer = generic;
+  }
+  if (!producer || producer->getBlock() != op->getBlock() ||
+      !producer->isBeforeInBlock(op) ||
+      producer.getNumLoops() != producer.getNumParallelLoops() ||
+      !producer.getRegion().front().getArguments().back().use_empty())
+    return {};
+  return producer;
+}
+
+/// `input` of `op` widened to f32: its producer made to write f32
+/// (getWidenableProducer), or a new temporary that an extension writes and
+/// that `temporaries` collects.
+static Value widenInput(OpBuilder &b, linalg::LinalgOp op, Value input,
+                        SmallVectorImpl<Value> &temporaries) {
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  linalg::GenericOp producer = getWidenableProducer(input, op);
+  if (!producer) {
+    Value temporary = allocateLike(b, loc, input, f32);
+    castBuffer<arith::ExtFOp>(b, loc, input, temporary);
+    temporaries.push_back(temporary);
+    return temporary;
+  }
+  Value written = producer.getDpsInits()[0];
+  auto narrow = written.getDefiningOp<memref::AllocOp>();
+  OpBuilder atAlloc(narrow);
+  auto type = cast<MemRefType>(written.getType());
+  Value wide = memref::AllocOp::create(atAlloc, narrow.getLoc(),
+                                       MemRefType::get(type.getShape(), f32),
+                                       narrow.getDynamicSizes());
+  producer.getDpsInitsMutable()[0].set(wide);
+  Block &body = producer.getRegion().front();
+  body.getArguments().back().setType(f32);
+  Operation *yield = body.getTerminator();
+  OpBuilder atYield(yield);
+  yield->setOperand(0, arith::ExtFOp::create(atYield, yield->getLoc(), f32,
+                                             yield->getOperand(0)));
+  for (Operation *user : llvm::make_early_inc_range(written.getUsers()))
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user))
+      dealloc.getMemrefMutable().set(wide);
+  // The contraction reads the widened buffer as it read the narrow one.
+  if (auto view = input.getDefiningOp<memref::CollapseShapeOp>()) {
+    OpBuilder atView(view);
+    return memref::CollapseShapeOp::create(atView, view.getLoc(), wide,
+                                           view.getReassociationIndices());
+  }
+  return wide;
+}
+
+/// Rewrites the f16 or bf16 product `op` into f32 to read its inputs
+/// widened to f32 (widenInput), for a target whose f32 matrices multiply
+/// it (ProductForm::Widened): the kernel takes the widening producers over
+/// as it stages the tiles.
+static void widenInputs(linalg::LinalgOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> inputs = op.getDpsInputs(), widened, temporaries;
+  llvm::SmallDenseMap<Value, Value> widenedOf;
+  for (Value input : inputs) {
+    Value &wide = widenedOf[input];
+    if (!wide)
+      wide = widenInput(b, op, input, temporaries);
+    widened.push_back(wide);
+  }
+  buildContractionGeneric(b, loc, widened[0], widened[1], op.getDpsInits()[0],
+                          op.getIndexingMapsArray(),
+                          op.getIteratorTypesArray());
+  for (Value temporary : temporaries)
+    memref::DeallocOp::create(b, loc, temporary);
+  op->erase();
+  // The narrow temporaries whose producers now write f32 are unused.
+  for (Value input : inputs) {
+    if (auto view = input.getDefiningOp<memref::CollapseShapeOp>()) {
+      if (!view->use_empty())
+        continue;
+      input = view.getSrc();
+      view->erase();
+    }
+    if (auto alloc = input.getDefiningOp<memref::AllocOp>())
+      if (alloc->use_empty())
+        alloc->erase();
+  }
+}
+
 /// Rewrites the f32 product `op` to read its inputs rounded to `narrow`
 /// (in temporaries that truncations write) and accumulate in f32.
 static void roundInputs(linalg::LinalgOp op, Type narrow) {
@@ -161,13 +273,13 @@ struct ApplyPrecisionPolicyPass
           << "' (expected 'f32' or 'f16')";
       return signalPassFailure();
     }
+    FailureOr<TargetAttr> target =
+        resolveTargetOption(getOperation().getLoc(), targetName);
+    if (failed(target))
+      return signalPassFailure();
+    if (!*target)
+      *target = findEnclosingTarget(getOperation());
     if (f32Matmul == "f16" || f32Matmul == "bf16") {
-      FailureOr<TargetAttr> target =
-          resolveTargetOption(getOperation().getLoc(), targetName);
-      if (failed(target))
-        return signalPassFailure();
-      if (!*target)
-        *target = findEnclosingTarget(getOperation());
       Builder builder(&getContext());
       Type f32 = builder.getF32Type();
       Type narrow = f32Matmul == "f16" ? Type(builder.getF16Type())
@@ -210,10 +322,43 @@ struct ApplyPrecisionPolicyPass
     });
     for (linalg::LinalgOp op : contractions)
       widenAccumulator(op);
+    if (*target)
+      widenHalfPrecisionOperands(*target);
     for (linalg::LinalgOp op : roundedProducts)
       roundInputs(op, policy.f32InputsRoundedTo);
     if (!policy.f16Accumulates)
       widenElementwiseReductions();
+  }
+
+  /// Products of f16 or bf16 into f32 that `target` multiplies in its f32
+  /// matrices (chooseProductForm) read their operands widened.
+  void widenHalfPrecisionOperands(TargetAttr target) {
+    SmallVector<linalg::LinalgOp> widened;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>() ||
+          !op.hasPureBufferSemantics() || !isMatrixContraction(op) ||
+          op->getNumResults())
+        return;
+      auto elementType = [&](Value value) {
+        return cast<MemRefType>(value.getType()).getElementType();
+      };
+      Type a = elementType(op.getDpsInputs()[0]);
+      Type c = elementType(op.getDpsInits()[0]);
+      if (a == elementType(op.getDpsInputs()[1]) &&
+          chooseProductForm(a, c, target) == ProductForm::Widened)
+        widened.push_back(op);
+    });
+    for (linalg::LinalgOp op : widened) {
+      if (report)
+        op->emitRemark()
+            << "its "
+            << cast<MemRefType>(op.getDpsInputs()[0].getType()).getElementType()
+            << " operands are widened to f32 as its kernel stages them: "
+               "target '"
+            << target.getName().getValue()
+            << "' multiplies f32 matrices and has none of that type";
+      widenInputs(op);
+    }
   }
 
   /// Reductions that are no matrix products (a sum along rows, a pooling,

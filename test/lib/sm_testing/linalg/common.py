@@ -11,7 +11,8 @@ TARGETS = {
     "nvidia-h100": dict(inputs="f16", acc="f32"),
     "amd-rdna3": dict(inputs="f16", acc="f32"),
     "intel-xe-hpc": dict(inputs="f16", acc="f32"),
-    "apple-m1": dict(inputs="f32", acc="f32"),
+    # f16 products widened into its f32 matrices (chooseProductForm).
+    "apple-m1": dict(inputs="f16", acc="f32"),
     "cpu-lavapipe": dict(inputs="f16", acc="f32"),
     "cpu-lavapipe-coopmat": dict(inputs="f16", acc="f32"),
 }
@@ -29,8 +30,8 @@ class Case:
         self.name, self.text, self.inputs = name, text, inputs
         self.output, self.reference, self.tolerance = (output, reference,
                                                        tolerance)
-        # How many kernel launches the program must become, and options of
-        # sm-linalg-to-gpu beyond the target.
+        # How many kernel launches the program must become (None: not
+        # checked), and options of sm-linalg-to-gpu beyond the target.
         self.launches, self.options = launches, options
         self.variants = variants or [(inputs, reference)]
 

@@ -100,7 +100,7 @@ def cases(target, t, acc, unit):
             2e-3))
         # A bf16 output (the next layer's input), where the target has bf16
         # matrices. bf16 keeps 8 bits: the tolerance is a rounding step.
-        if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe"):
+        if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe", "apple-m1"):
             cases.append(Case(
                 "scale_to_bf16_" + tag,
                 epilogue_program("scale_to_bf16", em, en, ek, t, acc, [], """

@@ -41,12 +41,11 @@ def cases(target, t, acc, unit):
         cases.append(contraction_case(
             "generic_vecmat_batched", dict(b=3, k=64, n=40),
             ("bk", "bkn", "bn"), "f16", "f32", launches=1))
-    if target != "apple-m1":
-        # 8-bit operands extended by arith.extsi on whole tensors, as an
-        # importer writes them: the casts become generics and fuse.
-        em8, en8, ek8 = 40, 48, 96
-        cases.append(Case(
-            "tensor_extsi_i8_matmul", """func.func @tensor_extsi_i8_matmul(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>) -> tensor<%(m)dx%(n)dxi32> {
+    # 8-bit operands extended by arith.extsi on whole tensors, as an
+    # importer writes them: the casts become generics and fuse.
+    em8, en8, ek8 = 40, 48, 96
+    cases.append(Case(
+        "tensor_extsi_i8_matmul", """func.func @tensor_extsi_i8_matmul(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>) -> tensor<%(m)dx%(n)dxi32> {
   %%a32 = arith.extsi %%a : tensor<%(m)dx%(k)dxi8> to tensor<%(m)dx%(k)dxi32>
   %%b32 = arith.extsi %%b : tensor<%(k)dx%(n)dxi8> to tensor<%(k)dx%(n)dxi32>
   %%zero = arith.constant 0 : i32
@@ -56,31 +55,31 @@ def cases(target, t, acc, unit):
   return %%r : tensor<%(m)dx%(n)dxi32>
 }
 """ % dict(m=em8, n=en8, k=ek8),
-            [("a", (em8, ek8), "si8", (-128, 127)),
-             ("b", (ek8, en8), "si8", (-128, 127))],
-            ((em8, en8), "si32"),
-            lambda x, em8=em8, en8=en8, ek8=ek8: [
-                int(p) for p in matmul_reference(x[0], x[1], em8, en8, ek8)],
-            0.0))
-        # linalg.quantized_matmul: the product of the stored bytes on the
-        # matrix units, the zero points' corrections (row sums of A, column
-        # sums of B) after it: in its epilogue when the zero points are
-        # constants, an element-wise kernel that takes them as arguments
-        # when they are function arguments (i32 scalars). The sums start
-        # from their fills' zeros: no kernel fills them.
-        qm, qn, qk = 40, 56, 96
-        for name, zero_arguments, zero_constants, zero_inputs, launches in [
-                ("quantized_matmul", "",
-                 "  %za = arith.constant 3 : i32\n"
-                 "  %zb = arith.constant -5 : i32\n", [], 3),
-                ("quantized_matmul_zero_point_arguments",
-                 ", %za: i32, %zb: i32", "",
-                 [("za", (), "si32", (-20, 20)),
-                  ("zb", (), "si32", (-20, 20))], 4)]:
-            zeros = (lambda x: (3, -5)) if not zero_inputs else \
-                (lambda x: (x[2][0], x[3][0]))
-            cases.append(Case(
-                name, """func.func @%(name)s(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>%(arguments)s) -> tensor<%(m)dx%(n)dxi32> {
+        [("a", (em8, ek8), "si8", (-128, 127)),
+         ("b", (ek8, en8), "si8", (-128, 127))],
+        ((em8, en8), "si32"),
+        lambda x, em8=em8, en8=en8, ek8=ek8: [
+            int(p) for p in matmul_reference(x[0], x[1], em8, en8, ek8)],
+        0.0))
+    # linalg.quantized_matmul: the product of the stored bytes on the
+    # matrix units, the zero points' corrections (row sums of A, column
+    # sums of B) after it: in its epilogue when the zero points are
+    # constants, an element-wise kernel that takes them as arguments
+    # when they are function arguments (i32 scalars). The sums start
+    # from their fills' zeros: no kernel fills them.
+    qm, qn, qk = 40, 56, 96
+    for name, zero_arguments, zero_constants, zero_inputs, launches in [
+            ("quantized_matmul", "",
+             "  %za = arith.constant 3 : i32\n"
+             "  %zb = arith.constant -5 : i32\n", [], 3),
+            ("quantized_matmul_zero_point_arguments",
+             ", %za: i32, %zb: i32", "",
+             [("za", (), "si32", (-20, 20)),
+              ("zb", (), "si32", (-20, 20))], 4)]:
+        zeros = (lambda x: (3, -5)) if not zero_inputs else \
+            (lambda x: (x[2][0], x[3][0]))
+        cases.append(Case(
+            name, """func.func @%(name)s(%%a: tensor<%(m)dx%(k)dxi8>, %%b: tensor<%(k)dx%(n)dxi8>%(arguments)s) -> tensor<%(m)dx%(n)dxi32> {
 %(constants)s  %%zero = arith.constant 0 : i32
   %%e = tensor.empty() : tensor<%(m)dx%(n)dxi32>
   %%acc = linalg.fill ins(%%zero : i32) outs(%%e : tensor<%(m)dx%(n)dxi32>) -> tensor<%(m)dx%(n)dxi32>
@@ -88,29 +87,29 @@ def cases(target, t, acc, unit):
   return %%r : tensor<%(m)dx%(n)dxi32>
 }
 """ % dict(name=name, m=qm, n=qn, k=qk,
-                      arguments=zero_arguments,
-                      constants=zero_constants),
-                [("a", (qm, qk), "si8", (-128, 127)),
-                 ("b", (qk, qn), "si8", (-128, 127))] + zero_inputs,
-                ((qm, qn), "si32"),
-                lambda x, zeros=zeros: (
-                    (np.array(x[0], np.int64).reshape(qm, qk) - zeros(x)[0])
-                    @ (np.array(x[1], np.int64).reshape(qk, qn) -
-                       zeros(x)[1])).reshape(-1).tolist(),
-                0.0, launches=launches))
-        # A quantized convolution (linalg.conv_2d_nhwc_hwcf_q, zero points
-        # 5 and -3): the implicit GEMM of the stored bytes, the zero
-        # points' corrections as for quantized_matmul.
-        shaped = convolution_case(
-            "conv3x3_quantized_nhwc", "conv_2d_nhwc_hwcf",
-            ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=40, h=9, w=11),
-            dict(h=3, w=3), (1, 1), (1, 1), (0, 0), "si8", "si32", 1)
-        (_, x_shape, _, _), (_, f_shape, _, _) = shaped.inputs
-        y_shape = shaped.output[0]
-        types = dict(x=tensor(x_shape, "i8"), f=tensor(f_shape, "i8"),
-                     y=tensor(y_shape, "i32"))
-        cases.append(Case(
-            "conv3x3_quantized_nhwc", """func.func @conv3x3_quantized_nhwc(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
+                  arguments=zero_arguments,
+                  constants=zero_constants),
+            [("a", (qm, qk), "si8", (-128, 127)),
+             ("b", (qk, qn), "si8", (-128, 127))] + zero_inputs,
+            ((qm, qn), "si32"),
+            lambda x, zeros=zeros: (
+                (np.array(x[0], np.int64).reshape(qm, qk) - zeros(x)[0])
+                @ (np.array(x[1], np.int64).reshape(qk, qn) -
+                   zeros(x)[1])).reshape(-1).tolist(),
+            0.0, launches=launches))
+    # A quantized convolution (linalg.conv_2d_nhwc_hwcf_q, zero points
+    # 5 and -3): the implicit GEMM of the stored bytes, the zero
+    # points' corrections as for quantized_matmul.
+    shaped = convolution_case(
+        "conv3x3_quantized_nhwc", "conv_2d_nhwc_hwcf",
+        ("nhwc", "hwcf", "nhwf"), dict(n=2, c=32, f=40, h=9, w=11),
+        dict(h=3, w=3), (1, 1), (1, 1), (0, 0), "si8", "si32", 1)
+    (_, x_shape, _, _), (_, f_shape, _, _) = shaped.inputs
+    y_shape = shaped.output[0]
+    types = dict(x=tensor(x_shape, "i8"), f=tensor(f_shape, "i8"),
+                 y=tensor(y_shape, "i32"))
+    cases.append(Case(
+        "conv3x3_quantized_nhwc", """func.func @conv3x3_quantized_nhwc(%%x: %(x)s, %%f: %(f)s) -> %(y)s {
   %%zx = arith.constant 5 : i32
   %%zf = arith.constant -3 : i32
   %%zero = arith.constant 0 : i32
@@ -121,18 +120,18 @@ def cases(target, t, acc, unit):
   return %%r : %(y)s
 }
 """ % types,
-            [("x", x_shape, "si8", (-128, 127)),
-             ("f", f_shape, "si8", (-128, 127))],
-            (y_shape, "si32"),
-            lambda x, reference=shaped.reference: [
-                int(round(v)) for v in reference(
-                    [[v - 5 for v in x[0]], [v + 3 for v in x[1]]])],
-            0.0, launches=3))
-        # An int4 weight dequantized per group of 32 along K, K written as
-        # two loops (group, index in group) as IREE imports it, the nibbles
-        # packed two to a byte: a matrix product over both K loops.
-        cases.append(Case(
-            "grouped_int4_two_k_loops", """#q = affine_map<(n, g, j) -> (n, g, j floordiv 2)>
+        [("x", x_shape, "si8", (-128, 127)),
+         ("f", f_shape, "si8", (-128, 127))],
+        (y_shape, "si32"),
+        lambda x, reference=shaped.reference: [
+            int(round(v)) for v in reference(
+                [[v - 5 for v in x[0]], [v + 3 for v in x[1]]])],
+        0.0, launches=3))
+    # An int4 weight dequantized per group of 32 along K, K written as
+    # two loops (group, index in group) as IREE imports it, the nibbles
+    # packed two to a byte: a matrix product over both K loops.
+    cases.append(Case(
+        "grouped_int4_two_k_loops", """#q = affine_map<(n, g, j) -> (n, g, j floordiv 2)>
 #s = affine_map<(n, g, j) -> (n, g)>
 #o = affine_map<(n, g, j) -> (n, g, j)>
 #x = affine_map<(m, n, g, j) -> (m, g, j)>
@@ -172,17 +171,17 @@ func.func @grouped_int4_two_k_loops(%x: tensor<16x8x32xf16>, %q: tensor<96x8x16x
   } -> tensor<16x96xf32>
   return %y : tensor<16x96xf32>
 }""",
-            [("x", (16, 8, 32), t, (-1, 1)), ("q", (96, 8, 16), "si8",
-                                               (-128, 127)),
-             ("s", (96, 8), t, (0.01, 0.02))],
-            ((16, 96), "f32"),
-            lambda x: _grouped_int4_reference(x),
-            1e-3, launches=2))
-        cases.append(contraction_case(
-            "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
-            ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
-        cases.append(contraction_case(
-            "generic_i8_output_transposed_two_k",
-            dict(m=20, n=24, p=4, q=16), ("mpq", "qpn", "nm"), "i8", "i32",
-            launches=2))
+        [("x", (16, 8, 32), t, (-1, 1)), ("q", (96, 8, 16), "si8",
+                                           (-128, 127)),
+         ("s", (96, 8), t, (0.01, 0.02))],
+        ((16, 96), "f32"),
+        lambda x: _grouped_int4_reference(x),
+        1e-3, launches=2))
+    cases.append(contraction_case(
+        "generic_i8_shared_weight", dict(b=3, m=20, n=24, k=64),
+        ("bmk", "kn", "bmn"), "i8", "i32", launches=1, accumulate=True))
+    cases.append(contraction_case(
+        "generic_i8_output_transposed_two_k",
+        dict(m=20, n=24, p=4, q=16), ("mpq", "qpn", "nm"), "i8", "i32",
+        launches=2))
     return cases

@@ -12,6 +12,8 @@
 #ifndef SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_CONTRACTION_H
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_CONTRACTION_H
 
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -268,8 +270,10 @@ Type getComponent(Type storage, bool isUnsigned);
 
 /// Takes over the extensions that produce A and B and the element-wise
 /// consumers of C into `contraction` where it can (each only writes a
-/// temporary buffer that nothing else reads).
-void fuseElementwiseNeighbours(Contraction &contraction);
+/// temporary buffer that nothing else reads). Extensions into a product
+/// that `target` computes on widened operands (chooseProductForm) stay
+/// prologues: the product is the f32 one.
+void fuseElementwiseNeighbours(Contraction &contraction, TargetAttr target);
 
 /// Records the fusion of `contraction` in the IR as `group`
 /// (`subgroup_matrix.fusion_group` on the contraction and on every op fused

@@ -106,6 +106,28 @@ class TuningTable;
 /// round trip through workgroup memory each.
 bool isVulkanDevice(TargetAttr target);
 
+/// How a target computes a matrix product of one element type into another.
+enum class ProductForm {
+  /// On its matrix units, in a configuration of those types.
+  Native,
+  /// On its matrix units in f32: the f16 or bf16 operands are converted to
+  /// f32 (exactly) as the kernel stages them, for a target with f32 -> f32
+  /// matrices and none of the operands' type into f32 (Metal's
+  /// simdgroup_float8x8).
+  Widened,
+  /// In per-invocation arithmetic, in the configurations of the target's
+  /// emulation (getEmulationTarget), on the paths that lower them (Vulkan
+  /// and Metal; not Intel's).
+  Emulated,
+};
+
+/// The nearest form `target` has for products of `input` elements into
+/// `result` ones: its own matrices, else its f32 matrices on widened
+/// operands, else the emulated form; none when not even the emulation has
+/// those types. Every stage and path that picks a configuration asks here.
+std::optional<ProductForm> chooseProductForm(Type input, Type result,
+                                             TargetAttr target);
+
 /// Whether a kernel multiplying with `config` on `target` emulates its
 /// matrices: on an emulated target, or with a configuration only the
 /// target's emulation has (getEmulationTarget).
