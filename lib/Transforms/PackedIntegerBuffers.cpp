@@ -90,16 +90,17 @@ static LogicalResult readArgumentAsBytes(gpu::GPUFuncOp kernel,
   auto fail = [&](Operation *op, StringRef what) {
     return op->emitOpError()
            << what << " a buffer of " << type.getElementType()
-           << " elements, which kernels compiled for the host's paths (Metal "
-              "source, the Intel kernels' LLVM IR) read as bytes: only loads "
-              "of single elements, each converted to a wider type, are "
-              "supported there";
+           << " elements in a way the host-compiled paths (Metal source, the "
+              "Intel kernels' LLVM IR) do not support: they read packed "
+              "integers as bytes, one element at a time, each converted to a "
+              "wider type";
   };
   if (type.getRank() != 1 || !type.getLayout().isIdentity())
     return kernel.emitOpError()
            << "takes " << type
-           << ", packed elements in a buffer of more than one dimension: "
-              "kernels compiled for the host's paths read packed integers "
+           << ", packed elements in a buffer of more than one dimension, "
+              "which the host-compiled paths (Metal source, the Intel "
+              "kernels' LLVM IR) do not support: they read packed integers "
               "from 1-D buffers only";
   SmallVector<memref::LoadOp> loads;
   for (Operation *user : argument.getUsers()) {

@@ -259,6 +259,16 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
           [&](auto) { return cast(); })
       .Case<arith::IndexCastUIOp, arith::ExtUIOp, arith::UIToFPOp>(
           [&](auto) { return unsignedCast(); })
+      // The same bits as another type of their width (a bf16 copied as a
+      // 16-bit integer).
+      .Case([&](arith::BitcastOp) -> LogicalResult {
+        FailureOr<std::string> type =
+            getTypeName(op.getLoc(), op.getResult(0).getType());
+        if (failed(type))
+          return failure();
+        return assign(op.getResult(0), "",
+                      "as_type<" + *type + ">(" + name(op.getOperand(0)) + ")");
+      })
       .Case([&](arith::FPToUIOp) -> LogicalResult {
         FailureOr<std::string> type =
             getTypeName(op.getLoc(), op.getResult(0).getType());

@@ -44,8 +44,8 @@ MATRIX_TARGETS = ("nvidia-h100", "amd-rdna3", "intel-xe-hpc", "intel-xe-hpg",
 UNSUPPORTED = re.compile(
     r"is not supported by target|not a multiple of the subgroup size|"
     r"is not one configuration of target|has no layout for|cannot be "
-    r"spread over|does not support|a shuffle's width must be the subgroup "
-    r"size")
+    r"spread over|does not support|do not support|a shuffle's width must "
+    r"be the subgroup size")
 
 
 def run(argv):
@@ -170,7 +170,8 @@ class Checker:
             error = self.lower(source, stem + "." + label, argument, env)
             if error is None:
                 passed += 1
-            elif label != "emulated" and error[0] == "sm-opt" and \
+            elif label != "emulated" and \
+                    error[0] in ("sm-opt", "sm-translate") and \
                     UNSUPPORTED.search(error[1]):
                 skipped.append("%s (%s)" % (label, error[1].splitlines()[0]))
             else:

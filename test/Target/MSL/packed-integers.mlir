@@ -35,12 +35,13 @@ gpu.module @kernels {
 //--- writes.mlir
 
 // A kernel that writes a packed buffer is refused (a byte shared by two
-// invocations would need atomics).
+// invocations would need atomics); Emulation/property.test counts that as
+// what the path does not support.
 gpu.module @kernels {
   gpu.func @writes(%packed: memref<4xi4>) kernel attributes {known_block_size = array<i32: 4, 1, 1>} {
     %i = gpu.thread_id x
     %c1 = arith.constant 1 : i4
-    // expected-error @below {{'memref.store' op uses a buffer of 'i4' elements, which kernels compiled for the host's paths (Metal source, the Intel kernels' LLVM IR) read as bytes: only loads of single elements, each converted to a wider type, are supported there}}
+    // expected-error @below {{'memref.store' op uses a buffer of 'i4' elements in a way the host-compiled paths (Metal source, the Intel kernels' LLVM IR) do not support: they read packed integers as bytes, one element at a time, each converted to a wider type}}
     memref.store %c1, %packed[%i] : memref<4xi4>
     gpu.return
   }
