@@ -90,24 +90,27 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
       args += (args.empty() ? "" : ", ") + name(operand);
     return assign(op.getResult(0), "", function.str() + "(" + args + ")");
   };
-  auto cast = [&]() -> LogicalResult {
+  // The result of a one-operand conversion, as `spell` writes it from the
+  // result's type name and the operand's name.
+  auto convert = [&](auto spell) -> LogicalResult {
     FailureOr<std::string> type =
         getTypeName(op.getLoc(), op.getResult(0).getType());
     if (failed(type))
       return failure();
-    return assign(op.getResult(0), "",
-                  *type + "(" + name(op.getOperand(0)) + ")");
+    return assign(op.getResult(0), "", spell(*type, name(op.getOperand(0))));
+  };
+  auto cast = [&]() {
+    return convert([](const std::string &type, const std::string &operand) {
+      return type + "(" + operand + ")";
+    });
   };
   // Zero-extending casts read the operand as unsigned first.
-  auto unsignedCast = [&]() -> LogicalResult {
-    FailureOr<std::string> type =
-        getTypeName(op.getLoc(), op.getResult(0).getType());
-    if (failed(type))
-      return failure();
-    return assign(op.getResult(0), "",
-                  *type + "(" +
-                      getUnsignedTypeName(op.getOperand(0).getType()) + "(" +
-                      name(op.getOperand(0)) + "))");
+  auto unsignedCast = [&]() {
+    std::string unsignedOperand =
+        getUnsignedTypeName(op.getOperand(0).getType());
+    return convert([&](const std::string &type, const std::string &operand) {
+      return type + "(" + unsignedOperand + "(" + operand + "))";
+    });
   };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -261,23 +264,19 @@ LogicalResult MSLEmitter::emitArith(Operation &op) {
           [&](auto) { return unsignedCast(); })
       // The same bits as another type of their width (a bf16 copied as a
       // 16-bit integer).
-      .Case([&](arith::BitcastOp) -> LogicalResult {
-        FailureOr<std::string> type =
-            getTypeName(op.getLoc(), op.getResult(0).getType());
-        if (failed(type))
-          return failure();
-        return assign(op.getResult(0), "",
-                      "as_type<" + *type + ">(" + name(op.getOperand(0)) + ")");
+      .Case([&](arith::BitcastOp) {
+        return convert([](const std::string &type, const std::string &operand) {
+          return "as_type<" + type + ">(" + operand + ")";
+        });
       })
-      .Case([&](arith::FPToUIOp) -> LogicalResult {
-        FailureOr<std::string> type =
-            getTypeName(op.getLoc(), op.getResult(0).getType());
-        if (failed(type))
-          return failure();
-        return assign(op.getResult(0), "",
-                      *type + "(" +
-                          getUnsignedTypeName(op.getResult(0).getType()) + "(" +
-                          name(op.getOperand(0)) + "))");
+      // To unsigned through the unsigned type of the result's width.
+      .Case([&](arith::FPToUIOp) {
+        std::string unsignedResult =
+            getUnsignedTypeName(op.getResult(0).getType());
+        return convert(
+            [&](const std::string &type, const std::string &operand) {
+              return type + "(" + unsignedResult + "(" + operand + "))";
+            });
       })
       .Case([&](math::SqrtOp) { return call("sqrt"); })
       .Case([&](math::RsqrtOp) { return call("rsqrt"); })

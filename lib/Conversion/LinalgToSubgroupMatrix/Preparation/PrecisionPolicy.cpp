@@ -203,13 +203,26 @@ static Value widenInput(OpBuilder &b, linalg::LinalgOp op, Value input,
   return wide;
 }
 
+/// Replaces the product `op` by the same product of `inputs` into its
+/// output, and frees `temporaries` (buffers the rewrite made for it) after.
+static void replaceProductInputs(linalg::LinalgOp op, ValueRange inputs,
+                                 ValueRange temporaries) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  buildContractionGeneric(b, loc, inputs[0], inputs[1], op.getDpsInits()[0],
+                          op.getIndexingMapsArray(),
+                          op.getIteratorTypesArray());
+  for (Value temporary : temporaries)
+    memref::DeallocOp::create(b, loc, temporary);
+  op->erase();
+}
+
 /// Rewrites the f16 or bf16 product `op` into f32 to read its inputs
 /// widened to f32 (widenInput), for a target whose f32 matrices multiply
 /// it (ProductForm::Widened): the kernel takes the widening producers over
 /// as it stages the tiles.
 static void widenInputs(linalg::LinalgOp op) {
   OpBuilder b(op);
-  Location loc = op.getLoc();
   SmallVector<Value> inputs = op.getDpsInputs(), widened, temporaries;
   llvm::SmallDenseMap<Value, Value> widenedOf;
   for (Value input : inputs) {
@@ -218,12 +231,7 @@ static void widenInputs(linalg::LinalgOp op) {
       wide = widenInput(b, op, input, temporaries);
     widened.push_back(wide);
   }
-  buildContractionGeneric(b, loc, widened[0], widened[1], op.getDpsInits()[0],
-                          op.getIndexingMapsArray(),
-                          op.getIteratorTypesArray());
-  for (Value temporary : temporaries)
-    memref::DeallocOp::create(b, loc, temporary);
-  op->erase();
+  replaceProductInputs(op, widened, temporaries);
   // The narrow temporaries whose producers now write f32 are unused.
   for (Value input : inputs) {
     if (auto view = input.getDefiningOp<memref::CollapseShapeOp>()) {
@@ -249,12 +257,7 @@ static void roundInputs(linalg::LinalgOp op, Type narrow) {
     castBuffer<arith::TruncFOp>(b, loc, input, temporary);
     rounded.push_back(temporary);
   }
-  buildContractionGeneric(b, loc, rounded[0], rounded[1], op.getDpsInits()[0],
-                          op.getIndexingMapsArray(),
-                          op.getIteratorTypesArray());
-  for (Value temporary : rounded)
-    memref::DeallocOp::create(b, loc, temporary);
-  op->erase();
+  replaceProductInputs(op, rounded, rounded);
 }
 
 namespace {
