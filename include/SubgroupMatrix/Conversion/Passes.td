@@ -85,7 +85,7 @@ def NormalizeKernelMemoryPass
 }
 
 def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
-  let summary = "emulate the subgroup matrices of kernels with plain SPIR-V";
+  let summary = "emulate the subgroup matrices of kernels in per-invocation code";
   let description = [{
     Rewrites the matrices of the kernels that cannot use matrix units into
     the scalars each invocation holds: all kernels on a target marked
@@ -104,7 +104,10 @@ def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
     addresses every element by its linear index), and with `robust-access`
     its matrix loads and stores are guarded before they are taken apart.
     Emulated functions are marked `subgroup_matrix.emulated`, which later
-    stages read.
+    stages read. `sm-lower-to-vulkan` runs it before the SPIR-V conversion;
+    `sm-lower-to-metal` runs it (with the defaults: only kernels marked
+    `subgroup_matrix.emulate`, such as the products `chooseProductForm`
+    emulates) before the MSL emitter prints the per-invocation code.
 
     Operands reach the invocations that need them by subgroup broadcast and
     shuffle (`emulated-exchange=subgroup`) or through workgroup memory
