@@ -108,6 +108,38 @@ struct SubgroupBroadcastLowering
     return success();
   }
 };
+
+/// arith.maximumf and arith.minimumf, which return NaN when either operand
+/// is NaN, as `isnan(a) || isnan(b) ? a + b : FMax(a, b)`. Upstream's
+/// lowering selects the NaN operand itself around the FMax, a form that
+/// lavapipe (Mesa 22's LLVM) compiles to FMax's own NaN behaviour: it
+/// returned the other operand (nan_in_maximum_reduction.mlir). The sum of
+/// the operands is NaN whenever one of them is, whatever a compiler makes
+/// of the selects.
+template <typename MinMaxOp, typename GLSLOp>
+struct NaNPropagatingMinMaxLowering : OpConversionPattern<MinMaxOp> {
+  using OpConversionPattern<MinMaxOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MinMaxOp op, typename MinMaxOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Where the op may assume no NaN, upstream's lowering is enough.
+    if (bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::nnan))
+      return rewriter.notifyMatchFailure(op, "assumes no NaN");
+    Type type = this->getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    Value ordered = GLSLOp::create(rewriter, loc, type, lhs, rhs);
+    Value lhsNaN = spirv::IsNanOp::create(rewriter, loc, lhs);
+    Value rhsNaN = spirv::IsNanOp::create(rewriter, loc, rhs);
+    Value eitherNaN = spirv::LogicalOrOp::create(rewriter, loc, lhsNaN, rhsNaN);
+    Value sum = spirv::FAddOp::create(rewriter, loc, lhs, rhs);
+    rewriter.replaceOpWithNewOp<spirv::SelectOp>(op, eitherNaN, sum, ordered);
+    return success();
+  }
+};
 } // namespace
 
 static LogicalResult convertToSPIRV(Operation *gpuModule,
@@ -137,6 +169,11 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   populateVectorToSPIRVPatterns(typeConverter, patterns);
   populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
   patterns.add<SubgroupBroadcastLowering>(typeConverter, context);
+  // Ahead of upstream's lowering of the same ops.
+  patterns
+      .add<NaNPropagatingMinMaxLowering<arith::MaximumFOp, spirv::GLFMaxOp>,
+           NaNPropagatingMinMaxLowering<arith::MinimumFOp, spirv::GLFMinOp>>(
+          typeConverter, context, /*benefit=*/2);
 
   std::unique_ptr<ConversionTarget> target =
       SPIRVConversionTarget::get(targetEnv);

@@ -50,7 +50,7 @@ func.func @sum_of_squares(%x: tensor<4x16xf32>) -> (tensor<4xf32>, f16) {
 // -----
 
 // f64 at the program's interface is the caller's to convert.
-// expected-error @below {{'func.func' op takes or returns f64, which target 'apple-m1' has no f64: f64=f32 computes the program's own f64 in f32 but leaves its interface to the caller (pass f32)}}
+// expected-error @below {{'func.func' op takes or returns f64, but target 'apple-m1' has no f64: f64=f32 computes the program's own f64 in f32 but leaves its interface to the caller (pass f32)}}
 func.func @f64_argument(%x: tensor<4xf64>) -> tensor<4xf64> {
   return %x : tensor<4xf64>
 }

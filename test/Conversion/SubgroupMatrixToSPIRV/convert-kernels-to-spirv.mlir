@@ -133,3 +133,53 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// maximumf and minimumf return NaN where either operand is NaN: the
+// operands' sum there, FMax or FMin elsewhere (lavapipe compiled
+// upstream's selects of the NaN operand to FMax alone). Where the op may
+// assume no NaN, upstream's lowering stays.
+
+// CHECK-LABEL: spirv.func @nan_propagating
+// CHECK: %[[A:.*]] = spirv.Load "StorageBuffer"
+// CHECK: %[[B:.*]] = spirv.Load "StorageBuffer"
+// CHECK: %[[MAX:.*]] = spirv.GL.FMax %[[A]], %[[B]] : f32
+// CHECK: %[[ANAN:.*]] = spirv.IsNan %[[A]] : f32
+// CHECK: %[[BNAN:.*]] = spirv.IsNan %[[B]] : f32
+// CHECK: %[[EITHER:.*]] = spirv.LogicalOr %[[ANAN]], %[[BNAN]] : i1
+// CHECK: %[[SUM:.*]] = spirv.FAdd %[[A]], %[[B]] : f32
+// CHECK: %[[MAXIMUM:.*]] = spirv.Select %[[EITHER]], %[[SUM]], %[[MAX]] : i1, f32
+// CHECK: %[[VA:.*]] = spirv.CompositeConstruct %[[MAXIMUM]], %[[MAXIMUM]]
+// CHECK: %[[VB:.*]] = spirv.CompositeConstruct %[[B]], %[[B]]
+// CHECK: %[[MIN:.*]] = spirv.GL.FMin %[[VA]], %[[VB]] : vector<2xf32>
+// CHECK: %[[VANAN:.*]] = spirv.IsNan %[[VA]] : vector<2xf32>
+// CHECK: %[[VBNAN:.*]] = spirv.IsNan %[[VB]] : vector<2xf32>
+// CHECK: %[[VEITHER:.*]] = spirv.LogicalOr %[[VANAN]], %[[VBNAN]] : vector<2xi1>
+// CHECK: %[[VSUM:.*]] = spirv.FAdd %[[VA]], %[[VB]] : vector<2xf32>
+// CHECK: spirv.Select %[[VEITHER]], %[[VSUM]], %[[MIN]] : vector<2xi1>, vector<2xf32>
+// CHECK: %[[FAST:.*]] = spirv.GL.FMax %[[A]], %[[B]] : f32
+// CHECK-NOT: spirv.IsNan
+// CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[FAST]]
+module attributes {gpu.container_module} {
+  gpu.module @__spv__kernels attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], [SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<>>} {
+    gpu.func @nan_propagating(%in: memref<2xf32>, %out: memref<3xf32>) kernel
+        attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [1, 1, 1]>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %a = memref.load %in[%c0] : memref<2xf32>
+      %b = memref.load %in[%c1] : memref<2xf32>
+      %maximum = arith.maximumf %a, %b : f32
+      %va = vector.broadcast %maximum : f32 to vector<2xf32>
+      %vb = vector.broadcast %b : f32 to vector<2xf32>
+      %vmin = arith.minimumf %va, %vb : vector<2xf32>
+      %minimum = vector.extract %vmin[0] : f32 from vector<2xf32>
+      %fast = arith.maximumf %a, %b fastmath<nnan> : f32
+      memref.store %maximum, %out[%c0] : memref<3xf32>
+      memref.store %minimum, %out[%c1] : memref<3xf32>
+      memref.store %fast, %out[%c2] : memref<3xf32>
+      gpu.return
+    }
+  }
+}

@@ -483,9 +483,12 @@ def check(tools, text, target, arrays, entry=None, tolerance=None,
                 [os.path.join(tools, "sm-opt"), str(path),
                  "--sm-linalg-to-gpu=target=%s %s" % (target,
                                                       pipeline_options),
-                 "-o", str(path)], capture_output=True, text=True)
+                 "--mlir-print-op-on-diagnostic=false", "-o", str(path)], capture_output=True, text=True)
+            # sm-opt exits 1 with a diagnostic; a signal is a crash.
             if done.returncode:
-                return "REFUSED", done.stderr.strip()[-1500:]
+                return ("REFUSED" if done.returncode == 1 else "FAILED",
+                        "sm-opt exited %d: %s" % (done.returncode,
+                                                  done.stderr.strip()[-1500:]))
         try:
             ours = run_sm(tools, path, target, entry, arrays, scratch)
         except SmRunError as error:

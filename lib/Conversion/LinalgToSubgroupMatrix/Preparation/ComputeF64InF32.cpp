@@ -78,7 +78,7 @@ static LogicalResult computeInF32(FunctionOpInterface function,
   if (llvm::any_of(function.getArgumentTypes(), holdsF64) ||
       llvm::any_of(function.getResultTypes(), holdsF64))
     return function->emitOpError()
-           << "takes or returns f64, which " << reason
+           << "takes or returns f64, but " << reason
            << ": f64=f32 computes the program's own f64 in f32 but leaves "
               "its interface to the caller (pass f32)";
   WalkResult unsupported = function.getFunctionBody().walk([](Operation *op) {

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -232,8 +233,9 @@ static void widenInputs(linalg::LinalgOp op) {
     widened.push_back(wide);
   }
   replaceProductInputs(op, widened, temporaries);
-  // The narrow temporaries whose producers now write f32 are unused.
-  for (Value input : inputs) {
+  // The narrow temporaries whose producers now write f32 are unused. Each
+  // once: a Gram matrix reads one buffer as both operands.
+  for (Value input : llvm::SetVector<Value>(inputs.begin(), inputs.end())) {
     if (auto view = input.getDefiningOp<memref::CollapseShapeOp>()) {
       if (!view->use_empty())
         continue;

@@ -1,11 +1,12 @@
 // A maximum along rows that meets a NaN (generate.py seeds 27 and 74 on
 // apple-m1, where f16 inputs overflowed to infinities and inf - inf made
 // one): arith.maximumf returns NaN, but the Metal source printed it as
-// MSL's max, which returns the other operand. sm-lower-to-metal now
-// expands maximumf and minimumf upstream's way. Column 3 is NaN in every
-// row here: every result is NaN. Lavapipe (cpu-lavapipe) still returns the
-// other operand (found 2026-11-29, open): regressions-host-runners.test
-// runs this program on the host runners only.
+// MSL's max, which returns the other operand; sm-lower-to-metal now
+// expands maximumf and minimumf upstream's way. Lavapipe returned the
+// other operand too: it compiled upstream's SPIR-V form (FMax with the NaN
+// operand selected around it) to FMax alone; sm-convert-kernels-to-spirv
+// now selects the operands' sum where either is NaN. Column 3 is NaN in
+// every row here: every result is NaN.
 func.func @main(%x: tensor<6x8xf32>) -> tensor<6xf32> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<6xf32>
