@@ -386,10 +386,16 @@ def LowerToIntelPass : Pass<"sm-lower-to-intel", "ModuleOp"> {
     S-wide column tile; scalar ops work element by element. Kernels get the
     `intel_reqd_sub_group_size` of the target.
 
+    Kernels marked `subgroup_matrix.emulate` (the kernel stage marks those
+    whose products the target's matrices lack, such as 32-bit integers)
+    take the emulated form instead, as `sm-emulate-matrices` builds it:
+    scalar multiply-adds per invocation, operands exchanged by subgroup
+    shuffles. They are marked `subgroup_matrix.emulated`.
+
     The module is first checked against the target (`target` option or
-    attribute: `intel-xe-hpc`, subgroup 16, or `intel-xe-hpg`, subgroup 8)
-    and for uniformity; shapes or types the extension cannot express are
-    errors naming the rule.
+    attribute: `intel-xe-hpc`, subgroup 16, or `intel-xe-hpg`, subgroup 8;
+    marked kernels against its emulation) and for uniformity; shapes or
+    types the extension cannot express are errors naming the rule.
 
     ```mlir
     // sm-opt --sm-lower-to-intel=target=intel-xe-hpc examples/gemm_f16.mlir

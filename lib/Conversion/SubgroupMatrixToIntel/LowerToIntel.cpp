@@ -10,6 +10,7 @@
 #include "SubgroupMatrix/Transforms/PromoteBFloat16Maps.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -82,6 +83,44 @@ static void turnWorkgroupMemoryIntoGlobals(gpu::GPUModuleOp module) {
   });
 }
 
+/// Rewrites the matrices of the functions in `module` marked
+/// `subgroup_matrix.emulate` into their emulated form, marking them
+/// `subgroup_matrix.emulated` instead.
+static LogicalResult emulateMarkedKernels(gpu::GPUModuleOp module,
+                                          unsigned subgroupSize) {
+  MLIRContext *context = module.getContext();
+  WalkResult walk = module.walk([&](FunctionOpInterface function) {
+    if (!function->hasAttr(SubgroupMatrixDialect::getEmulateAttrName()))
+      return WalkResult::advance();
+    // The emulation addresses every element by its linear index into a 1-D
+    // buffer of the matrices' storage type.
+    flattenBuffers(function);
+    unpackWordBuffers(function);
+    if (failed(emulateSubgroupMatrices(function, subgroupSize,
+                                       /*exchangeThroughWorkgroup=*/false)))
+      return WalkResult::interrupt();
+    // MLIR's OpenCL lowering has shuffles but no broadcasts: a shuffle
+    // from one lane for all is the same.
+    function.walk([&](gpu::SubgroupBroadcastOp broadcast) {
+      OpBuilder builder(broadcast);
+      Location loc = broadcast.getLoc();
+      Value width = arith::ConstantIntOp::create(
+          builder, loc, builder.getI32Type(), subgroupSize);
+      Value shuffled = gpu::ShuffleOp::create(builder, loc, broadcast.getSrc(),
+                                              broadcast.getLane(), width,
+                                              gpu::ShuffleMode::IDX)
+                           .getShuffleResult();
+      broadcast.replaceAllUsesWith(shuffled);
+      broadcast.erase();
+    });
+    function->removeAttr(SubgroupMatrixDialect::getEmulateAttrName());
+    function->setAttr(SubgroupMatrixDialect::getEmulatedAttrName(),
+                      UnitAttr::get(context));
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 namespace {
 struct LowerToIntelPass
     : public subgroup_matrix::impl::LowerToIntelPassBase<LowerToIntelPass> {
@@ -95,7 +134,11 @@ struct LowerToIntelPass
       return signalPassFailure();
     FailureOr<SmallVector<gpu::GPUModuleOp>> gpuModules =
         collectKernelModules(module, getArgument());
-    if (failed(gpuModules) || failed(checkTarget(module, *overrideTarget)) ||
+    if (failed(gpuModules) ||
+        failed(checkTarget(module, *overrideTarget,
+                           /*allowEmulation=*/false,
+                           /*composedShapes=*/false,
+                           /*emulationRequests=*/true)) ||
         failed(checkUniformity(module)))
       return signalPassFailure();
 
@@ -104,6 +147,11 @@ struct LowerToIntelPass
       if (!target)
         return signalPassFailure();
       unsigned subgroupSize = target.getSubgroupSize();
+      // Kernels whose products the target's matrices lack (the kernel stage
+      // marks them, chooseProductForm) take the emulated form: scalars per
+      // invocation, operands exchanged by subgroup shuffles.
+      if (failed(emulateMarkedKernels(gpuModule, subgroupSize)))
+        return signalPassFailure();
       // Each element is addressed through the buffer a view shows, in the
       // storage type of its matrices (not packed words).
       foldSubViewsIntoAccesses(gpuModule);

@@ -15,13 +15,7 @@
 #include "SubgroupMatrix/Transforms/FlattenBuffers.h"
 #include "SubgroupMatrix/Transforms/RobustAccess.h"
 
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
-#include "mlir/Transforms/DialectConversion.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace mlir {
@@ -71,43 +65,6 @@ enum class EmulatedExchangeKind {
   Workgroup,
 };
 
-/// Gives `function` the workgroup scratch its emulated multiplications
-/// exchange operands through: one region per subgroup of the workgroup
-/// (its size from `known_block_size`), for the operands it does not read in
-/// place (`readInPlace`). Returns an exchange without scratch when there
-/// are none; fails when its workgroup size is unknown.
-static FailureOr<EmulatedOperandExchange>
-createWorkgroupExchange(Operation *function, unsigned subgroupSize,
-                        DenseSet<OpOperand *> readInPlace) {
-  int64_t words = getEmulatedExchangeWords(function, subgroupSize, readInPlace);
-  EmulatedOperandExchange exchange;
-  exchange.readInPlace = std::move(readInPlace);
-  if (!words)
-    return exchange;
-  auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
-  std::optional<ArrayRef<int32_t>> blockSize =
-      kernel ? kernel.getKnownBlockSize() : std::nullopt;
-  if (!blockSize)
-    return function->emitOpError(
-               "cannot exchange emulated operands through workgroup memory "
-               "without a known_block_size, which sizes the scratch buffer; "
-               "use emulated-exchange=subgroup"),
-           failure();
-  int64_t invocations = 1;
-  for (int32_t size : *blockSize)
-    invocations *= size;
-  int64_t subgroups = llvm::divideCeil(invocations, subgroupSize);
-  OpBuilder builder = OpBuilder::atBlockBegin(&kernel.getBody().front());
-  MLIRContext *context = function->getContext();
-  auto type = MemRefType::get(
-      {subgroups * words}, IntegerType::get(context, 32),
-      MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
-  exchange.scratch = memref::AllocOp::create(builder, kernel.getLoc(), type);
-  exchange.wordsPerSubgroup = words;
-  return exchange;
-}
-
 /// Whether `function`'s emulated multiplications exchange operands through
 /// workgroup memory. Measured on the H100 (docs/performance.md), where a
 /// 16-column matrix spreads over two lanes, workgroup memory is 1.7-4x
@@ -128,50 +85,6 @@ static bool exchangesThroughWorkgroup(Operation *function, TargetAttr target,
   }
   auto kernel = dyn_cast<gpu::GPUFuncOp>(function);
   return !target.getEmulated() && kernel && kernel.getKnownBlockSize();
-}
-
-/// Rewrites the matrices of `function` into their emulated form (scalars per
-/// invocation, see populateEmulatedSubgroupMatrixPatterns); reports each op
-/// whose matrices have none.
-static LogicalResult emulateMatrices(Operation *function, unsigned subgroupSize,
-                                     bool exchangeThroughWorkgroup) {
-  if (failed(checkPerInvocationForm(function, subgroupSize,
-                                    /*emulated=*/true)))
-    return failure();
-  // Operands staged in workgroup memory are read there in place wherever
-  // the exchange would go through workgroup memory too; with broadcasts
-  // (lavapipe, where a broadcast is a register move and a workgroup-memory
-  // read a gather) they are exchanged as before.
-  EmulatedOperandExchange exchange;
-  if (exchangeThroughWorkgroup) {
-    FailureOr<EmulatedOperandExchange> created = createWorkgroupExchange(
-        function, subgroupSize, findOperandsReadInPlace(function));
-    if (failed(created))
-      return failure();
-    exchange = std::move(*created);
-  }
-
-  MLIRContext *context = function->getContext();
-  TypeConverter converter;
-  converter.addConversion([](Type type) { return type; });
-  populateEmulatedSubgroupMatrixTypeConversion(converter, subgroupSize);
-  ConversionTarget target(*context);
-  target.addIllegalDialect<SubgroupMatrixDialect>();
-  // A barrier holds no matrix: the SPIR-V conversion lowers it.
-  target.addLegalOp<SubgroupBarrierOp>();
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-  RewritePatternSet patterns(context);
-  populateEmulatedSubgroupMatrixPatterns(converter, patterns, subgroupSize,
-                                         exchange);
-  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                       target);
-  if (failed(applyPartialConversion(function, target, std::move(patterns))))
-    return failure();
-  // The emulation computes bf16 in f32; its conversions become integer
-  // arithmetic on the bits, since devices without matrix units have no bf16.
-  RewritePatternSet expansions(context);
-  arith::populateExpandBFloat16Patterns(expansions);
-  return applyPatternsGreedily(function, std::move(expansions));
 }
 
 namespace {
@@ -226,7 +139,7 @@ void EmulateMatricesPass::runOnOperation() {
       if (robustAccess && kernel && kernel.isKernel() &&
           failed(addRobustAccessGuards(kernel)))
         return WalkResult::interrupt();
-      if (failed(emulateMatrices(
+      if (failed(emulateSubgroupMatrices(
               function, target.getSubgroupSize(),
               exchangesThroughWorkgroup(function, target, *exchangeKind))))
         return WalkResult::interrupt();

@@ -83,6 +83,19 @@ void populateEmulatedSubgroupMatrixPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     unsigned subgroupSize, const EmulatedOperandExchange &exchange = {});
 
+/// Rewrites the matrices of `function` into their emulated form (scalars per
+/// invocation, see populateEmulatedSubgroupMatrixPatterns) for subgroups of
+/// `subgroupSize`, exchanging operands through workgroup scratch it
+/// allocates when `exchangeThroughWorkgroup` (the kernel must then have a
+/// known_block_size), else by subgroup broadcasts and shuffles; bf16
+/// becomes f32 arithmetic on the bits. Expects 1-D buffers of the
+/// matrices' storage type (flattenBuffers, unpackWordBuffers). Reports
+/// each op that has no emulated form. sm-emulate-matrices (Vulkan, Metal)
+/// and sm-lower-to-intel call it for the kernels that take that form.
+LogicalResult emulateSubgroupMatrices(Operation *function,
+                                      unsigned subgroupSize,
+                                      bool exchangeThroughWorkgroup);
+
 /// The Itanium-mangled name of __spirv_SubgroupMatrixMultiplyAccumulateINTEL
 /// for operands of types `a`, `b` and `c` (LLVM's SPIR-V backend recognises
 /// the builtin by it).

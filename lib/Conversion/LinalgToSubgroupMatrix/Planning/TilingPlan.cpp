@@ -69,11 +69,7 @@ static bool hasConfigFor(ArrayRef<MatrixConfigAttr> configs, Type input,
 std::optional<ProductForm>
 mlir::subgroup_matrix::chooseProductForm(Type input, Type result,
                                          TargetAttr target) {
-  // The Vulkan and Metal lowerings emulate matrices; the Intel one has no
-  // emulated form (yet): there a product of types the target lacks stays
-  // an error.
   bool emulatable =
-      target.getBackend() != TargetBackend::OpenCL &&
       hasConfigFor(getEmulationTarget(target).getConfigs(), input, result);
   if (target.getEmulated())
     return emulatable ? std::optional(ProductForm::Emulated) : std::nullopt;
