@@ -1,24 +1,25 @@
 //===- IntelHostRuntime.cpp - SPV_INTEL matrices on the host --------------===//
 //
 // Runs the per-invocation kernels of sm-lower-to-intel on the CPU: every
-// invocation is a host thread, a subgroup is subgroupSize consecutive
-// invocations of a workgroup, and the OpenCL builtins the kernels call read
-// the calling thread's position.
+// invocation is a fiber of the host thread that runs its workgroup
+// (InvocationFibers.h), a subgroup is subgroupSize consecutive invocations
+// of a workgroup, and the OpenCL builtins the kernels call read the running
+// invocation's position.
 //
 // __spirv_SubgroupMatrixMultiplyAccumulateINTEL is implemented here from the
 // extension's "Mapping Matrix Data to Invocations" rules alone, not from the
 // lowering's packing code: every invocation of the subgroup hands over its
-// slices of A, B and C, one thread rebuilds the matrices, multiplies them
-// and hands every invocation its slice of the result.
+// slices of A, B and C, the last to arrive rebuilds the matrices, multiplies
+// them and hands every invocation its slice of the result.
 //
 //===----------------------------------------------------------------------===//
 
-#include <barrier>
+#include "InvocationFibers.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -34,24 +35,33 @@ struct Invocation {
 /// What one subgroup's invocations share to rendezvous.
 struct Subgroup {
   explicit Subgroup(unsigned lanes)
-      : barrier(lanes), slices(lanes), words(lanes) {}
-  std::barrier<> barrier;
-  /// One 32-bit value per invocation, for shuffles.
-  std::vector<uint32_t> words;
+      : barrier(lanes), slices(lanes), words(lanes), sources(lanes),
+        shuffled(lanes) {}
+  sm_fibers::Barrier barrier;
   struct Slice {
     unsigned char a[64], b[64], c[64], result[64];
   };
   std::vector<Slice> slices;
+  /// For shuffles: each invocation's 32-bit value, the lane it reads and
+  /// what it read.
+  std::vector<uint32_t> words, sources, shuffled;
 };
 
 struct Workgroup {
   explicit Workgroup(unsigned size) : barrier(size) {}
-  std::barrier<> barrier;
+  sm_fibers::Barrier barrier;
   unsigned subgroupSize = 16;
   std::vector<std::unique_ptr<Subgroup>> subgroups;
+  std::vector<Invocation> invocations;
 };
 
-thread_local Invocation *current = nullptr;
+/// The workgroup the calling host thread runs.
+thread_local Workgroup *runningWorkgroup = nullptr;
+
+/// The running invocation.
+Invocation &self() {
+  return runningWorkgroup->invocations[sm_fibers::Workgroup::get()->current()];
+}
 
 float halfToFloat(uint16_t half) {
   uint32_t sign = uint32_t(half & 0x8000) << 16, exponent = (half >> 10) & 31,
@@ -96,44 +106,50 @@ extern "C" {
 
 // The OpenCL builtins that MLIR's GPU-to-SPIR-V-flavoured-LLVM conversion
 // calls, by their mangled names.
-uint32_t _Z22get_sub_group_local_id() { return current->lane; }
-uint32_t _Z16get_sub_group_id() { return current->subgroup; }
-uint32_t _Z18get_sub_group_size() { return current->workgroup->subgroupSize; }
+uint32_t _Z22get_sub_group_local_id() { return self().lane; }
+uint32_t _Z16get_sub_group_id() { return self().subgroup; }
+uint32_t _Z18get_sub_group_size() { return self().workgroup->subgroupSize; }
 uint32_t _Z18get_num_sub_groups() {
-  uint32_t invocations = current->size[0] * current->size[1] * current->size[2];
-  uint32_t subgroupSize = current->workgroup->subgroupSize;
+  uint32_t invocations = self().size[0] * self().size[1] * self().size[2];
+  uint32_t subgroupSize = self().workgroup->subgroupSize;
   return (invocations + subgroupSize - 1) / subgroupSize;
 }
-uint64_t _Z12get_local_idj(uint32_t d) { return current->local[d]; }
-uint64_t _Z12get_group_idj(uint32_t d) { return current->group[d]; }
-uint64_t _Z14get_local_sizej(uint32_t d) { return current->size[d]; }
-uint64_t _Z14get_num_groupsj(uint32_t d) { return current->groups[d]; }
+uint64_t _Z12get_local_idj(uint32_t d) { return self().local[d]; }
+uint64_t _Z12get_group_idj(uint32_t d) { return self().group[d]; }
+uint64_t _Z14get_local_sizej(uint32_t d) { return self().size[d]; }
+uint64_t _Z14get_num_groupsj(uint32_t d) { return self().groups[d]; }
 uint64_t _Z13get_global_idj(uint32_t d) {
-  return uint64_t(current->group[d]) * current->size[d] + current->local[d];
+  return uint64_t(self().group[d]) * self().size[d] + self().local[d];
 }
 void _Z22__spirv_ControlBarrierjjj(uint32_t executionScope, uint32_t,
                                    uint32_t) {
   // SPIR-V scopes: 2 is the workgroup, 3 the subgroup.
   constexpr uint32_t subgroupScope = 3;
   if (executionScope == subgroupScope)
-    current->workgroup->subgroups[current->subgroup]->barrier.arrive_and_wait();
+    self().workgroup->subgroups[self().subgroup]->barrier.arriveAndWait();
   else
-    current->workgroup->barrier.arrive_and_wait();
+    self().workgroup->barrier.arriveAndWait();
 }
-void _Z7barrierj(uint32_t) { current->workgroup->barrier.arrive_and_wait(); }
+void _Z7barrierj(uint32_t) { self().workgroup->barrier.arriveAndWait(); }
 
 /// sub_group_shuffle and sub_group_shuffle_xor (cl_intel_subgroups) on
-/// 32-bit values: every invocation publishes its value, then reads the one
-/// of invocation `source` (its own where there is none).
+/// 32-bit values: every invocation posts its value and the lane it reads;
+/// the last to arrive hands each the value of its lane (its own where there
+/// is none). No invocation posts again before every one has arrived, so
+/// what it read stays until it takes it.
 static uint32_t exchange(uint32_t value, unsigned source) {
-  Subgroup &subgroup = *current->workgroup->subgroups[current->subgroup];
-  subgroup.words[current->lane] = value;
-  subgroup.barrier.arrive_and_wait();
-  uint32_t result =
-      source < subgroup.words.size() ? subgroup.words[source] : value;
-  // Nobody overwrites the words before every invocation has read.
-  subgroup.barrier.arrive_and_wait();
-  return result;
+  Subgroup &subgroup = *self().workgroup->subgroups[self().subgroup];
+  unsigned lane = self().lane;
+  subgroup.words[lane] = value;
+  subgroup.sources[lane] = source;
+  subgroup.barrier.arriveAndWait([&subgroup] {
+    unsigned lanes = subgroup.words.size();
+    for (unsigned i = 0; i < lanes; ++i)
+      subgroup.shuffled[i] = subgroup.sources[i] < lanes
+                                 ? subgroup.words[subgroup.sources[i]]
+                                 : subgroup.words[i];
+  });
+  return subgroup.shuffled[lane];
 }
 /// The compiler-rt builtin that LLVM calls to round f32 to bf16 on the host
 /// (the system's libgcc lacks it): to nearest even, NaNs kept quiet. bf16
@@ -153,7 +169,7 @@ uint32_t _Z17sub_group_shuffleij(uint32_t value, uint32_t lane) {
   return exchange(value, lane);
 }
 uint32_t _Z21sub_group_shuffle_xorij(uint32_t value, uint32_t mask) {
-  return exchange(value, current->lane ^ mask);
+  return exchange(value, self().lane ^ mask);
 }
 
 /// __spirv_SubgroupMatrixMultiplyAccumulateINTEL(K, A, B, C, operands) for
@@ -163,14 +179,14 @@ void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
                                   const void *b, int bBytes, const void *c,
                                   int cBytes, void *result, int operands,
                                   int rows) {
-  Workgroup &workgroup = *current->workgroup;
-  Subgroup &subgroup = *workgroup.subgroups[current->subgroup];
-  Subgroup::Slice &mine = subgroup.slices[current->lane];
+  Workgroup &workgroup = *self().workgroup;
+  Subgroup &subgroup = *workgroup.subgroups[self().subgroup];
+  Subgroup::Slice &mine = subgroup.slices[self().lane];
   std::memcpy(mine.a, a, aBytes);
   std::memcpy(mine.b, b, bBytes);
   std::memcpy(mine.c, c, cBytes);
-  subgroup.barrier.arrive_and_wait();
-  if (current->lane == 0) {
+  subgroup.barrier.arriveAndWait([&subgroup, &workgroup, k, cBytes, operands,
+                                  rows] {
     const unsigned n = workgroup.subgroupSize, m = rows;
     // The component types the operands select.
     bool int8 = operands & (0x10 | 0x20), f16 = operands & (0x400 | 0x800),
@@ -265,50 +281,47 @@ void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
         }
       }
     }
-  }
-  subgroup.barrier.arrive_and_wait();
+  });
+  // No invocation posts new slices before every one has arrived again.
   std::memcpy(result, mine.result, cBytes);
-  // Nobody reuses the slices before every invocation has read its result.
-  subgroup.barrier.arrive_and_wait();
 }
 
 /// Runs `entry` over `grid` workgroups of info[1..3] invocations in
-/// subgroups of info[0], one workgroup at a time.
+/// subgroups of info[0], the workgroups spread over the host's cores.
 void sm_intel_launch(void (*entry)(void **), void **arguments,
                      const unsigned grid[3], const unsigned info[4]) {
   unsigned subgroupSize = info[0];
   unsigned size[3] = {info[1], info[2], info[3]};
   unsigned count = size[0] * size[1] * size[2];
-  for (unsigned gz = 0; gz < grid[2]; ++gz)
-    for (unsigned gy = 0; gy < grid[1]; ++gy)
-      for (unsigned gx = 0; gx < grid[0]; ++gx) {
-        Workgroup workgroup(count);
-        workgroup.subgroupSize = subgroupSize;
-        for (unsigned s = 0; s * subgroupSize < count; ++s)
-          workgroup.subgroups.push_back(std::make_unique<Subgroup>(
-              std::min(subgroupSize, count - s * subgroupSize)));
-        std::vector<Invocation> invocations(count);
-        std::vector<std::thread> threads;
-        for (unsigned linear = 0; linear < count; ++linear) {
-          Invocation &inv = invocations[linear];
-          inv.local[0] = linear % size[0];
-          inv.local[1] = linear / size[0] % size[1];
-          inv.local[2] = linear / (size[0] * size[1]);
-          inv.group[0] = gx, inv.group[1] = gy, inv.group[2] = gz;
-          for (int d = 0; d < 3; ++d)
-            inv.groups[d] = grid[d], inv.size[d] = size[d];
-          inv.linear = linear;
-          inv.lane = linear % subgroupSize;
-          inv.subgroup = linear / subgroupSize;
-          inv.workgroup = &workgroup;
-          threads.emplace_back([&inv, entry, arguments] {
-            current = &inv;
-            entry(arguments);
-          });
-        }
-        for (std::thread &thread : threads)
-          thread.join();
-      }
+  uint64_t groups = uint64_t(grid[0]) * grid[1] * grid[2];
+  sm_fibers::runWorkgroups(groups, [&](sm_fibers::Workgroup &fibers,
+                                       uint64_t index) {
+    unsigned group[3] = {unsigned(index % grid[0]),
+                         unsigned(index / grid[0] % grid[1]),
+                         unsigned(index / (uint64_t(grid[0]) * grid[1]))};
+    Workgroup workgroup(count);
+    workgroup.subgroupSize = subgroupSize;
+    for (unsigned s = 0; s * subgroupSize < count; ++s)
+      workgroup.subgroups.push_back(std::make_unique<Subgroup>(
+          std::min(subgroupSize, count - s * subgroupSize)));
+    workgroup.invocations.resize(count);
+    for (unsigned linear = 0; linear < count; ++linear) {
+      Invocation &inv = workgroup.invocations[linear];
+      inv.local[0] = linear % size[0];
+      inv.local[1] = linear / size[0] % size[1];
+      inv.local[2] = linear / (size[0] * size[1]);
+      for (int d = 0; d < 3; ++d)
+        inv.group[d] = group[d], inv.groups[d] = grid[d], inv.size[d] = size[d];
+      inv.linear = linear;
+      inv.lane = linear % subgroupSize;
+      inv.subgroup = linear / subgroupSize;
+      inv.workgroup = &workgroup;
+    }
+    runningWorkgroup = &workgroup;
+    auto invoke = [entry, arguments](unsigned) { entry(arguments); };
+    fibers.run(count, invoke);
+    runningWorkgroup = nullptr;
+  });
 }
 
 } // extern "C"

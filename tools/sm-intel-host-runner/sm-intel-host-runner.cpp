@@ -3,7 +3,8 @@
 // Runs the kernels of `sm-opt --sm-lower-to-intel` on the CPU: the LLVM IR of
 // `sm-translate --emit-intel-host-llvm` (the same per-invocation code that
 // becomes the SPIR-V binary) is compiled for the host and linked with a
-// runtime where every invocation is a thread and the multiply-accumulate
+// runtime where every invocation is a fiber (workgroups run in parallel) and
+// the multiply-accumulate
 // builtin is implemented from the extension's mapping rules. Results are
 // checked like sm-vulkan-runner's.
 //

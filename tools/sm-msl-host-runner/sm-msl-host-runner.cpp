@@ -2,10 +2,10 @@
 //
 // Compiles the Metal Shading Language of `sm-translate --emit-msl` as C++
 // against this tool's host `metal_stdlib`, loads it, runs a kernel over a
-// grid (every invocation a host thread, simdgroup matrix functions as
-// rendezvous of their simdgroup) and checks the results like
-// sm-vulkan-runner does. There is no Metal compiler on Linux; this is how
-// the emitted code is executed and its numbers proven.
+// grid (every invocation a fiber of the host thread that runs its
+// threadgroup, simdgroup matrix functions as rendezvous of their simdgroup) and
+// checks the results like sm-vulkan-runner does. There is no Metal compiler on
+// Linux; this is how the emitted code is executed and its numbers proven.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +27,9 @@ const char *usage =
 
 Compiles KERNEL.metal (from sm-translate --emit-msl) as C++20 with the host
 metal_stdlib, then runs kernel NAME over a grid of threadgroups on the CPU:
-every invocation a host thread, simdgroup matrix functions rendezvous of
-their simdgroup. Argument i of the kernel is [[buffer(i)]]; the threadgroup
+threadgroups in parallel, every invocation a fiber of the host thread that
+runs its threadgroup, simdgroup matrix functions rendezvous of their
+simdgroup. Argument i of the kernel is [[buffer(i)]]; the threadgroup
 size is the kernel's known_block_size.
 
   --entry NAME            the kernel to run
@@ -61,7 +62,8 @@ bool loadKernels(const std::string &path, const std::string &compiler,
   std::string library = directory.getPath() + "/kernel.so";
   std::string command = compiler + " -std=c++20 -O1 -w -shared -fPIC " +
                         "-DSM_MSL_HOST -I'" SM_MSL_HOST_INCLUDE_DIR "' " +
-                        "-x c++ '" + path + "' -o '" + library + "' -pthread";
+                        "-I'" SM_RUNNER_INCLUDE_DIR "' " + "-x c++ '" + path +
+                        "' -o '" + library + "' -pthread";
   if (std::system(command.c_str()) != 0) {
     error = "the host C++ compiler rejected '" + path + "' (" + command + ")";
     return false;

@@ -57,6 +57,9 @@
 
 using namespace mlir;
 
+/// OpenCL's address space of workgroup memory.
+static constexpr unsigned workgroupAddressSpace = 3;
+
 extern "C" {
 void LLVMInitializeSPIRVTargetInfo();
 void LLVMInitializeSPIRVTarget();
@@ -162,9 +165,10 @@ static std::unique_ptr<llvm::Module> lowerToLLVMIR(Operation *op,
   // private 0.
   AttrTypeReplacer replacer;
   replacer.addReplacement([](gpu::AddressSpaceAttr space) -> Attribute {
-    unsigned number = space.getValue() == gpu::AddressSpace::Global      ? 1
-                      : space.getValue() == gpu::AddressSpace::Workgroup ? 3
-                                                                         : 0;
+    unsigned number = space.getValue() == gpu::AddressSpace::Global ? 1
+                      : space.getValue() == gpu::AddressSpace::Workgroup
+                          ? workgroupAddressSpace
+                          : 0;
     return IntegerAttr::get(IntegerType::get(space.getContext(), 64), number);
   });
   replacer.recursivelyReplaceElementsIn(gpuModule, /*replaceAttrs=*/true,
@@ -705,6 +709,11 @@ mlir::subgroup_matrix::translateToIntelHostLLVM(Operation *op,
       if (auto *call = dyn_cast<llvm::CallInst>(user))
         call->setCallingConv(llvm::CallingConv::C);
   }
+  // The host runner runs workgroups in parallel, one per host thread: each
+  // has the workgroup memory of its own.
+  for (llvm::GlobalVariable &global : module->globals())
+    if (global.getAddressSpace() == workgroupAddressSpace)
+      global.setThreadLocal(true);
   defineHostBuiltins(*module);
   if (failed(defineHostEntries(op, *module, memrefs, signatures)))
     return failure();
