@@ -53,18 +53,29 @@ struct Stack {
   static constexpr size_t size = size_t(8) << 20;
   char *base = nullptr;
 
+  Stack() = default;
+  Stack(const Stack &) = delete;
+  Stack &operator=(const Stack &) = delete;
+  Stack(Stack &&other) noexcept : base(other.base) { other.base = nullptr; }
+  ~Stack() {
+    if (base)
+      munmap(base - pageSize(), size + pageSize());
+  }
+
   void map() {
-    size_t page = size_t(sysconf(_SC_PAGESIZE));
-    void *mapped = mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
+    void *mapped = mmap(nullptr, size + pageSize(), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapped == MAP_FAILED) {
       std::fprintf(stderr, "error: cannot map an invocation's stack\n");
       std::abort();
     }
-    mprotect(mapped, page, PROT_NONE);
-    base = static_cast<char *>(mapped) + page;
+    mprotect(mapped, pageSize(), PROT_NONE);
+    base = static_cast<char *>(mapped) + pageSize();
   }
   char *top() const { return base + size; }
+
+private:
+  static size_t pageSize() { return size_t(sysconf(_SC_PAGESIZE)); }
 };
 
 #if defined(__x86_64__)

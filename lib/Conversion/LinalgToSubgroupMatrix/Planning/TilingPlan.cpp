@@ -177,9 +177,12 @@ static MatmulTiling fillTilingDefaults(const Contraction &problem,
   // four or eight multiply-adds. On the H100, f32 -> f32 with the next step
   // prefetched: 1024x768x768 49.7 us, 1024x3072x768 125.7 us (38 TFLOP/s)
   // against 72.1 and 263.1 us with one matrix per subgroup, 167 registers
-  // (docs/performance.md).
+  // (docs/performance.md). Only Vulkan was measured so: Metal and Intel
+  // keep one matrix per subgroup, whose unrolled code a compiler takes in
+  // seconds (2 x 4 made 870 KB of MSL for one int8 GEMM, 25 s to compile
+  // on the host).
   bool emulatedOnMatrixUnits = emulated && !target.getEmulated();
-  if (emulatedOnMatrixUnits) {
+  if (emulatedOnMatrixUnits && vulkan) {
     blockM = 2;
     blockN = 4;
   }
