@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -209,7 +210,16 @@ void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
       (void)tf32;
       return value;
     };
-    std::vector<double> matA(m * k), matB(k * n);
+    // At most 8 rows, K of 32 (8-bit) and 16 columns: no allocation per
+    // call.
+    double matA[8 * 32] = {}, matB[32 * 16] = {};
+    if (m > 8 || unsigned(k) > 32 || n > 16) {
+      std::fprintf(stderr,
+                   "error: a %ux%dx%u multiply-accumulate is larger "
+                   "than the extension's\n",
+                   m, k, n);
+      std::abort();
+    }
     // Matrix A: M x K, from "Mapping Matrix Data to Invocations".
     for (unsigned lane = 0; lane < n; ++lane) {
       const unsigned char *slice = subgroup.slices[lane].a;
@@ -242,41 +252,45 @@ void sm_intel_multiply_accumulate(int k, const void *a, int aBytes,
             decode(readBits(slice, row * bits, bits), signedB);
     }
     // C and the result: one column per invocation, a row per component.
+    // Integer sums too are doubles: every 8-bit product, and an int32
+    // accumulator plus at most 32 of them, is exact in one. A row's sums
+    // go along K for all columns at once.
     unsigned resultBytes = cBytes / m;
     bool resultHalf = !int8 && resultBytes == 2;
-    for (unsigned lane = 0; lane < n; ++lane) {
-      const unsigned char *slice = subgroup.slices[lane].c;
-      for (unsigned r = 0; r < m; ++r) {
-        double sum = 0;
-        int64_t integer = 0;
+    for (unsigned r = 0; r < m; ++r) {
+      double sums[16];
+      for (unsigned lane = 0; lane < n; ++lane) {
+        const unsigned char *slice = subgroup.slices[lane].c;
         if (int8) {
           int32_t value;
           std::memcpy(&value, slice + 4 * r, 4);
-          integer = value;
+          sums[lane] = value;
         } else if (resultHalf) {
           uint16_t value;
           std::memcpy(&value, slice + 2 * r, 2);
-          sum = halfToFloat(value);
+          sums[lane] = halfToFloat(value);
         } else {
           float value;
           std::memcpy(&value, slice + 4 * r, 4);
-          sum = value;
+          sums[lane] = value;
         }
-        for (unsigned p = 0; p < unsigned(k); ++p) {
-          if (int8)
-            integer += int64_t(matA[r * k + p]) * int64_t(matB[p * n + lane]);
-          else
-            sum += matA[r * k + p] * matB[p * n + lane];
-        }
+      }
+      for (unsigned p = 0; p < unsigned(k); ++p) {
+        double a = matA[r * k + p];
+        const double *bRow = matB + p * n;
+        for (unsigned lane = 0; lane < n; ++lane)
+          sums[lane] += a * bRow[lane];
+      }
+      for (unsigned lane = 0; lane < n; ++lane) {
         unsigned char *out = subgroup.slices[lane].result;
         if (int8) {
-          uint32_t wrapped = uint32_t(integer);
+          uint32_t wrapped = uint32_t(int64_t(sums[lane]));
           std::memcpy(out + 4 * r, &wrapped, 4);
         } else if (resultHalf) {
-          uint16_t half = floatToHalf(float(sum));
+          uint16_t half = floatToHalf(float(sums[lane]));
           std::memcpy(out + 2 * r, &half, 2);
         } else {
-          float value = float(sum);
+          float value = float(sums[lane]);
           std::memcpy(out + 4 * r, &value, 4);
         }
       }
