@@ -110,7 +110,7 @@ public:
   /// Runs body(i) for every i in [0, count) until each returns. Invocations
   /// start in order and take turns at each wait (yield).
   template <typename Body> void run(unsigned count, Body &body) {
-    body_ = &body;
+    runningBody = &body;
     invoke = [](void *body, unsigned index) {
       (*static_cast<Body *>(body))(index);
     };
@@ -161,7 +161,7 @@ private:
 
   std::vector<Fiber> fibers;
   unsigned active = 0;
-  void *body_ = nullptr;
+  void *runningBody = nullptr;
   void (*invoke)(void *, unsigned) = nullptr;
 #if defined(__x86_64__)
   void *schedulerStackPointer = nullptr;
@@ -182,7 +182,7 @@ private:
     __sanitizer_finish_switch_fiber(nullptr, &workgroup->schedulerBottom,
                                     &workgroup->schedulerSize);
 #endif
-    workgroup->invoke(workgroup->body_, workgroup->active);
+    workgroup->invoke(workgroup->runningBody, workgroup->active);
     Fiber &fiber = workgroup->fibers[workgroup->active];
     fiber.done = true;
 #ifdef SM_FIBERS_ASAN
