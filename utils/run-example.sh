@@ -19,8 +19,8 @@ buildDir="${SM_BUILD_DIR:-$repoRoot/build}"
 "$repoRoot/utils/setup.sh"
 # Everything the README's examples use, the Python package's C API library
 # included.
-"$repoRoot/utils/build.sh" sm-opt sm-translate sm-vulkan-runner sm-msl-host-runner \
-  sm-intel-host-runner SubgroupMatrixCAPI
+"$repoRoot/utils/build.sh" sm-opt sm-translate sm-run sm-plan-runner \
+  sm-vulkan-runner sm-msl-host-runner sm-intel-host-runner SubgroupMatrixCAPI
 
 outDir="$buildDir/examples"
 mkdir -p "$outDir"

@@ -266,6 +266,34 @@ def corpus_mobilenet_block(x, dw, dw_bias, pw):
     return functional.max_pool2d(y, 3, stride=2).permute(0, 2, 3, 1)
 
 
+def corpus_basic_block_tflite(x, w1, b1, w2, b2):
+    functional = torch.nn.functional
+    torch.backends.cudnn.allow_tf32 = False
+    nchw = x.permute(0, 3, 1, 2)
+    y = functional.conv2d(nchw, w1.permute(0, 3, 1, 2), b1, padding=1)
+    y = functional.conv2d(y.clamp(0, 6), w2.permute(0, 3, 1, 2), b2,
+                          padding=1)
+    y = torch.relu(y + nchw)
+    return functional.max_pool2d(y, 2, stride=2).permute(0, 2, 3, 1)
+
+
+def corpus_mlp_silu(x, w1, b1, w2, b2):
+    functional = torch.nn.functional
+    return functional.linear(functional.silu(functional.linear(x, w1, b1)),
+                             w2, b2)
+
+
+def corpus_self_attention(x, wq, wk, wv, wo, heads=4):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    tokens, width = x.shape
+
+    def split(t):
+        return t.view(tokens, heads, width // heads).transpose(0, 1)
+    q, k, v = (split(x @ w.T) for w in (wq, wk, wv))
+    context = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    return context.transpose(0, 1).reshape(tokens, width) @ wo.T
+
+
 def corpus_embed_norm(tokens, table, weight):
     return corpus_rms_norm(torch.nn.functional.embedding(tokens, table),
                            weight)

@@ -69,6 +69,8 @@ void mlir::subgroup_matrix::buildLowerToMetalPipeline(
 
 void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
     OpPassManager &pm, const LinalgToGPUOptions &options) {
+  // A TOSA program becomes linalg first; a linalg program is untouched.
+  pm.addPass(createTosaToLinalgPass());
   // Calls are inlined first so that dispatch formation sees across them; no
   // simplification runs on the result (the stages after it normalize).
   pm.addPass(createInlinerPass(/*opPipelines=*/{},

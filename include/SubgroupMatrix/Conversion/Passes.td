@@ -651,6 +651,40 @@ def WarnUninitializedReductionsPass
   }];
 }
 
+def TosaToLinalgPass : Pass<"sm-tosa-to-linalg", "ModuleOp"> {
+  let summary = "lower a program written in TOSA to linalg, as upstream does";
+  let description = [{
+    The first stage of `sm-linalg-to-gpu`: a program in TOSA (as TensorFlow
+    Lite's converter and torch-mlir's TOSA path write them) becomes the
+    linalg program on tensors that the later stages take, through upstream
+    MLIR's own lowering: the passes of `tosa-to-linalg-pipeline`
+    (decompositions, shape inference, broadcasting, named ops, then the
+    element-wise ops), followed by `tosa-to-arith` (constants),
+    `tosa-to-tensor` (reshapes, slices, pads, concatenations) and
+    `tosa-to-scf` (control flow). Shape operands left without users are
+    dropped. A TOSA op that none of them lowers is reported at its location.
+    A module without TOSA ops is left as it is, so that a linalg program is
+    never simplified behind its author's back.
+
+    ```mlir
+    // sm-opt --sm-tosa-to-linalg
+    func.func @relu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %y = tosa.clamp %x {min_val = 0.0 : f32, max_val = 3.4e38 : f32}
+          : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      return %y : tensor<4x8xf32>
+    }
+    // becomes a linalg.generic of arith.minimumf and arith.maximumf
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ComputeF64InF32Pass : Pass<"sm-compute-f64-in-f32", "ModuleOp"> {
   let summary = "compute a program's f64 arithmetic in f32 on targets without f64";
   let description = [{

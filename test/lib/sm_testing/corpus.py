@@ -305,6 +305,34 @@ def mobilenet_block(x, dw, dw_bias, pw):
                    for i in range(3) for j in range(3)], axis=0)
 
 
+def basic_block_tflite(x, w1, b1, w2, b2):
+    """TFLite's OHWI weights, 3x3 convolutions padded by one."""
+    def conv(t, w, b):
+        return conv_channels_last(pad_spatial(t, 1), w.transpose(1, 2, 3, 0),
+                                  (1, 1), (1, 1)) + b
+    hidden = np.clip(conv(x, w1, b1), 0.0, 6.0)
+    summed = np.maximum(conv(hidden, w2, b2) + x, 0.0)
+    n, h, wd, c = summed.shape
+    return summed.reshape(n, h // 2, 2, wd // 2, 2, c).max(axis=(2, 4))
+
+
+def mlp_silu(x, w1, b1, w2, b2):
+    """torch's [out, in] weights; f16 where the program's tensors are."""
+    hidden = f16(f16(x @ w1.T) + b1)
+    gated = f16(hidden * f16(1.0 / (1.0 + np.exp(-hidden))))
+    return f16(f16(gated @ w2.T) + b2)
+
+
+def self_attention(x, wq, wk, wv, wo, heads=4):
+    tokens, width = x.shape
+    def split(t):
+        return t.reshape(tokens, heads, width // heads).transpose(1, 0, 2)
+    q, k, v = (split(x @ w.T) for w in (wq, wk, wv))
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(width // heads)
+    context = softmax(scores) @ v
+    return context.transpose(1, 0, 2).reshape(tokens, width) @ wo.T
+
+
 def embed_norm(tokens, table, weight):
     return rms_norm(table[tokens], weight)
 
@@ -423,6 +451,18 @@ PROGRAMS = {
         embed_norm, 2e-3,
         lambda s: {0: (0, s[1][0] - 1), 2: (0.5, 1.5)},
         peer="corpus_embed_norm"),
+    "cnn_block_tflite_tosa": Program(
+        basic_block_tflite, 1e-4,
+        lambda s: {1: kaiming(9 * s[1][3]), 3: kaiming(9 * s[3][3])},
+        peer="corpus_basic_block_tflite"),
+    "mlp_silu_torch_tosa": Program(
+        mlp_silu, 1e-2,
+        lambda s: {1: kaiming(s[1][1]), 3: kaiming(s[3][1])},
+        peer="corpus_mlp_silu"),
+    "attention_block_torch_tosa": Program(
+        self_attention, 1e-4,
+        lambda s: {i: kaiming(s[i][1]) for i in (1, 2, 3, 4)},
+        peer="corpus_self_attention"),
     "named_ops_graph_stablehlo": Program(
         normalize, 1e-5, lambda s: {0: (-3.0, 3.0)},
         peer="corpus_normalize"),

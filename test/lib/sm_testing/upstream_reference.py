@@ -392,9 +392,36 @@ def parse_printed(stdout):
     return arrays
 
 
+# Upstream's lowering of a TOSA program to linalg, done by upstream's own
+# mlir-opt: the passes of its tosa-to-linalg-pipeline and the conversions
+# that pipeline leaves to the caller (sm-tosa-to-linalg runs the same ones
+# inside sm-run).
+TOSA_TO_LINALG = ["--tosa-to-linalg-pipeline", "--tosa-to-arith",
+                  "--tosa-to-tensor", "--tosa-to-scf", "--canonicalize"]
+
+
+def is_tosa(text):
+    """Whether the program is written in TOSA."""
+    return re.search(r"\btosa\.[a-z_]+\b|\"tosa\.", text) is not None
+
+
+def lower_tosa(text):
+    """`text` in linalg: TOSA lowered by upstream MLIR, else unchanged."""
+    if not is_tosa(text):
+        return text
+    done = subprocess.run(
+        [os.path.join(LLVM_BIN, "mlir-opt"), "-"] + TOSA_TO_LINALG,
+        input=text, capture_output=True, text=True)
+    if done.returncode:
+        raise ReferenceError("upstream mlir-opt could not lower the TOSA "
+                             "program: " + done.stderr.strip()[-800:])
+    return done.stdout
+
+
 def reference_module(tools, text, driver):
-    """The program with the precision policy's f32 accumulation and the
-    driver's ops appended to its module."""
+    """The program (in linalg) with the precision policy's f32 accumulation
+    and the driver's ops appended to its module."""
+    text = lower_tosa(text)
     done = subprocess.run(
         [os.path.join(tools, "sm-opt"), "-", "--linalg-generalize-named-ops",
          "--sm-accumulate-in-f32"], input=text, capture_output=True,
