@@ -15,11 +15,12 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "Unit", "lib"]
 # The fast tier (check-sm-fast, `utils/run-tests.sh --fast`): everything but
 # the tests that execute kernels, on a device or the host runners, or run
-# the documentation's commands.
+# the documentation's commands, or build the downstream project.
 if lit_config.params.get("tier") == "fast":
     config.excludes += ["Integration", "execution.test", "execution.mlir",
                         "execution-xe-hpc.test", "execution-xe-hpg.test",
-                        "host-execution.test", "documented-commands.test"]
+                        "host-execution.test", "documented-commands.test",
+                        "Downstream"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.sm_binary_dir, "test")
 

@@ -23,6 +23,10 @@ import subprocess
 import sys
 import tempfile
 
+# The test library of this checkout (test/lib), from wherever this runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "test", "lib"))
+
 from sm_testing.linalg import cases_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

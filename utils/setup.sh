@@ -48,7 +48,7 @@ asRoot() {
 
 installDebianPackages() {
   local packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-    cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest python3-numpy xz-utils zlib1g-dev
+    cmake ninja-build g++ libgtest-dev libgmock-dev python3 python3-pytest python3-numpy python3-venv python3-pip xz-utils zlib1g-dev
     libzstd-dev libvulkan1 ccache)
   local missing=()
   for p in "${packages[@]}"; do
@@ -357,33 +357,26 @@ PIN
   echo complete >>"$vulkanRoot/sm-versions.txt"
 }
 
-# Makes `import subgroup_matrix` find python/ of this checkout, and
-# `import sm_testing` (the test library the scripts in bench/ and utils/
-# share with the tests) find test/lib: a .pth file in the site-packages of each python3 (the one on PATH and Debian's), or in
-# the user's site-packages where the system one is not writable.
-installPythonPackagePath() {
-  local interpreters=() python seen=""
+# Nothing is written into the system's Python: the scripts and tests of this
+# checkout find python/ and test/lib themselves, and users install the
+# package (README: "Installing"). Earlier setups wrote a subgroup_matrix.pth
+# into site-packages; it is removed where it names this checkout.
+removeOldPythonPackagePath() {
+  local python site
   for python in "$(command -v python3 || true)" /usr/bin/python3; do
     [ -x "$python" ] || continue
-    case " $seen " in *" $(readlink -f "$python") "*) continue ;; esac
-    seen="$seen $(readlink -f "$python")"
-    interpreters+=("$python")
-  done
-  for python in "${interpreters[@]}"; do
-    local site
-    site=$("$python" -c 'import site; print(site.getsitepackages()[0])')
-    if ! mkdir -p "$site" 2>/dev/null || [ ! -w "$site" ]; then
-      site=$("$python" -m site --user-site)
-      mkdir -p "$site"
-    fi
-    printf '%s\n' "$repoRoot/python" "$repoRoot/test/lib" \
-      >"$site/subgroup_matrix.pth"
-    log "subgroup_matrix importable by $python ($site/subgroup_matrix.pth)"
+    for site in $("$python" -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))'); do
+      if [ -f "$site/subgroup_matrix.pth" ] &&
+        grep -qx "$repoRoot/python" "$site/subgroup_matrix.pth"; then
+        rm -f "$site/subgroup_matrix.pth"
+        log "removed $site/subgroup_matrix.pth (an earlier setup's)"
+      fi
+    done
   done
 }
 
 installDebianPackages
-installPythonPackagePath
+removeOldPythonPackagePath
 installMesa
 installVulkanHeaders
 installIntelCompiler

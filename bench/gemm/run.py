@@ -37,6 +37,10 @@ import shutil
 import subprocess
 import sys
 
+# The test library of this checkout (test/lib), from wherever this runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "test", "lib"))
+
 from sm_testing.gemm import TYPES, git_commit, matmul_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -3,6 +3,13 @@ a front-end writes it, the shapes to run it at, how to make its inputs, and
 the same computation in PyTorch eager (the peer, and the reference the
 outputs are checked against)."""
 
+import os
+import sys
+
+# The test library of this checkout (test/lib), from wherever this runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "test", "lib"))
+
 from sm_testing import corpus
 from sm_testing.linalg.attention import attention_program
 from sm_testing.linalg.common import filled_matmul_program, tensor

@@ -17,6 +17,10 @@ import sys
 import numpy as np
 import torch
 
+# The test library of this checkout (test/lib), from wherever this runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "test", "lib"))
+
 from sm_testing import corpus  # (the front-end corpus's float64 references)
 
 

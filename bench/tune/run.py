@@ -45,6 +45,10 @@ import shutil
 import subprocess
 import sys
 
+# The test library of this checkout (test/lib), from wherever this runs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "test", "lib"))
+
 import bounds  # (beside this script)
 from sm_testing.gemm import TYPES as GEMM_TYPES, git_commit, matmul_module
 

@@ -40,6 +40,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <dlfcn.h>
 #include <cstring>
 #include <map>
 
@@ -266,6 +267,22 @@ bool mlir::subgroup_matrix::runtime::enterTargetEnvironment(
       argv, sm_runner::targetNeedsDriverRoot(target.str()), error);
 }
 
+/// `<prefix>/bin` of the library or program that holds this code
+/// (`<prefix>/lib/libSubgroupMatrixCAPI.so` or `<prefix>/bin/sm-run`), in a
+/// build tree or an installed prefix alike, wherever it was moved.
+static std::string getToolsDirectory() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&getToolsDirectory), &info) ||
+      !info.dli_fname)
+    return "";
+  SmallString<256> path(info.dli_fname);
+  if (llvm::sys::fs::make_absolute(path))
+    return "";
+  StringRef prefix =
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(path));
+  return (prefix + "/bin").str();
+}
+
 FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
                                                 StringRef target) {
   std::unique_ptr<Device> result(new Device());
@@ -274,19 +291,13 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
   std::string error;
   result->state->backend = getBackend(lookupTargetPreset(context, target));
   if (result->state->backend != CompiledProgram::Backend::Vulkan) {
-    // Beside this executable (sm-run), else the build's tools (the C API's
-    // callers), unless SM_TOOLS_DIR says otherwise.
+    // The tools of the prefix this code was built or installed into,
+    // unless SM_TOOLS_DIR says otherwise.
     std::string directory;
-    if (const char *fromEnvironment = std::getenv("SM_TOOLS_DIR")) {
+    if (const char *fromEnvironment = std::getenv("SM_TOOLS_DIR"))
       directory = fromEnvironment;
-    } else {
-      std::string executable =
-          llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-      directory = llvm::sys::path::parent_path(executable).str();
-      std::string runner = getRunnerName(result->state->backend);
-      if (!llvm::sys::fs::can_execute(directory + "/" + runner))
-        directory = SM_DEFAULT_TOOLS_DIR;
-    }
+    else
+      directory = getToolsDirectory();
     std::string runner =
         directory + "/" + getRunnerName(result->state->backend);
     if (!llvm::sys::fs::can_execute(runner))

@@ -10,7 +10,11 @@ machines that have no LLVM.
 Usage: check_gemm_vulkan.py gemm.vulkan.spv [MxNxK ...]
 """
 
+import os
 import sys
+
+# The package of this checkout (python/), from wherever this runs.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import subgroup_matrix as sm
 

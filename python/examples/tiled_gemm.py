@@ -12,6 +12,9 @@ Usage: tiled_gemm.py OUT_DIR
 import os
 import sys
 
+# The package of this checkout (python/), from wherever this runs.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 import subgroup_matrix as sm
 
 

@@ -8,6 +8,8 @@ import ctypes
 import os
 import re
 
+from . import _paths
+
 
 class MLIRError(Exception):
     """An error MLIR reported: `diagnostics` holds each diagnostic, and
@@ -73,17 +75,8 @@ class SmLaunchArgument(ctypes.Structure):
                 ("float", ctypes.c_double)]
 
 
-def _library_path():
-    if os.environ.get("SM_CAPI_LIBRARY"):
-        return os.environ["SM_CAPI_LIBRARY"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    build = os.environ.get("SM_BUILD_DIR", os.path.join(root, "build"))
-    return os.path.join(build, "lib", "libSubgroupMatrixCAPI.so")
-
-
 def _load():
-    path = _library_path()
+    path = _paths.library_path()
     if not os.path.exists(path):
         raise ImportError(
             "subgroup_matrix needs %s: build the project first "

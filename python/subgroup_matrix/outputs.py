@@ -5,6 +5,7 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 
+from . import _paths
 from ._capi import Collector, MLIRError, SmArray, check, lib, string_ref
 from .ir import Module, parse
 
@@ -41,10 +42,7 @@ def compile(module, target, output):
 
 
 def _runner_path():
-    here = os.path.dirname(os.path.abspath(__file__))
-    build = os.environ.get("SM_BUILD_DIR", os.path.join(
-        os.path.dirname(os.path.dirname(here)), "build"))
-    return os.path.join(build, "bin", "sm-vulkan-runner")
+    return _paths.tool_path("sm-vulkan-runner")
 
 
 def run_vulkan(spirv, arguments, grid=(1, 1, 1), checks=(), entry=None,

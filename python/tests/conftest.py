@@ -1,4 +1,4 @@
-"""Puts the package of this checkout first on the path and finds the tools
+"""Puts the package of this checkout (and the test library) first on the path and finds the tools
 the tests use (SM_BUILD_DIR, SM_DEPS_PREFIX override the defaults)."""
 
 import os
@@ -10,7 +10,7 @@ import pytest
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(PYTHON_DIR)
-sys.path.insert(0, PYTHON_DIR)
+sys.path[:0] = [PYTHON_DIR, os.path.join(REPO_ROOT, "test", "lib")]
 
 BUILD_DIR = os.environ.get("SM_BUILD_DIR", os.path.join(REPO_ROOT, "build"))
 DEPS_PREFIX = os.environ.get("SM_DEPS_PREFIX", os.path.join(REPO_ROOT, ".deps"))

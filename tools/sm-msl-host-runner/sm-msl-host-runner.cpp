@@ -48,6 +48,24 @@ struct MetalKernels {
   const char *(*signature)(const char *) = nullptr;
 };
 
+/// The `-I` options that find the host metal_stdlib and the fibers it runs
+/// invocations on: installed beside this tool (`<prefix>/share/
+/// subgroup-matrix/msl-host`), else in the source tree it was built from.
+std::string getHostIncludeOptions() {
+  char executable[4096];
+  ssize_t length =
+      readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+  if (length > 0) {
+    std::string path(executable, length);
+    std::string prefix = path.substr(0, path.find_last_of('/'));
+    prefix = prefix.substr(0, prefix.find_last_of('/'));
+    std::string installed = prefix + "/share/subgroup-matrix/msl-host";
+    if (access((installed + "/metal_stdlib").c_str(), R_OK) == 0)
+      return "-I'" + installed + "' ";
+  }
+  return "-I'" SM_MSL_HOST_INCLUDE_DIR "' -I'" SM_RUNNER_INCLUDE_DIR "' ";
+}
+
 /// Compiles the Metal source at `path` as C++ into a shared library and
 /// loads it; false with `error`.
 bool loadKernels(const std::string &path, const std::string &compiler,
@@ -61,8 +79,8 @@ bool loadKernels(const std::string &path, const std::string &compiler,
     return false;
   std::string library = directory.getPath() + "/kernel.so";
   std::string command = compiler + " -std=c++20 -O1 -w -shared -fPIC " +
-                        "-DSM_MSL_HOST -I'" SM_MSL_HOST_INCLUDE_DIR "' " +
-                        "-I'" SM_RUNNER_INCLUDE_DIR "' " + "-x c++ '" + path +
+                        "-DSM_MSL_HOST " + getHostIncludeOptions() +
+                        "-x c++ '" + path +
                         "' -o '" + library + "' -pthread";
   if (std::system(command.c_str()) != 0) {
     error = "the host C++ compiler rejected '" + path + "' (" + command + ")";
