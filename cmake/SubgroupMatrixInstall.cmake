@@ -132,10 +132,11 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # libMLIR.so.22 and libLLVM.so.22 (the libraries and tools link them), the
-# MLIR headers and CMake package (what downstream builds need), llc (the
+# MLIR headers and CMake package (what downstream builds need; MLIR's package
+# names the tools of mlir-22-tools), llc (the
 # Intel translation), a C++ compiler (the CPU host runners compile kernels),
 # the Vulkan loader and Mesa's CPU device.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libmlir-22, libllvm22, libmlir-22-dev, llvm-22, g++, libvulkan1")
+  "libmlir-22, libllvm22, libmlir-22-dev, mlir-22-tools, llvm-22, g++, libvulkan1")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers, python3-numpy")
 include(CPack)

@@ -2,8 +2,9 @@
 # Installs what is missing, builds, and runs every test: the lit suite
 # (check-sm), which also runs the GoogleTest unit tests; the same suite built
 # with AddressSanitizer and UndefinedBehaviorSanitizer (into build-asan);
-# the Python package's pytest suite; and a fixed, seeded fuzzing run
-# (docs/Fuzzing.md). SM_SKIP_SANITIZERS=1 leaves out the sanitizer build,
+# the Python package's pytest suite; the Debian package installed into a
+# clean Debian 12 root (utils/check-package.sh); and a fixed, seeded fuzzing
+# run (docs/Fuzzing.md). SM_SKIP_SANITIZERS=1 leaves out the sanitizer build,
 # which takes longest. Each step's time is printed as it ends.
 #
 # `utils/run-tests.sh --fast` is the developer's loop: an incremental build
@@ -31,6 +32,13 @@ fi
 step setup "$repoRoot/utils/setup.sh"
 step "release build" "$repoRoot/utils/build.sh"
 step "release check-sm" "$repoRoot/utils/build.sh" check-sm
+# The Debian package of the install, in a clean Debian 12 root (chroot: root
+# only). SM_SKIP_PACKAGE=1 leaves it out.
+if [ "${SM_SKIP_PACKAGE:-0}" != 1 ] && [ "$(id -u)" -eq 0 ]; then
+  step "package" "$repoRoot/utils/check-package.sh"
+else
+  echo "[run-tests] package: skipped (SM_SKIP_PACKAGE=1, or not root)"
+fi
 if [ "${SM_SKIP_SANITIZERS:-0}" != 1 ]; then
   export SM_BUILD_DIR="$repoRoot/build-asan"
   export SM_CMAKE_ARGS=-DSM_ENABLE_SANITIZERS=ON

@@ -21,6 +21,10 @@ import os
 import shlex
 import sys
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "lib"))
+
 from sm_testing.tools import run_steps, run_tool
 
 

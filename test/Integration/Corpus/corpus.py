@@ -7,7 +7,12 @@ programs' references and the checks):
   corpus.py kernels TOOLS [--target T] [--reduced]
 """
 
+import os
 import sys
+
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
 
 from sm_testing.corpus import main
 

@@ -21,6 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
+
 from sm_testing.elements import COMPONENTS, draw, pack, round_f16, unpack
 
 

@@ -21,6 +21,10 @@ import re
 import shlex
 import sys
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
+
 from sm_testing.cli import add_suite_commands, is_selected, run_and_report
 from sm_testing.linalg import TARGETS, cases_for
 from sm_testing.linalg.checking import build, check_case, check_staged_case

@@ -32,6 +32,10 @@ import os
 import random
 import sys
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
+
 from sm_testing.cli import add_suite_commands, is_selected, run_and_report
 from sm_testing.elements import (COMPONENTS, EitherRounding, draw, pack,
                                  round_bf16, round_f16, to_component, unpack,

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Programs checked against upstream MLIR on the H100:
 # `stage` (here, with a build) writes the device plan of each program of
-# Inputs/ and Inputs/Regressions/, of the dynamo MLPs at model size (three
+# Inputs/ and Inputs/Regressions/, of the corpus's TOSA programs at model
+# size (test/Integration/Corpus/Inputs/*_tosa.mlir) and the README's TOSA
+# example, of the dynamo MLPs at model size (three
 # 1024-wide layers, 256 rows; f32 and bf16) and of generate.py's seeds 0 to
 # 59 for nvidia-h100 (native matrices where the types have them), with fresh
 # random inputs and upstream MLIR's outputs for them (upstream.py stage),
@@ -40,6 +42,8 @@ stage)
   /usr/bin/python3 "$HERE/upstream.py" stage "$ROOT/build/bin" \
     "$HERE"/Inputs/*.mlir "$HERE"/Inputs/Regressions/*.mlir \
     "$HERE"/Inputs/OnceRefused/*.mlir "$programs"/*.mlir \
+    "$ROOT"/test/Integration/Corpus/Inputs/*_tosa.mlir \
+    "$ROOT"/examples/linear_relu_tosa.mlir \
     --target nvidia-h100 --dir "$STAGE/plans" --seed 21 || exit 1
   cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"
   smStageVulkanLoader "$STAGE/debs" || exit 1

@@ -15,6 +15,11 @@ reach values that f16 cannot hold, which an exact f32 product keeps.
 import sys
 
 import numpy as np
+import os
+
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
 
 from sm_testing.mlir_text import generic_lines as generic
 from sm_testing.numerics import bf16_bits

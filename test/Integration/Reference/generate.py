@@ -38,6 +38,10 @@ import sys
 
 import numpy as np
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
+
 from sm_testing.numerics import bf16_bits
 from sm_testing.upstream_reference import check, stage_program
 

@@ -21,6 +21,11 @@ import pathlib
 import sys
 
 import numpy as np
+import os
+
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
 
 from sm_testing.program_check import compare
 from sm_testing.upstream_reference import (ReferenceError, check,

@@ -20,6 +20,10 @@ import tempfile
 
 import numpy as np
 
+# The test library (test/lib), also when run by hand.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "lib"))
+
 from sm_testing.cli import add_selection_arguments, is_selected
 from sm_testing.linalg.attention import attention_program
 from sm_testing.linalg.common import tensor
