@@ -40,8 +40,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
-#include <dlfcn.h>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
 
 using namespace mlir;

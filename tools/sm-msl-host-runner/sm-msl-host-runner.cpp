@@ -80,8 +80,7 @@ bool loadKernels(const std::string &path, const std::string &compiler,
   std::string library = directory.getPath() + "/kernel.so";
   std::string command = compiler + " -std=c++20 -O1 -w -shared -fPIC " +
                         "-DSM_MSL_HOST " + getHostIncludeOptions() +
-                        "-x c++ '" + path +
-                        "' -o '" + library + "' -pthread";
+                        "-x c++ '" + path + "' -o '" + library + "' -pthread";
   if (std::system(command.c_str()) != 0) {
     error = "the host C++ compiler rejected '" + path + "' (" + command + ")";
     return false;

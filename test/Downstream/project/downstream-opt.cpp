@@ -22,8 +22,7 @@
 namespace {
 
 /// The downstream compiler's own options: which device it compiles for.
-struct DownstreamOptions
-    : public mlir::PassPipelineOptions<DownstreamOptions> {
+struct DownstreamOptions : public mlir::PassPipelineOptions<DownstreamOptions> {
   Option<std::string> device{*this, "device",
                              llvm::cl::desc("the subgroup_matrix target"),
                              llvm::cl::init("nvidia-h100")};

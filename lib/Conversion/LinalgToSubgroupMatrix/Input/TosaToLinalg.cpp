@@ -48,26 +48,27 @@ bool isTosaOp(Operation *op) {
 /// upstream's conversions would stop at them with a bare "failed to
 /// legalize".
 LogicalResult checkLowerable(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
-    if (auto custom = dyn_cast<tosa::CustomOp>(op)) {
-      custom.emitOpError()
-          << "'" << custom.getDomainName() << "::"
-          << custom.getOperatorName()
-          << "' is a vendor operator: TOSA does not define what it "
-             "computes, so it has no lowering; replace it with the TOSA "
-             "ops it stands for";
-      return WalkResult::interrupt();
-    }
-    if (isa<tosa::VariableOp, tosa::VariableReadOp, tosa::VariableWriteOp>(
-            op)) {
-      op->emitOpError()
-          << "is stateful TOSA (a variable kept between calls), which "
-             "programs here cannot hold: pass the state as an argument and "
-             "return its new value";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
+  WalkResult result =
+      module.walk([](Operation *op) {
+        if (auto custom = dyn_cast<tosa::CustomOp>(op)) {
+          custom.emitOpError()
+              << "'" << custom.getDomainName()
+              << "::" << custom.getOperatorName()
+              << "' is a vendor operator: TOSA does not define what it "
+                 "computes, so it has no lowering; replace it with the TOSA "
+                 "ops it stands for";
+          return WalkResult::interrupt();
+        }
+        if (isa<tosa::VariableOp, tosa::VariableReadOp, tosa::VariableWriteOp>(
+                op)) {
+          op->emitOpError()
+              << "is stateful TOSA (a variable kept between calls), which "
+                 "programs here cannot hold: pass the state as an argument and "
+                 "return its new value";
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
   return failure(result.wasInterrupted());
 }
 
@@ -82,10 +83,11 @@ struct TosaToLinalgPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!module.walk([](Operation *op) {
-                 return isTosaOp(op) ? WalkResult::interrupt()
-                                     : WalkResult::advance();
-               })
+    if (!module
+             .walk([](Operation *op) {
+               return isTosaOp(op) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+             })
              .wasInterrupted())
       return;
 
