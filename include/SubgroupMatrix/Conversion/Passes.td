@@ -661,7 +661,12 @@ def TosaToLinalgPass : Pass<"sm-tosa-to-linalg", "ModuleOp"> {
     (decompositions, shape inference, broadcasting, named ops, then the
     element-wise ops), followed by `tosa-to-arith` (constants),
     `tosa-to-tensor` (reshapes, slices, pads, concatenations) and
-    `tosa-to-scf` (control flow). Shape operands left without users are
+    `tosa-to-scf` (control flow); `tosa.apply_scale`, which the lowering of
+    `tosa.rescale` leaves in its bodies, becomes integer arithmetic. A
+    program that declares no `tosa.target_env` (front ends attach none) is
+    validated against all of specification 1.0 at level `none`: every
+    profile and extension, dynamic sizes included; a declared target is
+    held to as upstream holds it. Shape operands left without users are
     dropped. A TOSA op that none of them lowers is reported at its location.
     A module without TOSA ops is left as it is, so that a linalg program is
     never simplified behind its author's back.

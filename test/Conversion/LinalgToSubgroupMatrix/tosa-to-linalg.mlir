@@ -62,3 +62,29 @@ module {
     return %y : tensor<4xf32>
   }
 }
+
+// -----
+
+// A program that declares no TOSA target is validated against all of
+// specification 1.0 at level none: dynamic sizes lower, and the target the
+// stage attached is gone with the TOSA.
+// CHECK-LABEL: module {
+// CHECK-LABEL: func.func @dynamic_tokens
+// CHECK: linalg.generic
+// CHECK: math.erf
+func.func @dynamic_tokens(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
+  %y = tosa.erf %x : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %y : tensor<1x?x8xf32>
+}
+
+// -----
+
+// A program that declares its target is held to it, as upstream holds it:
+// the 8K level has no dynamic sizes.
+module attributes {tosa.target_env = #tosa.target_env<specification_version = "1.0", level = "8k", profiles = [pro_fp], extensions = [bf16]>} {
+  func.func @declared(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
+    // expected-error @+1 {{'tosa.erf' op failed level check: operand shape dimension cannot be dynamic}}
+    %y = tosa.erf %x : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+    return %y : tensor<1x?x8xf32>
+  }
+}

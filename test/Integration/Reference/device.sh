@@ -42,7 +42,7 @@ stage)
   /usr/bin/python3 "$HERE/upstream.py" stage "$ROOT/build/bin" \
     "$HERE"/Inputs/*.mlir "$HERE"/Inputs/Regressions/*.mlir \
     "$HERE"/Inputs/OnceRefused/*.mlir "$programs"/*.mlir \
-    "$ROOT"/test/Integration/Corpus/Inputs/*_tosa.mlir \
+    "$HERE"/Inputs/Tosa/*.mlir "$ROOT"/test/Integration/Corpus/Inputs/*_tosa.mlir \
     "$ROOT"/examples/linear_relu_tosa.mlir \
     --target nvidia-h100 --dir "$STAGE/plans" --seed 21 || exit 1
   cp "$ROOT/build/bin/sm-plan-runner" "$STAGE/"

@@ -396,8 +396,15 @@ def parse_printed(stdout):
 # mlir-opt: the passes of its tosa-to-linalg-pipeline and the conversions
 # that pipeline leaves to the caller (sm-tosa-to-linalg runs the same ones
 # inside sm-run).
-TOSA_TO_LINALG = ["--tosa-to-linalg-pipeline", "--tosa-to-arith",
+TOSA_TO_LINALG = ["--tosa-to-linalg-pipeline",
+                  "--tosa-to-arith=include-apply-rescale=true",
                   "--tosa-to-tensor", "--tosa-to-scf", "--canonicalize"]
+# The target a program that declares none is validated against (as
+# sm-tosa-to-linalg does): all of specification 1.0, at level none.
+TOSA_PERMISSIVE_TARGET = (
+    "--tosa-attach-target=level=none profiles=pro_int,pro_fp "
+    "extensions=int16,int4,bf16,fp8e4m3,fp8e5m2,fft,variable,controlflow,"
+    "doubleround,inexactround,dynamic")
 
 
 def is_tosa(text):
@@ -409,13 +416,33 @@ def lower_tosa(text):
     """`text` in linalg: TOSA lowered by upstream MLIR, else unchanged."""
     if not is_tosa(text):
         return text
+    target = ([] if re.search(r"tosa\.target_env\s*=", text) else
+              [TOSA_PERMISSIVE_TARGET])
     done = subprocess.run(
-        [os.path.join(LLVM_BIN, "mlir-opt"), "-"] + TOSA_TO_LINALG,
+        [os.path.join(LLVM_BIN, "mlir-opt"), "-"] + target + TOSA_TO_LINALG,
         input=text, capture_output=True, text=True)
     if done.returncode:
         raise ReferenceError("upstream mlir-opt could not lower the TOSA "
                              "program: " + done.stderr.strip()[-800:])
-    return done.stdout
+    return drop_tosa_target(done.stdout) if target else done.stdout
+
+
+def drop_tosa_target(text):
+    """`text` without the tosa.target_env module attribute (which only the
+    validation read, and which mlir-runner, without the TOSA dialect, cannot
+    parse)."""
+    start = text.find("tosa.target_env = #tosa.target_env<")
+    if start < 0:
+        return text
+    depth, end = 0, text.index("<", start)
+    while True:
+        depth += {"<": 1, ">": -1}.get(text[end], 0)
+        end += 1
+        if depth == 0:
+            break
+    text = text[:start] + text[end:]
+    return re.sub(r" attributes \{\s*,?\s*\}|(?<=\{), |, (?=\})", "",
+                  text, count=1)
 
 
 def reference_module(tools, text, driver):

@@ -13,6 +13,7 @@
 #include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
 #include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
@@ -29,13 +30,35 @@ using namespace mlir::subgroup_matrix;
 
 namespace {
 
+/// The TOSA target a program that declares none is checked against: every
+/// profile and every extension of specification 1.0, at level `none`
+/// (dynamic sizes and any argument range). Front ends (TFLite's converter,
+/// torch-mlir) attach no target, and upstream's validation would otherwise
+/// hold them to the 8K level without extensions, refusing the dynamic
+/// batches, bf16 and the double rounding of int8 rescales they emit.
+tosa::TosaAttachTargetOptions getPermissiveTarget() {
+  tosa::TosaAttachTargetOptions target;
+  target.specificationVersion = tosa::SpecificationVersion::V_1_0;
+  target.level = tosa::Level::none;
+  target.profiles = {"pro_int", "pro_fp"};
+  target.extensions = {"int16",       "int4",         "bf16",     "fp8e4m3",
+                       "fp8e5m2",     "fft",          "variable", "controlflow",
+                       "doubleround", "inexactround", "dynamic"};
+  return target;
+}
+
 /// Upstream's TOSA lowering of a module, in the order its own
 /// `tosa-to-linalg-pipeline` documents, completed with the conversions that
-/// pipeline leaves to its caller.
-void buildTosaLowering(OpPassManager &pm) {
+/// pipeline leaves to its caller (`tosa.apply_scale`, which the lowering of
+/// `tosa.rescale` leaves in its bodies, included).
+void buildTosaLowering(OpPassManager &pm, bool attachTarget) {
+  if (attachTarget)
+    pm.addPass(tosa::createTosaAttachTarget(getPermissiveTarget()));
   tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions());
   OpPassManager &functions = pm.nest<func::FuncOp>();
-  functions.addPass(createTosaToArithPass());
+  TosaToArithPassOptions arith;
+  arith.includeApplyRescale = true;
+  functions.addPass(createTosaToArithPass(arith));
   functions.addPass(createTosaToTensorPass());
   functions.addPass(createTosaToSCFPass());
 }
@@ -77,7 +100,7 @@ struct TosaToLinalgPass
   void getDependentDialects(DialectRegistry &registry) const override {
     TosaToLinalgPassBase::getDependentDialects(registry);
     OpPassManager lowering(ModuleOp::getOperationName());
-    buildTosaLowering(lowering);
+    buildTosaLowering(lowering, /*attachTarget=*/true);
     lowering.getDependentDialects(registry);
   }
 
@@ -93,10 +116,13 @@ struct TosaToLinalgPass
 
     if (failed(checkLowerable(module)))
       return signalPassFailure();
+    bool attachTarget = !module->hasAttr(tosa::TargetEnvAttr::name);
     OpPassManager lowering(ModuleOp::getOperationName());
-    buildTosaLowering(lowering);
+    buildTosaLowering(lowering, attachTarget);
     if (failed(runPipeline(lowering, module)))
       return signalPassFailure();
+    if (attachTarget)
+      module->removeAttr(tosa::TargetEnvAttr::name);
 
     // The shapes that reshapes and slices took as operands are constants
     // without users once those became tensor ops.
