@@ -56,6 +56,12 @@ KNOWN_UPSTREAM_DEFECTS = [
     # accumulator's type).
     (re.compile(r"linalg\.batch_\w*matmul\b[^\n]*(vector<|xindex>)"),
      "batch_matmul on vector or index elements"),
+    # linalg.transpose, linalg.broadcast and linalg.reduce segfault after
+    # reporting a malformed `permutation = [...]` or `dimensions = [...]`
+    # list (the parser sets the attribute it failed to build).
+    (re.compile(r"linalg\.(transpose|broadcast|reduce)\b[^\n]*"
+                r"(permutation|dimensions)\s*=\s*\[(?![0-9\s,]*\])"),
+     "malformed permutation or dimensions list of a linalg op"),
 ]
 
 TARGETS = ["nvidia-h100", "amd-rdna3", "intel-xe-hpc", "intel-xe-hpg",
