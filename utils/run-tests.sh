@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the lit suite
-# (check-sm), which also runs the GoogleTest unit tests; the same suite built
+# (check-sm), which also runs the GoogleTest unit tests; the README's first
+# command alone in a fresh clone, then the documentation test there
+# (utils/check-first-hour.sh); the same suite built
 # with AddressSanitizer and UndefinedBehaviorSanitizer (into build-asan);
 # the Python package's pytest suite; the Debian package installed into a
 # clean Debian 12 root (utils/check-package.sh); and a fixed, seeded fuzzing
@@ -32,6 +34,9 @@ fi
 step setup "$repoRoot/utils/setup.sh"
 step "release build" "$repoRoot/utils/build.sh"
 step "release check-sm" "$repoRoot/utils/build.sh" check-sm
+# A new user's first hour: the README's first command alone, in a fresh
+# clone, then the documentation test there.
+step "first hour" "$repoRoot/utils/check-first-hour.sh"
 # The Debian package of the install, in a clean Debian 12 root (chroot: root
 # only). SM_SKIP_PACKAGE=1 leaves it out.
 if [ "${SM_SKIP_PACKAGE:-0}" != 1 ] && [ "$(id -u)" -eq 0 ]; then
