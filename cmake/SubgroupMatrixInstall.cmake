@@ -39,6 +39,10 @@ while(smLibraries)
     continue() # The runtime is not built without the Vulkan headers.
   endif()
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${exportName})
+  # MLIR's headers and LLVM's definitions, which the installed package
+  # states where it is found (SubgroupMatrixConfig.cmake).
+  target_link_libraries(${target} INTERFACE
+    $<INSTALL_INTERFACE:SubgroupMatrix::Headers>)
   list(APPEND smInstalledLibraries ${target})
 endwhile()
 
@@ -54,6 +58,8 @@ endif()
 target_include_directories(SubgroupMatrix INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
+target_link_libraries(SubgroupMatrix INTERFACE
+  $<INSTALL_INTERFACE:SubgroupMatrix::Headers>)
 
 set(smTools sm-opt sm-translate sm-run sm-plan-runner sm-vulkan-runner
   sm-msl-host-runner sm-intel-host-runner)

@@ -6,7 +6,8 @@
 # Mesa), and runs what a user of the package runs, inside the root, with
 # nothing of this checkout but the package and test/Downstream:
 #
-#  - sm-opt lowering the README's TOSA example to Vulkan SPIR-V;
+#  - sm-opt lowering the README's TOSA example to Vulkan SPIR-V (which
+#    spirv-val, outside the root, accepts);
 #  - sm-run on lavapipe, the Intel host runner and the Metal host runner,
 #    each result compared with NumPy's float64 product;
 #  - `import subgroup_matrix` with Debian's python3, no path set;
@@ -103,6 +104,12 @@ print(\"[package] python3: %s with %s, the TOSA example lowered to %d kernel(s)\
       % (sm.__file__, _paths.library_path(), str(module).count(\"gpu.func @\")))
 "
 '
+
+# The binary the package's tools made is valid SPIR-V (the project's
+# spirv-val, outside the root, which has none).
+"$repoRoot/.deps/spirv/bin/spirv-val" --target-env vulkan1.3 \
+  "$root/work/linear.spv"
+log "spirv-val: linear.spv is valid"
 
 inRoot apt-get install -y -qq cmake ninja-build >/dev/null 2>&1
 inRoot bash -euo pipefail -c '
