@@ -291,15 +291,21 @@ FailureOr<std::unique_ptr<Device>> Device::open(MLIRContext *context, int index,
   std::string error;
   result->state->backend = getBackend(lookupTargetPreset(context, target));
   if (result->state->backend != CompiledProgram::Backend::Vulkan) {
-    // The tools of the prefix this code was built or installed into,
-    // unless SM_TOOLS_DIR says otherwise.
+    // The tools of the prefix this code was built or installed into, else
+    // (for a program of another project that links the runtime) the ones on
+    // PATH, unless SM_TOOLS_DIR says otherwise.
+    std::string name = getRunnerName(result->state->backend);
     std::string directory;
-    if (const char *fromEnvironment = std::getenv("SM_TOOLS_DIR"))
+    if (const char *fromEnvironment = std::getenv("SM_TOOLS_DIR")) {
       directory = fromEnvironment;
-    else
+    } else {
       directory = getToolsDirectory();
-    std::string runner =
-        directory + "/" + getRunnerName(result->state->backend);
+      if (!llvm::sys::fs::can_execute(directory + "/" + name))
+        if (llvm::ErrorOr<std::string> onPath =
+                llvm::sys::findProgramByName(name))
+          directory = llvm::sys::path::parent_path(*onPath).str();
+    }
+    std::string runner = directory + "/" + name;
     if (!llvm::sys::fs::can_execute(runner))
       return emitError(UnknownLoc::get(context))
              << "target '" << target << "' runs through " << runner
