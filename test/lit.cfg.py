@@ -182,3 +182,5 @@ config.substitutions.append(
     ("%ocloc", os.path.join(config.sm_source_dir, "utils", "ocloc.sh")))
 config.substitutions.append(
     ("%spirv_val_path", os.path.join(config.spirv_tools_dir, "spirv-val")))
+config.substitutions.append(
+    ("%spirv_dis_path", os.path.join(config.spirv_tools_dir, "spirv-dis")))

@@ -54,6 +54,8 @@ def stage(groups):
                             program.options, "-o", str(source)], check=True)
         argv = [str(tools / "sm-run"), str(source), "--target", "nvidia-h100",
                 "--emit-plan", str(directory)]
+        if "nv-coopmat2=false" in program.options:
+            argv.append("--nv-coopmat2=false")
         for index, (shape, dtype, low, high) in enumerate(program.inputs):
             # Zeros of the right shapes: the plan needs the shapes only, and
             # the inputs are made on the GPU machine (torch_peer.py inputs),

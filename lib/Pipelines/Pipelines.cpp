@@ -30,6 +30,8 @@ void mlir::subgroup_matrix::buildLowerToVulkanPipeline(
   pm.addPass(createExpandMathPass());
   pm.addPass(createEmulateMatricesPass(
       {options.robustAccess, options.emulation, options.emulatedExchange}));
+  if (options.nvCoopmat2)
+    pm.addPass(createUseNVCooperativeMatrix2Pass());
   pm.addPass(createExpandThroughWorkgroupMemoryPass());
   pm.addPass(createPackWideAccessesPass());
   if (options.robustAccess)
@@ -106,6 +108,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   plan.attentionSubgroups = options.attentionSubgroups;
   plan.attentionKeyBlock = options.attentionKeyBlock;
   plan.attentionSoftmax = options.attentionSoftmax;
+  plan.nvCoopmat2 = options.nvCoopmat2;
   pm.addPass(createPlanKernelsPass(plan));
 
   pm.addPass(createAttentionToKernelsPass({options.target, options.report}));

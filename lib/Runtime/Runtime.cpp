@@ -85,7 +85,9 @@ static LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
 
 FailureOr<std::unique_ptr<CompiledProgram>>
 CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
-                         StringRef entry) {
+                         StringRef entry, const CompileOptions &options) {
+  std::string coopmat2 =
+      options.nvCooperativeMatrix2 ? "" : " nv-coopmat2=false";
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   program->target = target.str();
   static std::atomic<uint64_t> nextIdentity{1};
@@ -97,8 +99,9 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
   bool compiled =
       module->walk([](gpu::LaunchFuncOp) { return WalkResult::interrupt(); })
           .wasInterrupted();
-  if (!compiled && failed(runPipeline(*module, "sm-linalg-to-gpu{target=" +
-                                                   target.str() + "}")))
+  if (!compiled &&
+      failed(runPipeline(*module, "sm-linalg-to-gpu{target=" + target.str() +
+                                      coopmat2 + "}")))
     return failure();
   FailureOr<func::FuncOp> host = findHostFunction(*module, entry);
   if (failed(host))
@@ -128,8 +131,8 @@ CompiledProgram::compile(OwningOpRef<ModuleOp> module, StringRef target,
     program->module = std::move(module);
     return program;
   }
-  if (failed(runPipeline(*lowered,
-                         "sm-lower-to-vulkan{target=" + target.str() + "}")))
+  if (failed(runPipeline(*lowered, "sm-lower-to-vulkan{target=" + target.str() +
+                                       coopmat2 + "}")))
     return failure();
   WalkResult serialized = lowered->walk([&](spirv::ModuleOp spirvModule) {
     SmallVector<uint32_t> words;

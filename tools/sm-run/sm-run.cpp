@@ -67,6 +67,11 @@ static cl::opt<std::string> emitPlan(
     cl::desc("Write what the device would run (binaries, buffers, launches) "
              "and the inputs into DIR, for sm-plan-runner, and stop"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> nvCoopmat2(
+    "nv-coopmat2", cl::init(true),
+    cl::desc("Use the VK_NV_cooperative_matrix2 features the target lists "
+             "(--nv-coopmat2=false: SPV_KHR_cooperative_matrix alone)"),
+    cl::cat(category));
 static cl::opt<int>
     deviceIndex("device", cl::init(-1),
                 cl::desc("Vulkan device to use (default: the CPU device for "
@@ -140,7 +145,8 @@ int main(int argc, char **argv) {
   }
 
   FailureOr<std::unique_ptr<runtime::CompiledProgram>> program =
-      runtime::CompiledProgram::compile(std::move(module), target, entry);
+      runtime::CompiledProgram::compile(std::move(module), target, entry,
+                                        {/*nvCooperativeMatrix2=*/nvCoopmat2});
   if (failed(program))
     return 2;
   if (!emitPlan.empty()) {

@@ -170,6 +170,68 @@ def EmulateMatricesPass : Pass<"sm-emulate-matrices", "ModuleOp"> {
   ];
 }
 
+def UseNVCooperativeMatrix2Pass
+    : Pass<"sm-use-nv-cooperative-matrix2", "ModuleOp"> {
+  let summary = "reductions, maps and conversions of kind through "
+                "VK_NV_cooperative_matrix2 where the target lists it";
+  let description = [{
+    SPV_KHR_cooperative_matrix gives no invocation the position of the
+    elements it holds, so reductions, maps that read the row or column or
+    compute more than the matrices' own arithmetic, and conversions of a
+    result into a left or right matrix go through workgroup memory
+    (`sm-expand-through-workgroup-memory`). SPV_NV_cooperative_matrix2 does
+    them in registers. On a kernel module whose target lists the feature
+    (`nv_coopmat2 = [...]`; presets `nvidia-h100` and
+    `cpu-lavapipe-coopmat`):
+    - `reductions`: `reduce` of a result matrix becomes
+      OpCooperativeMatrixReduceNV (Row, Column, or both for `all`) with a
+      combining function built from the reduction's kind;
+    - `per_element_operations`: a `map` that would go through workgroup
+      memory becomes OpCooperativeMatrixPerElementOpNV, whose function is
+      the map's body with the row and column, every input's element and the
+      values the body uses from outside as arguments; a map whose result
+      type differs from its first input's applies to a matrix of zeros of
+      the result's type;
+    - `conversions`: `convert` of a result into a left or right matrix
+      becomes OpCooperativeMatrixConvertNV (same component type) or the
+      conversion instruction of the two component types.
+
+    MLIR's SPIR-V dialect has none of these instructions: each op becomes a
+    call of a stand-in function named for the instruction, and
+    `sm-translate --serialize-spirv` (and the runtime, which serializes the
+    same way) writes the instruction in place of the call, with its
+    capability and the SPV_NV_cooperative_matrix2 extension. Everything
+    else, and every op on a target without the feature, keeps the
+    SPV_KHR_cooperative_matrix lowering. `sm-lower-to-vulkan` runs this
+    stage unless `nv-coopmat2=false`.
+
+    ```mlir
+    // sm-opt --sm-use-nv-cooperative-matrix2
+    gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat">} {
+      gpu.func @row_max(%in: memref<64xf32>, %out: memref<64xf32>) kernel {
+        %c0 = arith.constant 0 : index
+        %c8 = arith.constant 8 : index
+        %m = subgroup_matrix.load %in[%c0] stride %c8
+            : memref<64xf32> -> !subgroup_matrix.result<8x8xf32>
+        %r = subgroup_matrix.reduce max rows %m : !subgroup_matrix.result<8x8xf32>
+        subgroup_matrix.store %r, %out[%c0] stride %c8
+            : !subgroup_matrix.result<8x8xf32>, memref<64xf32>
+        gpu.return
+      }
+    }
+    // The reduction becomes
+    //   %r = func.call @__sm_nv_coopmat2__reduce_rows__0(%m)
+    // and the module gains the stand-in and its combining function
+    //   func.func private @sm_nv_coopmat2_combine(%a: f32, %b: f32) -> f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::ub::UBDialect",
+  ];
+}
+
 def PackWideAccessesPass : Pass<"sm-pack-wide-accesses", "ModuleOp"> {
   let summary = "retype buffers so that vector accesses become wide ones";
   let description = [{
@@ -1119,8 +1181,14 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
            /*default=*/"\"\"",
            "Where attention's online softmax runs: 'registers' (map, reduce "
            "and convert of result matrices) or 'workgroup-memory' (scalars, "
-           "one round trip per key block); empty: workgroup memory on "
-           "Vulkan devices, registers elsewhere">
+           "one round trip per key block); empty: registers where the "
+           "matrices do reductions, maps and conversions of kind "
+           "themselves (VK_NV_cooperative_matrix2 on Vulkan, every other "
+           "backend), else workgroup memory">,
+    Option<"nvCoopmat2", "nv-coopmat2", "bool", /*default=*/"true",
+           "Plan for the VK_NV_cooperative_matrix2 features the target "
+           "lists (false: for SPV_KHR_cooperative_matrix alone, as "
+           "sm-lower-to-vulkan=nv-coopmat2=false lowers)">
   ]);
   let dependentDialects = [
     "::mlir::subgroup_matrix::SubgroupMatrixDialect",

@@ -42,6 +42,13 @@ struct LowerToVulkanOptions : public PassPipelineOptions<LowerToVulkanOptions> {
                      "matrix units when the workgroup size is known, else "
                      "subgroup)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> nvCoopmat2{
+      *this, "nv-coopmat2",
+      llvm::cl::desc(
+          "Use the VK_NV_cooperative_matrix2 features the target "
+          "lists for reductions, maps and conversions of kind "
+          "(false: every kernel keeps to SPV_KHR_cooperative_matrix)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the stages of `sm-lower-to-vulkan` to `pm` (on builtin.module): the
@@ -157,9 +164,18 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
       llvm::cl::desc("Where attention's online softmax runs: 'registers' "
                      "(map, reduce and convert of result matrices) or "
                      "'workgroup-memory' (scalars, one round trip per key "
-                     "block); empty: workgroup memory on Vulkan devices, "
-                     "registers elsewhere"),
+                     "block); empty: registers where the matrices do "
+                     "reductions, maps and conversions of kind themselves "
+                     "(VK_NV_cooperative_matrix2 on Vulkan, every other "
+                     "backend), else workgroup memory"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> nvCoopmat2{
+      *this, "nv-coopmat2",
+      llvm::cl::desc("Plan for the VK_NV_cooperative_matrix2 features the "
+                     "target lists (false: for SPV_KHR_cooperative_matrix "
+                     "alone, as sm-lower-to-vulkan=nv-coopmat2=false "
+                     "lowers)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> accumulate{
       *this, "accumulate",
       llvm::cl::desc("What f16 products into f16 accumulate in: 'f32' "

@@ -33,6 +33,13 @@ namespace mlir::subgroup_matrix::runtime {
 class Device;
 struct ExecutionPlan;
 
+/// What the pipelines of CompiledProgram::compile may use.
+struct CompileOptions {
+  /// The VK_NV_cooperative_matrix2 features the target lists (both
+  /// pipelines' `nv-coopmat2`); false keeps to SPV_KHR_cooperative_matrix.
+  bool nvCooperativeMatrix2 = true;
+};
+
 /// A program compiled for one target: the module with its host function and
 /// kernels (after sm-linalg-to-gpu), and the SPIR-V binary of each kernel
 /// module. One compiled program runs on arrays of any shapes its argument
@@ -48,7 +55,8 @@ public:
   /// sm-lower-to-vulkan. `entry` names the function to run (empty: the only
   /// one that launches kernels).
   static FailureOr<std::unique_ptr<CompiledProgram>>
-  compile(OwningOpRef<ModuleOp> module, StringRef target, StringRef entry);
+  compile(OwningOpRef<ModuleOp> module, StringRef target, StringRef entry,
+          const CompileOptions &options = {});
   ~CompiledProgram();
 
   /// The compiled module (host function and gpu.modules).

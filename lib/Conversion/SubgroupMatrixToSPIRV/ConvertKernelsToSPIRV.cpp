@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -62,20 +63,46 @@ static void mapMemorySpaces(Operation *gpuModule) {
 /// invocation past the end of a row it strides over) yields undefined
 /// values (NVIDIA's driver gave NaN and stale values) instead of its
 /// initial ones. Each scalar or vector result becomes `lb < ub ? result :
-/// init`; other results (cooperative matrices, which OpSelect cannot take)
-/// are left as they are.
+/// init`. A loop with other results (cooperative matrices, which OpSelect
+/// cannot take: the key loop of a causal attention's blocks below the
+/// diagonal, which the first workgroups do not enter) that may run no
+/// iteration goes inside `scf.if lb < ub`, whose else branch yields the
+/// initial values: the conversion stores both branches' values in the
+/// variables it reads.
 static void defineZeroTripLoopResults(Operation *gpuModule) {
-  gpuModule->walk([](scf::ForOp loop) {
+  SmallVector<scf::ForOp> loops;
+  gpuModule->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
     if (loop.getNumResults() == 0)
-      return;
+      continue;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()),
+                           upper = getConstantIntValue(loop.getUpperBound());
+    if (lower && upper && *lower < *upper)
+      continue;
     OpBuilder builder(loop->getContext());
-    builder.setInsertionPointAfter(loop);
+    builder.setInsertionPoint(loop);
     Location loc = loop.getLoc();
     Value runs =
         arith::CmpIOp::create(builder, loc,
                               loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
                                                     : arith::CmpIPredicate::slt,
                               loop.getLowerBound(), loop.getUpperBound());
+    bool scalarResults = llvm::all_of(loop.getResultTypes(), [](Type type) {
+      return type.isIntOrIndexOrFloat() || isa<VectorType>(type);
+    });
+    if (!scalarResults) {
+      auto guard = scf::IfOp::create(builder, loc, loop.getResultTypes(), runs,
+                                     /*withElseRegion=*/true);
+      loop->replaceAllUsesWith(guard.getResults());
+      builder.setInsertionPointToStart(&guard.getThenRegion().front());
+      loop->moveBefore(builder.getInsertionBlock(),
+                       builder.getInsertionPoint());
+      scf::YieldOp::create(builder, loc, loop.getResults());
+      builder.setInsertionPointToStart(&guard.getElseRegion().front());
+      scf::YieldOp::create(builder, loc, loop.getInits());
+      continue;
+    }
+    builder.setInsertionPointAfter(loop);
     for (auto [result, init] : llvm::zip(loop.getResults(), loop.getInits())) {
       if (!result.getType().isIntOrIndexOrFloat() &&
           !isa<VectorType>(result.getType()))
@@ -83,7 +110,7 @@ static void defineZeroTripLoopResults(Operation *gpuModule) {
       auto chosen = arith::SelectOp::create(builder, loc, runs, result, init);
       result.replaceAllUsesExcept(chosen, chosen);
     }
-  });
+  }
 }
 
 namespace {
@@ -160,6 +187,9 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   arith::populateArithToSPIRVPatterns(typeConverter, patterns);
   cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);
   populateFuncToSPIRVPatterns(typeConverter, patterns);
+  // The functions kernels call (VK_NV_cooperative_matrix2's callbacks and
+  // stand-ins).
+  populateBuiltinFuncToSPIRVPatterns(typeConverter, patterns);
   populateMathToSPIRVPatterns(typeConverter, patterns);
   populateMemRefToSPIRVPatterns(typeConverter, patterns);
   index::populateIndexToSPIRVPatterns(typeConverter, patterns);

@@ -162,6 +162,14 @@ std::unique_ptr<VulkanDevice> VulkanDevice::open(OpenOptions selection,
     queried.bfloat16.pNext = chain;
     chain = &queried.bfloat16;
   }
+  // Kernels lowered for a target that lists VK_NV_cooperative_matrix2
+  // features use its instructions; every feature the device has is enabled.
+  if (hasExtension(self.info.extensions,
+                   VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME)) {
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME);
+    queried.cooperativeMatrix2.pNext = chain;
+    chain = &queried.cooperativeMatrix2;
+  }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableProperties{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   self.capturesStatistics =

@@ -210,6 +210,8 @@ bool hasCapability(uint32_t capability, const DeviceInfo &info,
              (info.subgroup.supportedOperations & flag);
   bool bfloat16 =
       hasExtension(info.extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+  bool coopmat2 =
+      hasExtension(info.extensions, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME);
   switch (capability) {
   case spv::CapabilityFloat16:
     return features.vulkan12.shaderFloat16;
@@ -235,6 +237,18 @@ bool hasCapability(uint32_t capability, const DeviceInfo &info,
     return bfloat16 && features.bfloat16.shaderBFloat16Type;
   case 5118: // BFloat16CooperativeMatrixKHR
     return bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix;
+  case spv::CapabilityCooperativeMatrixReductionsNV:
+    return coopmat2 && features.cooperativeMatrix2.cooperativeMatrixReductions;
+  case spv::CapabilityCooperativeMatrixConversionsNV:
+    return coopmat2 && features.cooperativeMatrix2.cooperativeMatrixConversions;
+  case spv::CapabilityCooperativeMatrixPerElementOperationsNV:
+    return coopmat2 &&
+           features.cooperativeMatrix2.cooperativeMatrixPerElementOperations;
+  case spv::CapabilityCooperativeMatrixTensorAddressingNV:
+    return coopmat2 &&
+           features.cooperativeMatrix2.cooperativeMatrixTensorAddressing;
+  case spv::CapabilityCooperativeMatrixBlockLoadsNV:
+    return coopmat2 && features.cooperativeMatrix2.cooperativeMatrixBlockLoads;
   default:
     return true;
   }

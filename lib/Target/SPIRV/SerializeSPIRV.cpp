@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CooperativeMatrix2Instructions.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
@@ -115,6 +116,9 @@ mlir::subgroup_matrix::serializeSPIRVModule(spirv::ModuleOp module,
                                             SmallVectorImpl<uint32_t> &binary) {
   if (failed(spirv::serialize(module, binary)))
     return failure();
+  std::string error;
+  if (failed(writeCooperativeMatrix2Instructions(binary, error)))
+    return module.emitError() << error;
   addRunnerNotes(module, binary);
   return success();
 }

@@ -1,6 +1,7 @@
 // sm-plan-kernels attaches each kernel's tiling to the op it replaces; the
 // kernel stages follow a plan, attached by the pass or written by hand.
 // RUN: sm-opt %s -split-input-file --sm-bufferize-program --sm-plan-kernels | FileCheck %s
+// RUN: sm-opt %s -split-input-file --sm-bufferize-program --sm-plan-kernels=nv-coopmat2=false | FileCheck %s --check-prefix=KHR
 // RUN: sm-opt %s -split-input-file --sm-bufferize-program --sm-plan-kernels --sm-attention-to-kernels --sm-contractions-to-kernels | FileCheck %s --check-prefix=KERNEL
 
 // The device's sizes are the target's: 512x512 of C is 16 tiles of
@@ -74,13 +75,18 @@ func.func @by_hand(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<12
 
 // Attention: the plan goes on its softmax, and its products get none (they
 // are the attention kernel's). On the H100: 4 subgroups, 64 keys per step,
-// the softmax on scalars through workgroup memory; 128 invocations.
+// the softmax on result matrices (VK_NV_cooperative_matrix2 reduces and maps
+// them in registers); 128 invocations. Planned for SPV_KHR_cooperative_matrix
+// alone (nv-coopmat2=false), the softmax runs on scalars through workgroup
+// memory.
 
 // CHECK-LABEL: func.func @attention
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: subgroup_matrix.plan
 // CHECK-SAME: ins
-// CHECK: linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.attention_plan<config = <16x16x16, f16 -> f32>, subgroups = 4, key_block = 64, softmax_in_workgroup_memory = true>}
+// CHECK: linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.attention_plan<config = <16x16x16, f16 -> f32>, subgroups = 4, key_block = 64, softmax_in_workgroup_memory = false>}
+// KHR-LABEL: func.func @attention
+// KHR: linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.attention_plan<config = <16x16x16, f16 -> f32>, subgroups = 4, key_block = 64, softmax_in_workgroup_memory = true>}
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: subgroup_matrix.plan
 // CHECK-SAME: ins

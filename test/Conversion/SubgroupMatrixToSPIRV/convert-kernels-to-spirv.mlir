@@ -109,10 +109,10 @@ module attributes {gpu.container_module} {
 // CHECK: %[[ZERO:.*]] = spirv.Constant 0.000000e+00 : f32
 // CHECK: %[[C100:.*]] = spirv.Constant 100 : i32
 // CHECK: %[[T:.*]] = spirv.CompositeExtract
+// CHECK: %[[RUNS:.*]] = spirv.SLessThan %[[T]], %[[C100]] : i32
 // CHECK: spirv.mlir.loop
 // CHECK: spirv.mlir.merge
 // CHECK: %[[LOOP:.*]] = spirv.Load "Function"
-// CHECK: %[[RUNS:.*]] = spirv.SLessThan %[[T]], %[[C100]] : i32
 // CHECK: %[[SUM:.*]] = spirv.Select %[[RUNS]], %[[LOOP]], %[[ZERO]] : i1, f32
 // CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[SUM]]
 module attributes {gpu.container_module} {

@@ -1,4 +1,7 @@
-// RUN: sm-opt %s -split-input-file --sm-lower-to-vulkan | FileCheck %s
+// RUN: sm-opt %s -split-input-file --sm-lower-to-vulkan="nv-coopmat2=false" | FileCheck %s
+// The SPV_KHR_cooperative_matrix lowering, which every Vulkan device with
+// matrices has (the H100's VK_NV_cooperative_matrix2 is turned off here;
+// use-nv-cooperative-matrix2.mlir shows what it does to the same ops).
 // (The binaries of these ops are validated by spirv-val, compiled by RADV
 // and run on the H100 in test/Integration/MatrixFunctions.)
 
@@ -211,4 +214,62 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
     gpu.return
   }
 }
+}
+
+// -----
+
+// A loop carrying a cooperative matrix that may run no iteration (OpSelect
+// cannot choose matrices) runs inside a selection whose other branch keeps
+// the initial matrix; a loop known to run keeps no such selection.
+
+// CHECK-LABEL: spirv.func @maybe_empty_loop
+// CHECK: %[[INIT:.*]] = spirv.KHR.CooperativeMatrixLoad
+// CHECK: %[[RUNS:.*]] = spirv.SGreaterThan
+// CHECK: %[[RESULT:.*]] = spirv.Variable : !spirv.ptr<!spirv.coopmatrix<16x16xf32, Subgroup, MatrixAcc>, Function>
+// CHECK: spirv.mlir.selection {
+// CHECK-NEXT: spirv.BranchConditional %[[RUNS]], ^[[ENTER:.*]], ^[[SKIP:.*]]
+// CHECK: spirv.mlir.loop
+// CHECK: %[[LOOP:.*]] = spirv.Load "Function"
+// CHECK: spirv.Store "Function" %[[RESULT]], %[[LOOP]]
+// CHECK: ^[[SKIP]]:
+// CHECK-NEXT: spirv.Store "Function" %[[RESULT]], %[[INIT]]
+// CHECK: %[[FINAL:.*]] = spirv.Load "Function" %[[RESULT]]
+// CHECK: spirv.KHR.CooperativeMatrixStore %{{.*}}, %[[FINAL]]
+// CHECK-LABEL: spirv.func @known_loop
+// CHECK-NOT: spirv.mlir.selection
+// CHECK: spirv.mlir.loop
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @maybe_empty_loop(%a: memref<1024xf32>, %n: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %m) -> (!subgroup_matrix.result<16x16xf32>) {
+      %twice = subgroup_matrix.map %acc, %acc : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+      ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+        %s = arith.addf %x, %y : f32
+        subgroup_matrix.yield %s : f32
+      }
+      scf.yield %twice : !subgroup_matrix.result<16x16xf32>
+    }
+    subgroup_matrix.store %r, %a[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    gpu.return
+  }
+  gpu.func @known_loop(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %m) -> (!subgroup_matrix.result<16x16xf32>) {
+      %twice = subgroup_matrix.map %acc, %acc : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+      ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+        %s = arith.addf %x, %y : f32
+        subgroup_matrix.yield %s : f32
+      }
+      scf.yield %twice : !subgroup_matrix.result<16x16xf32>
+    }
+    subgroup_matrix.store %r, %a[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    gpu.return
+  }
 }

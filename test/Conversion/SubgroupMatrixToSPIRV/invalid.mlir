@@ -94,18 +94,21 @@ gpu.module @empty_workgroup attributes {subgroup_matrix.target = #subgroup_matri
 // -----
 
 // Workgroup memory belongs to kernels: a reduction in a function the
-// kernel calls has no scratch tile to go through.
+// kernel calls has no scratch tile to go through. (A reduction of a result
+// matrix is one instruction of VK_NV_cooperative_matrix2 on the H100; one of
+// a left matrix is not.)
 gpu.module @reduce_in_a_function attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
-  func.func @helper(%m: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32> {
+  func.func @helper(%m: !subgroup_matrix.left<16x16xf16>) -> !subgroup_matrix.left<16x16xf16> {
     // expected-error @+1 {{goes through workgroup memory on this target, which only a kernel can allocate: use it in the kernel rather than in a function it calls}}
-    %r = subgroup_matrix.reduce add rows %m : !subgroup_matrix.result<16x16xf32>
-    return %r : !subgroup_matrix.result<16x16xf32>
+    %r = subgroup_matrix.reduce add rows %m : !subgroup_matrix.left<16x16xf16>
+    return %r : !subgroup_matrix.left<16x16xf16>
   }
-  gpu.func @k(%a: memref<1024xf32>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+  gpu.func @k(%a: memref<1024xf16>, %s: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
-    %m = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
-    %r = func.call @helper(%m) : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>
-    subgroup_matrix.store %r, %a[%c0] stride %s : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    %m = subgroup_matrix.load %a[%c0] stride %s : memref<1024xf16> -> !subgroup_matrix.left<16x16xf16>
+    %r = func.call @helper(%m) : (!subgroup_matrix.left<16x16xf16>) -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %r, %a[%c0] stride %s : !subgroup_matrix.left<16x16xf16>, memref<1024xf16>
     gpu.return
   }
 }
+

@@ -64,7 +64,11 @@ def lit_kernels(root):
             sections = re.split(r"^// -----\s*$", open(path).read(),
                                 flags=re.M)
             for i, text in enumerate(sections):
-                if "gpu.module" not in text:
+                # A module without a kernel (helpers alone) has no entry
+                # point, which a Vulkan binary needs.
+                if "gpu.module" not in text or not re.search(
+                        r"gpu\.func @[^(]*\([^)]*\)[^{]*\bkernel\b", text,
+                        flags=re.S):
                     continue
                 name = os.path.relpath(path, root)
                 if len(sections) > 1:

@@ -521,13 +521,22 @@ def generate(target, out, kernel_target=None, beyond=None):
         " (kernels for %s)" % kernel_target if kernel_target else ""))
 
 
+# Options of sm-lower-to-vulkan for every case (--vulkan-option), as
+# "nv-coopmat2=false" to run the SPV_KHR_cooperative_matrix fallback on a
+# target with cooperative matrix 2 features.
+VULKAN_OPTIONS = []
+
+
 def build(path, case, out, tools, spirv_val):
     source = os.path.join(out, case.name + ".mlir")
     tool = lambda t: os.path.join(tools, t)  # noqa: E731
     if path == "vulkan":
         lowered = os.path.join(out, case.name + ".spirv.mlir")
         binary = os.path.join(out, case.name + ".spv")
-        steps = [[tool("sm-opt"), source, "--sm-lower-to-vulkan", "-o", lowered],
+        pipeline = "--sm-lower-to-vulkan"
+        if VULKAN_OPTIONS:
+            pipeline += "=" + " ".join(VULKAN_OPTIONS)
+        steps = [[tool("sm-opt"), source, pipeline, "-o", lowered],
                  [tool("sm-translate"), "--serialize-spirv", lowered, "-o",
                   binary]]
         # Every binary, bf16 included (SPIRV-Tools 2026).
@@ -662,7 +671,13 @@ def run(path, out, tools, spirv_val, extra, only, skip, prebuilt=False):
 
 def main():
     parser = argparse.ArgumentParser()
-    _, g, _, r = add_suite_commands(parser, TARGETS)
+    _, g, b, r = add_suite_commands(parser, TARGETS)
+    for command in (b, r):
+        command.add_argument("--vulkan-option", dest="vulkan_options",
+                             action="append", default=[],
+                             help="an option of sm-lower-to-vulkan for "
+                                  "every case, as nv-coopmat2=false "
+                                  "(repeatable)")
     g.add_argument("--kernel-target", choices=sorted(TARGETS),
                    help="write the cases for this target instead (e.g. "
                         "cpu-lavapipe, to run another target's cases "
@@ -679,6 +694,7 @@ def main():
         generate(options.target, options.out, options.kernel_target,
                  options.beyond)
         return 0
+    VULKAN_OPTIONS.extend(options.vulkan_options)
     if options.command == "build":
         return build_all(options.path, options.out, options.tools,
                          options.spirv_val)

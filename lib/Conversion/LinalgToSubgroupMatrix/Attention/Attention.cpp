@@ -86,7 +86,20 @@ private:
   }
   /// One score through the program's score steps, -inf for keys past the
   /// end.
-  Value scoreAt(Value value, Value query, Value key);
+  /// Without `causalMask`, a causal attention's last step keeps the score
+  /// its mask would select (the scores are known to be at or below the
+  /// diagonal).
+  Value scoreAt(Value value, Value query, Value key, bool causalMask = true);
+  /// Whether the key loop being emitted applies a causal attention's mask:
+  /// not in the blocks whose keys all come at or before the workgroup's
+  /// first query.
+  bool causalMaskInLoop = true;
+  /// Whether keys past the end need masking: the key count is dynamic or
+  /// not a multiple of the key block.
+  bool masksPastEnd() const {
+    return ShapedType::isDynamic(attention.keyCount) ||
+           attention.keyCount % keyBlock != 0;
+  }
   /// The scores of one key block column of matrices, through the program's
   /// score steps, with keys past the end masked.
   Value applyScoreSteps(Value scores, Value rowOffset, Value keyOffset);
@@ -95,6 +108,9 @@ private:
                            floatConstant(value));
   }
 
+  /// The loop over key blocks `lower` to `upper` from the carried
+  /// (maximum, sum, outputs...); returns their final values.
+  SmallVector<Value> emitKeyLoop(Value lower, Value upper, ValueRange carried);
   /// The online-softmax step of one key block, from its raw scores and the
   /// loop-carried (maximum, sum, outputs...); returns their new values.
   /// With result matrices only: maps, row reductions, a conversion of P.
@@ -149,8 +165,10 @@ private:
   RightMatrixType rightType;
   Value threadId, subgroupId, laneId, batchIndex, rowOffset, queryBase;
   Value output, keyShared, valueShared;
-  /// The copy of V's key blocks (K's, into V's buffer).
-  WorkgroupTileCopy valueCopy;
+  /// The copies of K's and V's key blocks (V's from K's, into V's buffer).
+  WorkgroupTileCopy keyCopy, valueCopy;
+  /// The subgroup's rows of Q, left matrices held for the whole loop.
+  SmallVector<Value> queries;
   /// The kernel's arguments for the score steps' other inputs.
   SmallVector<Value> scoreOperandArguments;
   /// The sequence lengths: constants, or the kernel's last arguments
@@ -201,7 +219,8 @@ AttentionKernelEmitter::loadRows(const WorkgroupTileCopy &copy, Value first) {
   return values;
 }
 
-Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
+Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
+                                      bool causalMask) {
   // The program's position: (batch, query, key).
   Value position[] = {batchIndex, query, key};
   // Padding rows and keys read the operands' first element (and are
@@ -240,9 +259,16 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
     for (auto indexOp : body.getOps<linalg::IndexOp>())
       mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
     value = cloneScalarBody(b, body, mapping);
+    // Below the diagonal the mask's select keeps the score: what the step
+    // computes besides (a scale) stays, the select goes.
+    if (!causalMask && attention.causal &&
+        stepIndex + 1 == attention.scoreSteps.size())
+      value = mapping.lookupOrDefault(
+          cast<arith::SelectOp>(
+              body.getTerminator()->getOperand(0).getDefiningOp())
+              .getFalseValue());
   }
-  if (!ShapedType::isDynamic(attention.keyCount) &&
-      attention.keyCount % keyBlock == 0)
+  if (!masksPastEnd())
     return value;
   // Keys past the end were staged as zeros: they weigh nothing.
   Value inside =
@@ -254,11 +280,25 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key) {
 
 Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
                                               Value keyOffset) {
-  return map(b.getF32Type(), {scores},
-             [&](Value row, Value column, ValueRange elements) -> Value {
-               return scoreAt(elements[0], add(rowOffset, row),
-                              add(keyOffset, column));
-             });
+  if (attention.scoreSteps.empty() && !masksPastEnd())
+    return scores;
+  Value mapped =
+      map(b.getF32Type(), {scores},
+          [&](Value row, Value column, ValueRange elements) -> Value {
+            return scoreAt(elements[0], add(rowOffset, row),
+                           add(keyOffset, column), causalMaskInLoop);
+          });
+  // What the body no longer uses (the positions of a mask left out) goes,
+  // so that a map that only scales stays the matrices' own arithmetic.
+  if (auto mapOp = mapped.getDefiningOp<MapOp>()) {
+    SmallVector<Operation *> ops =
+        llvm::map_to_vector(mapOp.getBodyBlock().without_terminator(),
+                            [](Operation &op) { return &op; });
+    for (Operation *op : llvm::reverse(ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+  }
+  return mapped;
 }
 
 FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
@@ -341,8 +381,7 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
       arith::MulIOp::create(b, loc, batchIndex, mul(queryCount, headDim));
   Value keyBase =
       arith::MulIOp::create(b, loc, batchIndex, mul(keyCount, headDim));
-  WorkgroupTileCopy keyCopy =
-      planRowCopy(k, keyBase, keyCount, keyShared, keyBlock);
+  keyCopy = planRowCopy(k, keyBase, keyCount, keyShared, keyBlock);
   valueCopy = keyCopy;
   valueCopy.global = v;
   valueCopy.shared = valueShared;
@@ -353,7 +392,6 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   stageRows(planRowCopy(q, queryBase, queryCount, keyShared, queryBlock),
             firstQuery);
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> queries;
   for (int64_t d = 0; d < headDim / fk; ++d)
     queries.push_back(
         LoadOp::create(b, loc, leftType, keyShared,
@@ -373,15 +411,46 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
     carried.push_back(splat(0.0));
   Value stepCount =
       arith::CeilDivUIOp::create(b, loc, keyCount, index(keyBlock));
+  // Keys past a causal attention's last query in the workgroup are masked
+  // for all its rows: those blocks are not visited.
   if (attention.causal) {
-    // Keys past this workgroup's last query are masked for all its rows.
     Value lastQuery = add(firstQuery, index(queryBlock - 1));
     Value needed = arith::DivUIOp::create(
         b, loc, add(lastQuery, index(keyBlock)), index(keyBlock));
     stepCount = arith::MinUIOp::create(b, loc, stepCount, needed);
   }
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), stepCount, index(1), carried);
+  // The blocks whose keys all come at or before the workgroup's first query
+  // need no mask: with the softmax on matrices, where the mask is a map
+  // with positions, a loop of their own leaves it out and a second loop
+  // takes the blocks on the diagonal (NVIDIA's driver: 1578 against 1629 us
+  // for the causal attention of docs/performance.md). The scalar softmax
+  // applies the mask for little.
+  Value unmaskedSteps = index(0);
+  if (attention.causal && !softmaxInWorkgroupMemory) {
+    unmaskedSteps = arith::MinUIOp::create(
+        b, loc, stepCount,
+        arith::DivUIOp::create(b, loc, add(firstQuery, index(1)),
+                               index(keyBlock)));
+    causalMaskInLoop = false;
+    carried = emitKeyLoop(index(0), unmaskedSteps, carried);
+    causalMaskInLoop = true;
+  }
+  SmallVector<Value> results = emitKeyLoop(unmaskedSteps, stepCount, carried);
+
+  SmallVector<Value> outputs(ArrayRef<Value>(results).drop_front(2));
+  if (softmaxInWorkgroupMemory)
+    emitOutputThroughWorkgroupMemory(outputs, results[1]);
+  else
+    emitOutputFromRegisters(outputs, results[1]);
+  gpu::ReturnOp::create(b, loc);
+  return kernel;
+}
+
+SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
+                                                       ValueRange carried) {
+  int64_t fn = config.getN(), fk = config.getK();
+  int64_t headDim = attention.headDim;
+  auto loop = scf::ForOp::create(b, loc, lower, upper, index(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -419,14 +488,7 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yielded);
   }
-
-  SmallVector<Value> outputs(loop.getResults().drop_front(2));
-  if (softmaxInWorkgroupMemory)
-    emitOutputThroughWorkgroupMemory(outputs, loop.getResult(1));
-  else
-    emitOutputFromRegisters(outputs, loop.getResult(1));
-  gpu::ReturnOp::create(b, loc);
-  return kernel;
+  return SmallVector<Value>(loop.getResults());
 }
 
 SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
@@ -441,19 +503,19 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
     scores.push_back(
         applyScoreSteps(s, rowOffset, add(firstKey, index(int64_t(j) * fn))));
   // The new maximum per row, and the factor that rescales what was
-  // accumulated under the old one.
-  Value blockMaximum;
-  for (Value s : scores) {
-    Value rowMaximum = ReduceOp::create(b, loc, s.getType(), ReductionKind::Max,
-                                        ReductionDimensions::Rows, s);
-    blockMaximum =
-        !blockMaximum
-            ? rowMaximum
-            : map(f32, {blockMaximum, rowMaximum},
-                  [&](Value, Value, ValueRange x) -> Value {
-                    return arith::MaximumFOp::create(b, loc, x[0], x[1]);
-                  });
-  }
+  // accumulated under the old one. The matrices of the block are combined
+  // element by element first, so that one reduction covers the block.
+  Value widest = scores.front();
+  if (scores.size() > 1)
+    widest = map(f32, scores, [&](Value, Value, ValueRange x) -> Value {
+      Value maximum = x[0];
+      for (Value other : x.drop_front())
+        maximum = arith::MaximumFOp::create(b, loc, maximum, other);
+      return maximum;
+    });
+  Value blockMaximum =
+      ReduceOp::create(b, loc, widest.getType(), ReductionKind::Max,
+                       ReductionDimensions::Rows, widest);
   Value newMaximum =
       map(f32, {maximum, blockMaximum}, [&](Value, Value, ValueRange x) {
         return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
@@ -463,24 +525,22 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
         Value difference = arith::SubFOp::create(b, loc, x[0], x[1]);
         return Value(math::ExpOp::create(b, loc, difference));
       });
-  // P = exp(S - m), its row sums, and O = O * rescale + P V.
-  Value blockSum;
+  // P = exp(S - m), its row sums (again one reduction of the block's
+  // matrices added up), and O = O * rescale + P V.
   SmallVector<Value> probabilities;
-  for (Value s : scores) {
-    Value p = map(f32, {s, newMaximum}, [&](Value, Value, ValueRange x) {
-      Value difference = arith::SubFOp::create(b, loc, x[0], x[1]);
-      return Value(math::ExpOp::create(b, loc, difference));
+  for (Value s : scores)
+    probabilities.push_back(
+        map(f32, {s, newMaximum}, [&](Value, Value, ValueRange x) {
+          Value difference = arith::SubFOp::create(b, loc, x[0], x[1]);
+          return Value(math::ExpOp::create(b, loc, difference));
+        }));
+  Value total = probabilities.front();
+  for (Value p : ArrayRef<Value>(probabilities).drop_front())
+    total = map(f32, {total, p}, [&](Value, Value, ValueRange x) -> Value {
+      return arith::AddFOp::create(b, loc, x[0], x[1]);
     });
-    probabilities.push_back(p);
-    Value rowSum = ReduceOp::create(b, loc, p.getType(), ReductionKind::Add,
-                                    ReductionDimensions::Rows, p);
-    blockSum = !blockSum
-                   ? rowSum
-                   : map(f32, {blockSum, rowSum},
-                         [&](Value, Value, ValueRange x) -> Value {
-                           return arith::AddFOp::create(b, loc, x[0], x[1]);
-                         });
-  }
+  Value blockSum = ReduceOp::create(b, loc, total.getType(), ReductionKind::Add,
+                                    ReductionDimensions::Rows, total);
   Value newSum = map(f32, {sum, rescale, blockSum},
                      [&](Value, Value, ValueRange x) -> Value {
                        Value kept = arith::MulFOp::create(b, loc, x[0], x[1]);

@@ -64,8 +64,23 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
   int64_t stride = getAttentionRowStride(attention);
   int64_t limit = target.getWorkgroupMemoryLimit();
 
-  // The softmax goes through workgroup memory where the matrices are
-  // opaque, if the rows of a subgroup's scores split evenly over its
+  // VK_NV_cooperative_matrix2 reduces rows, maps with positions and turns
+  // P into a left matrix in registers (sm-use-nv-cooperative-matrix2); with
+  // SPV_KHR_cooperative_matrix alone each of those is a round trip through
+  // workgroup memory.
+  bool coopmat2Softmax =
+      tiling.nvCooperativeMatrix2 &&
+      bitEnumContainsAll(target.getCoopmat2Features(),
+                         CooperativeMatrix2Feature::Reductions |
+                             CooperativeMatrix2Feature::PerElementOperations |
+                             CooperativeMatrix2Feature::Conversions);
+  // Measured on an H200 (docs/performance.md, 32 heads x 4096 x 4096, head
+  // dimension 128): with cooperative matrix 2 the softmax in registers is
+  // 119 TFLOP/s against 106 in workgroup memory, but a causal one 87
+  // against 100, so causal attention keeps to workgroup memory there.
+  bool registerSoftmax = !vulkan || (coopmat2Softmax && !attention.causal);
+  // Elsewhere the softmax goes through workgroup memory where the matrices
+  // are opaque, if the rows of a subgroup's scores split evenly over its
   // invocations.
   bool rowsSplit = subgroupSize % fm == 0 && fn % (subgroupSize / fm) == 0;
   // Score steps that read other tensors (a mask) need the scalar form: a
@@ -81,7 +96,8 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
                         "its {1} invocations",
                         fm, subgroupSize)
               .str());
-    plan.softmaxInWorkgroupMemory = (vulkan || readsTensors) && rowsSplit;
+    plan.softmaxInWorkgroupMemory =
+        (!registerSoftmax || readsTensors) && rowsSplit;
     break;
   case AttentionTiling::Softmax::Registers:
     if (readsTensors)
@@ -127,11 +143,14 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
                 fn * 4);
       return rows * stride * elementBytes + plan.subgroups * perSubgroup;
     }
-    // On Vulkan, maps and reductions of result matrices go through
-    // workgroup memory too (sm-lower-to-vulkan adds three f32 tiles and one
-    // of the inputs per subgroup here): that is reserved.
+    // On Vulkan without cooperative matrix 2, maps and reductions of result
+    // matrices go through workgroup memory too (sm-lower-to-vulkan adds
+    // three f32 tiles and one of the inputs per subgroup here): that is
+    // reserved.
     int64_t expansionBytes =
-        vulkan ? (3 * 4 + elementBytes) * plan.subgroups * fm * fn : 0;
+        !vulkan || coopmat2Softmax
+            ? 0
+            : (3 * 4 + elementBytes) * plan.subgroups * fm * fn;
     return (rows + block) * stride * elementBytes +
            plan.subgroups * fm * fn * 4 + expansionBytes;
   };

@@ -41,8 +41,9 @@ using namespace mlir::subgroup_matrix;
 /// `attention-softmax` at `loc`.
 static FailureOr<AttentionTiling>
 readAttentionTilingOptions(Location loc, int64_t subgroups, int64_t keyBlock,
-                           StringRef softmax) {
+                           StringRef softmax, bool nvCooperativeMatrix2) {
   AttentionTiling tiling;
+  tiling.nvCooperativeMatrix2 = nvCooperativeMatrix2;
   tiling.subgroups = subgroups;
   tiling.keyBlock = keyBlock;
   if (softmax == "registers")
@@ -75,7 +76,8 @@ void PlanKernelsPass::runOnOperation() {
   if (failed(target))
     return signalPassFailure();
   FailureOr<AttentionTiling> attentionTiling = readAttentionTilingOptions(
-      module.getLoc(), attentionSubgroups, attentionKeyBlock, attentionSoftmax);
+      module.getLoc(), attentionSubgroups, attentionKeyBlock, attentionSoftmax,
+      nvCoopmat2);
   if (failed(attentionTiling))
     return signalPassFailure();
   MatmulTiling requested = readMatmulTilingOptions(*this);

@@ -64,6 +64,9 @@ struct AttentionTiling {
   /// would cost such a round trip of its own).
   enum class Softmax { Default, Registers, WorkgroupMemory };
   Softmax softmax = Softmax::Default;
+  /// Whether the kernel may count on the VK_NV_cooperative_matrix2 features
+  /// the target lists (sm-lower-to-vulkan's `nv-coopmat2`).
+  bool nvCooperativeMatrix2 = true;
 
   bool isDefault() const {
     return !subgroups && !keyBlock && softmax == Softmax::Default;

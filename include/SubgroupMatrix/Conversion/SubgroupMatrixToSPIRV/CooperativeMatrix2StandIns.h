@@ -1,0 +1,97 @@
+//===- CooperativeMatrix2StandIns.h - NV coopmat2 through stand-ins -*- C++
+//-*-===//
+//
+// MLIR's SPIR-V dialect has no SPV_NV_cooperative_matrix2 instructions, so
+// `sm-use-nv-cooperative-matrix2` calls a stand-in function for each one,
+// and the serializer (`serializeSPIRVModule`) replaces every call of a
+// stand-in by the instruction it stands for. The two agree on what a
+// stand-in is through its name, which the binary keeps in an OpName.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOSPIRV_COOPERATIVEMATRIX2STANDINS_H
+#define SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOSPIRV_COOPERATIVEMATRIX2STANDINS_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir {
+namespace subgroup_matrix {
+
+/// The SPV_NV_cooperative_matrix2 instructions a stand-in can be.
+enum class CooperativeMatrix2Instruction {
+  /// OpCooperativeMatrixReduceNV over rows (Reduce = Row).
+  ReduceRows,
+  /// OpCooperativeMatrixReduceNV over columns (Reduce = Column).
+  ReduceColumns,
+  /// OpCooperativeMatrixReduceNV over the whole matrix (Row | Column).
+  ReduceAll,
+  /// OpCooperativeMatrixPerElementOpNV.
+  PerElement,
+  /// OpCooperativeMatrixConvertNV: an accumulator becomes an A or B matrix
+  /// of the same component type.
+  ConvertUse,
+  /// OpFConvert, OpConvertSToF, OpConvertUToF, OpSConvert and OpUConvert
+  /// from an accumulator to an A or B matrix, which
+  /// CooperativeMatrixConversionsNV allows.
+  ConvertFloat,
+  ConvertSignedToFloat,
+  ConvertUnsignedToFloat,
+  ConvertSigned,
+  ConvertUnsigned,
+};
+
+/// What the name of every stand-in starts with.
+inline llvm::StringLiteral getCooperativeMatrix2StandInPrefix() {
+  return "__sm_nv_coopmat2__";
+}
+
+/// The keyword of `instruction` in a stand-in's name.
+inline llvm::StringRef stringifyCooperativeMatrix2Instruction(
+    CooperativeMatrix2Instruction instruction) {
+  switch (instruction) {
+  case CooperativeMatrix2Instruction::ReduceRows:
+    return "reduce_rows";
+  case CooperativeMatrix2Instruction::ReduceColumns:
+    return "reduce_columns";
+  case CooperativeMatrix2Instruction::ReduceAll:
+    return "reduce_all";
+  case CooperativeMatrix2Instruction::PerElement:
+    return "per_element";
+  case CooperativeMatrix2Instruction::ConvertUse:
+    return "convert_use";
+  case CooperativeMatrix2Instruction::ConvertFloat:
+    return "convert_float";
+  case CooperativeMatrix2Instruction::ConvertSignedToFloat:
+    return "convert_signed_to_float";
+  case CooperativeMatrix2Instruction::ConvertUnsignedToFloat:
+    return "convert_unsigned_to_float";
+  case CooperativeMatrix2Instruction::ConvertSigned:
+    return "convert_signed";
+  case CooperativeMatrix2Instruction::ConvertUnsigned:
+    return "convert_unsigned";
+  }
+  return "";
+}
+
+/// The instruction a function named `name` stands for, if it is a stand-in:
+/// the prefix, the keyword, `__`, then a number that makes the name unique.
+inline std::optional<CooperativeMatrix2Instruction>
+getCooperativeMatrix2StandIn(llvm::StringRef name) {
+  if (!name.consume_front(getCooperativeMatrix2StandInPrefix()))
+    return std::nullopt;
+  llvm::StringRef keyword = name.split("__").first;
+  for (unsigned i = 0;
+       i <= unsigned(CooperativeMatrix2Instruction::ConvertUnsigned); ++i) {
+    auto instruction = CooperativeMatrix2Instruction(i);
+    if (keyword == stringifyCooperativeMatrix2Instruction(instruction))
+      return instruction;
+  }
+  return std::nullopt;
+}
+
+} // namespace subgroup_matrix
+} // namespace mlir
+
+#endif // SUBGROUPMATRIX_CONVERSION_SUBGROUPMATRIXTOSPIRV_COOPERATIVEMATRIX2STANDINS_H

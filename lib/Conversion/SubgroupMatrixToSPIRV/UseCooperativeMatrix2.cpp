@@ -1,0 +1,341 @@
+//===- UseCooperativeMatrix2.cpp - VK_NV_cooperative_matrix2 operations ---===//
+//
+// `sm-use-nv-cooperative-matrix2`: on a target whose device lists
+// VK_NV_cooperative_matrix2 features, the reductions, maps and changes of
+// kind that SPV_KHR_cooperative_matrix can only do through workgroup memory
+// become that extension's instructions. MLIR's SPIR-V dialect has none of
+// them, so each becomes a call of a stand-in function (named for the
+// instruction, CooperativeMatrix2StandIns.h), which upstream's conversions
+// carry into SPIR-V like any call, and the serializer replaces by the
+// instruction. What the instruction calls back (a reduction's combining
+// function, a map's per-element function) is an ordinary function of the
+// module, built here from the op; the stand-in calls it, so that it is
+// referenced and the serializer finds it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/Passes.h"
+#include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/CooperativeMatrix2StandIns.h"
+#include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
+#include "SubgroupMatrix/IR/TargetPresets.h"
+#include "SubgroupMatrix/Transforms/Checks.h"
+#include "SubgroupMatrix/Transforms/ExpandThroughWorkgroupMemory.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace subgroup_matrix {
+#define GEN_PASS_DEF_USENVCOOPERATIVEMATRIX2PASS
+#include "SubgroupMatrix/Conversion/Passes.h.inc"
+} // namespace subgroup_matrix
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+/// Builds the stand-ins and callbacks of one gpu.module and replaces the ops
+/// that use them.
+class CooperativeMatrix2Builder {
+public:
+  CooperativeMatrix2Builder(gpu::GPUModuleOp kernels,
+                            CooperativeMatrix2Feature features)
+      : kernels(kernels), symbols(kernels), features(features),
+        builder(kernels.getContext()) {}
+
+  /// Replaces `op` if the target's features cover it; returns whether it
+  /// did.
+  bool tryReplace(ReduceOp op);
+  bool tryReplace(MapOp op);
+  bool tryReplace(ConvertOp op);
+
+private:
+  bool has(CooperativeMatrix2Feature feature) const {
+    return bitEnumContainsAll(features, feature);
+  }
+  /// A new private function of the module, empty but for its entry block.
+  func::FuncOp createFunction(StringRef name, TypeRange inputs,
+                              TypeRange results, Location loc);
+  /// The stand-in for `instruction` taking `inputs` and returning `result`;
+  /// its body calls `callback` (if any) with undefined arguments.
+  func::FuncOp createStandIn(CooperativeMatrix2Instruction instruction,
+                             TypeRange inputs, Type result,
+                             func::FuncOp callback, Location loc);
+  /// Replaces `op` by a call of `standIn` with `operands`.
+  void replaceWithCall(Operation *op, func::FuncOp standIn,
+                       ValueRange operands);
+
+  gpu::GPUModuleOp kernels;
+  SymbolTable symbols;
+  CooperativeMatrix2Feature features;
+  OpBuilder builder;
+  unsigned count = 0;
+};
+} // namespace
+
+func::FuncOp CooperativeMatrix2Builder::createFunction(StringRef name,
+                                                       TypeRange inputs,
+                                                       TypeRange results,
+                                                       Location loc) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(kernels.getBody());
+  auto function = func::FuncOp::create(
+      builder, loc, name, builder.getFunctionType(inputs, results));
+  function.setPrivate();
+  function.addEntryBlock();
+  // Renames on a clash with a symbol of the program.
+  symbols.insert(function);
+  return function;
+}
+
+func::FuncOp CooperativeMatrix2Builder::createStandIn(
+    CooperativeMatrix2Instruction instruction, TypeRange inputs, Type result,
+    func::FuncOp callback, Location loc) {
+  std::string name = (getCooperativeMatrix2StandInPrefix() +
+                      stringifyCooperativeMatrix2Instruction(instruction) +
+                      "__" + Twine(count++))
+                         .str();
+  func::FuncOp standIn = createFunction(name, inputs, result, loc);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&standIn.front());
+  if (callback) {
+    SmallVector<Value> arguments;
+    for (Type type : callback.getArgumentTypes())
+      arguments.push_back(ub::PoisonOp::create(builder, loc, type));
+    func::CallOp::create(builder, loc, callback, arguments);
+  }
+  Value undefined = ub::PoisonOp::create(builder, loc, result);
+  func::ReturnOp::create(builder, loc, undefined);
+  return standIn;
+}
+
+void CooperativeMatrix2Builder::replaceWithCall(Operation *op,
+                                                func::FuncOp standIn,
+                                                ValueRange operands) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  auto call = func::CallOp::create(builder, op->getLoc(), standIn, operands);
+  op->replaceAllUsesWith(call);
+  op->erase();
+}
+
+bool CooperativeMatrix2Builder::tryReplace(ReduceOp op) {
+  // The instruction reduces accumulators only.
+  if (!has(CooperativeMatrix2Feature::Reductions) ||
+      op.getMatrixType().getKind() != MatrixKind::Result)
+    return false;
+  Location loc = op.getLoc();
+  Type component = op.getMatrixType().getElementType();
+  Type storage = getStorageType(component);
+  func::FuncOp combine = createFunction("sm_nv_coopmat2_combine",
+                                        {storage, storage}, storage, loc);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&combine.front());
+    Value combined =
+        ReduceOp::buildCombine(builder, loc, op.getKind(), component,
+                               combine.getArgument(0), combine.getArgument(1));
+    func::ReturnOp::create(builder, loc, combined);
+  }
+  CooperativeMatrix2Instruction instruction =
+      CooperativeMatrix2Instruction::ReduceAll;
+  switch (op.getDimensions()) {
+  case ReductionDimensions::Rows:
+    instruction = CooperativeMatrix2Instruction::ReduceRows;
+    break;
+  case ReductionDimensions::Columns:
+    instruction = CooperativeMatrix2Instruction::ReduceColumns;
+    break;
+  case ReductionDimensions::All:
+    instruction = CooperativeMatrix2Instruction::ReduceAll;
+    break;
+  }
+  Type type = op.getMatrix().getType();
+  func::FuncOp standIn = createStandIn(instruction, type, type, combine, loc);
+  replaceWithCall(op, standIn, op.getMatrix());
+  return true;
+}
+
+bool CooperativeMatrix2Builder::tryReplace(MapOp op) {
+  // Maps the matrices can compute in registers stay there.
+  if (!has(CooperativeMatrix2Feature::PerElementOperations) ||
+      !needsWorkgroupMemory(op, MatrixRegisterOps::ComponentWise))
+    return false;
+  // What the body uses from outside reaches the callback as arguments.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op.getBody(), captured);
+  if (!llvm::all_of(captured, [](Value value) {
+        return value.getType().isIntOrIndexOrFloat();
+      }))
+    return false;
+  Location loc = op.getLoc();
+  // Every matrix the instruction passes has the type of its result.
+  ValueRange inputs = op.getInputs();
+  if (!llvm::all_equal(inputs.getTypes()))
+    return false;
+  Type resultType = op.getType();
+  Value yielded = op.getYieldedValue();
+  // A map that computes in its inputs' type and narrows or widens at the
+  // end (f32 math into f16) applies in the inputs' type, and the
+  // conversion follows as an op of its own, which rounds the same way.
+  Operation *finalConversion = nullptr;
+  if (!inputs.empty() && inputs[0].getType() != resultType) {
+    Type inputStorage =
+        getStorageType(cast<SubgroupMatrixTypeInterface>(inputs[0].getType())
+                           .getElementType());
+    Operation *producer = yielded.getDefiningOp();
+    auto truncate = dyn_cast_or_null<arith::TruncFOp>(producer);
+    bool plainTruncate = truncate && !truncate.getRoundingmodeAttr() &&
+                         (!truncate.getFastmathAttr() ||
+                          truncate.getFastmath() == arith::FastMathFlags::none);
+    if (!(plainTruncate || isa_and_nonnull<arith::ExtFOp>(producer)) ||
+        producer->getParentOp() != op ||
+        producer->getOperand(0).getType() != inputStorage)
+      return false;
+    finalConversion = producer;
+    yielded = producer->getOperand(0);
+    resultType = inputs[0].getType();
+  }
+  Type resultStorage = getStorageType(
+      cast<SubgroupMatrixTypeInterface>(resultType).getElementType());
+  // The instruction's matrix is the first input, or a matrix of zeros
+  // (whose element the function ignores) for a map of no inputs.
+  Value carrier;
+  if (inputs.empty() &&
+      !isa<Float16Type, BFloat16Type, Float32Type>(resultStorage) &&
+      !resultStorage.isInteger(32))
+    return false; // No splat of that type.
+  if (!inputs.empty()) {
+    carrier = inputs[0];
+  } else {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    Value zero = arith::ConstantOp::create(builder, loc,
+                                           builder.getZeroAttr(resultStorage));
+    carrier = SplatOp::create(builder, loc, resultType, zero);
+  }
+  bool firstIsCarrier = !inputs.empty();
+  ValueRange others = inputs.drop_front(firstIsCarrier ? 1 : 0);
+
+  SmallVector<Type> parameters = {builder.getIndexType(),
+                                  builder.getIndexType(), resultStorage};
+  for (Value input : others)
+    parameters.push_back(getStorageType(
+        cast<SubgroupMatrixTypeInterface>(input.getType()).getElementType()));
+  for (Value value : captured)
+    parameters.push_back(value.getType());
+  func::FuncOp perElement =
+      createFunction("sm_nv_coopmat2_element", parameters, resultStorage, loc);
+  {
+    Block &entry = perElement.front();
+    IRMapping mapping;
+    mapping.map(op.getRow(), entry.getArgument(0));
+    mapping.map(op.getColumn(), entry.getArgument(1));
+    unsigned next = 2;
+    if (firstIsCarrier)
+      mapping.map(op.getInputElement(0), entry.getArgument(next));
+    ++next;
+    for (unsigned i = firstIsCarrier ? 1 : 0; i < inputs.size(); ++i)
+      mapping.map(op.getInputElement(i), entry.getArgument(next++));
+    for (Value value : captured)
+      mapping.map(value, entry.getArgument(next++));
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&entry);
+    for (Operation &inner : op.getBodyBlock().without_terminator())
+      if (&inner != finalConversion)
+        builder.clone(inner, mapping);
+    func::ReturnOp::create(builder, loc, mapping.lookupOrDefault(yielded));
+  }
+  SmallVector<Value> operands = {carrier};
+  llvm::append_range(operands, others);
+  llvm::append_range(operands, captured);
+  func::FuncOp standIn = createStandIn(
+      CooperativeMatrix2Instruction::PerElement,
+      ValueRange(operands).getTypes(), resultType, perElement, loc);
+  if (!finalConversion) {
+    replaceWithCall(op, standIn, operands);
+    return true;
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  auto call = func::CallOp::create(builder, loc, standIn, operands);
+  Value converted =
+      ConvertOp::create(builder, loc, op.getType(), call.getResult(0));
+  op.replaceAllUsesWith(converted);
+  op.erase();
+  return true;
+}
+
+bool CooperativeMatrix2Builder::tryReplace(ConvertOp op) {
+  // The extension turns accumulators into A and B matrices, with or without
+  // a change of component type; other changes of kind stay as they were.
+  SubgroupMatrixTypeInterface from = op.getSourceType(),
+                              to = op.getResultType();
+  if (!has(CooperativeMatrix2Feature::Conversions) ||
+      from.getKind() != MatrixKind::Result ||
+      to.getKind() == MatrixKind::Result)
+    return false;
+  Type fromComponent = from.getElementType(), toComponent = to.getElementType();
+  Type fromStorage = getStorageType(fromComponent),
+       toStorage = getStorageType(toComponent);
+  CooperativeMatrix2Instruction instruction;
+  if (fromStorage == toStorage) {
+    instruction = CooperativeMatrix2Instruction::ConvertUse;
+  } else if (isa<FloatType>(fromStorage) && isa<FloatType>(toStorage)) {
+    // f16 and bf16 convert through f32 elsewhere; one OpFConvert between
+    // them would round once where the op's meaning rounds once too, but no
+    // device here has been seen to take it.
+    if (!fromStorage.isF32() && !toStorage.isF32())
+      return false;
+    instruction = CooperativeMatrix2Instruction::ConvertFloat;
+  } else if (isa<FloatType>(toStorage)) {
+    instruction = fromComponent.isUnsignedInteger()
+                      ? CooperativeMatrix2Instruction::ConvertUnsignedToFloat
+                      : CooperativeMatrix2Instruction::ConvertSignedToFloat;
+  } else if (isa<IntegerType>(fromStorage) && isa<IntegerType>(toStorage)) {
+    instruction = fromComponent.isUnsignedInteger()
+                      ? CooperativeMatrix2Instruction::ConvertUnsigned
+                      : CooperativeMatrix2Instruction::ConvertSigned;
+  } else {
+    return false;
+  }
+  func::FuncOp standIn = createStandIn(instruction, op.getSource().getType(),
+                                       op.getType(), nullptr, op.getLoc());
+  replaceWithCall(op, standIn, op.getSource());
+  return true;
+}
+
+namespace {
+struct UseNVCooperativeMatrix2Pass
+    : public subgroup_matrix::impl::UseNVCooperativeMatrix2PassBase<
+          UseNVCooperativeMatrix2Pass> {
+  using UseNVCooperativeMatrix2PassBase::UseNVCooperativeMatrix2PassBase;
+
+  void runOnOperation() override {
+    for (gpu::GPUModuleOp kernels : getModulesBeingLowered(getOperation())) {
+      TargetAttr target = getLoweringTargetOrError(kernels, TargetAttr());
+      if (!target)
+        return signalPassFailure();
+      CooperativeMatrix2Feature features = target.getCoopmat2Features();
+      if (features == CooperativeMatrix2Feature::None || target.getEmulated())
+        continue;
+      CooperativeMatrix2Builder builder(kernels, features);
+      SmallVector<Operation *> candidates;
+      kernels.walk([&](Operation *op) {
+        if (isa<ReduceOp, MapOp, ConvertOp>(op))
+          candidates.push_back(op);
+      });
+      for (Operation *op : candidates)
+        TypeSwitch<Operation *>(op).Case<ReduceOp, MapOp, ConvertOp>(
+            [&](auto typed) { builder.tryReplace(typed); });
+    }
+  }
+};
+} // namespace

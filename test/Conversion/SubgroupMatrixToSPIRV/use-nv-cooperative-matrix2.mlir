@@ -1,0 +1,185 @@
+// RUN: sm-opt %s -split-input-file --sm-use-nv-cooperative-matrix2 | FileCheck %s
+
+// A row reduction of a result matrix calls the reduce stand-in, which calls
+// the combining function the reduction's kind makes.
+// CHECK-LABEL: gpu.module @reductions
+// CHECK: gpu.func @k
+// CHECK: %[[M:.*]] = subgroup_matrix.load
+// CHECK: %[[ROWS:.*]] = func.call @__sm_nv_coopmat2__reduce_rows__0(%[[M]])
+// CHECK: %[[COLUMNS:.*]] = func.call @__sm_nv_coopmat2__reduce_columns__1(%[[ROWS]])
+// CHECK: %[[ALL:.*]] = func.call @__sm_nv_coopmat2__reduce_all__2(%[[COLUMNS]])
+// CHECK: subgroup_matrix.store %[[ALL]]
+// CHECK: func.func private @sm_nv_coopmat2_combine(%[[X:.*]]: f32, %[[Y:.*]]: f32) -> f32
+// CHECK-NEXT: %[[MAX:.*]] = arith.maximumf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: return %[[MAX]]
+// CHECK: func.func private @__sm_nv_coopmat2__reduce_rows__0(%{{.*}}: !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>
+// CHECK: call @sm_nv_coopmat2_combine(
+// CHECK: %[[UNDEFINED:.*]] = ub.poison : !subgroup_matrix.result<16x16xf32>
+// CHECK: return %[[UNDEFINED]]
+// CHECK: func.func private @sm_nv_coopmat2_combine_0(%[[X:.*]]: f32, %[[Y:.*]]: f32) -> f32
+// CHECK-NEXT: arith.addf %[[X]], %[[Y]] : f32
+// CHECK: func.func private @sm_nv_coopmat2_combine_{{[0-9]+}}(%[[X:.*]]: i32, %[[Y:.*]]: i32) -> i32
+// CHECK-NEXT: arith.minui %[[X]], %[[Y]] : i32
+gpu.module @reductions attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<1024xi32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %rows = subgroup_matrix.reduce max rows %m : !subgroup_matrix.result<16x16xf32>
+    %columns = subgroup_matrix.reduce add columns %rows : !subgroup_matrix.result<16x16xf32>
+    %all = subgroup_matrix.reduce add all %columns : !subgroup_matrix.result<16x16xf32>
+    subgroup_matrix.store %all, %a[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    %n = subgroup_matrix.load %b[%c0] stride %c16 : memref<1024xi32> -> !subgroup_matrix.result<16x16xui32>
+    %least = subgroup_matrix.reduce min rows %n : !subgroup_matrix.result<16x16xui32>
+    subgroup_matrix.store %least, %b[%c0] stride %c16 : !subgroup_matrix.result<16x16xui32>, memref<1024xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+// The instruction reduces accumulators only: a reduction of a left matrix
+// is left to the workgroup-memory lowering.
+// CHECK-LABEL: gpu.module @left_reduction
+// CHECK: subgroup_matrix.reduce add rows
+// CHECK-NOT: func.func
+gpu.module @left_reduction attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf16> -> !subgroup_matrix.left<16x16xf16>
+    %r = subgroup_matrix.reduce add rows %m : !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %r, %a[%c0] stride %c16 : !subgroup_matrix.left<16x16xf16>, memref<1024xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A map with the element's position, a second matrix and a value from
+// outside: one per-element function receives the row, the column, both
+// elements and the outside value. A component-wise map stays as it was
+// (the matrices' own arithmetic does it).
+// CHECK-LABEL: gpu.module @maps
+// CHECK: %[[S:.*]] = subgroup_matrix.load
+// CHECK: %[[T:.*]] = subgroup_matrix.load
+// CHECK: %[[SCALED:.*]] = subgroup_matrix.map %[[S]]
+// CHECK: %[[MASKED:.*]] = func.call @__sm_nv_coopmat2__per_element__0(%[[SCALED]], %[[T]], %[[LIMIT:.*]]) : (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>, index) -> !subgroup_matrix.result<16x16xf32>
+// CHECK: func.func private @sm_nv_coopmat2_element(%[[ROW:.*]]: index, %[[COLUMN:.*]]: index, %[[X:.*]]: f32, %[[Y:.*]]: f32, %[[BOUND:.*]]: index) -> f32
+// CHECK: %[[KEY:.*]] = arith.addi %[[COLUMN]], %[[BOUND]]
+// CHECK: arith.cmpi ugt, %[[KEY]], %[[ROW]]
+// CHECK: math.exp
+// CHECK: return
+gpu.module @maps attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %limit: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %s = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %t = subgroup_matrix.load %a[%c16] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %scaled = subgroup_matrix.map %s : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %two = arith.constant 2.0 : f32
+      %y = arith.mulf %x, %two : f32
+      subgroup_matrix.yield %y : f32
+    }
+    %masked = subgroup_matrix.map %scaled, %t : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32, %m: f32):
+      %key = arith.addi %col, %limit : index
+      %above = arith.cmpi ugt, %key, %row : index
+      %d = arith.subf %x, %m : f32
+      %e = math.exp %d : f32
+      %ninf = arith.constant 0xFF800000 : f32
+      %y = arith.select %above, %ninf, %e : f32
+      subgroup_matrix.yield %y : f32
+    }
+    subgroup_matrix.store %masked, %a[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// The instruction's matrices and result have one type. A map that computes
+// in f32 and narrows at the end applies in f32, and the narrowing follows as
+// a conversion (rounding as arith.truncf does). A map of inputs of two types
+// stays.
+// CHECK-LABEL: gpu.module @narrowing_map
+// CHECK: %[[S:.*]] = subgroup_matrix.load
+// CHECK: %[[F:.*]] = func.call @__sm_nv_coopmat2__per_element__0(%[[S]]) : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>
+// CHECK: %[[H:.*]] = subgroup_matrix.convert %[[F]] : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16>
+// CHECK: subgroup_matrix.map %[[S]], %[[H]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf16>
+// CHECK: func.func private @sm_nv_coopmat2_element(%{{.*}}: index, %{{.*}}: index, %[[X:.*]]: f32) -> f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[X]]
+// CHECK-NEXT: return %[[T]]
+gpu.module @narrowing_map attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %s = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %h = subgroup_matrix.map %s : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf16> {
+    ^bb0(%row: index, %col: index, %x: f32):
+      %t = math.tanh %x : f32
+      %y = arith.truncf %t : f32 to f16
+      subgroup_matrix.yield %y : f16
+    }
+    %mixed = subgroup_matrix.map %s, %h : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf32> {
+    ^bb0(%row: index, %col: index, %x: f32, %y: f16):
+      %w = arith.extf %y : f16 to f32
+      %e = math.exp %w : f32
+      %z = arith.addf %x, %e : f32
+      subgroup_matrix.yield %z : f32
+    }
+    subgroup_matrix.store %mixed, %a[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A result becomes a left or right matrix in registers: the same component
+// type changes only its use, another is converted on the way. Other changes
+// of kind stay.
+// CHECK-LABEL: gpu.module @conversions
+// CHECK: %[[P:.*]] = subgroup_matrix.load
+// CHECK: func.call @__sm_nv_coopmat2__convert_float__0(%[[P]]) : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.left<16x16xf16>
+// CHECK: %[[H:.*]] = subgroup_matrix.load
+// CHECK: func.call @__sm_nv_coopmat2__convert_use__1(%[[H]]) : (!subgroup_matrix.result<16x16xf16>) -> !subgroup_matrix.right<16x16xf16>
+// CHECK: %[[I:.*]] = subgroup_matrix.load
+// CHECK: func.call @__sm_nv_coopmat2__convert_signed_to_float__2(%[[I]]) : (!subgroup_matrix.result<16x16xsi32>) -> !subgroup_matrix.left<16x16xf16>
+// CHECK: subgroup_matrix.convert %{{.*}} : !subgroup_matrix.left<16x16xf16> -> !subgroup_matrix.result<16x16xf16>
+gpu.module @conversions attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<1024xf16>, %c: memref<1024xi32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %p = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %left = subgroup_matrix.convert %p : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %left, %b[%c0] stride %c16 : !subgroup_matrix.left<16x16xf16>, memref<1024xf16>
+    %h = subgroup_matrix.load %b[%c0] stride %c16 : memref<1024xf16> -> !subgroup_matrix.result<16x16xf16>
+    %right = subgroup_matrix.convert %h : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.right<16x16xf16>
+    subgroup_matrix.store %right, %b[%c0] stride %c16 : !subgroup_matrix.right<16x16xf16>, memref<1024xf16>
+    %i = subgroup_matrix.load %c[%c0] stride %c16 : memref<1024xi32> -> !subgroup_matrix.result<16x16xsi32>
+    %q = subgroup_matrix.convert %i : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.left<16x16xf16>
+    %back = subgroup_matrix.convert %q : !subgroup_matrix.left<16x16xf16> -> !subgroup_matrix.result<16x16xf16>
+    subgroup_matrix.store %back, %b[%c0] stride %c16 : !subgroup_matrix.result<16x16xf16>, memref<1024xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A target without VK_NV_cooperative_matrix2 keeps every op.
+// CHECK-LABEL: gpu.module @khr_only
+// CHECK: subgroup_matrix.reduce max rows
+// CHECK: subgroup_matrix.convert
+// CHECK-NOT: func.func
+gpu.module @khr_only attributes {subgroup_matrix.target = #subgroup_matrix.target<"amd-rdna3">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = subgroup_matrix.reduce max rows %m : !subgroup_matrix.result<16x16xf32>
+    %l = subgroup_matrix.convert %r : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %l, %b[%c0] stride %c16 : !subgroup_matrix.left<16x16xf16>, memref<1024xf16>
+    gpu.return
+  }
+}
