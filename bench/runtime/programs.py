@@ -293,6 +293,18 @@ for causal in (False, True):
                 "attention_causal" if causal else "attention", 5e-3,
                 options=options,
                 flops=4 * 32 * 4096 * 4096 * 128 // (2 if causal else 1))
+# The other forms at the same length: head dimension 64 (f16), and
+# bf16 at 128, each with and without cooperative matrix 2.
+for label, dim, element, dtype in (("64", 64, "f16", "float16"),
+                                   ("128_bf16", 128, "bf16", "bfloat16")):
+    for form, options in (("nv", ""), ("khr", "nv-coopmat2=false")):
+        PROGRAMS["attention_32x4096x4096x%s_%s" % (label, form)] = Program(
+            "attention",
+            attention_program("attention", 32, 4096, 4096, dim, element,
+                              False, element),
+            [((32, 4096, dim), dtype, -1, 1)] * 3, "attention",
+            2e-2 if element == "bf16" else 5e-3, options=options,
+            flops=4 * 32 * 4096 * 4096 * dim)
 
 # The front-end corpus (test/Integration/Corpus) at model sizes: checked
 # against its float64 references, timed beside the same layers in PyTorch
