@@ -23,6 +23,7 @@
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -210,6 +211,54 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   return applyFullConversion(gpuModule, *target, std::move(patterns));
 }
 
+/// Prepares the functions that kernels call (helpers of the program, and
+/// the callbacks and stand-ins of VK_NV_cooperative_matrix2) for their
+/// conversion to spirv.funcs: those no kernel reaches are dropped (nothing
+/// could run them), and one that takes or returns a buffer is an error,
+/// since Vulkan's logical addressing gives buffers only to entry points (a
+/// function parameter would need variable pointers).
+static LogicalResult prepareCalledFunctions(gpu::GPUModuleOp kernels) {
+  SymbolTable symbols(kernels);
+  llvm::SetVector<func::FuncOp> reached;
+  SmallVector<Operation *> worklist;
+  kernels.walk([&](gpu::GPUFuncOp function) {
+    if (function.isKernel())
+      worklist.push_back(function);
+  });
+  while (!worklist.empty()) {
+    Operation *caller = worklist.pop_back_val();
+    caller->walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (callee && reached.insert(callee))
+        worklist.push_back(callee);
+    });
+  }
+  for (auto function :
+       llvm::make_early_inc_range(kernels.getOps<func::FuncOp>()))
+    if (!reached.contains(function))
+      function.erase();
+  bool failed = false;
+  for (func::FuncOp function : reached) {
+    FunctionType type = function.getFunctionType();
+    for (auto [index, argument] : llvm::enumerate(type.getInputs()))
+      if (isa<MemRefType>(argument)) {
+        function.emitError()
+            << "takes a buffer (argument " << index << " of type " << argument
+            << "), which a SPIR-V function for Vulkan cannot: only kernels "
+               "receive buffers (a function would need variable pointers); "
+               "inline it into the kernel that calls it";
+        failed = true;
+      }
+    if (llvm::any_of(type.getResults(),
+                     [](Type result) { return isa<MemRefType>(result); })) {
+      function.emitError() << "returns a buffer, which a SPIR-V function for "
+                              "Vulkan cannot; inline it into its kernel";
+      failed = true;
+    }
+  }
+  return success(!failed);
+}
+
 namespace {
 struct ConvertKernelsToSPIRVPass
     : public subgroup_matrix::impl::ConvertKernelsToSPIRVPassBase<
@@ -254,6 +303,8 @@ void ConvertKernelsToSPIRVPass::runOnOperation() {
     if (failed(hoistPerInvocationAllocations(
             kernels, spirv::StorageClassAttr::get(
                          context, spirv::StorageClass::Function))))
+      return signalPassFailure();
+    if (failed(prepareCalledFunctions(kernels)))
       return signalPassFailure();
     // The mark of emulated functions has served the earlier stages.
     kernels.walk([](FunctionOpInterface function) {

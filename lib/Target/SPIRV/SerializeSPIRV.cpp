@@ -160,6 +160,13 @@ LogicalResult mlir::subgroup_matrix::serializeToSPIRV(Operation *input,
     return diagnostic;
   }
 
+  // A module without kernels has nothing a Vulkan driver could run, and no
+  // entry point, which a Vulkan binary needs.
+  if (candidates.front().getOps<spirv::EntryPointOp>().empty())
+    return emitError(candidates.front().getLoc())
+           << "spirv.module '" << candidates.front().getSymName().value_or("")
+           << "' has no entry point (its gpu.module has no kernel): there is "
+              "nothing to write for Vulkan";
   SmallVector<uint32_t> binary;
   if (failed(serializeSPIRVModule(candidates.front(), binary)))
     return failure();

@@ -112,3 +112,21 @@ gpu.module @reduce_in_a_function attributes {subgroup_matrix.target = #subgroup_
   }
 }
 
+
+// -----
+
+// A function the kernel calls cannot take a buffer: Vulkan's logical
+// addressing gives buffers to kernels only.
+gpu.module @buffer_argument attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  // expected-error @+1 {{takes a buffer (argument 0 of type 'memref<1024xf16>'), which a SPIR-V function for Vulkan cannot: only kernels receive buffers (a function would need variable pointers); inline it into the kernel that calls it}}
+  func.func @helper(%a: memref<1024xf16>, %i: index) -> f16 {
+    %x = memref.load %a[%i] : memref<1024xf16>
+    return %x : f16
+  }
+  gpu.func @k(%a: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %x = func.call @helper(%a, %c0) : (memref<1024xf16>, index) -> f16
+    memref.store %x, %a[%c0] : memref<1024xf16>
+    gpu.return
+  }
+}
