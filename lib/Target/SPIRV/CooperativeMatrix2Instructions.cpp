@@ -10,14 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "CooperativeMatrix2Instructions.h"
+#include "BinaryInstructions.h"
 
 #include "SubgroupMatrix/Conversion/SubgroupMatrixToSPIRV/CooperativeMatrix2StandIns.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -60,15 +59,6 @@ std::string readString(ArrayRef<uint32_t> words) {
   std::string text(reinterpret_cast<const char *>(words.data()),
                    words.size() * sizeof(uint32_t));
   return text.substr(0, text.find('\0'));
-}
-
-void appendString(SmallVectorImpl<uint32_t> &out, uint32_t opcode,
-                  StringRef text) {
-  size_t words = text.size() / 4 + 1;
-  out.push_back(uint32_t(words + 1) << 16 | opcode);
-  size_t first = out.size();
-  out.resize(first + words, 0);
-  std::memcpy(&out[first], text.data(), text.size());
 }
 
 /// The capability an instruction needs.
@@ -248,7 +238,8 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
              declarations.end());
   if (!hasExtension) {
     SmallVector<uint32_t> extension;
-    appendString(extension, spv::OpExtension, "SPV_NV_cooperative_matrix2");
+    appendStringInstruction(extension, spv::OpExtension,
+                            "SPV_NV_cooperative_matrix2");
     size_t extensionEnd = std::max(lastExtension, lastCapability);
     extensionEnd =
         (extensionEnd ? extensionEnd : headerWords) + declarations.size();

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BinaryInstructions.h"
 #include "CooperativeMatrix2Instructions.h"
 #include "SubgroupMatrix/Target/Translations.h"
 
@@ -50,13 +51,9 @@ static void addRunnerNotes(spirv::ModuleOp module,
                            SmallVectorImpl<uint32_t> &binary) {
   SmallVector<uint32_t> instructions;
   auto addNote = [&](const std::string &text) {
-    // A literal string: UTF-8, NUL-terminated, padded to whole words.
-    size_t words = text.size() / 4 + 1;
     constexpr uint32_t opModuleProcessed = 330;
-    instructions.push_back(uint32_t(words + 1) << 16 | opModuleProcessed);
-    size_t first = instructions.size();
-    instructions.resize(first + words, 0);
-    std::memcpy(&instructions[first], text.data(), text.size());
+    subgroup_matrix::appendStringInstruction(instructions, opModuleProcessed,
+                                             text);
   };
   // Only kernels that use subgroups (their operations, builtins or
   // cooperative matrices, all of which need one of these capabilities)
