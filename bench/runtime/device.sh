@@ -5,6 +5,11 @@
 # alone (torch_products.py). Outputs, logs and table.txt go to $OUT (as
 # bench-runtime.tgz, with table.txt and products.txt beside it).
 #   bash bench/runtime/device.sh [REPEAT]
+# With a build of ggml's test-backend-ops (built elsewhere, never by this
+# repository) packed as $STAGE/ggml.tar.xz (the binary and its libggml*.so
+# side by side), its Vulkan flash attention at the attention group's shapes
+# runs in the same clock window, on its NV cooperative matrix 2 path and
+# with that turned off (KHR), into ggml.txt.
 set -u
 STAGE=build/bench-runtime
 REPEAT=${1:-50}
@@ -24,6 +29,18 @@ for plan in "$STAGE"/plans/*/; do
     --repeat "$REPEAT" >"$WORK/$name/runner.log" 2>&1
   echo "$name: exit status $?"
 done
+if [ -f "$STAGE/ggml.tar.xz" ]; then
+  mkdir -p "$WORK/ggml-bin" && tar xJf "$STAGE/ggml.tar.xz" -C "$WORK/ggml-bin"
+  for path in coopmat2 khr; do
+    disable=""
+    [ "$path" = khr ] && disable="GGML_VK_DISABLE_COOPMAT2=1"
+    echo "ggml $path (SM clock $(smGpuClock)):"
+    env $disable LD_LIBRARY_PATH="$WORK/ggml-bin" timeout 300 \
+      "$WORK/ggml-bin/test-backend-ops" perf -o FLASH_ATTN_EXT -b Vulkan0 \
+      -p 'nh=32,.*kv=4096,nb=4096' 2>&1 | grep -E 'FLASH_ATTN_EXT|ggml_vulkan: 0'
+  done | tee "$WORK/ggml.txt"
+  cp "$WORK/ggml.txt" "$OUT/"
+fi
 smReleaseGpuClock
 python3 bench/runtime/torch_peer.py "$STAGE" "$WORK" "$REPEAT" | tee "$WORK/table.txt"
 # Eager's Llama-layer projections alone (cuBLAS), beside the layer's.

@@ -11,7 +11,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir, os.pardir, "test", "lib"))
 
 from sm_testing import corpus
-from sm_testing.linalg.attention import attention_program
+from sm_testing.linalg.attention import (attention_program,
+                                         layout_attention_program)
 from sm_testing.linalg.common import filled_matmul_program, tensor
 from sm_testing.linalg.convolutions import convolution_program
 from sm_testing.linalg.quantized import dequantization_program
@@ -305,6 +306,20 @@ for label, dim, element, dtype in (("64", 64, "f16", "float16"),
             [((32, 4096, dim), dtype, -1, 1)] * 3, "attention",
             2e-2 if element == "bf16" else 5e-3, options=options,
             flops=4 * 32 * 4096 * 4096 * dim)
+
+# The same attention as a Llama-style model keeps it: [batch, seq, heads,
+# dim] tensors and 8 key-value heads for the 32 query heads (grouped-query
+# attention, repeated as torch writes it), read and written in place by the
+# one kernel.
+for form, options in (("nv", ""), ("khr", "nv-coopmat2=false")):
+    PROGRAMS["attention_bshd_gqa_4096x4096x32x8x128_%s" % form] = Program(
+        "attention",
+        layout_attention_program("attention", 1, 4096, 4096, 32, 8, 128,
+                                 "f16", False, "f16", "bshd"),
+        [((1, 4096, 32, 128), "float16", -1, 1),
+         ((1, 4096, 8, 128), "float16", -1, 1),
+         ((1, 4096, 8, 128), "float16", -1, 1)], "attention_bshd_gqa", 5e-3,
+        options=options, flops=4 * 32 * 4096 * 4096 * 128)
 
 # The front-end corpus (test/Integration/Corpus) at model sizes: checked
 # against its float64 references, timed beside the same layers in PyTorch

@@ -34,6 +34,16 @@ def attention(q, k, v):
         q[None], k[None], v[None])[0]
 
 
+def attention_bshd_gqa(q, k, v):
+    # [batch, seq, heads, dim] in and out; each key-value head serves
+    # heads / kv_heads query heads.
+    group = q.shape[2] // k.shape[2]
+    heads = [t.transpose(1, 2) for t in (q, k, v)]
+    return torch.nn.functional.scaled_dot_product_attention(
+        heads[0], heads[1].repeat_interleave(group, dim=1),
+        heads[2].repeat_interleave(group, dim=1)).transpose(1, 2)
+
+
 def dequant(x, q, s):
     return (x @ (q.to(torch.float16) * s)).float()
 
@@ -357,6 +367,7 @@ def corpus_llama_layer(x, cos, sin, norm1, wq, wk, wv, wo, norm2, wg, wu,
 
 
 FUNCTIONS = {"mlp": mlp, "attention": attention,
+             "attention_bshd_gqa": attention_bshd_gqa,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,
              "linear_f16": linear_f16, "linear_int8": linear_int8,

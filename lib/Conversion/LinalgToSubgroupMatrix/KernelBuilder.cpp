@@ -72,7 +72,8 @@ Value KernelBuilder::loadCopy(const WorkgroupTileCopy &copy, Value row,
                               Value column, Value inBounds,
                               function_ref<Value(Value)> transform) {
   Type copyType = getCopyType(copy);
-  Value address = add(mul(row, copy.colsValue), column);
+  Value address = add(
+      mul(row, copy.globalStride ? copy.globalStride : copy.colsValue), column);
   // Rather than branch around the load, read an element that is always
   // there and replace it by zero.
   if (inBounds)

@@ -34,6 +34,9 @@ struct WorkgroupTileCopy {
   Value rowsValue, colsValue;
   /// Where this workgroup's batch starts in `global` (null: at 0).
   Value batchBase;
+  /// Elements between the starts of consecutive rows in `global` (null:
+  /// the row length, `colsValue`).
+  Value globalStride;
   int64_t tileRows = 0, tileCols = 0;
   /// Elements copied at once, and the distance between the tile's rows in
   /// the workgroup buffer.

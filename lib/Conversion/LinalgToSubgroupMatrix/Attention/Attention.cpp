@@ -67,10 +67,14 @@ private:
   Value
   map(Type component, ValueRange inputs,
       function_ref<Value(Value row, Value column, ValueRange elements)> body);
-  /// The copy of blocks of `rows` rows of Q, K or V (batch x count x
-  /// headDim) into workgroup memory, rows `stride` apart.
-  WorkgroupTileCopy planRowCopy(Value global, Value batchBase, Value count,
-                                Value shared, int64_t rows);
+  /// Where this workgroup's batch starts in `operand`, which has `rows`
+  /// rows per batch.
+  Value getBatchBase(const AttentionOperand &operand, Value rows);
+  /// The copy of blocks of `rows` rows of Q, K or V (`count` rows of
+  /// headDim per batch, where `operand` keeps them) into workgroup memory,
+  /// rows `stride` apart.
+  WorkgroupTileCopy planRowCopy(const AttentionOperand &operand, Value global,
+                                Value count, Value shared, int64_t rows);
   /// Reads this invocation's share of the block of rows from row `first`:
   /// rows at or past the copy's row count read as zeros. A separate step
   /// from `storeRows` so that the reads can be issued before work that
@@ -163,7 +167,9 @@ private:
   int64_t width = 1, stride;
   LeftMatrixType leftType;
   RightMatrixType rightType;
-  Value threadId, subgroupId, laneId, batchIndex, rowOffset, queryBase;
+  Value threadId, subgroupId, laneId, batchIndex, rowOffset;
+  /// Where this workgroup's batch starts in the output.
+  Value outputBase;
   Value output, keyShared, valueShared;
   /// The copies of K's and V's key blocks (V's from K's, into V's buffer).
   WorkgroupTileCopy keyCopy, valueCopy;
@@ -186,17 +192,37 @@ Value AttentionKernelEmitter::map(
   return createMap(b, loc, resultType(component), inputs, body);
 }
 
-WorkgroupTileCopy AttentionKernelEmitter::planRowCopy(Value global,
-                                                      Value batchBase,
-                                                      Value count, Value shared,
-                                                      int64_t rows) {
+Value AttentionKernelEmitter::getBatchBase(const AttentionOperand &operand,
+                                           Value rows) {
+  Value base;
+  for (const AttentionOperand::BatchTerm &term : operand.batchTerms) {
+    Value position = batchIndex;
+    if (term.divisor != 1)
+      position = arith::DivUIOp::create(b, loc, position, index(term.divisor));
+    // The outermost term needs no remainder: the grid ends there.
+    if (term.divisor * term.modulus != attention.batch)
+      position = arith::RemUIOp::create(b, loc, position, index(term.modulus));
+    Value stride = ShapedType::isDynamic(term.stride)
+                       ? mul(rows, operand.rowStride)
+                       : index(term.stride);
+    Value offset = mul(position, stride);
+    base = base ? add(base, offset) : offset;
+  }
+  return base ? base : index(0);
+}
+
+WorkgroupTileCopy
+AttentionKernelEmitter::planRowCopy(const AttentionOperand &operand,
+                                    Value global, Value count, Value shared,
+                                    int64_t rows) {
   WorkgroupTileCopy copy;
   copy.global = global;
   copy.shared = shared;
   copy.storage = getStorageType(attention.inputType);
   copy.rowsValue = count;
   copy.colsValue = index(attention.headDim);
-  copy.batchBase = batchBase;
+  copy.globalStride = index(operand.rowStride);
+  copy.batchBase = getBatchBase(operand, count);
   copy.tileRows = rows;
   copy.tileCols = attention.headDim;
   copy.width = width;
@@ -308,7 +334,9 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   int64_t headDim = attention.headDim;
   Type inputStorage = getStorageType(attention.inputType);
   int64_t queryBlock = getQueryBlock();
-  int64_t stagedRows = std::max(queryBlock, keyBlock);
+  int64_t stagedRows = stagesQueries(attention, queryBlock)
+                           ? std::max(queryBlock, keyBlock)
+                           : keyBlock;
 
   auto flat = [&](Value buffer) {
     auto type = cast<MemRefType>(buffer.getType());
@@ -323,9 +351,9 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
                            workgroup);
   };
   Type f32 = b.getF32Type();
-  SmallVector<Type> arguments = {flat(attention.queries), flat(attention.keys),
-                                 flat(attention.values),
-                                 flat(attention.output)};
+  SmallVector<Type> arguments = {
+      flat(attention.queries.buffer), flat(attention.keys.buffer),
+      flat(attention.values.buffer), flat(attention.output.buffer)};
   for (Value operand : attention.scoreOperands)
     arguments.push_back(flat(operand));
   for (int64_t count : {attention.queryCount, attention.keyCount})
@@ -377,27 +405,39 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   Value firstQuery = mul(queryTile, queryBlock);
   Value subgroupRow = mul(subgroupId, fm);
   rowOffset = add(firstQuery, subgroupRow);
-  queryBase =
-      arith::MulIOp::create(b, loc, batchIndex, mul(queryCount, headDim));
-  Value keyBase =
-      arith::MulIOp::create(b, loc, batchIndex, mul(keyCount, headDim));
-  keyCopy = planRowCopy(k, keyBase, keyCount, keyShared, keyBlock);
+  outputBase = getBatchBase(attention.output, queryCount);
+  keyCopy = planRowCopy(attention.keys, k, keyCount, keyShared, keyBlock);
+  // V's block shares K's positions in the tile.
   valueCopy = keyCopy;
   valueCopy.global = v;
   valueCopy.shared = valueShared;
+  valueCopy.globalStride = index(attention.values.rowStride);
+  valueCopy.batchBase = getBatchBase(attention.values, keyCount);
 
-  // Q, through the key buffer, into left matrices held for the whole loop.
+  // Q into left matrices held for the whole loop: through the key buffer
+  // where the workgroup's block runs past the end, else from the buffer.
   leftType = LeftMatrixType::get(context, fm, fk, attention.inputType);
   rightType = RightMatrixType::get(context, fk, fn, attention.inputType);
-  stageRows(planRowCopy(q, queryBase, queryCount, keyShared, queryBlock),
-            firstQuery);
-  gpu::BarrierOp::create(b, loc);
-  for (int64_t d = 0; d < headDim / fk; ++d)
-    queries.push_back(
-        LoadOp::create(b, loc, leftType, keyShared,
-                       ValueRange{add(mul(subgroupRow, stride), index(d * fk))},
-                       index(stride), /*col_major=*/false));
-  gpu::BarrierOp::create(b, loc);
+  if (stagesQueries(attention, queryBlock)) {
+    stageRows(
+        planRowCopy(attention.queries, q, queryCount, keyShared, queryBlock),
+        firstQuery);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t d = 0; d < headDim / fk; ++d)
+      queries.push_back(LoadOp::create(
+          b, loc, leftType, keyShared,
+          ValueRange{add(mul(subgroupRow, stride), index(d * fk))},
+          index(stride), /*col_major=*/false));
+    gpu::BarrierOp::create(b, loc);
+  } else {
+    Value rows = add(getBatchBase(attention.queries, queryCount),
+                     mul(rowOffset, attention.queries.rowStride));
+    for (int64_t d = 0; d < headDim / fk; ++d)
+      queries.push_back(LoadOp::create(b, loc, leftType, q,
+                                       ValueRange{add(rows, index(d * fk))},
+                                       index(attention.queries.rowStride),
+                                       /*col_major=*/false));
+  }
 
   // The running maximum starts at the lowest finite value, not -inf, so
   // that exp(m_old - m_new) is never exp(-inf + inf).
@@ -755,8 +795,8 @@ void AttentionKernelEmitter::storeOutputColumns(
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value address = add(queryBase, add(mul(row, attention.headDim),
-                                       add(index(columnBlock * fn), c)));
+    Value address = add(outputBase, add(mul(row, attention.output.rowStride),
+                                        add(index(columnBlock * fn), c)));
     memref::StoreOp::create(b, loc, element(r, c), output, address);
   }
 }
@@ -775,9 +815,9 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
   // The launch, where the last replaced op was.
   rewriter.setInsertionPoint(attention.ops.back());
   SmallVector<Value> operands;
-  for (Value buffer :
-       {attention.queries, attention.keys, attention.values, attention.output})
-    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
+  for (const AttentionOperand *operand : {&attention.queries, &attention.keys,
+                                          &attention.values, &attention.output})
+    operands.push_back(flattenForLaunch(rewriter, loc, operand->buffer));
   for (Value buffer : attention.scoreOperands)
     operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   auto constant = [&](int64_t value) -> Value {
@@ -788,7 +828,7 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
   Value queryTiles;
   if (ShapedType::isDynamic(attention.queryCount)) {
     Value queryCount =
-        memref::DimOp::create(rewriter, loc, attention.queries, 1);
+        memref::DimOp::create(rewriter, loc, attention.queries.buffer, 1);
     operands.push_back(queryCount);
     queryTiles = arith::CeilDivUIOp::create(rewriter, loc, queryCount,
                                             constant(plan.getQueryBlock()));
@@ -797,7 +837,8 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
         constant(llvm::divideCeil(attention.queryCount, plan.getQueryBlock()));
   }
   if (ShapedType::isDynamic(attention.keyCount))
-    operands.push_back(memref::DimOp::create(rewriter, loc, attention.keys, 1));
+    operands.push_back(
+        memref::DimOp::create(rewriter, loc, attention.keys.buffer, 1));
   gpu::LaunchFuncOp::create(
       rewriter, loc, *kernel,
       gpu::KernelDim3{queryTiles, constant(attention.batch), constant(1)},

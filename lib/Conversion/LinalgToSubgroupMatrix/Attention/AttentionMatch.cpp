@@ -153,6 +153,382 @@ static std::optional<Contraction> matchProduct(Operation *op,
   return *product;
 }
 
+//===----------------------------------------------------------------------===//
+// Reading Q, K, V and the output through the program's copies of them
+//===----------------------------------------------------------------------===//
+
+AttentionOperand AttentionOperand::getContiguous(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  AttentionOperand operand;
+  operand.buffer = buffer;
+  operand.rowStride = type.getDimSize(2);
+  operand.batchTerms.push_back({1, type.getDimSize(0),
+                                type.isDynamicDim(1)
+                                    ? ShapedType::kDynamic
+                                    : type.getDimSize(1) * type.getDimSize(2)});
+  return operand;
+}
+
+namespace {
+/// Where an operand's elements are, as the copies of it are followed: the
+/// attention's (batch, row, column) spread over a buffer's flat positions.
+/// Each part contributes ((its position / divisor) % modulus) * stride,
+/// where a row's or column's position is the row or column itself.
+struct Spread {
+  enum Kind { Batch, Row, Column };
+  struct Part {
+    Kind kind = Batch;
+    int64_t divisor = 1, modulus = 1, stride = 0;
+  };
+  SmallVector<Part, 6> parts;
+};
+/// What indexes one dimension of a buffer: (position / divisor) % modulus
+/// of the batch, the row or the column.
+using DimensionIndex = Spread::Part;
+} // namespace
+
+/// The row-major strides of a static shape.
+static SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t dim = int64_t(shape.size()) - 2; dim >= 0; --dim)
+    strides[dim] = strides[dim + 1] * shape[dim + 1];
+  return strides;
+}
+
+/// A contiguous buffer of static shape: what the kernel can address.
+static bool isAddressable(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+/// The spread of a buffer whose dimensions `indices` index; parts of one
+/// kind that continue each other are merged, so that spreads compare.
+static Spread spreadOf(ArrayRef<DimensionIndex> indices,
+                       ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides = getRowMajorStrides(shape);
+  Spread spread;
+  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
+    if (index.modulus == 1)
+      continue;
+    DimensionIndex part = index;
+    part.stride = stride;
+    spread.parts.push_back(part);
+  }
+  // Innermost first, then merge a part into the one below it where it
+  // continues it in both position and memory.
+  llvm::sort(spread.parts, [](const Spread::Part &x, const Spread::Part &y) {
+    return x.stride < y.stride;
+  });
+  SmallVector<Spread::Part, 6> merged;
+  for (const Spread::Part &part : spread.parts) {
+    if (!merged.empty()) {
+      Spread::Part &below = merged.back();
+      if (below.kind == part.kind &&
+          part.divisor == below.divisor * below.modulus &&
+          part.stride == below.stride * below.modulus) {
+        below.modulus *= part.modulus;
+        continue;
+      }
+    }
+    merged.push_back(part);
+  }
+  spread.parts = std::move(merged);
+  return spread;
+}
+
+static bool operator==(const Spread::Part &x, const Spread::Part &y) {
+  return x.kind == y.kind && x.divisor == y.divisor && x.modulus == y.modulus &&
+         x.stride == y.stride;
+}
+
+/// What indexes each dimension of a buffer of `shape` holding `spread`,
+/// where each dimension takes one part, or a piece of a batch part; none
+/// where the dimensions cut the spread otherwise.
+static std::optional<SmallVector<DimensionIndex>>
+getDimensionIndices(const Spread &spread, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides = getRowMajorStrides(shape);
+  SmallVector<DimensionIndex> indices;
+  for (auto [size, stride] : llvm::zip_equal(shape, strides)) {
+    DimensionIndex index;
+    if (size != 1) {
+      // The part this dimension's stride falls in.
+      const Spread::Part *owner = nullptr;
+      for (const Spread::Part &part : spread.parts)
+        if (part.stride <= stride && stride % part.stride == 0 &&
+            stride / part.stride < part.modulus)
+          owner = &part;
+      if (!owner)
+        return std::nullopt;
+      int64_t within = stride / owner->stride;
+      if (owner->kind != Spread::Batch &&
+          (within != 1 || size != owner->modulus))
+        return std::nullopt;
+      index = {owner->kind, owner->divisor * within, size, 0};
+    }
+    indices.push_back(index);
+  }
+  // Every position in its place: the dimensions rebuild the spread.
+  Spread rebuilt = spreadOf(indices, shape);
+  if (rebuilt.parts.size() != spread.parts.size() ||
+      !llvm::all_of(
+          llvm::zip_equal(rebuilt.parts, spread.parts),
+          [](auto pair) { return std::get<0>(pair) == std::get<1>(pair); }))
+    return std::nullopt;
+  return indices;
+}
+
+/// The spread of a contiguous batch x rows x columns buffer of `shape`.
+static Spread getFoldedSpread(ArrayRef<int64_t> shape) {
+  return spreadOf({{Spread::Batch, 1, shape[0], 0},
+                   {Spread::Row, 1, shape[1], 0},
+                   {Spread::Column, 1, shape[2], 0}},
+                  shape);
+}
+
+/// The operand of the kernel that `spread` places in `buffer`.
+static AttentionOperand getOperand(Value buffer, const Spread &spread) {
+  AttentionOperand operand;
+  operand.buffer = buffer;
+  for (const Spread::Part &part : llvm::reverse(spread.parts)) {
+    if (part.kind == Spread::Row)
+      operand.rowStride = part.stride;
+    else if (part.kind == Spread::Batch)
+      operand.batchTerms.push_back({part.divisor, part.modulus, part.stride});
+  }
+  return operand;
+}
+
+/// Whether `op` only copies its one input into its one output, possibly
+/// permuted or repeated (linalg.copy, linalg.transpose, linalg.broadcast, or
+/// a generic yielding its input): every loop parallel, the output map a
+/// permutation, the input map a projected permutation; with `castTo`, a
+/// truncf to it is also a copy.
+static bool isCopy(linalg::LinalgOp op, Type castTo = {}) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !op.hasPureBufferSemantics())
+    return false;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isPermutation() || !in.isProjectedPermutation())
+    return false;
+  Block *body = op.getBlock();
+  Value yielded = body->getTerminator()->getOperand(0);
+  if (yielded == body->getArgument(0))
+    return true;
+  auto truncate = yielded.getDefiningOp<arith::TruncFOp>();
+  return castTo && truncate && truncate.getType() == castTo &&
+         truncate.getIn() == body->getArgument(0) &&
+         body->getOperations().size() == 2;
+}
+
+/// The spread of one side of `copy` given the other's: of its input from
+/// its output's (`forward` false), or of its output from its input's.
+static std::optional<Spread>
+spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
+  OpOperand *input = copy.getDpsInputOperand(0);
+  OpOperand *output = copy.getDpsInitOperand(0);
+  auto inType = cast<MemRefType>(input->get().getType());
+  auto outType = cast<MemRefType>(output->get().getType());
+  AffineMap in = copy.getMatchingIndexingMap(input);
+  AffineMap out = copy.getMatchingIndexingMap(output);
+  // Element by element in the same order: the same positions.
+  if (in == out && inType.getShape() == outType.getShape())
+    return spread;
+  OpOperand *from = forward ? input : output;
+  AffineMap fromMap = forward ? in : out, toMap = forward ? out : in;
+  std::optional<SmallVector<DimensionIndex>> fromIndices = getDimensionIndices(
+      spread, cast<MemRefType>(from->get().getType()).getShape());
+  if (!fromIndices)
+    return std::nullopt;
+  SmallVector<DimensionIndex> loops(copy.getNumLoops());
+  for (unsigned i = 0; i < fromMap.getNumResults(); ++i)
+    loops[fromMap.getDimPosition(i)] = (*fromIndices)[i];
+  SmallVector<DimensionIndex> toIndices;
+  for (unsigned i = 0; i < toMap.getNumResults(); ++i)
+    toIndices.push_back(loops[toMap.getDimPosition(i)]);
+  Spread result = spreadOf(toIndices, (forward ? outType : inType).getShape());
+  // A copy that drops the row or the column (a reduction in disguise) is
+  // no copy of the operand.
+  for (Spread::Kind kind : {Spread::Row, Spread::Column})
+    if (llvm::count_if(result.parts, [&](const Spread::Part &part) {
+          return part.kind == kind;
+        }) != 1)
+      return std::nullopt;
+  return result;
+}
+
+/// A view that changes the shape of a contiguous buffer (expand_shape,
+/// collapse_shape): the elements stay where they are.
+static bool isReshape(Operation *op) {
+  return isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(op) &&
+         isAddressable(op->getResult(0)) && isAddressable(op->getOperand(0));
+}
+
+/// Q, K or V, read by `product` from the batch x rows x columns `buffer`:
+/// where the program's copy of another buffer writes it (heads transposed
+/// out of a [batch, seq, heads, dim] tensor, the key-value heads repeated),
+/// the source; the copies join the attention's ops and the buffers they
+/// wrote its dead allocations.
+static AttentionOperand readThroughCopies(Value buffer, Operation *product,
+                                          Attention &attention) {
+  AttentionOperand operand = AttentionOperand::getContiguous(buffer);
+  if (!isAddressable(buffer))
+    return operand;
+  Spread spread =
+      getFoldedSpread(cast<MemRefType>(buffer.getType()).getShape());
+  Value current = buffer;
+  Operation *reader = product;
+  SmallVector<Operation *> copies, written;
+  while (true) {
+    // Through reshapes to the buffer a copy wrote.
+    Value copied = current;
+    Operation *copiedReader = reader;
+    SmallVector<Operation *> views;
+    while (isReshape(copied.getDefiningOp()) && copied.hasOneUse()) {
+      views.push_back(copied.getDefiningOp());
+      copiedReader = copied.getDefiningOp();
+      copied = copied.getDefiningOp()->getOperand(0);
+    }
+    SmallVector<Operation *> writers = getWriters(copied);
+    auto copy = writers.size() == 1
+                    ? dyn_cast<linalg::LinalgOp>(writers.front())
+                    : linalg::LinalgOp();
+    if (!copy || !isCopy(copy) ||
+        !isPrivateTemporary(copied, {copy, copiedReader}))
+      break;
+    std::optional<Spread> source =
+        spreadThroughCopy(copy, spread, /*forward=*/false);
+    Value input = copy.getDpsInputOperand(0)->get();
+    if (!source || !isAddressable(input))
+      break;
+    llvm::append_range(copies, views);
+    copies.push_back(copy);
+    written.push_back(copied.getDefiningOp());
+    spread = *source;
+    current = input;
+    reader = copy;
+    operand = getOperand(current, spread);
+    attention.ops.append(copies);
+    attention.deadAllocations.append(written);
+    copies.clear();
+    written.clear();
+  }
+  return operand;
+}
+
+/// The output that the last product (or the cast after it) writes into the
+/// batch x rows x columns `buffer`: where the program copies it on (the
+/// heads merged back into [batch, seq, heads, dim] through reshapes,
+/// perhaps narrowed in the same copy), the copy's destination; the copies
+/// join the attention's ops and the buffers between its dead allocations.
+/// Sets the output type where a copy narrows.
+static AttentionOperand writeThroughCopies(Value buffer, Attention &attention) {
+  AttentionOperand operand = AttentionOperand::getContiguous(buffer);
+  if (!isAddressable(buffer))
+    return operand;
+  Spread spread =
+      getFoldedSpread(cast<MemRefType>(buffer.getType()).getShape());
+  Value current = buffer;
+  while (true) {
+    SmallVector<Operation *> uses = getWriters(current);
+    Operation *reader = getOnlyReader(current, uses);
+    if (!reader)
+      break;
+    uses.push_back(reader);
+    // Through reshapes to the copy that reads them.
+    SmallVector<Operation *> views;
+    Value read = current;
+    while (isReshape(reader) && reader->getResult(0).hasOneUse()) {
+      views.push_back(reader);
+      read = reader->getResult(0);
+      reader = *read.getUsers().begin();
+    }
+    auto copy = dyn_cast<linalg::LinalgOp>(reader);
+    if (!copy || copy.getDpsInputOperand(0)->get() != read ||
+        !isPrivateTemporary(current, uses))
+      break;
+    // A copy may narrow an f32 output to f16 or bf16.
+    Type castTo;
+    Type destinationType =
+        cast<MemRefType>(copy.getDpsInits()[0].getType()).getElementType();
+    if (attention.outputType.isF32() &&
+        (destinationType.isF16() || destinationType.isBF16()))
+      castTo = destinationType;
+    Value destination = copy.getDpsInitOperand(0)->get();
+    if (!isCopy(copy, castTo) ||
+        !copy.getMatchingIndexingMap(copy.getDpsInputOperand(0))
+             .isPermutation() ||
+        !isAddressable(destination))
+      break;
+    std::optional<Spread> moved =
+        spreadThroughCopy(copy, spread, /*forward=*/true);
+    if (!moved)
+      break;
+    llvm::append_range(attention.ops, views);
+    attention.ops.push_back(copy);
+    attention.deadAllocations.push_back(current.getDefiningOp());
+    if (!isCopy(copy))
+      attention.outputType = destinationType;
+    spread = *moved;
+    current = destination;
+    operand = getOperand(current, spread);
+  }
+  return operand;
+}
+
+/// The buffer that `value` views (through view-like ops).
+static Value getViewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op` may write `buffer` (or a view of it).
+static bool mayWrite(Operation *op, Value buffer) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !isPure(op) && !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) &&
+           (!e.getValue() || getViewedBuffer(e.getValue()) == buffer);
+  });
+}
+
+/// Whether the kernel, which runs where the attention's last op was, reads
+/// what the ops it replaces read: nothing else writes Q, K, V or the score
+/// operands between the first of those ops that reads them and the last
+/// op. The output must not be one of them (its workgroups would overwrite
+/// what others still read).
+static bool isUndisturbed(const Attention &attention) {
+  SmallVector<Value> read = {getViewedBuffer(attention.queries.buffer),
+                             getViewedBuffer(attention.keys.buffer),
+                             getViewedBuffer(attention.values.buffer)};
+  for (Value operand : attention.scoreOperands)
+    read.push_back(getViewedBuffer(operand));
+  if (llvm::is_contained(read, getViewedBuffer(attention.output.buffer)))
+    return false;
+  Operation *last = attention.ops.back();
+  for (Value buffer : read) {
+    auto readsBuffer = [&](Operation *op) {
+      return llvm::any_of(op->getOperands(), [&](Value operand) {
+        return isa<MemRefType>(operand.getType()) &&
+               getViewedBuffer(operand) == buffer;
+      });
+    };
+    Operation *const *firstRead = llvm::find_if(attention.ops, readsBuffer);
+    if (firstRead == attention.ops.end())
+      continue;
+    for (Operation *op = (*firstRead)->getNextNode(); op && op != last;
+         op = op->getNextNode())
+      if (!llvm::is_contained(attention.ops, op) && mayWrite(op, buffer))
+        return false;
+  }
+  return true;
+}
+
 std::optional<Attention>
 mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   Attention attention;
@@ -166,6 +542,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   Operation *consumer = softmax;
   SmallVector<Operation *> before;
   std::optional<Contraction> scores;
+  Operation *scoreProduct = nullptr;
   while (!scores) {
     SmallVector<Operation *> writers = getWriters(current);
     Operation *writer = nullptr;
@@ -200,6 +577,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
     attention.deadAllocations.push_back(current.getDefiningOp());
     before.insert(before.begin(), writer);
     before.insert(before.begin(), scores->fill.getOperation());
+    scoreProduct = writer;
   }
 
   // Forward: the cast of P to the input type (unless it is f32), then the
@@ -238,11 +616,9 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   if (probabilityCast)
     attention.ops.push_back(probabilityCast);
   attention.ops.append({output->fill.getOperation(), productWriter});
-  attention.queries = scores->a.buffer;
-  attention.keys = scores->b.buffer;
-  attention.values = output->b.buffer;
-  attention.output = output->c;
+  attention.batch = scores->batch;
   attention.outputType = Float32Type::get(softmax.getContext());
+  Value outputBuffer = output->c;
   // An optional cast of O (to f16, bf16) is written by the kernel directly.
   if (auto outputCast = dyn_cast_or_null<linalg::GenericOp>(getOnlyReader(
           output->c, {output->fill.getOperation(), productWriter}))) {
@@ -253,11 +629,42 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
                                        productWriter, outputCast})) {
       attention.deadAllocations.push_back(output->c.getDefiningOp());
       attention.ops.push_back(outputCast);
-      attention.output = outputCast.getDpsInits()[0];
+      outputBuffer = outputCast.getDpsInits()[0];
       attention.outputType = to;
     }
   }
-  attention.batch = scores->batch;
+  // Q, K, V and the output where the program's copies of them lead (the
+  // kernel then replaces the copies too), unless that moves a read past a
+  // write; else the buffers the products read and write.
+  for (bool throughCopies : {true, false}) {
+    Attention placed = attention;
+    if (throughCopies) {
+      placed.queries =
+          readThroughCopies(scores->a.buffer, scoreProduct, placed);
+      placed.keys = readThroughCopies(scores->b.buffer, scoreProduct, placed);
+      placed.values =
+          readThroughCopies(output->b.buffer, productWriter, placed);
+      placed.output = writeThroughCopies(outputBuffer, placed);
+    } else {
+      placed.queries = AttentionOperand::getContiguous(scores->a.buffer);
+      placed.keys = AttentionOperand::getContiguous(scores->b.buffer);
+      placed.values = AttentionOperand::getContiguous(output->b.buffer);
+      placed.output = AttentionOperand::getContiguous(outputBuffer);
+    }
+    bool oneBlock = llvm::all_of(placed.ops, [&](Operation *op) {
+      return op->getBlock() == softmax->getBlock();
+    });
+    if (oneBlock)
+      llvm::sort(placed.ops, [](Operation *x, Operation *y) {
+        return x->isBeforeInBlock(y);
+      });
+    if (oneBlock && isUndisturbed(placed)) {
+      attention = std::move(placed);
+      break;
+    }
+    if (!throughCopies)
+      return std::nullopt;
+  }
   attention.queryCount = scores->m;
   attention.keyCount = scores->n;
   attention.headDim = scores->k;

@@ -74,11 +74,29 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
                          CooperativeMatrix2Feature::Reductions |
                              CooperativeMatrix2Feature::PerElementOperations |
                              CooperativeMatrix2Feature::Conversions);
-  // Measured on an H200 (docs/performance.md, 32 heads x 4096 x 4096, head
-  // dimension 128): with cooperative matrix 2 the softmax in registers is
-  // 119 TFLOP/s against 106 in workgroup memory, but a causal one 87
-  // against 100, so causal attention keeps to workgroup memory there.
-  bool registerSoftmax = !vulkan || (coopmat2Softmax && !attention.causal);
+  // On Vulkan a workgroup of 8 subgroups (128 queries at 16 per matrix)
+  // shares each staged K and V block between twice the queries of 4, where
+  // every block of its queries is whole (Q then loads from its buffer and
+  // takes no workgroup memory); at head dimension 64 (half the registers
+  // per subgroup for Q and O) 16 subgroups. Measured on an H200
+  // (docs/performance.md, 32 heads x 4096 x 4096, cooperative matrix 2):
+  // at head dimension 128, 193.5 TFLOP/s against 121.7 with 4, causal
+  // (softmax in registers) 155.1 against 102.0, KHR only 119.2 against
+  // 106.5; at 64, 166.1 with 16 against 144.5 with 8 and 153.0 with 4.
+  int64_t wideSubgroups = 0;
+  if (vulkan)
+    for (int64_t candidate : {headDim <= 64 ? int64_t(16) : int64_t(8),
+                              int64_t(8)})
+      if (!stagesQueries(attention, candidate * fm)) {
+        wideSubgroups = candidate;
+        break;
+      }
+  bool wide = wideSubgroups != 0;
+  // With cooperative matrix 2 the softmax in registers is faster (119
+  // TFLOP/s against 106 in workgroup memory at 4 subgroups), but a causal
+  // one only at 8 subgroups (87 against 100 at 4).
+  bool registerSoftmax =
+      !vulkan || (coopmat2Softmax && (!attention.causal || wide));
   // Elsewhere the softmax goes through workgroup memory where the matrices
   // are opaque, if the rows of a subgroup's scores split evenly over its
   // invocations.
@@ -121,7 +139,8 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
   if (tiling.subgroups < 0 || tiling.keyBlock < 0)
     return fail("attention-subgroups and attention-key-block must not "
                 "be negative");
-  plan.subgroups = tiling.subgroups ? tiling.subgroups : 4;
+  plan.subgroups =
+      tiling.subgroups ? tiling.subgroups : (wide ? wideSubgroups : 4);
   if (tiling.keyBlock &&
       (tiling.keyBlock % fn != 0 || tiling.keyBlock % fk != 0))
     return fail(
@@ -132,7 +151,9 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
 
   int64_t queryBlock = plan.getQueryBlock();
   auto sharedBytesFor = [&](int64_t block) {
-    int64_t rows = std::max(queryBlock, block);
+    int64_t rows = stagesQueries(attention, queryBlock)
+                       ? std::max(queryBlock, block)
+                       : block;
     if (plan.softmaxInWorkgroupMemory) {
       // V follows K through one buffer. Per subgroup: its scores (f32),
       // its probabilities (input type), and a matrix of per-row factors
@@ -154,10 +175,19 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
     return (rows + block) * stride * elementBytes +
            plan.subgroups * fm * fn * 4 + expansionBytes;
   };
-  plan.keyBlock = tiling.keyBlock ? tiling.keyBlock : 64;
-  while (!tiling.keyBlock && plan.keyBlock > fn &&
-         plan.keyBlock / 2 % fn == 0 && sharedBytesFor(plan.keyBlock) > limit)
-    plan.keyBlock /= 2;
+  auto chooseKeyBlock = [&] {
+    plan.keyBlock = tiling.keyBlock ? tiling.keyBlock : 64;
+    while (!tiling.keyBlock && plan.keyBlock > fn &&
+           plan.keyBlock / 2 % fn == 0 && sharedBytesFor(plan.keyBlock) > limit)
+      plan.keyBlock /= 2;
+  };
+  chooseKeyBlock();
+  // A wide workgroup that does not fit halves, down to 4 subgroups.
+  while (!tiling.subgroups && plan.subgroups > 4 &&
+         sharedBytesFor(plan.keyBlock) > limit) {
+    plan.subgroups /= 2;
+    chooseKeyBlock();
+  }
   if (sharedBytesFor(plan.keyBlock) > limit)
     return fail(
         llvm::formatv("head dimension {0} with {1} subgroups of {2} "

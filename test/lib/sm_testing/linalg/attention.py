@@ -195,6 +195,151 @@ def generic_attention_program(b, h, sq, sk, d, t):
     return text + "  return %s : %s\n}\n" % (result, r_ty)
 
 
+def layout_attention_program(name, b, sq, sk, heads, kv_heads, d, t, causal,
+                             out, layout):
+    """Attention on 4-D tensors as front-ends write it without folding the
+    heads: `layout` "bshd" ([batch, seq, heads, dim], as JAX's einsums
+    'BTNH,BSNH->BNTS' and 'BNTS,BSNH->BTNH' read and write it) or "bhsd";
+    K and V with `kv_heads` heads, repeated for the query heads before the
+    products as torch's repeat_kv writes it (a broadcast into a new
+    dimension, collapsed into the heads) where there are fewer; the scale
+    (and causal mask) on the scores, a 4-D softmax, P cast to `t`, the
+    output narrowed to `out` (unless f32) in a copy of its own."""
+    group = heads // kv_heads
+
+    def shaped(seq, n, element=t):
+        dims = (b, seq, n, d) if layout == "bshd" else (b, n, seq, d)
+        return tensor(dims, element)
+
+    def operand_map(loops, seq):
+        return "affine_map<(%s) -> (b, %s, d)>" % (
+            loops, "%s, h" % seq if layout == "bshd" else "h, %s" % seq)
+
+    scores, probabilities = (tensor((b, heads, sq, sk), "f32"),
+                             tensor((b, heads, sq, sk), t))
+    ident = "affine_map<(b, h, i, j) -> (b, h, i, j)>"
+    parallel4 = '["parallel", "parallel", "parallel", "parallel"]'
+    text = "func.func @%s(%%q: %s, %%k: %s, %%v: %s) -> %s {\n" % (
+        name, shaped(sq, heads), shaped(sk, kv_heads), shaped(sk, kv_heads),
+        shaped(sq, heads, out))
+    text += "  %zero = arith.constant 0.0 : f32\n"
+    keys, values = "%k", "%v"
+    if group > 1:
+        for operand in ("k", "v"):
+            # [.., kv_heads, group, ..]: the new dimension right after the
+            # heads, collapsed into them.
+            if layout == "bshd":
+                repeated = tensor((b, sk, kv_heads, group, d), t)
+                source_map = "(b, s, g, r, d) -> (b, s, g, d)"
+                loops = "(b, s, g, r, d)"
+                groups = "[[0], [1], [2, 3], [4]]"
+            else:
+                repeated = tensor((b, kv_heads, group, sk, d), t)
+                source_map = "(b, g, r, s, d) -> (b, g, s, d)"
+                loops = "(b, g, r, s, d)"
+                groups = "[[0], [1, 2], [3], [4]]"
+            text += """  %%%(o)s_e = tensor.empty() : %(r)s
+  %%%(o)s_r = linalg.generic {indexing_maps = [affine_map<%(src)s>, affine_map<%(loops)s -> %(loops)s>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%%%(o)s : %(kv)s) outs(%%%(o)s_e : %(r)s) {
+  ^bb0(%%x: %(t)s, %%unused: %(t)s):
+    linalg.yield %%x : %(t)s
+  } -> %(r)s
+  %%%(o)s_h = tensor.collapse_shape %%%(o)s_r %(groups)s : %(r)s into %(h)s
+""" % dict(o=operand, r=repeated, src=source_map, loops=loops,
+           kv=shaped(sk, kv_heads), t=t, groups=groups, h=shaped(sk, heads))
+        keys, values = "%k_h", "%v_h"
+    widen = "" if t == "f32" else (
+        "    %%a32 = arith.extf %%a : %(t)s to f32\n"
+        "    %%b32 = arith.extf %%b : %(t)s to f32\n" % dict(t=t))
+    x, y = ("%a", "%b") if t == "f32" else ("%a32", "%b32")
+    product_body = """  ^bb0(%%a: %(t)s, %%b: %(t)s, %%c: f32):
+%(widen)s    %%prod = arith.mulf %(x)s, %(y)s : f32
+    %%r = arith.addf %%c, %%prod : f32
+    linalg.yield %%r : f32
+""" % dict(t=t, widen=widen, x=x, y=y)
+    mask = scaled_causal_body(1.0 / math.sqrt(d), 2, 3) if causal else (
+        "    %%c = arith.constant %r : f32\n"
+        "    %%y = arith.mulf %%x, %%c : f32\n"
+        "    linalg.yield %%y : f32\n" % (1.0 / math.sqrt(d)))
+    output = shaped(sq, heads, "f32")
+    text += """  %%se = tensor.empty() : %(s)s
+  %%sf = linalg.fill ins(%%zero : f32) outs(%%se : %(s)s) -> %(s)s
+  %%s = linalg.generic {indexing_maps = [%(qm)s, %(km)s, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%%q, %(keys)s : %(q)s, %(kh)s) outs(%%sf : %(s)s) {
+%(body)s  } -> %(s)s
+  %%me = tensor.empty() : %(s)s
+  %%m = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%%s : %(s)s) outs(%%me : %(s)s) {
+  ^bb0(%%x: f32, %%o: f32):
+%(mask)s  } -> %(s)s
+  %%pe = tensor.empty() : %(s)s
+  %%p = linalg.softmax dimension(3) ins(%%m : %(s)s) outs(%%pe : %(s)s) -> %(s)s
+""" % dict(s=scores, qm=operand_map("b, h, i, j, d", "i"),
+           km=operand_map("b, h, i, j, d", "j"), keys=keys,
+           q=shaped(sq, heads), kh=shaped(sk, heads), body=product_body,
+           id=ident, it=parallel4, mask=mask)
+    p_name = "%p"
+    if t != "f32":
+        text += """  %%pne = tensor.empty() : %(p)s
+  %%pn = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%%p : %(s)s) outs(%%pne : %(p)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(p)s
+""" % dict(p=probabilities, s=scores, id=ident, it=parallel4, t=t)
+        p_name = "%pn"
+    text += """  %%oe = tensor.empty() : %(o)s
+  %%of = linalg.fill ins(%%zero : f32) outs(%%oe : %(o)s) -> %(o)s
+  %%out = linalg.generic {indexing_maps = [affine_map<(b, h, i, d, j) -> (b, h, i, j)>, %(vm)s, %(om)s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%(p)s, %(values)s : %(pt)s, %(kh)s) outs(%%of : %(o)s) {
+%(body)s  } -> %(o)s
+""" % dict(o=output, vm=operand_map("b, h, i, d, j", "j"),
+           om=operand_map("b, h, i, d, j", "i"), p=p_name, values=values,
+           pt=probabilities if t != "f32" else scores, kh=shaped(sk, heads),
+           body=product_body)
+    result = "%out"
+    if out != "f32":
+        narrowed = shaped(sq, heads, out)
+        text += """  %%ne = tensor.empty() : %(n)s
+  %%outn = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = %(it)s}
+      ins(%%out : %(o)s) outs(%%ne : %(n)s) {
+  ^bb0(%%x: f32, %%unused: %(t)s):
+    %%y = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%y : %(t)s
+  } -> %(n)s
+""" % dict(n=narrowed, o=output, id=ident, it=parallel4, t=out)
+        result = "%outn"
+    return text + "  return %s : %s\n}\n" % (result, shaped(sq, heads, out))
+
+
+def layout_attention_reference(x, b, sq, sk, heads, kv_heads, d, causal,
+                               layout):
+    """The reference of layout_attention_program: K and V's heads repeated,
+    everything brought into the folded form and back."""
+    import numpy as np
+
+    def folded(values, seq, n):
+        shape = (b, seq, n, d) if layout == "bshd" else (b, n, seq, d)
+        array = np.asarray(values, dtype=np.float64).reshape(shape)
+        if layout == "bshd":
+            array = array.transpose(0, 2, 1, 3)
+        return np.repeat(array, heads // n, axis=1)
+
+    q, k, v = (folded(x[0], sq, heads), folded(x[1], sk, kv_heads),
+               folded(x[2], sk, kv_heads))
+    scores = np.einsum("bhid,bhjd->bhij", q, k) / math.sqrt(d)
+    if causal:
+        scores = np.where(np.triu(np.ones((sq, sk), dtype=bool), 1), -np.inf,
+                          scores)
+    scores = np.exp(scores - scores.max(axis=3, keepdims=True))
+    result = np.einsum("bhij,bhjd->bhid",
+                       scores / scores.sum(axis=3, keepdims=True), v)
+    if layout == "bshd":
+        result = result.transpose(0, 2, 1, 3)
+    return list(result.reshape(-1))
+
+
 def attention_reference(x, batch, sq, sk, d, causal):
     """The naive three steps in double precision (a fourth input is an
     additive sq x sk mask)."""
@@ -296,6 +441,45 @@ def cases(target, t, acc, unit):
         ((gb, gh, gsq, gd), t),
         lambda x: attention_reference(x, gb * gh, gsq, gsk, gd, True),
         1e-2 if t != "f32" else 2e-3))
+
+    # Attention on [batch, seq, heads, dim] tensors (JAX's einsums), and
+    # grouped- and multi-query attention (K and V heads repeated as torch
+    # writes it): one kernel that reads Q, K and V where the program keeps
+    # them and writes the output there (the transposes and repeats are
+    # never made), the output narrowed on the way.
+    for ln, (lb, lsq, lsk, lh, lkv, ld, causal, out, layout) in [
+            ("attention_bshd_f16_out",
+             (2, 40, 50, 3, 3, 64, False, t, "bshd")),
+            # Whole query blocks: Q loads from its buffer, not staged.
+            ("attention_gqa_bshd_causal",
+             (1, 128, 128, 4, 2, 64, True, "f32", "bshd")),
+            ("attention_gqa_bhsd", (2, 33, 45, 6, 2, 128, False, t, "bhsd")),
+            ("attention_mqa_bhsd", (2, 33, 45, 4, 1, 128, False, t, "bhsd"))]:
+        def shape(seq, n, lb=lb, ld=ld, layout=layout):
+            return (lb, seq, n, ld) if layout == "bshd" else (lb, n, seq, ld)
+        cases.append(Case(
+            ln, layout_attention_program(ln, lb, lsq, lsk, lh, lkv, ld, t,
+                                         causal, out, layout),
+            [("q", shape(lsq, lh), t, unit), ("k", shape(lsk, lkv), t, unit),
+             ("v", shape(lsk, lkv), t, unit)],
+            (shape(lsq, lh), out),
+            lambda x, a=(lb, lsq, lsk, lh, lkv, ld, causal, layout):
+                layout_attention_reference(x, *a),
+            1e-2 if out != "f32" else 2e-3,
+            # One key-value head: the repeat's unit dimension keeps the
+            # products from folding their batch loops (not yet one kernel).
+            launches=None if lkv == 1 else 1))
+    # Head dimensions of models besides 64 and 128 (Phi's 80, 96, Gemma's
+    # 256).
+    for hd in (80, 96, 256):
+        an = "attention_d%d" % hd
+        cases.append(Case(
+            an, attention_program(an, 2, 37, 45, hd, t, True, "f32"),
+            [("q", (2, 37, hd), t, unit), ("k", (2, 45, hd), t, unit),
+             ("v", (2, 45, hd), t, unit)],
+            ((2, 37, hd), "f32"),
+            lambda x, hd=hd: attention_reference(x, 2, 37, 45, hd, True),
+            2e-3))
 
     # Attention with dynamic sequence lengths (a decode step's one query
     # against a growing cache included), compiled once, on memrefs.

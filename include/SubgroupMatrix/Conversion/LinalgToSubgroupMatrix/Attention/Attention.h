@@ -21,6 +21,30 @@
 namespace mlir {
 namespace subgroup_matrix {
 
+/// Where Q, K, V or the output keeps element (batch n, row r, column c) of
+/// the attention: in `buffer`, read as a flat array, at
+///   sum over `batchTerms` of ((n / divisor) % modulus) * stride
+///     + r * rowStride + c.
+/// The batch terms read the folded batch index n as the dimensions the
+/// buffer keeps apart: [batch, seq, heads, dim] layouts, and the key and
+/// value heads that grouped-query attention shares (a term a query head
+/// does not change: the program's repeat of them is never made).
+struct AttentionOperand {
+  struct BatchTerm {
+    int64_t divisor = 1, modulus = 1;
+    /// Elements between consecutive values of the term; ShapedType::
+    /// kDynamic for the operand's row count (dynamic) times `rowStride`: a
+    /// batch x rows x columns buffer of dynamic rows.
+    int64_t stride = 0;
+  };
+  Value buffer;
+  SmallVector<BatchTerm, 2> batchTerms;
+  int64_t rowStride = 0;
+
+  /// The operand as `buffer` holds it: batch x rows x columns, contiguous.
+  static AttentionOperand getContiguous(Value buffer);
+};
+
 /// One attention found in a program on buffers: O = softmax(f(Q K^T)) V
 /// per batch, where f is a chain of element-wise ops on the scores.
 struct Attention {
@@ -29,8 +53,9 @@ struct Attention {
   /// Buffers that only those ops used, erased with them.
   SmallVector<Operation *> deadAllocations;
   /// Q (batch x queries x head), K and V (batch x keys x head), and the
-  /// output (batch x queries x head).
-  Value queries, keys, values, output;
+  /// output (batch x queries x head), where the kernel finds them: the
+  /// program's copies of them (transposes, repeats) are read through.
+  AttentionOperand queries, keys, values, output;
   int64_t batch = 0, queryCount = 0, keyCount = 0, headDim = 0;
   /// The element-wise ops on the scores (a scale, a mask), applied in order;
   /// their bodies may read the position through linalg.index.
@@ -92,6 +117,15 @@ struct AttentionPlan {
   /// The plan `attr` holds (unchecked: see checkAttentionPlan).
   static AttentionPlan get(AttentionPlanAttr attr);
 };
+
+/// Whether the kernel stages Q through workgroup memory: only where some
+/// workgroup's block of `queryBlock` queries runs past the end (dynamic or
+/// ragged lengths), whose rows past the end must read as zeros. Whole
+/// blocks load Q's matrices from the buffer directly.
+inline bool stagesQueries(const Attention &attention, int64_t queryBlock) {
+  return ShapedType::isDynamic(attention.queryCount) ||
+         attention.queryCount % queryBlock != 0;
+}
 
 /// Elements each row of staged Q, K and V takes in workgroup memory: the
 /// head dimension padded by 16 bytes against bank conflicts.
