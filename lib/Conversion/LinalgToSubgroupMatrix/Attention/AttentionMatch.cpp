@@ -379,7 +379,6 @@ static AttentionOperand readThroughCopies(Value buffer, Operation *product,
       getFoldedSpread(cast<MemRefType>(buffer.getType()).getShape());
   Value current = buffer;
   Operation *reader = product;
-  SmallVector<Operation *> copies, written;
   while (true) {
     // Through reshapes to the buffer a copy wrote.
     Value copied = current;
@@ -402,17 +401,13 @@ static AttentionOperand readThroughCopies(Value buffer, Operation *product,
     Value input = copy.getDpsInputOperand(0)->get();
     if (!source || !isAddressable(input))
       break;
-    llvm::append_range(copies, views);
-    copies.push_back(copy);
-    written.push_back(copied.getDefiningOp());
+    llvm::append_range(attention.ops, views);
+    attention.ops.push_back(copy);
+    attention.deadAllocations.push_back(copied.getDefiningOp());
     spread = *source;
     current = input;
     reader = copy;
     operand = getOperand(current, spread);
-    attention.ops.append(copies);
-    attention.deadAllocations.append(written);
-    copies.clear();
-    written.clear();
   }
   return operand;
 }
@@ -484,8 +479,18 @@ static Value getViewedBuffer(Value value) {
   return value;
 }
 
-/// Whether `op` may write `buffer` (or a view of it).
+/// Whether `op` may write `buffer` (or a view of it); ops with regions
+/// (loops) by what they hold.
 static bool mayWrite(Operation *op, Value buffer) {
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    WalkResult nested = op->walk([&](Operation *inner) {
+      if (inner != op && mayWrite(inner, buffer))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return true;
+  }
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return !isPure(op) && !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
