@@ -8,11 +8,13 @@
 #ifndef SUBGROUPMATRIX_LIB_TARGET_SPIRV_BINARYINSTRUCTIONS_H
 #define SUBGROUPMATRIX_LIB_TARGET_SPIRV_BINARYINSTRUCTIONS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace mlir {
 namespace subgroup_matrix {
@@ -27,6 +29,14 @@ inline void appendStringInstruction(llvm::SmallVectorImpl<uint32_t> &out,
   size_t first = out.size();
   out.resize(first + words, 0);
   std::memcpy(&out[first], text.data(), text.size());
+}
+
+/// The literal string that starts `words` (an instruction's operands from
+/// the string on), as appendStringInstruction writes it.
+inline std::string readStringOperand(llvm::ArrayRef<uint32_t> words) {
+  std::string text(reinterpret_cast<const char *>(words.data()),
+                   words.size() * sizeof(uint32_t));
+  return text.substr(0, text.find('\0'));
 }
 
 } // namespace subgroup_matrix

@@ -54,13 +54,6 @@ struct Instruction {
   uint32_t length;
 };
 
-/// A literal string operand (UTF-8, NUL-terminated, padded to whole words).
-std::string readString(ArrayRef<uint32_t> words) {
-  std::string text(reinterpret_cast<const char *>(words.data()),
-                   words.size() * sizeof(uint32_t));
-  return text.substr(0, text.find('\0'));
-}
-
 /// The capability an instruction needs.
 uint32_t getCapability(CooperativeMatrix2Instruction instruction) {
   switch (instruction) {
@@ -119,7 +112,7 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     if (instruction.opcode == spv::OpName)
       if (std::optional<CooperativeMatrix2Instruction> standIn =
               getCooperativeMatrix2StandIn(
-                  readString(operands(instruction).drop_front())))
+                  readStringOperand(operands(instruction).drop_front())))
         standIns[operands(instruction)[0]] = *standIn;
   if (standIns.empty())
     return success();
@@ -155,7 +148,7 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
       lastCapability = out.size() + instruction.length;
     if (instruction.opcode == spv::OpExtension) {
       lastExtension = out.size() + instruction.length;
-      hasExtension |= readString(words) == "SPV_NV_cooperative_matrix2";
+      hasExtension |= readStringOperand(words) == "SPV_NV_cooperative_matrix2";
     }
     auto standIn = instruction.opcode == spv::OpFunctionCall
                        ? standIns.find(words[2])
