@@ -1172,7 +1172,8 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
     Option<"attentionSubgroups", "attention-subgroups", "int64_t",
            /*default=*/"0",
            "Subgroups per attention workgroup, each a matrix height of "
-           "queries (0: 4)">,
+           "queries (0: 8 on Vulkan where every block of queries is "
+           "whole, 16 at head dimension 64; else 4)">,
     Option<"attentionKeyBlock", "attention-key-block", "int64_t",
            /*default=*/"0",
            "Keys per step of the attention loop, a multiple of the matrix "

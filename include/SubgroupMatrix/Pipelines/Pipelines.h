@@ -151,7 +151,9 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
   PassOptions::Option<int64_t> attentionSubgroups{
       *this, "attention-subgroups",
       llvm::cl::desc("Subgroups per attention workgroup, each a matrix "
-                     "height of queries (0: 4)"),
+                     "height of queries (0: 8 on Vulkan where every block "
+                     "of queries is whole, 16 at head dimension 64; else "
+                     "4)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionKeyBlock{
       *this, "attention-key-block",

@@ -78,7 +78,9 @@ struct Attention {
 /// How the attention kernel is tiled; zeros and `Default` leave the choice
 /// to the target's defaults.
 struct AttentionTiling {
-  /// Subgroups per workgroup, each a matrix height of queries (default 4).
+  /// Subgroups per workgroup, each a matrix height of queries (default 4;
+  /// on Vulkan 8, or 16 at head dimension 64, where every block of queries
+  /// is whole).
   int64_t subgroups = 0;
   /// Keys per step of the loop: a multiple of the matrix width (default 64,
   /// halved while workgroup memory is short).
