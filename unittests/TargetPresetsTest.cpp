@@ -132,6 +132,55 @@ TEST_F(TargetPresetsTest, LavapipeCoopmatMatchesMesaData) {
   EXPECT_EQ(emulated.getCoopmat2Features(), F::None);
 }
 
+/// The flexible-dimension granularities and largest dimension of the
+/// presets are those `sm-vulkan-runner --list-coopmat` printed on the
+/// devices: the target attribute on the last line of each file.
+TEST_F(TargetPresetsTest, FlexibleDimensionsMatchListedTargets) {
+  std::pair<StringRef, StringRef> presetsAndListings[] = {
+      {"nvidia-h100", "nvidia-h200-list-coopmat.txt"},
+      {"cpu-lavapipe-coopmat", "cpu-lavapipe-coopmat-list-coopmat.txt"}};
+  for (auto [presetName, fileName] : presetsAndListings) {
+    std::string path = (llvm::Twine(SM_DEVICE_DATA_DIR) + "/" + fileName).str();
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(buffer)) << "cannot read " << path;
+    StringRef text = (*buffer)->getBuffer().trim();
+    StringRef lastLine = text.substr(text.rfind('\n') + 1);
+    auto listed =
+        dyn_cast_or_null<TargetAttr>(parseAttribute(lastLine, &context));
+    ASSERT_TRUE(listed) << lastLine.str();
+    TargetAttr preset = lookupTargetPreset(&context, presetName);
+    ASSERT_TRUE(preset);
+    EXPECT_FALSE(listed.getFlexibleGranularities().empty()) << presetName.str();
+    EXPECT_EQ(preset.getFlexibleGranularities(),
+              listed.getFlexibleGranularities())
+        << presetName.str();
+    EXPECT_EQ(preset.getFlexibleMaxDimension(),
+              listed.getFlexibleMaxDimension())
+        << presetName.str();
+    EXPECT_EQ(preset.getConfigs(), listed.getConfigs()) << presetName.str();
+    EXPECT_EQ(preset.getCoopmat2Features(), listed.getCoopmat2Features())
+        << presetName.str();
+  }
+  // Multiples of a granularity are native up to the largest dimension.
+  TargetAttr h100 = lookupTargetPreset(&context, "nvidia-h100");
+  Builder builder(&context);
+  Type f16 = builder.getF16Type(), f32 = builder.getF32Type();
+  auto left = LeftMatrixType::get(&context, 32, 48, f16);
+  auto right = RightMatrixType::get(&context, 48, 64, f16);
+  auto result = ResultMatrixType::get(&context, 32, 64, f32);
+  EXPECT_TRUE(h100.supportsType(left));
+  EXPECT_TRUE(h100.supportsMultiply(left, right, result));
+  // K = 24 is no multiple of 16.
+  EXPECT_FALSE(
+      h100.supportsMultiply(LeftMatrixType::get(&context, 16, 24, f16),
+                            RightMatrixType::get(&context, 24, 16, f16),
+                            ResultMatrixType::get(&context, 16, 16, f32)));
+  EXPECT_FALSE(
+      h100.supportsType(ResultMatrixType::get(&context, 16, 2048, f32)));
+  // The emulated form has none.
+  EXPECT_TRUE(h100.getEmulatedForm().getFlexibleGranularities().empty());
+}
+
 TEST_F(TargetPresetsTest, AppleAndIntelPresets) {
   TargetAttr apple = lookupTargetPreset(&context, "apple-m1");
   ASSERT_TRUE(apple);
@@ -220,7 +269,11 @@ TEST_F(TargetPresetsTest, SupportQueries) {
   EXPECT_EQ(target.describeSupported(MatrixKind::Right),
             "right<16x16xf16>, right<16x8xf16>, right<8x8xf16>, "
             "right<32x16xui8>, right<32x16xsi8>, right<32x8xui8>, "
-            "right<32x8xsi8>, right<16x16xbf16>");
+            "right<32x8xsi8>, right<16x16xbf16>, "
+            "right<16x16xf16> multiples up to 1024, "
+            "right<32x16xui8> multiples up to 1024, "
+            "right<32x16xsi8> multiples up to 1024, "
+            "right<16x16xbf16> multiples up to 1024");
 }
 
 TEST_F(TargetPresetsTest, EmulatedTargetTakesMultiplesOfEight) {
@@ -253,9 +306,9 @@ TEST_F(TargetPresetsTest, EmulatedTargetTakesMultiplesOfEight) {
                               RightMatrixType::get(&context, 16, 16, si8),
                               ResultMatrixType::get(&context, 16, 16, si32)));
   // A target with matrix units, emulated, takes the same type pairs at any
-  // multiple of 8.
+  // multiple of 8 (the H100's flexible dimensions are multiples of 16).
   TargetAttr h100 = lookupTargetPreset(&context, "nvidia-h100");
-  auto wide = LeftMatrixType::get(&context, 32, 16, f16);
+  auto wide = LeftMatrixType::get(&context, 24, 16, f16);
   EXPECT_FALSE(h100.supportsType(wide));
   EXPECT_TRUE(h100.getEmulatedForm().supportsType(wide));
 }

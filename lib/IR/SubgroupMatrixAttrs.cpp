@@ -180,21 +180,26 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
 
   unsigned subgroupSize = 0;
   SMLoc sizeLoc;
-  SmallVector<MatrixConfigAttr> configs;
+  SmallVector<MatrixConfigAttr> configs, flexibleGranularities;
+  unsigned flexibleMaxDimension = 0;
+  auto parseConfigList =
+      [&](SmallVectorImpl<MatrixConfigAttr> &list) -> ParseResult {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          auto config = dyn_cast_or_null<MatrixConfigAttr>(
+              MatrixConfigAttr::parse(parser, Type()));
+          if (!config)
+            return failure();
+          list.push_back(config);
+          return success();
+        });
+  };
   if (parser.parseKeyword("subgroup_size") || parser.parseEqual())
     return {};
   sizeLoc = parser.getCurrentLocation();
   if (parser.parseInteger(subgroupSize) || parser.parseComma() ||
       parser.parseKeyword("configs") || parser.parseEqual() ||
-      parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            auto config = dyn_cast_or_null<MatrixConfigAttr>(
-                MatrixConfigAttr::parse(parser, Type()));
-            if (!config)
-              return failure();
-            configs.push_back(config);
-            return success();
-          }))
+      parseConfigList(configs))
     return {};
   // The device's sizes, then its flags, each in its order.
   unsigned computeUnits = 0, workgroupMemory = 0;
@@ -272,8 +277,28 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
               }))
         return {};
       StringRef next;
-      if (succeeded(parser.parseOptionalComma()) &&
-          (parser.parseKeyword(&next) || failed(parseFacts(next))))
+      if (failed(parser.parseOptionalComma()))
+        break;
+      if (parser.parseKeyword(&next))
+        return {};
+      if (next == "flexible_granularities") {
+        if (parser.parseEqual() || parseConfigList(flexibleGranularities))
+          return {};
+        SMLoc maxLoc = parser.getCurrentLocation();
+        if (failed(parser.parseOptionalComma()) ||
+            failed(parser.parseOptionalKeyword("flexible_max_dimension"))) {
+          parser.emitError(maxLoc, "expected ', flexible_max_dimension = N' "
+                                   "after the flexible granularities");
+          return {};
+        }
+        if (parser.parseEqual() || parser.parseInteger(flexibleMaxDimension))
+          return {};
+        if (failed(parser.parseOptionalComma()))
+          break;
+        if (parser.parseKeyword(&next))
+          return {};
+      }
+      if (failed(parseFacts(next)))
         return {};
       break;
     }
@@ -305,7 +330,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   return getChecked([&] { return parser.emitError(sizeLoc); }, context,
                     nameAttr, subgroupSize, configs, flags[0], flags[1],
                     flags[2], computeUnits, workgroupMemory, coopmat2Features,
-                    vendor, backend);
+                    flexibleGranularities, flexibleMaxDimension, vendor,
+                    backend);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -337,6 +363,13 @@ void TargetAttr::print(AsmPrinter &printer) const {
   if (getCoopmat2Features() != CooperativeMatrix2Feature::None)
     printer << ", nv_coopmat2 = ["
             << stringifyCooperativeMatrix2Feature(getCoopmat2Features()) << "]";
+  if (!getFlexibleGranularities().empty()) {
+    printer << ", flexible_granularities = [";
+    llvm::interleaveComma(
+        getFlexibleGranularities(), printer,
+        [&](MatrixConfigAttr config) { config.print(printer); });
+    printer << "], flexible_max_dimension = " << getFlexibleMaxDimension();
+  }
   if (getVendor() != Vendor::Unknown)
     printer << ", vendor = " << stringifyVendor(getVendor());
   if (getBackend() != TargetBackend::Vulkan)
@@ -348,9 +381,25 @@ LogicalResult TargetAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, StringAttr name,
     unsigned subgroupSize, ArrayRef<MatrixConfigAttr> configs, bool emulated,
     bool float64, bool int64, unsigned computeUnits, unsigned workgroupMemory,
-    CooperativeMatrix2Feature, Vendor, TargetBackend) {
+    CooperativeMatrix2Feature coopmat2Features,
+    ArrayRef<MatrixConfigAttr> flexibleGranularities,
+    unsigned flexibleMaxDimension, Vendor, TargetBackend) {
   if (name && name.getValue().empty())
     return emitError() << "target name must not be empty";
+  if (!flexibleGranularities.empty()) {
+    if (!bitEnumContainsAll(coopmat2Features,
+                            CooperativeMatrix2Feature::FlexibleDimensions))
+      return emitError() << "flexible_granularities need the "
+                            "'flexible_dimensions' feature in nv_coopmat2";
+    if (emulated)
+      return emitError() << "an emulated target has no flexible dimensions";
+    for (MatrixConfigAttr granularity : flexibleGranularities)
+      if (std::max({granularity.getM(), granularity.getN(),
+                    granularity.getK()}) > flexibleMaxDimension)
+        return emitError() << "flexible granularity " << granularity
+                           << " exceeds flexible_max_dimension = "
+                           << flexibleMaxDimension;
+  }
   if (!llvm::isPowerOf2_32(subgroupSize))
     return emitError() << "subgroup size must be a power of two, got "
                        << subgroupSize;
@@ -376,6 +425,13 @@ static bool isEmulatedShapeOf(SubgroupMatrixTypeInterface type,
   return hasEmulatedShape(type) && type.getElementType() == expected;
 }
 
+bool TargetAttr::isFlexibleShapeOf(SubgroupMatrixTypeInterface type,
+                                   MatrixConfigAttr granularity) const {
+  return granularity.composes(type) &&
+         type.getRows() <= getFlexibleMaxDimension() &&
+         type.getColumns() <= getFlexibleMaxDimension();
+}
+
 bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
   // Emulated matrices of any kind hold any component type the target
   // computes with (a bf16 result matrix, say, to convert into a left one).
@@ -385,12 +441,28 @@ bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
              return type.getElementType() == config.getComponentType() ||
                     type.getElementType() == config.getResultType();
            });
-  return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
-    return config.covers(type);
-  });
+  return llvm::any_of(
+             getConfigs(),
+             [&](MatrixConfigAttr config) { return config.covers(type); }) ||
+         llvm::any_of(getFlexibleGranularities(),
+                      [&](MatrixConfigAttr granularity) {
+                        return isFlexibleShapeOf(type, granularity);
+                      });
 }
 
 bool TargetAttr::supportsMultiply(Type left, Type right, Type result) const {
+  // A flexible multiplication's M, N and K are each a multiple of one
+  // granularity's.
+  if (llvm::any_of(getFlexibleGranularities(),
+                   [&](MatrixConfigAttr granularity) {
+                     return areMultiplyOperands(
+                                left, right, result,
+                                [&](SubgroupMatrixTypeInterface type) {
+                                  return isFlexibleShapeOf(type, granularity);
+                                }) &&
+                            haveMultiplyShapes(left, right, result);
+                   }))
+    return true;
   return llvm::any_of(getConfigs(), [&](MatrixConfigAttr config) {
     if (!getEmulated())
       return config.matchesMultiply(left, right, result);
@@ -457,6 +529,20 @@ std::string TargetAttr::describeSupported(MatrixKind kind) const {
     if (seen.insert(spelling).second)
       spellings.push_back(spelling);
   }
+  for (MatrixConfigAttr granularity : getFlexibleGranularities()) {
+    unsigned rows =
+        kind == MatrixKind::Right ? granularity.getK() : granularity.getM();
+    unsigned columns =
+        kind == MatrixKind::Left ? granularity.getK() : granularity.getN();
+    Type element = kind == MatrixKind::Result ? granularity.getResultType()
+                                              : granularity.getComponentType();
+    std::string spelling;
+    llvm::raw_string_ostream os(spelling);
+    os << stringifyMatrixKind(kind) << "<" << rows << "x" << columns << "x"
+       << element << "> multiples up to " << getFlexibleMaxDimension();
+    if (seen.insert(spelling).second)
+      spellings.push_back(spelling);
+  }
   return llvm::join(spellings, ", ");
 }
 
@@ -471,6 +557,11 @@ std::string TargetAttr::describeConfigs() const {
     os << " (emulated: the same types with any M, N and K that are multiples "
           "of "
        << kEmulatedDimensionMultiple << ")";
+  for (MatrixConfigAttr granularity : getFlexibleGranularities())
+    os << ", multiples of " << granularity.getM() << "x" << granularity.getN()
+       << "x" << granularity.getK() << " " << granularity.getComponentType()
+       << " -> " << granularity.getResultType() << " up to "
+       << getFlexibleMaxDimension() << " (flexible dimensions)";
   return text;
 }
 

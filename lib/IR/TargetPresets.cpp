@@ -47,6 +47,10 @@ struct PresetDescription {
   unsigned workgroupMemory = 0;
   /// The VK_NV_cooperative_matrix2 features of the device's driver.
   CooperativeMatrix2Feature coopmat2Features = CooperativeMatrix2Feature::None;
+  /// The subgroup-scope granularities of its flexible dimensions, and the
+  /// largest dimension.
+  llvm::ArrayRef<ConfigRow> flexibleGranularities = {};
+  unsigned flexibleMaxDimension = 0;
 };
 } // namespace
 
@@ -61,6 +65,17 @@ static const ConfigRow nvidiaH100Rows[] = {
     {16, 8, 16, C::F16, C::F32},   {16, 8, 8, C::F16, C::F32},
     {16, 16, 32, C::U8, C::U32},   {16, 16, 32, C::S8, C::S32},
     {16, 8, 32, C::U8, C::U32},    {16, 8, 32, C::S8, C::S32},
+    {16, 16, 16, C::BF16, C::F32},
+};
+
+/// data/nvidia-h200-list-coopmat.txt: the subgroup-scope flexible-dimension
+/// granularities of driver 580.159.04 (vkGetPhysicalDeviceCooperativeMatrix-
+/// FlexibleDimensionsPropertiesNV, measured on the GPU machine's H200 with
+/// the same driver and the same 11 configurations), up to 1024. Its
+/// workgroup-scope granularities are not kept.
+static const ConfigRow nvidiaH100FlexibleRows[] = {
+    {16, 16, 16, C::F16, C::F16},  {16, 16, 16, C::F16, C::F32},
+    {16, 16, 32, C::U8, C::U32},   {16, 16, 32, C::S8, C::S32},
     {16, 16, 16, C::BF16, C::F32},
 };
 
@@ -140,8 +155,9 @@ static void generateEmulatedRows(llvm::SmallVectorImpl<ConfigRow> &rows) {
 /// data/cpu-lavapipe-coopmat.txt: Mesa 26.1.6's lavapipe (llvmpipe, from
 /// trixie-backports), in the reported order: four subgroup-scope 8x8x8
 /// configurations. Its VK_NV_cooperative_matrix2 has flexible dimensions
-/// (granularity 8x8x8), reductions, conversions and per-element operations,
-/// but not workgroup scope, tensor addressing or block loads.
+/// (the same four rows are its granularities, up to 1024), reductions,
+/// conversions and per-element operations, but not workgroup scope, tensor
+/// addressing or block loads.
 static const ConfigRow lavapipeCoopmatRows[] = {
     {8, 8, 8, C::F16, C::F16},
     {8, 8, 8, C::F16, C::F32},
@@ -164,7 +180,8 @@ static const PresetDescription presets[] = {
          CooperativeMatrix2Feature::Conversions |
          CooperativeMatrix2Feature::PerElementOperations |
          CooperativeMatrix2Feature::TensorAddressing |
-         CooperativeMatrix2Feature::BlockLoads},
+         CooperativeMatrix2Feature::BlockLoads,
+     nvidiaH100FlexibleRows, /*flexibleMaxDimension=*/1024},
     {"amd-rdna3", Vendor::Amd, TargetBackend::Vulkan, 32, amdRdna3Rows, nullptr,
      /*emulated=*/false,
      /*float64=*/true, /*int64=*/true, /*computeUnits=*/96,
@@ -215,7 +232,8 @@ static const PresetDescription presets[] = {
      CooperativeMatrix2Feature::FlexibleDimensions |
          CooperativeMatrix2Feature::Reductions |
          CooperativeMatrix2Feature::Conversions |
-         CooperativeMatrix2Feature::PerElementOperations},
+         CooperativeMatrix2Feature::PerElementOperations,
+     lavapipeCoopmatRows, /*flexibleMaxDimension=*/1024},
 };
 
 static Type getComponentType(MLIRContext *context, Component component) {
@@ -273,11 +291,12 @@ TargetAttr mlir::subgroup_matrix::lookupTargetPreset(MLIRContext *context,
   if (preset->generate)
     preset->generate(rows);
   llvm::SmallVector<MatrixConfigAttr> configs = getConfigs(context, rows);
-  return TargetAttr::get(context, StringAttr::get(context, preset->name),
-                         preset->subgroupSize, configs, preset->emulated,
-                         preset->float64, preset->int64, preset->computeUnits,
-                         preset->workgroupMemory, preset->coopmat2Features,
-                         preset->vendor, preset->backend);
+  return TargetAttr::get(
+      context, StringAttr::get(context, preset->name), preset->subgroupSize,
+      configs, preset->emulated, preset->float64, preset->int64,
+      preset->computeUnits, preset->workgroupMemory, preset->coopmat2Features,
+      getConfigs(context, preset->flexibleGranularities),
+      preset->flexibleMaxDimension, preset->vendor, preset->backend);
 }
 
 TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
@@ -289,7 +308,8 @@ TargetAttr mlir::subgroup_matrix::getEmulationTarget(TargetAttr target) {
       context, target.getName(), target.getSubgroupSize(), configs,
       /*emulated=*/true, target.getFloat64(), target.getInt64(),
       target.getComputeUnits(), target.getWorkgroupMemory(),
-      CooperativeMatrix2Feature::None, target.getVendor(), target.getBackend());
+      CooperativeMatrix2Feature::None, /*flexibleGranularities=*/{},
+      /*flexibleMaxDimension=*/0, target.getVendor(), target.getBackend());
 }
 
 TargetAttr mlir::subgroup_matrix::getTargetPresetOrError(Location loc,

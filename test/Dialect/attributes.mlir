@@ -30,14 +30,22 @@ module @memory_only attributes {subgroup_matrix.target = #subgroup_matrix.target
 // The presets carry the sizes of their devices: spelled out, the H100 has
 // 132 SMs and 48 KiB of shared memory per workgroup.
 // CHECK: module @h100_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">}
-module @h100_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100", subgroup_size = 32, configs = [<16x16x16, f16 -> f16>, <16x8x16, f16 -> f16>, <16x8x8, f16 -> f16>, <16x16x16, f16 -> f32>, <16x8x16, f16 -> f32>, <16x8x8, f16 -> f32>, <16x16x32, ui8 -> ui32>, <16x16x32, si8 -> si32>, <16x8x32, ui8 -> ui32>, <16x8x32, si8 -> si32>, <16x16x16, bf16 -> f32>], compute_units = 132, workgroup_memory = 49152, float64, int64, nv_coopmat2 = [workgroup_scope, flexible_dimensions, reductions, conversions, per_element_operations, tensor_addressing, block_loads], vendor = nvidia>} {}
+module @h100_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100", subgroup_size = 32, configs = [<16x16x16, f16 -> f16>, <16x8x16, f16 -> f16>, <16x8x8, f16 -> f16>, <16x16x16, f16 -> f32>, <16x8x16, f16 -> f32>, <16x8x8, f16 -> f32>, <16x16x32, ui8 -> ui32>, <16x16x32, si8 -> si32>, <16x8x32, ui8 -> ui32>, <16x8x32, si8 -> si32>, <16x16x16, bf16 -> f32>], compute_units = 132, workgroup_memory = 49152, float64, int64, nv_coopmat2 = [workgroup_scope, flexible_dimensions, reductions, conversions, per_element_operations, tensor_addressing, block_loads], flexible_granularities = [<16x16x16, f16 -> f16>, <16x16x16, f16 -> f32>, <16x16x32, ui8 -> ui32>, <16x16x32, si8 -> si32>, <16x16x16, bf16 -> f32>], flexible_max_dimension = 1024, vendor = nvidia>} {}
 
 // The VK_NV_cooperative_matrix2 features come last, printed in a fixed order.
 // CHECK: module @coopmat2 attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-cpu", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], int64, nv_coopmat2 = [flexible_dimensions, reductions, per_element_operations]>}
 module @coopmat2 attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-cpu", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], int64, nv_coopmat2 = [per_element_operations, reductions, flexible_dimensions]>} {}
 // Spelled out, Mesa 26's lavapipe with its native matrices is its preset.
 // CHECK: module @lavapipe_coopmat_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat">}
-module @lavapipe_coopmat_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat", subgroup_size = 8, configs = [<8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, ui8 -> ui32>, <8x8x8, si8 -> si32>], workgroup_memory = 32768, float64, int64, nv_coopmat2 = [flexible_dimensions, reductions, conversions, per_element_operations], vendor = mesa>} {}
+module @lavapipe_coopmat_spelled_out attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat", subgroup_size = 8, configs = [<8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, ui8 -> ui32>, <8x8x8, si8 -> si32>], workgroup_memory = 32768, float64, int64, nv_coopmat2 = [flexible_dimensions, reductions, conversions, per_element_operations], flexible_granularities = [<8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, ui8 -> ui32>, <8x8x8, si8 -> si32>], flexible_max_dimension = 1024, vendor = mesa>} {}
+// Without its flexible dimensions, it is a custom target.
+// CHECK: module @lavapipe_coopmat_without_flexible attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat", subgroup_size = 8, {{.*}}nv_coopmat2 = [flexible_dimensions, reductions, conversions, per_element_operations], vendor = mesa>}
+module @lavapipe_coopmat_without_flexible attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat", subgroup_size = 8, configs = [<8x8x8, f16 -> f16>, <8x8x8, f16 -> f32>, <8x8x8, ui8 -> ui32>, <8x8x8, si8 -> si32>], workgroup_memory = 32768, float64, int64, nv_coopmat2 = [flexible_dimensions, reductions, conversions, per_element_operations], vendor = mesa>} {}
+
+// The flexible granularities and their largest dimension follow the
+// features, and precede the vendor.
+// CHECK: module @flexible attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<16x16x16, f16 -> f32>, <16x8x32, si8 -> si32>], flexible_max_dimension = 256, vendor = nvidia>}
+module @flexible attributes {subgroup_matrix.target = #subgroup_matrix.target<"my-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<16x16x16, f16 -> f32>, <16x8x32, si8 -> si32>], flexible_max_dimension = 256, vendor = nvidia>} {}
 
 // The vendor and the backend come last of all; Vulkan, the default backend,
 // is not printed.

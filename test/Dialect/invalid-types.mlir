@@ -138,6 +138,27 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgrou
 
 // -----
 
+// expected-error @+1 {{flexible_granularities need the 'flexible_dimensions' feature in nv_coopmat2}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [reductions], flexible_granularities = [<8x8x8, f16 -> f32>], flexible_max_dimension = 64>} {}
+
+// -----
+
+// expected-error @+1 {{flexible granularity #subgroup_matrix.config<8x8x128, f16 -> f32> exceeds flexible_max_dimension = 64}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<8x8x128, f16 -> f32>], flexible_max_dimension = 64>} {}
+
+// -----
+
+// expected-error @+1 {{an emulated target has no flexible dimensions}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], emulated, nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<8x8x8, f16 -> f32>], flexible_max_dimension = 64>} {}
+
+// -----
+
+// The largest dimension comes with the granularities.
+// expected-error @+1 {{expected ', flexible_max_dimension = N' after the flexible granularities}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 8, configs = [<8x8x8, f16 -> f32>], nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<8x8x8, f16 -> f32>]>} {}
+
+// -----
+
 // expected-error @+1 {{unknown vendor 'nvdia' (nvidia, amd, intel, apple, mesa, unknown)}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], vendor = nvdia>} {}
 

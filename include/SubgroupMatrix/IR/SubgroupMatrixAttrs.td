@@ -115,6 +115,22 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
         nv_coopmat2 = [flexible_dimensions, reductions]>
     ```
 
+    With `flexible_dimensions`, `flexible_granularities = [...]` lists the
+    granularities the device reports for subgroup-scope matrices
+    (VkCooperativeMatrixFlexibleDimensionsPropertiesNV) and
+    `flexible_max_dimension` the largest dimension: a matrix whose
+    dimensions are multiples of a granularity's, none above that largest
+    one, is a native matrix of the device as a configuration's is, and so
+    is a multiplication whose M, N and K are such multiples.
+
+    ```mlir
+    #subgroup_matrix.target<"my-cpu", subgroup_size = 8,
+        configs = [<8x8x8, f16 -> f32>],
+        nv_coopmat2 = [flexible_dimensions],
+        flexible_granularities = [<8x8x8, f16 -> f32>],
+        flexible_max_dimension = 256>
+    ```
+
     Last of all, the facts that decide how kernels are planned and run:
     `vendor = nvidia` (also `amd`, `intel`, `apple` or `mesa`; left out, the
     vendor is unknown), which chooses the tiling defaults and tuning table
@@ -147,6 +163,9 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     DefaultValuedParameter<"::mlir::subgroup_matrix::CooperativeMatrix2Feature",
         "::mlir::subgroup_matrix::CooperativeMatrix2Feature::None">
         :$coopmat2Features,
+    OptionalArrayRefParameter<"::mlir::subgroup_matrix::MatrixConfigAttr">
+        :$flexibleGranularities,
+    DefaultValuedParameter<"unsigned", "0">:$flexibleMaxDimension,
     DefaultValuedParameter<"::mlir::subgroup_matrix::Vendor",
         "::mlir::subgroup_matrix::Vendor::Unknown">:$vendor,
     DefaultValuedParameter<"::mlir::subgroup_matrix::TargetBackend",
@@ -154,10 +173,17 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Whether some configuration covers the matrix type `type`.
+    /// Whether some configuration covers the matrix type `type`, or it is
+    /// a flexible-dimension matrix of some granularity.
     bool supportsType(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
+    /// Whether `type` is a flexible-dimension matrix of `granularity`:
+    /// its dimensions are multiples of the granularity's for its kind and
+    /// none exceeds flexible_max_dimension.
+    bool isFlexibleShapeOf(
+        ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type,
+        ::mlir::subgroup_matrix::MatrixConfigAttr granularity) const;
     /// Whether one configuration covers the multiplication of `left` and
-    /// `right` into `result`.
+    /// `right` into `result`, or one flexible granularity does.
     bool supportsMultiply(::mlir::Type left, ::mlir::Type right,
                           ::mlir::Type result) const;
     /// Whether some configuration composes `type` (MatrixConfigAttr::composes),
@@ -180,7 +206,9 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
       return get(getContext(), getName(), getSubgroupSize(), getConfigs(),
                  /*emulated=*/true, getFloat64(), getInt64(),
                  getComputeUnits(), getWorkgroupMemory(),
-                 CooperativeMatrix2Feature::None, getVendor(), getBackend());
+                 CooperativeMatrix2Feature::None,
+                 /*flexibleGranularities=*/{}, /*flexibleMaxDimension=*/0,
+                 getVendor(), getBackend());
     }
     /// Whether the device has every VK_NV_cooperative_matrix2 feature of
     /// `features`.

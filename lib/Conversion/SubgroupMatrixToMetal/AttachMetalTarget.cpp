@@ -38,7 +38,9 @@ TargetAttr mlir::subgroup_matrix::getMetalLanguageTarget(MLIRContext *context) {
                          /*float64=*/false, /*int64=*/true,
                          /*computeUnits=*/0,
                          /*workgroupMemory=*/kMetalThreadgroupMemory,
-                         CooperativeMatrix2Feature::None, Vendor::Apple,
+                         CooperativeMatrix2Feature::None,
+                         /*flexibleGranularities=*/{},
+                         /*flexibleMaxDimension=*/0, Vendor::Apple,
                          TargetBackend::Metal);
 }
 

@@ -16,6 +16,9 @@ SM_DEVICE_FUNCTIONS(SM_DEFINE)
 PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
 PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
     vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = nullptr;
+PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
+    vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
+        nullptr;
 
 bool loadVulkanLoader(std::string &error) {
   static std::string loadError;
@@ -50,6 +53,11 @@ void loadInstanceFunctions(VkInstance instance) {
       reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
           vkGetInstanceProcAddr(
               instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
+      reinterpret_cast<
+          PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV>(
+          vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrix"
+                                          "FlexibleDimensionsPropertiesNV"));
 }
 
 void loadDeviceFunctions(VkDevice device) {

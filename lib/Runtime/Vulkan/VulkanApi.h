@@ -106,6 +106,10 @@ SM_DEVICE_FUNCTIONS(SM_DECLARE_EXTERN)
 extern PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
 extern PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR
     vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+/// VK_NV_cooperative_matrix2's list of flexible-dimension granularities;
+/// null where the instance does not know the extension.
+extern PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
+    vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV;
 
 /// Opens libvulkan.so.1 and loads the global entry points; on failure
 /// returns false with `error` saying why. Later calls return the first

@@ -66,6 +66,46 @@ getCooperativeMatrixProperties(const DeviceInfo &info) {
   return properties;
 }
 
+/// The device's VK_NV_cooperative_matrix2 features, all false where it
+/// lacks the extension.
+static VkPhysicalDeviceCooperativeMatrix2FeaturesNV
+getCooperativeMatrix2Features(const DeviceInfo &info) {
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  if (!hasExtension(info.extensions, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME))
+    return coopmat2;
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &coopmat2;
+  vkGetPhysicalDeviceFeatures2(info.physical, &features);
+  return coopmat2;
+}
+
+FlexibleDimensions getFlexibleDimensions(const DeviceInfo &info) {
+  FlexibleDimensions flexible;
+  if (!vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV ||
+      !getCooperativeMatrix2Features(info).cooperativeMatrixFlexibleDimensions)
+    return flexible;
+  VkPhysicalDeviceCooperativeMatrix2PropertiesNV limits{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV};
+  VkPhysicalDeviceProperties2 properties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties.pNext = &limits;
+  vkGetPhysicalDeviceProperties2(info.physical, &properties);
+  flexible.maxDimension =
+      limits.cooperativeMatrixFlexibleDimensionsMaxDimension;
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(
+      info.physical, &count, nullptr);
+  flexible.granularities.assign(
+      count,
+      {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV});
+  vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(
+      info.physical, &count, flexible.granularities.data());
+  flexible.granularities.resize(count);
+  return flexible;
+}
+
 uint32_t getComputeUnitCount(const DeviceInfo &info) {
   // Each structure is chained only where its extension is supported.
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nvidia{
@@ -105,6 +145,26 @@ static const char *getVendorName(uint32_t id) {
   }
 }
 
+/// Appends to `text` a comment line on the configuration (or granularity)
+/// `p` of shape `shape`, kept or dropped by the rule of describeTarget, and
+/// a kept one to the attribute's list `kept`.
+template <typename Properties>
+static void describeRow(const Properties &p, const std::string &shape,
+                        const std::string &note, std::string &text,
+                        std::string &kept) {
+  const char *a = componentName(p.AType), *b = componentName(p.BType),
+             *c = componentName(p.CType), *r = componentName(p.ResultType);
+  bool keep = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
+              a && b && c && r && p.AType == p.BType && p.CType == p.ResultType;
+  text += std::string("// ") + (keep ? "kept    " : "dropped ") + shape + " " +
+          (a ? a : "?") + " x " + (b ? b : "?") + " + " + (c ? c : "?") +
+          " -> " + (r ? r : "?") +
+          (p.saturatingAccumulation ? " (saturating)" : "") + note + "\n";
+  if (keep)
+    kept += std::string(kept.empty() ? "" : ", ") + "<" + shape + ", " + a +
+            " -> " + r + ">";
+}
+
 std::string describeTarget(const DeviceInfo &info) {
   std::vector<VkCooperativeMatrixPropertiesKHR> properties =
       getCooperativeMatrixProperties(info);
@@ -113,30 +173,30 @@ std::string describeTarget(const DeviceInfo &info) {
       info.driver.driverName + " " + info.driver.driverInfo + ", " +
       std::to_string(properties.size()) + " configurations reported\n";
   std::string configs;
-  for (const VkCooperativeMatrixPropertiesKHR &p : properties) {
-    const char *a = componentName(p.AType), *b = componentName(p.BType),
-               *c = componentName(p.CType), *r = componentName(p.ResultType);
-    bool kept = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
-                a && b && c && r && p.AType == p.BType &&
-                p.CType == p.ResultType;
-    std::string shape = std::to_string(p.MSize) + "x" +
-                        std::to_string(p.NSize) + "x" + std::to_string(p.KSize);
-    text += std::string("// ") + (kept ? "kept    " : "dropped ") + shape +
-            " " + (a ? a : "?") + " x " + (b ? b : "?") + " + " +
-            (c ? c : "?") + " -> " + (r ? r : "?") +
-            (p.saturatingAccumulation ? " (saturating)" : "") + "\n";
-    if (kept)
-      configs += std::string(configs.empty() ? "" : ", ") + "<" + shape + ", " +
-                 a + " -> " + r + ">";
-  }
+  for (const VkCooperativeMatrixPropertiesKHR &p : properties)
+    describeRow(p,
+                std::to_string(p.MSize) + "x" + std::to_string(p.NSize) + "x" +
+                    std::to_string(p.KSize),
+                "", text, configs);
+  FlexibleDimensions flexible = getFlexibleDimensions(info);
+  std::string granularities;
+  for (const VkCooperativeMatrixFlexibleDimensionsPropertiesNV &p :
+       flexible.granularities)
+    describeRow(
+        p,
+        std::to_string(p.MGranularity) + "x" + std::to_string(p.NGranularity) +
+            "x" + std::to_string(p.KGranularity),
+        p.scope == VK_SCOPE_WORKGROUP_KHR
+            ? " (flexible, workgroup scope, " +
+                  std::to_string(p.workgroupInvocations) + " invocations)"
+            : " (flexible)",
+        text, granularities);
   std::string name = info.properties.properties.deviceName;
   std::replace(name.begin(), name.end(), '"', '\'');
-  VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2 =
+      getCooperativeMatrix2Features(info);
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  if (hasExtension(info.extensions, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME))
-    features.pNext = &coopmat2;
   vkGetPhysicalDeviceFeatures2(info.physical, &features);
   text += "#subgroup_matrix.target<\"" + name +
           "\", subgroup_size = " + std::to_string(info.subgroup.subgroupSize) +
@@ -166,6 +226,10 @@ std::string describeTarget(const DeviceInfo &info) {
       listed += std::string(listed.empty() ? "" : ", ") + keyword;
   if (!listed.empty())
     text += ", nv_coopmat2 = [" + listed + "]";
+  if (!granularities.empty())
+    text +=
+        ", flexible_granularities = [" + granularities +
+        "], flexible_max_dimension = " + std::to_string(flexible.maxDimension);
   if (const char *vendor = getVendorName(info.properties.properties.vendorID))
     text += std::string(", vendor = ") + vendor;
   return text + ">\n";
@@ -302,6 +366,12 @@ MissingRequirements findMissingRequirements(const SpirvModule &module,
   if (!needsMatrixUnits && !module.multiplies.empty()) {
     std::vector<VkCooperativeMatrixPropertiesKHR> offered =
         getCooperativeMatrixProperties(info);
+    // The device reports its flexible dimensions, but a kernel may use
+    // them only where they were enabled (VulkanDevice enables every
+    // feature the device has).
+    FlexibleDimensions flexible;
+    if (features.cooperativeMatrix2.cooperativeMatrixFlexibleDimensions)
+      flexible = getFlexibleDimensions(info);
     for (const CooperativeMatrixMultiply &multiply : module.multiplies) {
       std::optional<VkComponentTypeKHR> a = parseComponent(multiply.a),
                                         b = parseComponent(multiply.b),
@@ -319,6 +389,23 @@ MissingRequirements findMissingRequirements(const SpirvModule &module,
                                         bool(p.saturatingAccumulation) ==
                                             multiply.saturating;
                                });
+      found =
+          found ||
+          (a && b && c && r &&
+           std::any_of(
+               flexible.granularities.begin(), flexible.granularities.end(),
+               [&](const VkCooperativeMatrixFlexibleDimensionsPropertiesNV &p) {
+                 auto fits = [&](uint32_t size, uint32_t granularity) {
+                   return granularity && size % granularity == 0 &&
+                          size <= flexible.maxDimension;
+                 };
+                 return p.scope == VK_SCOPE_SUBGROUP_KHR &&
+                        fits(multiply.m, p.MGranularity) &&
+                        fits(multiply.n, p.NGranularity) &&
+                        fits(multiply.k, p.KGranularity) && p.AType == *a &&
+                        p.BType == *b && p.CType == *c && p.ResultType == *r &&
+                        bool(p.saturatingAccumulation) == multiply.saturating;
+               }));
       if (!found) {
         missing.push_back("the cooperative-matrix configuration " +
                           multiply.describe());

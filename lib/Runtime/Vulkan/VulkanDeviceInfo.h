@@ -40,6 +40,17 @@ const char *componentName(VkComponentTypeKHR type);
 std::vector<VkCooperativeMatrixPropertiesKHR>
 getCooperativeMatrixProperties(const DeviceInfo &info);
 
+/// What VK_NV_cooperative_matrix2's flexible dimensions allow: a matrix
+/// whose dimensions are multiples of a granularity's, up to maxDimension.
+struct FlexibleDimensions {
+  std::vector<VkCooperativeMatrixFlexibleDimensionsPropertiesNV> granularities;
+  uint32_t maxDimension = 0;
+};
+
+/// The device's flexible dimensions; none where it lacks the
+/// cooperativeMatrixFlexibleDimensions feature.
+FlexibleDimensions getFlexibleDimensions(const DeviceInfo &info);
+
 /// The streaming multiprocessors (VK_NV_shader_sm_builtins) or active
 /// compute units (VK_AMD_shader_core_properties2) of the device; 0 where
 /// it reports neither.
@@ -50,7 +61,8 @@ uint32_t getComputeUnitCount(const DeviceInfo &info);
 /// proposal keeps (subgroup scope, no saturation, A == B, C == result,
 /// types the dialect has), the subgroup size, the compute units, the
 /// workgroup memory (maxComputeSharedMemorySize), the 64-bit types, the
-/// VK_NV_cooperative_matrix2 features and the vendor.
+/// VK_NV_cooperative_matrix2 features, the flexible-dimension granularities
+/// kept by the same rule and their largest dimension, and the vendor.
 std::string describeTarget(const DeviceInfo &info);
 
 /// The features a device offers that kernels may need, as queried.

@@ -7,7 +7,7 @@
 // RUN: sm-opt %s --sm-lower-to-vulkan="emulation=all emulated-exchange=subgroup" | sm-translate --serialize-spirv -o %t.subgroup.spv
 // RUN: spirv-val --target-env vulkan1.3 %t.subgroup.spv
 // RUN: sm-opt %s --sm-lower-to-vulkan=target=cpu-lavapipe | FileCheck %s --check-prefix=LAVAPIPE
-// Without the option the device rejects the 32x16 matrices, as a driver would.
+// Without the option the device rejects the 24x16 matrices (24 is no multiple of its flexible granularity, 16), as a driver would.
 // RUN: not sm-opt %s --sm-lower-to-vulkan 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not sm-opt %s --sm-lower-to-vulkan=emulation=some 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
@@ -18,7 +18,7 @@
 // (emulated-exchange=auto), by shuffles with emulated-exchange=subgroup
 // and on targets without matrix units.
 
-// NONE: error: '!subgroup_matrix.left<32x16xf16>' is not supported by target 'nvidia-h100'
+// NONE: error: '!subgroup_matrix.left<24x16xf16>' is not supported by target 'nvidia-h100'
 // NONE-NOT: spirv.module
 // UNKNOWN: error: unknown emulation 'some'; expected 'none', 'unsupported' or 'all'
 
@@ -75,10 +75,10 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
   gpu.func @wide(%a: memref<1024xf16>, %c: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %l = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf16> -> !subgroup_matrix.left<32x16xf16>
+    %l = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf16> -> !subgroup_matrix.left<24x16xf16>
     %r = subgroup_matrix.load %a[%c0] stride %c16 : memref<1024xf16> -> !subgroup_matrix.right<16x16xf16>
-    %d = subgroup_matrix.multiply %l, %r : !subgroup_matrix.left<32x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<32x16xf32>
-    subgroup_matrix.store %d, %c[%c0] stride %c16 : !subgroup_matrix.result<32x16xf32>, memref<1024xf32>
+    %d = subgroup_matrix.multiply %l, %r : !subgroup_matrix.left<24x16xf16>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<24x16xf32>
+    subgroup_matrix.store %d, %c[%c0] stride %c16 : !subgroup_matrix.result<24x16xf32>, memref<1024xf32>
     gpu.return
   }
 }

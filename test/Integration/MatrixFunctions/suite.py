@@ -53,6 +53,18 @@ TARGETS = {
         ("left", 16, 32, "si8"), ("left", 16, 32, "ui8"),
         ("right", 32, 16, "si8"), ("left", 16, 16, "bf16"),
         ("right", 16, 16, "bf16")]),
+    # The H100's flexible dimensions (multiples of 16x16x16, 16x16x32 for
+    # 8-bit integers, up to 1024), each a single cooperative matrix;
+    # generated with --kernel-target nvidia-h100.
+    "nvidia-h100-flexible": dict(subgroup=32, types=[
+        ("result", 32, 32, "f32"), ("result", 32, 32, "f16"),
+        ("result", 48, 16, "f32"), ("result", 16, 64, "f32"),
+        ("result", 32, 32, "si32"),
+        ("left", 32, 32, "f16"), ("right", 32, 32, "f16"),
+        ("left", 48, 16, "f16"), ("right", 16, 16, "f16"),
+        ("left", 32, 32, "bf16"), ("right", 32, 32, "bf16"),
+        ("left", 32, 64, "si8"), ("right", 64, 32, "si8")],
+        multiplies=True),
     "amd-rdna3": dict(subgroup=32, types=[
         ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
         ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
@@ -103,6 +115,18 @@ TARGETS = {
         ("left", 8, 8, "f16"), ("right", 8, 8, "f16"),
         ("left", 8, 8, "si8"), ("right", 8, 8, "si8"),
         ("left", 8, 8, "ui8"), ("right", 8, 8, "ui8")]),
+    # The same lavapipe's flexible dimensions (VK_NV_cooperative_matrix2):
+    # multiples of 8x8x8, each a single cooperative matrix; generated with
+    # --kernel-target cpu-lavapipe-coopmat. Unsigned 8-bit operands: the
+    # signed conversions meet the driver defect of lavapipe-coopmat.test.
+    "cpu-lavapipe-coopmat-flexible": dict(subgroup=8, types=[
+        ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
+        ("result", 24, 8, "f32"), ("result", 8, 32, "f32"),
+        ("result", 16, 16, "ui32"),
+        ("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
+        ("left", 16, 32, "ui8"), ("right", 32, 16, "ui8"),
+        ("left", 24, 16, "f16"), ("right", 16, 8, "f16")],
+        multiplies=True),
     "apple-m1": dict(subgroup=32, types=[
         ("result", 8, 8, "f32"), ("result", 16, 16, "f32"),
         ("result", 8, 8, "f16"), ("left", 8, 8, "f16"), ("right", 8, 8, "f16"),
@@ -467,6 +491,49 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
         cases.append(Case("attention_softmax_qk_v", [(q, unit), (k, unit),
                                                       (v, unit)], s, body,
                           attention, tolerance=2e-3))
+
+    # D = A B + C for every left, right and result type that chain, where
+    # the target asks for them (flexible dimensions: M, N and K other than
+    # a configuration's).
+    if TARGETS[target].get("multiplies"):
+        for a in types:
+            for b in types:
+                for c in types:
+                    if (a[0], b[0], c[0]) != ("left", "right", "result") or \
+                            a[2] != b[1] or (a[1], b[2]) != c[1:3] or \
+                            a[3] != b[3]:
+                        continue
+                    if (a[3], c[3]) not in (("f16", "f32"), ("f16", "f16"),
+                                            ("bf16", "f32"), ("ui8", "ui32"),
+                                            ("si8", "si32")):
+                        continue
+                    m, n, depth = a[1], b[2], a[2]
+                    integer = c[3] in ("ui32", "si32")
+                    body = ("%%y = subgroup_matrix.mma %%x0, %%x1, %%x2 : "
+                            "%s, %s -> %s" % (type_name(*a), type_name(*b),
+                                              type_name(*c)))
+
+                    def product(inputs, rows, columns, depth=depth,
+                                component=c[3]):
+                        A, B, C = inputs
+                        out = [sum(A[i * depth + p] * B[p * columns + j]
+                                   for p in range(depth)) + C[i * columns + j]
+                               for i in range(rows) for j in range(columns)]
+                        if component in ("ui32", "si32"):
+                            return [wrap(x, component) for x in out]
+                        if component == "f16":
+                            return [EitherRounding(x, "f16") for x in out]
+                        return out
+                    operand = ((-8, 7) if a[3] == "si8" else (0, 15)) \
+                        if integer else unit
+                    cases.append(Case(
+                        "mma_%dx%dx%d_%s_to_%s" % (m, n, depth, a[3], c[3]),
+                        [(a, operand), (b, operand),
+                         (c, (0, 1000) if integer else unit)], c, body,
+                        product,
+                        # f16 accumulation rounds at each of the K steps.
+                        tolerance=0.0 if integer else depth * 2.0 ** -9
+                        if c[3] == "f16" else 2.0 ** -18))
 
     # An epilogue: D = A B + C, then bias and ReLU in registers, as f16.
     c16 = ("result", 16, 16, "f16")
