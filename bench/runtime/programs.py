@@ -294,6 +294,23 @@ for causal in (False, True):
                 "attention_causal" if causal else "attention", 5e-3,
                 options=options,
                 flops=4 * 32 * 4096 * 4096 * 128 // (2 if causal else 1))
+# The same attention with an additive f16 mask of 4096 x 4096 shared by the
+# heads, as ggml's FLASH_ATTN_EXT takes one: read as matrices of the scores'
+# shape by the softmax on result matrices (cooperative matrix 2), through
+# workgroup memory with SPV_KHR_cooperative_matrix alone, and through
+# workgroup memory with cooperative matrix 2 too (the form every mask took
+# before it was read as matrices).
+for form, options in (("nv", ""), ("khr", "nv-coopmat2=false"),
+                      ("nv_workgroup_memory",
+                       "attention-softmax=workgroup-memory")):
+    PROGRAMS["attention_32x4096x4096x128_mask_%s" % form] = Program(
+        "attention",
+        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
+                          "f16", additive_mask=True, mask_type="f16"),
+        [((32, 4096, 128), "float16", -1, 1)] * 3 +
+        [((4096, 4096), "float16", -4, 0)],
+        "attention_mask", 5e-3, options=options,
+        flops=4 * 32 * 4096 * 4096 * 128)
 # The issue's other forms at the same length: head dimension 64 (f16), and
 # bf16 at 128, each with and without cooperative matrix 2.
 for label, dim, element, dtype in (("64", 64, "f16", "float16"),

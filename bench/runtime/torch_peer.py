@@ -34,6 +34,12 @@ def attention(q, k, v):
         q[None], k[None], v[None])[0]
 
 
+def attention_mask(q, k, v, mask):
+    # The mask is added to the scaled scores, shared by the heads.
+    return torch.nn.functional.scaled_dot_product_attention(
+        q[None], k[None], v[None], attn_mask=mask)[0]
+
+
 def attention_bshd_gqa(q, k, v):
     # [batch, seq, heads, dim] in and out; each key-value head serves
     # heads / kv_heads query heads.
@@ -367,6 +373,7 @@ def corpus_llama_layer(x, cos, sin, norm1, wq, wk, wv, wo, norm2, wg, wu,
 
 
 FUNCTIONS = {"mlp": mlp, "attention": attention,
+             "attention_mask": attention_mask,
              "attention_bshd_gqa": attention_bshd_gqa,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,

@@ -93,7 +93,14 @@ private:
   /// Without `causalMask`, a causal attention's last step keeps the score
   /// its mask would select (the scores are known to be at or below the
   /// diagonal).
-  Value scoreAt(Value value, Value query, Value key, bool causalMask = true);
+  /// `operandElements`, where given, are the elements of the score
+  /// operands at this position (matrices loaded by applyScoreSteps), in
+  /// the order of attention.scoreOperands; else the steps load them.
+  Value scoreAt(Value value, Value query, Value key, bool causalMask = true,
+                ValueRange operandElements = {});
+  /// The address of score operand `input` of `step` at (batch, query, key).
+  Value getScoreOperandAddress(linalg::GenericOp step, OpOperand *input,
+                               Value query, Value key);
   /// Whether the key loop being emitted applies a causal attention's mask:
   /// not in the blocks whose keys all come at or before the workgroup's
   /// first query.
@@ -245,8 +252,22 @@ AttentionKernelEmitter::loadRows(const WorkgroupTileCopy &copy, Value first) {
   return values;
 }
 
+Value AttentionKernelEmitter::getScoreOperandAddress(linalg::GenericOp step,
+                                                     OpOperand *input,
+                                                     Value query, Value key) {
+  // The program's position: (batch, query, key).
+  Value position[] = {batchIndex, query, key};
+  AffineMap map = step.getMatchingIndexingMap(input);
+  ArrayRef<int64_t> shape = cast<MemRefType>(input->get().getType()).getShape();
+  Value address = index(0);
+  for (unsigned i = 0; i < map.getNumResults(); ++i)
+    address = add(mul(address, shape[i]), position[map.getDimPosition(i)]);
+  return address;
+}
+
 Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
-                                      bool causalMask) {
+                                      bool causalMask,
+                                      ValueRange operandElements) {
   // The program's position: (batch, query, key).
   Value position[] = {batchIndex, query, key};
   // Padding rows and keys read the operands' first element (and are
@@ -262,6 +283,17 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
         mapping.map(argument, value);
         continue;
       }
+      int64_t operandIndex = llvm::find(attention.scoreOperands, input->get()) -
+                             attention.scoreOperands.begin();
+      if (!operandElements.empty()) {
+        // Loaded as f32 matrices: narrowing back is exact.
+        Value element = operandElements[operandIndex];
+        if (element.getType() != argument.getType())
+          element =
+              arith::TruncFOp::create(b, loc, argument.getType(), element);
+        mapping.map(argument, element);
+        continue;
+      }
       if (!positionInside)
         positionInside = arith::AndIOp::create(
             b, loc,
@@ -269,18 +301,12 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
                                   queryCount),
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
                                   keyCount));
-      AffineMap map = step.getMatchingIndexingMap(input);
-      ArrayRef<int64_t> shape =
-          cast<MemRefType>(input->get().getType()).getShape();
-      Value address = index(0);
-      for (unsigned i = 0; i < map.getNumResults(); ++i)
-        address = add(mul(address, shape[i]), position[map.getDimPosition(i)]);
-      address =
-          arith::SelectOp::create(b, loc, positionInside, address, index(0));
-      Value operand = scoreOperandArguments[llvm::find(attention.scoreOperands,
-                                                       input->get()) -
-                                            attention.scoreOperands.begin()];
-      mapping.map(argument, memref::LoadOp::create(b, loc, operand, address));
+      Value address = arith::SelectOp::create(
+          b, loc, positionInside,
+          getScoreOperandAddress(step, input, query, key), index(0));
+      mapping.map(argument,
+                  memref::LoadOp::create(
+                      b, loc, scoreOperandArguments[operandIndex], address));
     }
     for (auto indexOp : body.getOps<linalg::IndexOp>())
       mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
@@ -308,15 +334,55 @@ Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
                                               Value keyOffset) {
   if (attention.scoreSteps.empty() && !masksPastEnd())
     return scores;
-  Value mapped =
-      map(b.getF32Type(), {scores},
-          [&](Value row, Value column, ValueRange elements) -> Value {
-            return scoreAt(elements[0], add(rowOffset, row),
-                           add(keyOffset, column), causalMaskInLoop);
-          });
+  // On result matrices the steps' other inputs (a mask) are matrices of
+  // the scores' shape, loaded at the block's position
+  // (readsScoreOperandsAsMatrices) and widened to f32, so that the map
+  // stays one of f32 matrices.
+  SmallVector<Value> inputs = {scores};
+  if (!softmaxInWorkgroupMemory) {
+    Type f32 = b.getF32Type();
+    for (auto [operandIndex, operand] :
+         llvm::enumerate(attention.scoreOperands)) {
+      // Every step reads it through one map (readsScoreOperandsAsMatrices):
+      // the first tells where.
+      linalg::GenericOp reader;
+      OpOperand *input = nullptr;
+      for (linalg::GenericOp step : attention.scoreSteps)
+        for (OpOperand *candidate : step.getDpsInputOperands())
+          if (!input && candidate->get() == operand)
+            reader = step, input = candidate;
+      Type element = cast<MemRefType>(operand.getType()).getElementType();
+      Value tile = LoadOp::create(
+          b, loc, resultType(element), scoreOperandArguments[operandIndex],
+          ValueRange{
+              getScoreOperandAddress(reader, input, rowOffset, keyOffset)},
+          index(*getScoreOperandTileStride(reader, input)),
+          /*col_major=*/false);
+      if (element != f32)
+        tile = ConvertOp::create(b, loc, resultType(f32), tile);
+      inputs.push_back(tile);
+    }
+  }
+  Value mapped = map(
+      b.getF32Type(), inputs,
+      [&](Value row, Value column, ValueRange elements) -> Value {
+        return scoreAt(elements[0], add(rowOffset, row), add(keyOffset, column),
+                       causalMaskInLoop, elements.drop_front());
+      });
   // What the body no longer uses (the positions of a mask left out) goes,
-  // so that a map that only scales stays the matrices' own arithmetic.
+  // so that a map that only scales stays the matrices' own arithmetic. A
+  // mask element narrowed back and widened again is the widened element
+  // itself (it came from the narrow type).
   if (auto mapOp = mapped.getDefiningOp<MapOp>()) {
+    Block &body = mapOp.getBodyBlock();
+    for (auto widen : llvm::make_early_inc_range(body.getOps<arith::ExtFOp>()))
+      if (auto narrow = widen.getIn().getDefiningOp<arith::TruncFOp>())
+        if (auto element = dyn_cast<BlockArgument>(narrow.getIn()))
+          if (element.getOwner() == &body && element.getArgNumber() > 2 &&
+              element.getType() == widen.getType()) {
+            widen.replaceAllUsesWith(element);
+            widen.erase();
+          }
     SmallVector<Operation *> ops =
         llvm::map_to_vector(mapOp.getBodyBlock().without_terminator(),
                             [](Operation &op) { return &op; });
@@ -799,6 +865,60 @@ void AttentionKernelEmitter::storeOutputColumns(
                                         add(index(columnBlock * fn), c)));
     memref::StoreOp::create(b, loc, element(r, c), output, address);
   }
+}
+
+std::optional<int64_t>
+mlir::subgroup_matrix::getScoreOperandTileStride(linalg::GenericOp step,
+                                                 OpOperand *input) {
+  auto type = dyn_cast<MemRefType>(input->get().getType());
+  AffineMap map = step.getMatchingIndexingMap(input);
+  if (!type || !type.hasStaticShape() || !map.isProjectedPermutation() ||
+      map.getNumResults() == 0)
+    return std::nullopt;
+  // The address is the row-major linearization of the map's results over
+  // the shape (the kernel's getScoreOperandAddress): the innermost result
+  // must be the key, and the stride of a query is the product of the
+  // extents after its result.
+  unsigned last = map.getNumResults() - 1;
+  if (map.getDimPosition(last) != 2)
+    return std::nullopt;
+  int64_t stride = 1;
+  for (unsigned i = last; i-- > 0;) {
+    stride *= type.getShape()[i + 1];
+    if (map.getDimPosition(i) == 1)
+      return stride;
+  }
+  return std::nullopt;
+}
+
+bool mlir::subgroup_matrix::readsScoreOperandsAsMatrices(
+    const Attention &attention, TargetAttr target, MatrixConfigAttr config,
+    int64_t queryBlock, int64_t keyBlock) {
+  // Every block of queries and keys lies inside the sequences: no load
+  // reaches past an operand's rows.
+  if (ShapedType::isDynamic(attention.keyCount) ||
+      attention.keyCount % keyBlock != 0 ||
+      stagesQueries(attention, queryBlock))
+    return false;
+  for (Value operand : attention.scoreOperands) {
+    Type element = cast<MemRefType>(operand.getType()).getElementType();
+    auto tileType = ResultMatrixType::get(operand.getContext(), config.getM(),
+                                          config.getN(), element);
+    if (!target.supportsType(tileType))
+      return false;
+    std::optional<AffineMap> readBy;
+    for (linalg::GenericOp step : attention.scoreSteps)
+      for (OpOperand *input : step.getDpsInputOperands()) {
+        if (input->get() != operand)
+          continue;
+        AffineMap map = step.getMatchingIndexingMap(input);
+        if (!getScoreOperandTileStride(step, input) ||
+            (readBy && *readBy != map))
+          return false;
+        readBy = map;
+      }
+  }
+  return true;
 }
 
 LogicalResult mlir::subgroup_matrix::emitAttentionKernel(

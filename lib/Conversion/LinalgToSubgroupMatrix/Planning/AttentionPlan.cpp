@@ -85,8 +85,8 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
   // 106.5; at 64, 166.1 with 16 against 144.5 with 8 and 153.0 with 4.
   int64_t wideSubgroups = 0;
   if (vulkan)
-    for (int64_t candidate : {headDim <= 64 ? int64_t(16) : int64_t(8),
-                              int64_t(8)})
+    for (int64_t candidate :
+         {headDim <= 64 ? int64_t(16) : int64_t(8), int64_t(8)})
       if (!stagesQueries(attention, candidate * fm)) {
         wideSubgroups = candidate;
         break;
@@ -101,9 +101,17 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
   // are opaque, if the rows of a subgroup's scores split evenly over its
   // invocations.
   bool rowsSplit = subgroupSize % fm == 0 && fn % (subgroupSize / fm) == 0;
-  // Score steps that read other tensors (a mask) need the scalar form: a
-  // map's body does not read memory.
-  bool readsTensors = !attention.scoreOperands.empty();
+  // Score steps that read other tensors (a mask) need the scalar form (a
+  // map's body does not read memory), unless those are read as matrices of
+  // the scores' shape, in whole blocks of queries and keys: then the
+  // softmax on matrices takes them as the map's inputs.
+  int64_t plannedSubgroups =
+      tiling.subgroups ? tiling.subgroups : (wide ? wideSubgroups : 4);
+  int64_t plannedKeyBlock = tiling.keyBlock ? tiling.keyBlock : 64;
+  bool readsTensors =
+      !attention.scoreOperands.empty() &&
+      !readsScoreOperandsAsMatrices(attention, target, config,
+                                    plannedSubgroups * fm, plannedKeyBlock);
   switch (tiling.softmax) {
   case AttentionTiling::Softmax::Default:
     if (readsTensors && !rowsSplit)
@@ -119,7 +127,8 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
     break;
   case AttentionTiling::Softmax::Registers:
     if (readsTensors)
-      return fail("its score steps read other tensors (a mask): the "
+      return fail("its score steps read other tensors (a mask) other than "
+                  "as matrices in whole blocks of queries and keys: the "
                   "softmax on result matrices cannot (a map does not "
                   "read memory); use attention-softmax=workgroup-memory");
     plan.softmaxInWorkgroupMemory = false;
@@ -197,6 +206,15 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
                       headDim, plan.subgroups, fm, plan.keyBlock,
                       sharedBytesFor(plan.keyBlock), limit)
             .str());
+  // Halving the subgroups or the key block keeps whole blocks whole.
+  if (!plan.softmaxInWorkgroupMemory && !attention.scoreOperands.empty() &&
+      !readsScoreOperandsAsMatrices(attention, target, config,
+                                    plan.getQueryBlock(), plan.keyBlock))
+    return fail(llvm::formatv("with the softmax on result matrices its mask "
+                              "is read in blocks of {0} queries and {1} "
+                              "keys, which must lie inside the sequences",
+                              plan.getQueryBlock(), plan.keyBlock)
+                    .str());
   return plan;
 }
 

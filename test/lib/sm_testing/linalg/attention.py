@@ -22,16 +22,17 @@ def truncation(result, source, empty, source_type, result_type, element,
 
 
 def attention_program(name, batch, sq, sk, d, t, causal, out, heads=None,
-                      additive_mask=False):
+                      additive_mask=False, mask_type="f32"):
     """softmax(Q K^T / sqrt(d) [causal mask]) V as front-ends write it on
     tensors: two batch_matmuls around linalg.softmax, the scale (and mask)
     an element-wise op on the scores, P cast to the input type (unless
     f32), O cast to `out` (unless f32). With `heads`, Q, K, V and the
     result are batch/heads x heads x ... tensors, reshaped to and from the
-    folded form; with `additive_mask`, a sq x sk f32 mask (a fourth
-    argument, shared by the batch) is added to the scaled scores."""
+    folded form; with `additive_mask`, a sq x sk mask of `mask_type` (f32,
+    or f16 widened in the step; a fourth argument, shared by the batch) is
+    added to the scaled scores."""
     text = attention_folded(name, batch, sq, sk, d, t, causal, out,
-                            additive_mask)
+                            additive_mask, mask_type)
     if not heads:
         return text
     folded = lambda rows: tensor((batch, rows, d), t)  # noqa
@@ -57,7 +58,8 @@ def attention_program(name, batch, sq, sk, d, t, causal, out, heads=None,
     return new_header + text[len(header):text.rindex("  return ")] + tail
 
 
-def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
+def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask,
+                     mask_type="f32"):
     q, kv = tensor((batch, sq, d), t), tensor((batch, sk, d), t)
     s_ty, p_ty = tensor((batch, sq, sk), "f32"), tensor((batch, sq, sk), t)
     o_ty, r_ty = tensor((batch, sq, d), "f32"), tensor((batch, sq, d), out)
@@ -68,9 +70,13 @@ def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
     %%above = arith.cmpi ugt, %%j, %%i : index
     %%ninf = arith.constant 0xFF800000 : f32
     %%y = arith.select %%above, %%ninf, %%scaled : f32""" if causal else """
-    %%y = arith.addf %%scaled, %%bias : f32""" if additive_mask else """
+    %%y = arith.addf %%scaled, %%bias : f32""" if additive_mask and \
+        mask_type == "f32" else """
+    %%wide = arith.extf %%bias : MASK_TYPE to f32
+    %%y = arith.addf %%scaled, %%wide : f32""".replace(
+        "MASK_TYPE", mask_type) if additive_mask else """
     %%y = arith.addf %%scaled, %%zero : f32"""
-    mask_ty = tensor((sq, sk), "f32")
+    mask_ty = tensor((sq, sk), mask_type)
     mask_argument = ", %%mask: %s" % mask_ty if additive_mask else ""
     mask_input = (", %%mask : %s, %s" % (s_ty, mask_ty) if additive_mask
                   else " : %s" % s_ty)
@@ -95,7 +101,7 @@ def attention_folded(name, batch, sq, sk, d, t, causal, out, additive_mask):
            scale=1.0 / math.sqrt(d), mask=mask % {},
            mask_argument=mask_argument, mask_input=mask_input,
            mask_map=mask_map,
-           mask_block=", %bias: f32" if additive_mask else "")
+           mask_block=", %%bias: %s" % mask_type if additive_mask else "")
     p_name = "%p"
     if t != "f32":
         text += truncation("%pn", "%p", "%e3", s_ty, p_ty, t, ident3)
@@ -418,6 +424,30 @@ def cases(target, t, acc, unit):
          ("mask", (msq, msk), "f32", (-4.0, 0.0))],
         ((mb // mh, mh, msq, md), "f32"),
         lambda x: attention_reference(x, mb, msq, msk, md, False), 2e-3))
+    # The same mask over whole blocks of queries and keys (128 of each),
+    # each key contiguous: it is read as matrices of the scores' shape and
+    # joins the softmax on result matrices where the target has one
+    # (cooperative matrix 2; the Intel and Metal paths).
+    bb, bh, bsq, bsk, bd = 4, 2, 128, 128, 64
+    cases.append(Case(
+        "attention_additive_mask_blocks",
+        attention_program("attention_additive_mask_blocks", bb, bsq, bsk, bd,
+                          t, False, "f32", heads=bh, additive_mask=True),
+        [("q", (bb // bh, bh, bsq, bd), t, unit),
+         ("k", (bb // bh, bh, bsk, bd), t, unit),
+         ("v", (bb // bh, bh, bsk, bd), t, unit),
+         ("mask", (bsq, bsk), "f32", (-4.0, 0.0))],
+        ((bb // bh, bh, bsq, bd), "f32"),
+        lambda x: attention_reference(x, bb, bsq, bsk, bd, False), 2e-3))
+    # An f16 mask (as ggml's attention takes it), widened in the step.
+    cases.append(Case(
+        "attention_f16_mask_blocks",
+        attention_program("attention_f16_mask_blocks", 2, bsq, bsk, bd, t,
+                          False, "f32", additive_mask=True, mask_type="f16"),
+        [("q", (2, bsq, bd), t, unit), ("k", (2, bsk, bd), t, unit),
+         ("v", (2, bsk, bd), t, unit), ("mask", (bsq, bsk), "f16", (-4.0, 0.0))],
+        ((2, bsq, bd), "f32"),
+        lambda x: attention_reference(x, 2, bsq, bsk, bd, False), 2e-3))
     if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe", "apple-m1"):
         cases.append(Case(
             "attention_bf16_causal_heads",

@@ -146,6 +146,24 @@ inline int64_t getAttentionProbabilityStride(const Attention &attention,
          16 * 8 / getStorageType(attention.inputType).getIntOrFloatBitWidth();
 }
 
+/// The distance, in elements, between consecutive queries' elements of
+/// `input`, one of score step `step`'s other inputs (a mask), where the
+/// step reads it at consecutive elements for consecutive keys: a matrix of
+/// a block of scores then reads its elements of `input` as one load of that
+/// stride. None where the step reads it otherwise (keys strided, one
+/// element for every query, a dynamic shape).
+std::optional<int64_t> getScoreOperandTileStride(linalg::GenericOp step,
+                                                 OpOperand *input);
+
+/// Whether the kernel may read every score step's other inputs as matrices
+/// of the scores' shape (getScoreOperandTileStride), each input through one
+/// indexing map, in blocks of `queryBlock` queries and `keyBlock` keys that
+/// all lie inside the sequences, as result matrices `target` holds. The
+/// softmax on result matrices then takes them as a map's inputs.
+bool readsScoreOperandsAsMatrices(const Attention &attention, TargetAttr target,
+                                  MatrixConfigAttr config, int64_t queryBlock,
+                                  int64_t keyBlock);
+
 /// Reads the attention whose softmax is `softmax`, if the program around it
 /// is one this kernel computes; silent otherwise (the ops then get kernels
 /// of their own).
