@@ -112,8 +112,14 @@ private:
            attention.keyCount % keyBlock != 0;
   }
   /// The scores of one key block column of matrices, through the program's
-  /// score steps, with keys past the end masked.
-  Value applyScoreSteps(Value scores, Value rowOffset, Value keyOffset);
+  /// score steps, with keys past the end masked; `operandMatrices` are the
+  /// steps' other inputs at the same position, on result matrices.
+  Value applyScoreSteps(Value scores, Value rowOffset, Value keyOffset,
+                        ValueRange operandMatrices = {});
+  /// The score steps' other inputs as matrices of the subgroup's scores at
+  /// the keys from `keyOffset` (readsScoreOperandsAsMatrices), in the
+  /// order of attention.scoreOperands.
+  SmallVector<Value> loadScoreOperandMatrices(Value keyOffset);
   SplatOp splat(double value) {
     return SplatOp::create(b, loc, resultType(b.getF32Type()),
                            floatConstant(value));
@@ -125,9 +131,12 @@ private:
   /// The online-softmax step of one key block, from its raw scores and the
   /// loop-carried (maximum, sum, outputs...); returns their new values.
   /// With result matrices only: maps, row reductions, a conversion of P.
-  SmallVector<Value> emitBlockInRegisters(Value firstKey,
-                                          ArrayRef<Value> scores,
-                                          ValueRange carried);
+  /// `operandMatrices` holds, for each column of matrices of the block,
+  /// the score steps' other inputs (loadScoreOperandMatrices).
+  SmallVector<Value>
+  emitBlockInRegisters(Value firstKey, ArrayRef<Value> scores,
+                       ValueRange carried,
+                       ArrayRef<SmallVector<Value>> operandMatrices);
   /// The same step where the maximum and the sum are per-invocation
   /// scalars for one row: the scores go to workgroup memory once, the
   /// invocations of a row compute P, its sum and the rescale with ordinary
@@ -330,38 +339,43 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
   return arith::SelectOp::create(b, loc, inside, value, minusInfinity);
 }
 
+SmallVector<Value>
+AttentionKernelEmitter::loadScoreOperandMatrices(Value keyOffset) {
+  SmallVector<Value> matrices;
+  for (auto [operandIndex, operand] :
+       llvm::enumerate(attention.scoreOperands)) {
+    // Every step reads it through one map (readsScoreOperandsAsMatrices):
+    // the first tells where.
+    linalg::GenericOp reader;
+    OpOperand *input = nullptr;
+    for (linalg::GenericOp step : attention.scoreSteps)
+      for (OpOperand *candidate : step.getDpsInputOperands())
+        if (!input && candidate->get() == operand)
+          reader = step, input = candidate;
+    Type element = cast<MemRefType>(operand.getType()).getElementType();
+    matrices.push_back(LoadOp::create(
+        b, loc, resultType(element), scoreOperandArguments[operandIndex],
+        ValueRange{getScoreOperandAddress(reader, input, rowOffset, keyOffset)},
+        index(*getScoreOperandTileStride(reader, input)),
+        /*col_major=*/false));
+  }
+  return matrices;
+}
+
 Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
-                                              Value keyOffset) {
+                                              Value keyOffset,
+                                              ValueRange operandMatrices) {
   if (attention.scoreSteps.empty() && !masksPastEnd())
     return scores;
   // On result matrices the steps' other inputs (a mask) are matrices of
-  // the scores' shape, loaded at the block's position
-  // (readsScoreOperandsAsMatrices) and widened to f32, so that the map
-  // stays one of f32 matrices.
+  // the scores' shape (loadScoreOperandMatrices), widened to f32 here, so
+  // that the map stays one of f32 matrices.
   SmallVector<Value> inputs = {scores};
-  if (!softmaxInWorkgroupMemory) {
-    Type f32 = b.getF32Type();
-    for (auto [operandIndex, operand] :
-         llvm::enumerate(attention.scoreOperands)) {
-      // Every step reads it through one map (readsScoreOperandsAsMatrices):
-      // the first tells where.
-      linalg::GenericOp reader;
-      OpOperand *input = nullptr;
-      for (linalg::GenericOp step : attention.scoreSteps)
-        for (OpOperand *candidate : step.getDpsInputOperands())
-          if (!input && candidate->get() == operand)
-            reader = step, input = candidate;
-      Type element = cast<MemRefType>(operand.getType()).getElementType();
-      Value tile = LoadOp::create(
-          b, loc, resultType(element), scoreOperandArguments[operandIndex],
-          ValueRange{
-              getScoreOperandAddress(reader, input, rowOffset, keyOffset)},
-          index(*getScoreOperandTileStride(reader, input)),
-          /*col_major=*/false);
-      if (element != f32)
-        tile = ConvertOp::create(b, loc, resultType(f32), tile);
-      inputs.push_back(tile);
-    }
+  for (Value matrix : operandMatrices) {
+    auto type = cast<ResultMatrixType>(matrix.getType());
+    if (!type.getElementType().isF32())
+      matrix = ConvertOp::create(b, loc, resultType(b.getF32Type()), matrix);
+    inputs.push_back(matrix);
   }
   Value mapped = map(
       b.getF32Type(), inputs,
@@ -567,6 +581,14 @@ SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
     SmallVector<Value> valueRows;
     if (softmaxInWorkgroupMemory)
       valueRows = loadRows(valueCopy, firstKey);
+    // The block's mask matrices are read first, so that their latency
+    // passes under the staging of K and V and the products (NVIDIA's
+    // driver keeps global loads after a barrier after it).
+    SmallVector<SmallVector<Value>> operandMatrices;
+    if (!softmaxInWorkgroupMemory && !attention.scoreOperands.empty())
+      for (int64_t j = 0; j < keyBlock / fn; ++j)
+        operandMatrices.push_back(
+            loadScoreOperandMatrices(add(firstKey, index(j * fn))));
     stageRows(keyCopy, firstKey);
     if (!softmaxInWorkgroupMemory)
       stageRows(valueCopy, firstKey);
@@ -590,7 +612,8 @@ SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
         softmaxInWorkgroupMemory
             ? emitBlockThroughWorkgroupMemory(firstKey, scores, valueRows,
                                               loop.getRegionIterArgs())
-            : emitBlockInRegisters(firstKey, scores, loop.getRegionIterArgs());
+            : emitBlockInRegisters(firstKey, scores, loop.getRegionIterArgs(),
+                                   operandMatrices);
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, yielded);
   }
@@ -598,7 +621,8 @@ SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
 }
 
 SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
-    Value firstKey, ArrayRef<Value> rawScores, ValueRange carried) {
+    Value firstKey, ArrayRef<Value> rawScores, ValueRange carried,
+    ArrayRef<SmallVector<Value>> operandMatrices) {
   int64_t fn = config.getN();
   Type f32 = b.getF32Type();
   Value maximum = carried[0];
@@ -606,8 +630,10 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
   SmallVector<Value> outputs(carried.drop_front(2));
   SmallVector<Value> scores;
   for (auto [j, s] : llvm::enumerate(rawScores))
-    scores.push_back(
-        applyScoreSteps(s, rowOffset, add(firstKey, index(int64_t(j) * fn))));
+    scores.push_back(applyScoreSteps(
+        s, rowOffset, add(firstKey, index(int64_t(j) * fn)),
+        operandMatrices.empty() ? ValueRange()
+                                : ValueRange(operandMatrices[j])));
   // The new maximum per row, and the factor that rescales what was
   // accumulated under the old one. The matrices of the block are combined
   // element by element first, so that one reduction covers the block.
