@@ -507,42 +507,24 @@ std::string TargetAttr::describeSupported(MatrixKind kind) const {
             llvm::join(spellings, ", "))
         .str();
   }
-  for (MatrixConfigAttr config : getConfigs()) {
-    unsigned rows = 0, columns = 0;
+  // The operand of `kind` of `config`, as a type spelling, then `suffix`.
+  auto addOperandOf = [&](MatrixConfigAttr config, const Twine &suffix) {
+    unsigned rows = kind == MatrixKind::Right ? config.getK() : config.getM();
+    unsigned columns = kind == MatrixKind::Left ? config.getK() : config.getN();
     Type element = kind == MatrixKind::Result ? config.getResultType()
                                               : config.getComponentType();
-    switch (kind) {
-    case MatrixKind::Left:
-      rows = config.getM(), columns = config.getK();
-      break;
-    case MatrixKind::Right:
-      rows = config.getK(), columns = config.getN();
-      break;
-    case MatrixKind::Result:
-      rows = config.getM(), columns = config.getN();
-      break;
-    }
     std::string spelling;
     llvm::raw_string_ostream os(spelling);
     os << stringifyMatrixKind(kind) << "<" << rows << "x" << columns << "x"
-       << element << ">";
+       << element << ">" << suffix;
     if (seen.insert(spelling).second)
       spellings.push_back(spelling);
-  }
-  for (MatrixConfigAttr granularity : getFlexibleGranularities()) {
-    unsigned rows =
-        kind == MatrixKind::Right ? granularity.getK() : granularity.getM();
-    unsigned columns =
-        kind == MatrixKind::Left ? granularity.getK() : granularity.getN();
-    Type element = kind == MatrixKind::Result ? granularity.getResultType()
-                                              : granularity.getComponentType();
-    std::string spelling;
-    llvm::raw_string_ostream os(spelling);
-    os << stringifyMatrixKind(kind) << "<" << rows << "x" << columns << "x"
-       << element << "> multiples up to " << getFlexibleMaxDimension();
-    if (seen.insert(spelling).second)
-      spellings.push_back(spelling);
-  }
+  };
+  for (MatrixConfigAttr config : getConfigs())
+    addOperandOf(config, "");
+  for (MatrixConfigAttr granularity : getFlexibleGranularities())
+    addOperandOf(granularity,
+                 " multiples up to " + Twine(getFlexibleMaxDimension()));
   return llvm::join(spellings, ", ");
 }
 
