@@ -40,7 +40,11 @@ static bool isSupportedMemorySpace(Attribute memorySpace) {
 static LogicalResult verifyMemoryAccess(Operation *op,
                                         SubgroupMatrixTypeInterface matrix,
                                         MemRefType memref, ValueRange indices,
-                                        Value stride, bool colMajor) {
+                                        Value stride, ValueRange bounds,
+                                        bool colMajor) {
+  if (!bounds.empty() && bounds.size() != 2)
+    return op->emitOpError("expected 2 bounds (rows, then columns), got ")
+           << bounds.size();
   if (memref.getRank() == 0)
     return op->emitOpError("expected a memref of rank 1 or more, got ")
            << memref;
@@ -59,6 +63,10 @@ static LogicalResult verifyMemoryAccess(Operation *op,
           0) {
     packing =
         packed.getNumElements() * 32 / storageType.getIntOrFloatBitWidth();
+    // The elements outside the bounds are each read or written alone.
+    if (!bounds.empty())
+      return op->emitOpError("bounds need a memref of the storage type ")
+             << storageType << ", not of packed words " << packed;
   } else if (memref.getElementType() != storageType) {
     return op->emitOpError("memref element type ")
            << memref.getElementType() << " does not match the storage type "
@@ -94,9 +102,11 @@ static LogicalResult verifyMemoryAccess(Operation *op,
            << minorExtent << (colMajor ? " rows" : " columns") << " of a "
            << (colMajor ? "column-major" : "row-major") << " " << Type(matrix);
 
-  // A statically shaped memref must hold the whole matrix. The offset of
-  // element [0, 0] is at least the part of it known from constant indices.
-  if (!memref.hasStaticShape() || !memref.getLayout().isIdentity())
+  // A statically shaped memref must hold the whole matrix, unless bounds
+  // say how much of it is there. The offset of element [0, 0] is at least
+  // the part of it known from constant indices.
+  if (!bounds.empty() || !memref.hasStaticShape() ||
+      !memref.getLayout().isIdentity())
     return success();
   int64_t offset = 0;
   for (auto [index, memrefStride] : llvm::zip(indices, memrefStrides)) {
@@ -117,12 +127,14 @@ static LogicalResult verifyMemoryAccess(Operation *op,
 
 LogicalResult LoadOp::verify() {
   return verifyMemoryAccess(*this, getMatrixType(), getMemRefType(),
-                            getIndices(), getStride(), getColMajor());
+                            getIndices(), getStride(), getBounds(),
+                            getColMajor());
 }
 
 LogicalResult StoreOp::verify() {
   return verifyMemoryAccess(*this, getMatrixType(), getMemRefType(),
-                            getIndices(), getStride(), getColMajor());
+                            getIndices(), getStride(), getBounds(),
+                            getColMajor());
 }
 
 //===----------------------------------------------------------------------===//

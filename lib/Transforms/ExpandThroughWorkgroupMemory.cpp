@@ -4,7 +4,8 @@
 // know which elements it holds, so the operations that need an element's
 // position or its neighbours (a map that reads the row or column or computes
 // more than the target's register arithmetic, a reduction, a change of kind
-// or component type the registers cannot make) go through a per-subgroup
+// or component type the registers cannot make, a load or store of a matrix
+// only partly inside its bounds) go through a per-subgroup
 // scratch tile in workgroup memory: the subgroup stores its matrices there,
 // synchronizes, each invocation computes elements lane, lane + S,
 // lane + 2S, ... of the M x N tile with ordinary instructions, the subgroup
@@ -120,7 +121,18 @@ bool mlir::subgroup_matrix::needsWorkgroupMemory(
       return from.getKind() != to.getKind();
     return from.getElementType() != to.getElementType();
   }
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.isBounded();
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.isBounded();
   return isa<ReduceOp>(op);
+}
+
+/// The matrix type an op that goes through workgroup memory works on.
+static SubgroupMatrixTypeInterface getExpandedMatrixType(Operation *op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getMatrixType();
+  return cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
 }
 
 namespace {
@@ -144,8 +156,9 @@ TileCounts countTiles(Operation *op, MatrixRegisterOps registerOps) {
     if (convertsElementByElement(convert, registerOps))
       ++counts[storageOf(convert.getSource().getType())];
   } else {
-    // A reduction works in place.
-    ++counts[storageOf(op->getResult(0).getType())];
+    // A reduction works in place; a bounded load or store moves its matrix
+    // through one tile.
+    ++counts[getStorageType(getExpandedMatrixType(op).getElementType())];
   }
   return counts;
 }
@@ -182,6 +195,17 @@ private:
   void expandMap(MapOp op);
   void expandReduce(ReduceOp op);
   void expandConvert(ConvertOp op);
+  void expandBoundedLoad(LoadOp op);
+  void expandBoundedStore(StoreOp op);
+
+  /// Whether the whole matrix of a bounded access lies inside its bounds.
+  Value isWhole(OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type,
+                Value rows, Value columns);
+  /// Whether element `i` of a row-major tile of `type` lies inside the
+  /// bounds, and the indices of that element in the access's memory.
+  std::pair<Value, SmallVector<Value>> locateBoundedElement(
+      OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type, Value i,
+      ValueRange indices, Value stride, ValueRange bounds, bool colMajor);
 
   gpu::GPUFuncOp kernel;
   unsigned subgroupSize;
@@ -205,8 +229,8 @@ LogicalResult ScratchExpander::run() {
     return kernel.emitError("kernel '")
            << kernel.getName()
            << "' needs a known workgroup size to size the workgroup memory "
-              "through which its subgroup matrices are mapped, reduced or "
-              "converted";
+              "through which its subgroup matrices are mapped, reduced, "
+              "converted, or loaded and stored within bounds";
   int64_t invocations = 1;
   for (int32_t extent : *blockSize)
     invocations *= extent;
@@ -216,7 +240,7 @@ LogicalResult ScratchExpander::run() {
   // needs most.
   llvm::MapVector<Type, int64_t> sliceElements;
   for (Operation *op : ops) {
-    auto matrix = cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
+    SubgroupMatrixTypeInterface matrix = getExpandedMatrixType(op);
     int64_t tile = int64_t(matrix.getRows()) * matrix.getColumns();
     for (auto [type, count] : countTiles(op, registerOps))
       sliceElements[type] = std::max(sliceElements[type], count * tile);
@@ -238,6 +262,10 @@ LogicalResult ScratchExpander::run() {
       expandMap(map);
     else if (auto reduce = dyn_cast<ReduceOp>(op))
       expandReduce(reduce);
+    else if (auto load = dyn_cast<LoadOp>(op))
+      expandBoundedLoad(load);
+    else if (auto store = dyn_cast<StoreOp>(op))
+      expandBoundedStore(store);
     else
       expandConvert(cast<ConvertOp>(op));
   }
@@ -465,6 +493,158 @@ void ScratchExpander::expandConvert(ConvertOp op) {
     synchronizeSubgroup(b, loc);
   }
   replaceWithTile(b, op, buffer, start, stride);
+}
+
+Value ScratchExpander::isWhole(OpBuilder &b, Location loc,
+                               SubgroupMatrixTypeInterface type, Value rows,
+                               Value columns) {
+  auto atLeast = [&](Value bound, int64_t extent) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, bound,
+                                 index(b, loc, extent));
+  };
+  return arith::AndIOp::create(b, loc, atLeast(rows, type.getRows()),
+                               atLeast(columns, type.getColumns()));
+}
+
+std::pair<Value, SmallVector<Value>> ScratchExpander::locateBoundedElement(
+    OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type, Value i,
+    ValueRange indices, Value stride, ValueRange bounds, bool colMajor) {
+  Value columnCount = index(b, loc, type.getColumns());
+  Value row = arith::DivUIOp::create(b, loc, i, columnCount);
+  Value column = arith::RemUIOp::create(b, loc, i, columnCount);
+  auto below = [&](Value value, Value bound) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, value,
+                                 bound);
+  };
+  Value inside = arith::AndIOp::create(b, loc, below(row, bounds[0]),
+                                       below(column, bounds[1]));
+  // The matrix's elements lie `stride * major + minor` elements after
+  // element [0, 0], counted along the memref's contiguous innermost
+  // dimension, as the load and store ops define.
+  Value major = colMajor ? column : row, minor = colMajor ? row : column;
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, major, stride), minor);
+  SmallVector<Value> elementIndices(indices);
+  elementIndices.back() =
+      arith::AddIOp::create(b, loc, elementIndices.back(), offset);
+  return {inside, elementIndices};
+}
+
+// The barriers stay outside the branches on whether the matrix is whole:
+// each subgroup of a workgroup may take a different branch, and a driver
+// that runs the subgroups of a workgroup together (Mesa 26's lavapipe)
+// loses those that skip a subgroup barrier the others reach.
+
+void ScratchExpander::expandBoundedLoad(LoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  Type storage = getStorageType(type.getElementType());
+  int64_t tileElements = int64_t(type.getRows()) * type.getColumns();
+  auto [buffer, start] = getTile(b, loc, storage, 0, tileElements);
+  Value whole = isWhole(b, loc, type, op.getBoundRows(), op.getBoundColumns());
+  // A matrix inside its bounds (every tile but those at the edges) loads
+  // as it is. For the others, each invocation reads its share of the
+  // elements inside the bounds into a row-major tile, zero elsewhere.
+  auto direct = scf::IfOp::create(b, loc, op.getType(), whole,
+                                  /*withElseRegion=*/true);
+  OpBuilder thenBuilder = direct.getThenBodyBuilder();
+  Value plain =
+      LoadOp::create(thenBuilder, loc, op.getType(), op.getSource(),
+                     op.getIndices(), op.getStride(), op.getColMajor());
+  scf::YieldOp::create(thenBuilder, loc, plain);
+  OpBuilder elseBuilder = direct.getElseBodyBuilder();
+  forEachLaneElement(
+      elseBuilder, loc, tileElements, [&](OpBuilder &inner, Value i) {
+        auto [inside, indices] = locateBoundedElement(
+            inner, loc, type, i, op.getIndices(), op.getStride(),
+            op.getBounds(), op.getColMajor());
+        auto read = scf::IfOp::create(inner, loc, storage, inside,
+                                      /*withElseRegion=*/true);
+        OpBuilder readBuilder = read.getThenBodyBuilder();
+        scf::YieldOp::create(
+            readBuilder, loc,
+            memref::LoadOp::create(readBuilder, loc, op.getSource(), indices)
+                .getResult());
+        OpBuilder zeroBuilder = read.getElseBodyBuilder();
+        scf::YieldOp::create(
+            zeroBuilder, loc,
+            arith::ConstantOp::create(zeroBuilder, loc,
+                                      zeroBuilder.getZeroAttr(storage))
+                .getResult());
+        Value address = arith::AddIOp::create(inner, loc, start, i);
+        memref::StoreOp::create(inner, loc, read.getResult(0), buffer,
+                                ValueRange{address});
+      });
+  // Not used: the tile is loaded below.
+  Value placeholder = SplatOp::create(
+      elseBuilder, loc, op.getType(),
+      arith::ConstantOp::create(
+          elseBuilder, loc,
+          elseBuilder.getZeroAttr(getScalarType(type.getElementType()))));
+  scf::YieldOp::create(elseBuilder, loc, placeholder);
+  synchronizeSubgroup(b, loc);
+
+  auto fromTile = scf::IfOp::create(b, loc, op.getType(), whole,
+                                    /*withElseRegion=*/true);
+  OpBuilder keepBuilder = fromTile.getThenBodyBuilder();
+  scf::YieldOp::create(keepBuilder, loc, direct.getResult(0));
+  OpBuilder tileBuilder = fromTile.getElseBodyBuilder();
+  Value loaded =
+      LoadOp::create(tileBuilder, loc, op.getType(), buffer, ValueRange{start},
+                     index(tileBuilder, loc, type.getColumns()),
+                     /*col_major=*/false);
+  scf::YieldOp::create(tileBuilder, loc, loaded);
+  synchronizeSubgroup(b, loc);
+  op.replaceAllUsesWith(fromTile.getResult(0));
+  op.erase();
+}
+
+void ScratchExpander::expandBoundedStore(StoreOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  Type storage = getStorageType(type.getElementType());
+  int64_t tileElements = int64_t(type.getRows()) * type.getColumns();
+  auto [buffer, start] = getTile(b, loc, storage, 0, tileElements);
+  Value whole = isWhole(b, loc, type, op.getBoundRows(), op.getBoundColumns());
+  // A whole matrix stores as it is; the others go to the subgroup's tile,
+  // from which each invocation copies its share of the elements inside the
+  // bounds to memory.
+  auto direct = scf::IfOp::create(b, loc, TypeRange(), whole,
+                                  /*withElseRegion=*/true);
+  OpBuilder thenBuilder = direct.getThenBodyBuilder();
+  StoreOp::create(thenBuilder, loc, op.getValue(), op.getTarget(),
+                  op.getIndices(), op.getStride(), op.getColMajor());
+  OpBuilder elseBuilder = direct.getElseBodyBuilder();
+  StoreOp::create(elseBuilder, loc, op.getValue(), buffer, ValueRange{start},
+                  index(elseBuilder, loc, type.getColumns()),
+                  /*col_major=*/false);
+  synchronizeSubgroup(b, loc);
+
+  Value cut = arith::XOrIOp::create(
+      b, loc, whole, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  auto copy = scf::IfOp::create(b, loc, TypeRange(), cut,
+                                /*withElseRegion=*/false);
+  OpBuilder copyBuilder = OpBuilder::atBlockBegin(copy.thenBlock());
+  forEachLaneElement(
+      copyBuilder, loc, tileElements, [&](OpBuilder &inner, Value i) {
+        auto [inside, indices] = locateBoundedElement(
+            inner, loc, type, i, op.getIndices(), op.getStride(),
+            op.getBounds(), op.getColMajor());
+        auto write = scf::IfOp::create(inner, loc, TypeRange(), inside,
+                                       /*withElseRegion=*/false);
+        OpBuilder writeBuilder = OpBuilder::atBlockBegin(write.thenBlock());
+        Value address = arith::AddIOp::create(writeBuilder, loc, start, i);
+        Value element = memref::LoadOp::create(writeBuilder, loc, buffer,
+                                               ValueRange{address});
+        memref::StoreOp::create(writeBuilder, loc, element, op.getTarget(),
+                                indices);
+      });
+  // The next use of the tile must not overwrite it before every invocation
+  // has copied its elements.
+  synchronizeSubgroup(b, loc);
+  op.erase();
 }
 
 LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(

@@ -216,24 +216,40 @@ class KernelBuilder:
                 buffer.type[1]))
         return self._index(offset, "offset"), self._index(stride, "stride")
 
-    def load(self, buffer, offset, stride, matrix_type, col_major=False):
+    def _bounds(self, bounds):
+        """` bounds [%rows, %columns]` for bounds=(rows, columns): only the
+        matrix's first rows and columns are in memory (a tile at a ragged
+        edge); empty for None."""
+        if bounds is None:
+            return ""
+        if len(bounds) != 2:
+            raise KernelError("bounds are (rows, columns), not %r" % (bounds,))
+        rows = self._index(bounds[0], "the rows bound")
+        columns = self._index(bounds[1], "the columns bound")
+        return " bounds [%%%s, %%%s]" % (rows.name, columns.name)
+
+    def load(self, buffer, offset, stride, matrix_type, col_major=False,
+             bounds=None):
         if not isinstance(matrix_type, MatrixType):
             raise KernelError("load needs a MatrixType (left, right, result)")
         offset, stride = self._memory_access(buffer, matrix_type, offset, stride)
+        bounded = self._bounds(bounds)
         return self._new("m", matrix_type,
-                         "subgroup_matrix.load %%%s[%%%s] stride %%%s%s : %s -> %s"
+                         "subgroup_matrix.load %%%s[%%%s] stride %%%s%s%s : %s -> %s"
                          % (buffer.name, offset.name, stride.name,
-                            " col_major" if col_major else "",
+                            " col_major" if col_major else "", bounded,
                             self._memref_type(buffer), matrix_type.mlir))
 
-    def store(self, matrix, buffer, offset, stride, col_major=False):
+    def store(self, matrix, buffer, offset, stride, col_major=False,
+              bounds=None):
         if not isinstance(matrix, Value) or not matrix.is_matrix:
             raise KernelError("store needs a matrix value")
         offset, stride = self._memory_access(buffer, matrix.type, offset, stride)
-        self._emit("subgroup_matrix.store %%%s, %%%s[%%%s] stride %%%s%s : %s, %s"
+        bounded = self._bounds(bounds)
+        self._emit("subgroup_matrix.store %%%s, %%%s[%%%s] stride %%%s%s%s : %s, %s"
                    % (matrix.name, buffer.name, offset.name, stride.name,
-                      " col_major" if col_major else "", matrix.type.mlir,
-                      self._memref_type(buffer)))
+                      " col_major" if col_major else "", bounded,
+                      matrix.type.mlir, self._memref_type(buffer)))
 
     def splat(self, value, matrix_type):
         if not isinstance(matrix_type, MatrixType):

@@ -55,6 +55,24 @@ def test_every_op_builds_and_verifies():
     assert "nvidia-h100" in printed
 
 
+def test_bounded_load_and_store():
+    # The last tile of an M x N matrix: only its first rows and columns.
+    k, A, B, C = gemm_builder()
+    rows, columns = k.scalar("rows"), k.scalar("columns")
+    a = k.load(A, 0, 40, sm.result(16, 16, "f16"), bounds=(rows, columns))
+    k.store(a, B, 0, 40, col_major=True, bounds=(rows, 16))
+    text = k.text()
+    assert "stride %" in text and "bounds [%rows, %columns]" in text
+    assert " col_major bounds [%rows, %" in text
+    printed = str(k.build())
+    assert printed.count("bounds[") == 2
+    with pytest.raises(KernelError, match="bounds are"):
+        k.load(A, 0, 40, sm.result(16, 16, "f16"), bounds=(rows,))
+    with pytest.raises(KernelError):
+        k.load(A, 0, 40, sm.result(16, 16, "f16"),
+               bounds=(rows, k.constant(1.5, "f32")))
+
+
 def test_multiply_and_integer_matrices():
     k = sm.KernelBuilder("igemm", target="nvidia-h100")
     A, C = k.buffer("A", "i8"), k.buffer("C", "i32")

@@ -203,7 +203,7 @@ func.func @mma_result_differs_from_accumulator(%a: !subgroup_matrix.left<16x16xf
 
 func.func @load_into_non_matrix(%buf: memref<?xf16>, %i: index, %s: index) {
   // expected-error @+1 {{result #0 must be any subgroup matrix, but got 'vector<16xf16>'}}
-  %a = "subgroup_matrix.load"(%buf, %i, %s) : (memref<?xf16>, index, index) -> vector<16xf16>
+  %a = "subgroup_matrix.load"(%buf, %i, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (memref<?xf16>, index, index) -> vector<16xf16>
   return
 }
 
@@ -479,4 +479,50 @@ func.func @reduce_changes_type(%a: !subgroup_matrix.result<16x16xf32>) {
   // expected-error @+1 {{'subgroup_matrix.reduce' op failed to verify that all of {matrix, result} have same type}}
   %r = "subgroup_matrix.reduce"(%a) {kind = 0 : i32, dimensions = 0 : i32} : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf16>
   return
+}
+
+// -----
+
+func.func @load_one_bound(%buf: memref<?xf16>, %i: index, %s: index) {
+  // expected-error @+1 {{expected 2 bounds (rows, then columns), got 1}}
+  %a = subgroup_matrix.load %buf[%i] stride %s bounds [%i] : memref<?xf16> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @store_three_bounds(%m: !subgroup_matrix.result<16x16xf32>, %buf: memref<?xf32>, %i: index, %s: index) {
+  // expected-error @+1 {{expected 2 bounds (rows, then columns), got 3}}
+  subgroup_matrix.store %m, %buf[%i] stride %s bounds [%i, %i, %i] : !subgroup_matrix.result<16x16xf32>, memref<?xf32>
+  return
+}
+
+// -----
+
+// Outside the bounds each element is read alone, which packed words cannot.
+func.func @bounded_load_of_words(%buf: memref<512xvector<4xi32>>, %i: index, %s: index) {
+  // expected-error @+1 {{bounds need a memref of the storage type 'f16', not of packed words 'vector<4xi32>'}}
+  %a = subgroup_matrix.load %buf[%i] stride %s bounds [%i, %i] : memref<512xvector<4xi32>> -> !subgroup_matrix.left<16x16xf16>
+  return
+}
+
+// -----
+
+// Bounds say how much of the matrix is in memory: the static check that the
+// whole matrix fits leaves a bounded load alone.
+func.func @bounded_load_past_end(%buf: memref<256xf16>, %r: index) -> !subgroup_matrix.left<16x16xf16> {
+  %c200 = arith.constant 200 : index
+  %c16 = arith.constant 16 : index
+  %a = subgroup_matrix.load %buf[%c200] stride %c16 bounds [%r, %c16] : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
+  return %a : !subgroup_matrix.left<16x16xf16>
+}
+
+// -----
+
+func.func @unbounded_load_past_end(%buf: memref<256xf16>) -> !subgroup_matrix.left<16x16xf16> {
+  %c200 = arith.constant 200 : index
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{the matrix reaches element 455 of a memref of 256 elements}}
+  %a = subgroup_matrix.load %buf[%c200] stride %c16 : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
+  return %a : !subgroup_matrix.left<16x16xf16>
 }

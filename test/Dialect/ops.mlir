@@ -2,6 +2,27 @@
 // RUN: sm-opt %s --mlir-print-op-generic | sm-opt | FileCheck %s
 // RUN: sm-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
+// A tile at a ragged edge: only its first rows and columns are in memory.
+// CHECK-LABEL: func.func @bounded_load_store
+// CHECK-SAME: (%[[BUF:.*]]: memref<2560xf16>, %[[OFF:.*]]: index, %[[R:.*]]: index, %[[C:.*]]: index)
+// CHECK: %[[S:.*]] = arith.constant 40 : index
+// CHECK: %[[A:.*]] = subgroup_matrix.load %[[BUF]][%[[OFF]]] stride %[[S]] bounds[%[[R]], %[[C]]] : memref<2560xf16> -> !subgroup_matrix.result<16x16xf16>
+// CHECK: %[[B:.*]] = subgroup_matrix.load %[[BUF]][%[[OFF]]] stride %[[S]] col_major bounds[%[[C]], %[[R]]] : memref<2560xf16> -> !subgroup_matrix.left<16x16xf16>
+// CHECK: subgroup_matrix.store %[[A]], %[[BUF]][%[[OFF]]] stride %[[S]] bounds[%[[R]], %[[C]]] : !subgroup_matrix.result<16x16xf16>, memref<2560xf16>
+// CHECK: subgroup_matrix.store %[[B]], %[[BUF]][%[[OFF]]] stride %[[S]] col_major bounds[%[[C]], %[[R]]] : !subgroup_matrix.left<16x16xf16>, memref<2560xf16>
+// GENERIC-LABEL: sym_name = "bounded_load_store"
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 2>}>
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{col_major, operandSegmentSizes = array<i32: 1, 1, 1, 2>}>
+// GENERIC: "subgroup_matrix.store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 2>}>
+func.func @bounded_load_store(%buf: memref<2560xf16>, %off: index, %r: index, %c: index) {
+  %s = arith.constant 40 : index
+  %a = subgroup_matrix.load %buf[%off] stride %s bounds [%r, %c] : memref<2560xf16> -> !subgroup_matrix.result<16x16xf16>
+  %b = subgroup_matrix.load %buf[%off] stride %s col_major bounds [%c, %r] : memref<2560xf16> -> !subgroup_matrix.left<16x16xf16>
+  subgroup_matrix.store %a, %buf[%off] stride %s bounds [%r, %c] : !subgroup_matrix.result<16x16xf16>, memref<2560xf16>
+  subgroup_matrix.store %b, %buf[%off] stride %s col_major bounds [%c, %r] : !subgroup_matrix.left<16x16xf16>, memref<2560xf16>
+  return
+}
+
 // CHECK-LABEL: func.func @load_store_row_and_column_major
 // CHECK-SAME: (%[[BUF:.*]]: memref<?x?xf16>, %[[WG:.*]]: memref<4096xf16, #gpu.address_space<workgroup>>, %[[OUT:.*]]: memref<?x?xf16, #gpu.address_space<global>>, %[[I:.*]]: index, %[[S:.*]]: index)
 func.func @load_store_row_and_column_major(
@@ -104,9 +125,9 @@ func.func @packed_words(%wg: memref<64xvector<4xi32>, #gpu.address_space<workgro
 }
 
 // GENERIC-LABEL: "func.func"() <{function_type = {{.*}}, sym_name = "load_store_row_and_column_major"}>
-// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf16>, index, index, index) -> !subgroup_matrix.left<16x16xf16>
-// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}) <{col_major}> : (memref<4096xf16, #gpu.address_space<workgroup>>, index, index) -> !subgroup_matrix.right<16x8xf16>
-// GENERIC: "subgroup_matrix.store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{col_major}>
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<?x?xf16>, index, index, index) -> !subgroup_matrix.left<16x16xf16>
+// GENERIC: "subgroup_matrix.load"(%{{.*}}, %{{.*}}, %{{.*}}) <{col_major, operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (memref<4096xf16, #gpu.address_space<workgroup>>, index, index) -> !subgroup_matrix.right<16x8xf16>
+// GENERIC: "subgroup_matrix.store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{col_major, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}>
 // GENERIC-LABEL: sym_name = "splat_and_multiplication"
 // GENERIC: "subgroup_matrix.splat"(%{{.*}}) : (f32) -> !subgroup_matrix.result<16x16xf32>
 // GENERIC: "subgroup_matrix.mma"(%{{.*}}, %{{.*}}, %{{.*}}) : (!subgroup_matrix.left<16x16xf16>, !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf32>

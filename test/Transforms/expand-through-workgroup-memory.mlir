@@ -108,3 +108,67 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
     gpu.return
   }
 }
+
+// -----
+
+// A bounded load or store whose matrix lies inside its bounds is the plain
+// op; otherwise the elements inside the bounds (and only they) move through
+// the subgroup's tile, element by element, and zeros fill the rest of a
+// loaded matrix. The subgroup barriers stay outside the branches, which
+// the subgroups of a workgroup may take differently.
+// CHECK-LABEL: gpu.func @ragged_edge
+// CHECK-SAME: (%[[IN:.*]]: memref<4096xf16>, %[[OUT:.*]]: memref<4096xf16>, %[[R:.*]]: index, %[[C:.*]]: index, %[[I:.*]]: index)
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<256xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[S:.*]] = arith.constant 40 : index
+// CHECK: %[[COLUMNS_IN:.*]] = arith.cmpi sge, %[[C]], %{{.*}} : index
+// CHECK: %[[ROWS_IN:.*]] = arith.cmpi sge, %[[R]], %{{.*}} : index
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[ROWS_IN]], %[[COLUMNS_IN]] : i1
+// CHECK: %[[DIRECT:.*]] = scf.if %[[WHOLE]] -> (!subgroup_matrix.left<16x16xf16>) {
+// CHECK-NEXT: %[[PLAIN:.*]] = subgroup_matrix.load %[[IN]][%[[I]]] stride %[[S]] : memref<4096xf16> -> !subgroup_matrix.left<16x16xf16>
+// CHECK-NEXT: scf.yield %[[PLAIN]]
+// CHECK: } else {
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[ROW:.*]] = arith.divui %[[E]]
+// CHECK: %[[COLUMN:.*]] = arith.remui %[[E]]
+// CHECK: %[[COLUMN_OK:.*]] = arith.cmpi slt, %[[COLUMN]], %[[C]] : index
+// CHECK: %[[ROW_OK:.*]] = arith.cmpi slt, %[[ROW]], %[[R]] : index
+// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROW_OK]], %[[COLUMN_OK]] : i1
+// CHECK: %[[ELEMENT:.*]] = scf.if %[[INSIDE]] -> (f16) {
+// CHECK-NEXT: memref.load %[[IN]]
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f16
+// CHECK: memref.store %[[ELEMENT]], %[[SCRATCH]]
+// CHECK: subgroup_matrix.splat
+// CHECK: }
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK-NEXT: %[[A:.*]] = scf.if %[[WHOLE]] -> (!subgroup_matrix.left<16x16xf16>) {
+// CHECK-NEXT: scf.yield %[[DIRECT]]
+// CHECK-NEXT: } else {
+// CHECK: %[[TILE:.*]] = subgroup_matrix.load %[[SCRATCH]]
+// CHECK-NEXT: scf.yield %[[TILE]]
+// CHECK-NEXT: }
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK: scf.if %[[WHOLE_OUT:.*]] {
+// CHECK-NEXT: subgroup_matrix.store %[[A]], %[[OUT]][%[[I]]] stride %[[S]] col_major : !subgroup_matrix.left<16x16xf16>, memref<4096xf16>
+// CHECK-NEXT: } else {
+// CHECK: subgroup_matrix.store %[[A]], %[[SCRATCH]]
+// CHECK-NEXT: }
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK: %[[CUT:.*]] = arith.xori %[[WHOLE_OUT]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[CUT]] {
+// CHECK: scf.for
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.load %[[SCRATCH]]
+// CHECK: memref.store %{{.*}}, %[[OUT]]
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK-NOT: bounds
+// METAL-LABEL: gpu.func @ragged_edge
+// METAL-NOT: bounds
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @ragged_edge(%in: memref<4096xf16>, %out: memref<4096xf16>, %r: index, %c: index, %i: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %s = arith.constant 40 : index
+    %a = subgroup_matrix.load %in[%i] stride %s bounds [%r, %c] : memref<4096xf16> -> !subgroup_matrix.left<16x16xf16>
+    subgroup_matrix.store %a, %out[%i] stride %s col_major bounds [%r, %c] : !subgroup_matrix.left<16x16xf16>, memref<4096xf16>
+    gpu.return
+  }
+}

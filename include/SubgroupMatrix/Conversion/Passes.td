@@ -194,13 +194,23 @@ def UseNVCooperativeMatrix2Pass
       the result's type;
     - `conversions`: `convert` of a result into a left or right matrix
       becomes OpCooperativeMatrixConvertNV (same component type) or the
-      conversion instruction of the two component types.
+      conversion instruction of the two component types;
+    - `tensor_addressing`: a `load` or `store` with bounds, of a kernel's
+      buffer or workgroup allocation, becomes
+      OpCooperativeMatrixLoadTensorNV or OpCooperativeMatrixStoreTensorNV
+      from the buffer's first element: a one-dimensional tensor layout
+      sliced at element [0, 0], and a tensor view whose dimensions, strides
+      (`stride`, 1) and permutation (swapped for `col_major`) address the
+      rows or columns and whose clip is the bounds, kept within the matrix.
+      A clipped load leaves the elements of a matrix of zeros.
 
     MLIR's SPIR-V dialect has none of these instructions: each op becomes a
     call of a stand-in function named for the instruction, and
     `sm-translate --serialize-spirv` (and the runtime, which serializes the
     same way) writes the instruction in place of the call, with its
-    capability and the SPV_NV_cooperative_matrix2 extension. Everything
+    capability and the SPV_NV_cooperative_matrix2 extension (and
+    SPV_NV_tensor_addressing, with the types of the layouts and views, for
+    tensor loads and stores). Everything
     else, and every op on a target without the feature, keeps the
     SPV_KHR_cooperative_matrix lowering. `sm-lower-to-vulkan` runs this
     stage unless `nv-coopmat2=false`.

@@ -21,7 +21,7 @@ def SubgroupMatrix_ScalarType : AnyTypeOf<[F16, BF16, F32, I32]>;
 // Memory access
 //===----------------------------------------------------------------------===//
 
-def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
+def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load", [AttrSizedOperandSegments]> {
   let summary = "load a subgroup matrix from memory";
   let description = [{
     Loads a matrix from `source`. The indices (one per memref dimension)
@@ -43,6 +43,16 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
     `uvec4`. The Vulkan lowering produces this form for workgroup buffers
     that are copied 16 bytes at a time; the Intel and Metal paths do not
     take it.
+
+    With `bounds [%rows, %columns]`, only the matrix's first `%rows` rows
+    and first `%columns` columns lie in memory (a tile at the ragged edge of
+    a larger matrix): the other elements are zero and their memory is not
+    read. A bound at or above the matrix's extent covers all of it, one at
+    or below zero none. The bounds must be subgroup uniform, and the memref
+    must hold the storage type itself (not packed words). Devices with
+    VK_NV_cooperative_matrix2's tensor addressing load such a matrix in one
+    instruction; elsewhere a load that is not whole goes through workgroup
+    memory (or, for per-invocation matrices, element by element).
 
     ```mlir
     func.func @loads(%buf: memref<64x64xf16>,
@@ -66,18 +76,44 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
       return %a, %b, %p : !subgroup_matrix.left<16x16xf16>,
           !subgroup_matrix.right<16x16xf16>, !subgroup_matrix.left<16x16xf16>
     }
+
+    // The last tile of a 64 x 40 matrix: 16 rows, of which 8 columns are
+    // in memory.
+    func.func @edge(%buf: memref<2560xf16>, %off: index)
+        -> !subgroup_matrix.left<16x16xf16> {
+      %c8 = arith.constant 8 : index
+      %c16 = arith.constant 16 : index
+      %c40 = arith.constant 40 : index
+      %a = subgroup_matrix.load %buf[%off] stride %c40 bounds [%c16, %c8]
+          : memref<2560xf16> -> !subgroup_matrix.left<16x16xf16>
+      return %a : !subgroup_matrix.left<16x16xf16>
+    }
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "the memory to read", [MemRead]>:$source,
                        Variadic<Index>:$indices, Index:$stride,
-                       UnitAttr:$col_major);
+                       Variadic<Index>:$bounds, UnitAttr:$col_major);
   let results = (outs SubgroupMatrix_AnyMatrix:$result);
   let assemblyFormat = [{
     $source `[` $indices `]` `stride` $stride (`col_major` $col_major^)?
-    attr-dict `:` type($source) `->` type($result)
+    (`bounds` `[` $bounds^ `]`)? attr-dict `:` type($source) `->`
+    type($result)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // The unbounded load.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$source,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$stride,
+                   "bool":$colMajor), [{
+      build($_builder, $_state, result, source, indices, stride,
+            ::mlir::ValueRange(), colMajor);
+    }]>
+  ];
   let extraClassDeclaration = [{
+    /// Whether only the first rows and columns given by `bounds` are read.
+    bool isBounded() { return !getBounds().empty(); }
+    ::mlir::Value getBoundRows() { return getBounds()[0]; }
+    ::mlir::Value getBoundColumns() { return getBounds()[1]; }
     ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getMatrixType() {
       return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
           getResult().getType());
@@ -88,12 +124,16 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load"> {
   }];
 }
 
-def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store"> {
+def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store",
+    [AttrSizedOperandSegments]> {
   let summary = "store a subgroup matrix to memory";
   let description = [{
     Stores `value` to `target`, with the addressing of `subgroup_matrix.load`:
     the indices address where element [0, 0] goes and `stride` counts memref
-    elements between consecutive rows (or columns with `col_major`).
+    elements between consecutive rows (or columns with `col_major`). With
+    `bounds [%rows, %columns]` only the elements of the first `%rows` rows
+    and `%columns` columns are written; the memory of the others is left
+    as it was (the bounds read as in `subgroup_matrix.load`).
 
     ```mlir
     func.func @store(%d: !subgroup_matrix.result<16x16xf32>,
@@ -104,6 +144,10 @@ def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store"> {
       // The transpose of %d, at the same place.
       subgroup_matrix.store %d, %out[%i, %j] stride %c64 col_major
           : !subgroup_matrix.result<16x16xf32>, memref<64x64xf32>
+      // Only the first 4 rows, as at the bottom edge of the output.
+      %c4 = arith.constant 4 : index
+      subgroup_matrix.store %d, %out[%i, %j] stride %c64 bounds [%c4, %c64]
+          : !subgroup_matrix.result<16x16xf32>, memref<64x64xf32>
       return
     }
     ```
@@ -111,13 +155,28 @@ def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store"> {
   let arguments = (ins SubgroupMatrix_AnyMatrix:$value,
                        Arg<AnyMemRef, "the memory to write", [MemWrite]>:$target,
                        Variadic<Index>:$indices, Index:$stride,
-                       UnitAttr:$col_major);
+                       Variadic<Index>:$bounds, UnitAttr:$col_major);
   let assemblyFormat = [{
     $value `,` $target `[` $indices `]` `stride` $stride
-    (`col_major` $col_major^)? attr-dict `:` type($value) `,` type($target)
+    (`col_major` $col_major^)? (`bounds` `[` $bounds^ `]`)? attr-dict `:`
+    type($value) `,` type($target)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // The unbounded store.
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$target,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$stride,
+                   "bool":$colMajor), [{
+      build($_builder, $_state, value, target, indices, stride,
+            ::mlir::ValueRange(), colMajor);
+    }]>
+  ];
   let extraClassDeclaration = [{
+    /// Whether only the first rows and columns given by `bounds` are
+    /// written.
+    bool isBounded() { return !getBounds().empty(); }
+    ::mlir::Value getBoundRows() { return getBounds()[0]; }
+    ::mlir::Value getBoundColumns() { return getBounds()[1]; }
     ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getMatrixType() {
       return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
           getValue().getType());

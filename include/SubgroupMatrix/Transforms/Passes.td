@@ -374,8 +374,16 @@ def ExpandThroughWorkgroupMemoryPass
     subgroup matrices cannot compute in registers into a store of their
     operands to a per-subgroup scratch tile in workgroup memory, a loop of
     each invocation over its share of the elements between
-    `subgroup_matrix.subgroup_barrier`s, and a load of the result. What
-    stays in registers is the `register-ops` option:
+    `subgroup_matrix.subgroup_barrier`s, and a load of the result.
+
+    A `load` or `store` with bounds becomes the plain op where the matrix
+    lies inside its bounds, and otherwise moves the matrix through the
+    tile: each invocation reads (or writes) its share of the elements
+    inside the bounds, one by one, and zeros fill the rest of a loaded
+    matrix. The barriers stay outside the branch on whether the matrix is
+    whole, which the subgroups of one workgroup may take differently.
+
+    What stays in registers is the `register-ops` option:
 
     - `component-wise` (Vulkan): `SPV_KHR_cooperative_matrix` has
       component-wise arithmetic and conversions between types of one use,

@@ -68,6 +68,24 @@ struct MatrixAccess {
   }
 };
 
+/// Whether element (`row`, `column`) lies inside the bounds of a bounded
+/// access (null for an unbounded one), and inside the layout (`valid`, null
+/// where every element does).
+static Value isAccessible(OpBuilder &builder, Location loc, ValueRange bounds,
+                          Value row, Value column, Value valid) {
+  Value inside = valid;
+  if (bounds.empty())
+    return inside;
+  auto below = [&](Value index, Value bound) {
+    return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, index,
+                                 bound);
+  };
+  Value inBounds = arith::AndIOp::create(builder, loc, below(row, bounds[0]),
+                                         below(column, bounds[1]));
+  return inside ? arith::AndIOp::create(builder, loc, inside, inBounds)
+                : inBounds;
+}
+
 /// The access of `op` (a load or a store) to a matrix of `matrixType`
 /// through `source`'s `indices` with `stride`; reports on `op` what has no
 /// per-invocation form.
@@ -102,7 +120,8 @@ struct LoadLowering : IntelPattern<LoadOp> {
     Value memref = access->memref, base = access->base, stride = access->stride;
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     SmallVector<Value> packedElements;
-    if (hasContiguousColumns(*layout, op.getColMajor())) {
+    SmallVector<Value> bounds = getSingleValues(adaptor.getBounds());
+    if (bounds.empty() && hasContiguousColumns(*layout, op.getColMajor())) {
       // One vector load per run of rows. Whether the buffer can be
       // addressed with vectors is decided later, for the whole kernel
       // (packWideAccesses); where it cannot, they become scalars again.
@@ -124,6 +143,35 @@ struct LoadLowering : IntelPattern<LoadOp> {
       for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
         auto [row, column, valid] = b.locate(*layout, p, s);
         Value address = access->getAddress(rewriter, op.getLoc(), row, column);
+        if (!bounds.empty()) {
+          // Memory outside the bounds is not read at all. The guarded
+          // element leaves the branch as bits: a bf16 value there would
+          // need a type that SPIR-V has only with SPV_KHR_bfloat16.
+          Value accessible =
+              isAccessible(rewriter, op.getLoc(), bounds, row, column, valid);
+          Type bits = rewriter.getIntegerType(storage.getIntOrFloatBitWidth());
+          auto guard = scf::IfOp::create(rewriter, op.getLoc(), bits,
+                                         accessible, /*withElseRegion=*/true);
+          OpBuilder thenBuilder = guard.getThenBodyBuilder();
+          Value element = memref::LoadOp::create(thenBuilder, op.getLoc(),
+                                                 memref, ValueRange{address});
+          if (element.getType() != bits)
+            element = arith::BitcastOp::create(thenBuilder, op.getLoc(), bits,
+                                               element);
+          scf::YieldOp::create(thenBuilder, op.getLoc(), element);
+          OpBuilder elseBuilder = guard.getElseBodyBuilder();
+          scf::YieldOp::create(
+              elseBuilder, op.getLoc(),
+              arith::ConstantOp::create(elseBuilder, op.getLoc(),
+                                        elseBuilder.getZeroAttr(bits))
+                  .getResult());
+          Value loaded = guard.getResult(0);
+          if (storage != bits)
+            loaded = arith::BitcastOp::create(rewriter, op.getLoc(), storage,
+                                              loaded);
+          elements.push_back(loaded);
+          continue;
+        }
         Value element = memref::LoadOp::create(rewriter, op.getLoc(), memref,
                                                ValueRange{address});
         if (valid) {
@@ -157,7 +205,8 @@ struct StoreLowering : IntelPattern<StoreOp> {
     InvocationBuilder b(rewriter, op.getLoc(), emulated);
     Location loc = op.getLoc();
     SmallVector<Value> slots = getSlots(rewriter, loc, adaptor.getValue());
-    if (hasContiguousColumns(*layout, op.getColMajor())) {
+    SmallVector<Value> bounds = getSingleValues(adaptor.getBounds());
+    if (bounds.empty() && hasContiguousColumns(*layout, op.getColMajor())) {
       // As in LoadLowering: a vector store per run of rows.
       auto vectorType =
           VectorType::get({kEmulatedAccessWidth}, layout->packedElement);
@@ -177,6 +226,7 @@ struct StoreLowering : IntelPattern<StoreOp> {
         auto [row, column, valid] = b.locate(*layout, p, s);
         Value address = access->getAddress(rewriter, loc, row, column);
         Value element = b.unpack(*layout, packed, s);
+        valid = isAccessible(rewriter, loc, bounds, row, column, valid);
         if (!valid) {
           memref::StoreOp::create(rewriter, loc, element, memref,
                                   ValueRange{address});

@@ -200,6 +200,11 @@ struct LoadLowering : MemoryAccessLowering<LoadOp> {
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // sm-expand-through-workgroup-memory (or the tensor loads of
+    // sm-use-nv-cooperative-matrix2) takes bounded loads first.
+    if (op.isBounded())
+      return rewriter.notifyMatchFailure(op, "a bounded load has no "
+                                             "OpCooperativeMatrixLoadKHR");
     Value pointer =
         getPointer(op, adaptor.getSource(), adaptor.getIndices(), rewriter);
     if (!pointer)
@@ -218,6 +223,9 @@ struct StoreLowering : MemoryAccessLowering<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.isBounded())
+      return rewriter.notifyMatchFailure(op, "a bounded store has no "
+                                             "OpCooperativeMatrixStoreKHR");
     Value pointer =
         getPointer(op, adaptor.getTarget(), adaptor.getIndices(), rewriter);
     if (!pointer)

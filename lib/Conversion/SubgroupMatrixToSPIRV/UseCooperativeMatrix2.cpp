@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -55,8 +56,17 @@ public:
   bool tryReplace(ReduceOp op);
   bool tryReplace(MapOp op);
   bool tryReplace(ConvertOp op);
+  bool tryReplace(LoadOp op);
+  bool tryReplace(StoreOp op);
 
 private:
+  /// The operands of a tensor load or store stand-in (TensorAccessOperand)
+  /// for a bounded access of `matrix` through `memref`, built before
+  /// `op`; none where the memref has no static strides.
+  std::optional<SmallVector<Value>>
+  buildTensorAccessOperands(Operation *op, Value memref, ValueRange indices,
+                            Value stride, ValueRange bounds, bool colMajor,
+                            Value matrix);
   bool has(CooperativeMatrix2Feature feature) const {
     return bitEnumContainsAll(features, feature);
   }
@@ -102,7 +112,8 @@ func::FuncOp CooperativeMatrix2Builder::createStandIn(
                       stringifyCooperativeMatrix2Instruction(instruction) +
                       "__" + Twine(count++))
                          .str();
-  func::FuncOp standIn = createFunction(name, inputs, result, loc);
+  func::FuncOp standIn = createFunction(
+      name, inputs, result ? TypeRange(result) : TypeRange(), loc);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&standIn.front());
   if (callback) {
@@ -110,6 +121,10 @@ func::FuncOp CooperativeMatrix2Builder::createStandIn(
     for (Type type : callback.getArgumentTypes())
       arguments.push_back(ub::PoisonOp::create(builder, loc, type));
     func::CallOp::create(builder, loc, callback, arguments);
+  }
+  if (!result) {
+    func::ReturnOp::create(builder, loc);
+    return standIn;
   }
   Value undefined = ub::PoisonOp::create(builder, loc, result);
   func::ReturnOp::create(builder, loc, undefined);
@@ -312,6 +327,115 @@ bool CooperativeMatrix2Builder::tryReplace(ConvertOp op) {
   return true;
 }
 
+std::optional<SmallVector<Value>>
+CooperativeMatrix2Builder::buildTensorAccessOperands(
+    Operation *op, Value memref, ValueRange indices, Value stride,
+    ValueRange bounds, bool colMajor, Value matrix) {
+  // The layout addresses the buffer from its first element: element
+  // [0, 0]'s linear offset, from the memref's static strides.
+  auto memrefType = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  if (failed(memrefType.getStridesAndOffset(strides, staticOffset)) ||
+      staticOffset != 0 || llvm::is_contained(strides, ShapedType::kDynamic))
+    return std::nullopt;
+  // A kernel's buffers are whole variables; anything else (a view, a
+  // function's argument) keeps the workgroup-memory form.
+  Operation *definition = memref.getDefiningOp();
+  auto argument = dyn_cast<BlockArgument>(memref);
+  bool kernelArgument =
+      argument && isa<gpu::GPUFuncOp>(argument.getOwner()->getParentOp()) &&
+      cast<gpu::GPUFuncOp>(argument.getOwner()->getParentOp()).isKernel();
+  if (!kernelArgument &&
+      !isa_and_nonnull<memref::AllocOp, memref::GetGlobalOp>(definition))
+    return std::nullopt;
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value offset = constant(0);
+  for (auto [index, memrefStride] : llvm::zip(indices, strides))
+    offset = arith::AddIOp::create(
+        builder, loc, offset,
+        arith::MulIOp::create(builder, loc, index, constant(memrefStride)));
+  auto type = cast<SubgroupMatrixTypeInterface>(matrix.getType());
+  // The clip: the bounds, within the matrix.
+  auto clip = [&](Value bound, int64_t extent) -> Value {
+    Value positive = arith::MaxSIOp::create(builder, loc, bound, constant(0));
+    return arith::MinSIOp::create(builder, loc, positive, constant(extent));
+  };
+  Value clipRows = clip(bounds[0], type.getRows());
+  Value clipColumns = clip(bounds[1], type.getColumns());
+  // The view maps the clipped matrix's row-major index back to (row,
+  // column), or to (column, row) through the permutation, and the view's
+  // strides to `stride * major + minor`.
+  SmallVector<Value> operands(TensorAccessOperandCount);
+  operands[TensorAccessBuffer] = memref;
+  operands[TensorAccessMatrix] = matrix;
+  operands[TensorAccessOffset] = offset;
+  operands[TensorAccessStride] = stride;
+  operands[TensorAccessViewDimension0] = colMajor ? clipColumns : clipRows;
+  operands[TensorAccessViewDimension1] = colMajor ? clipRows : clipColumns;
+  operands[TensorAccessClipRows] = clipRows;
+  operands[TensorAccessClipColumns] = clipColumns;
+  operands[TensorAccessPermutation0] = constant(colMajor ? 1 : 0);
+  operands[TensorAccessPermutation1] = constant(colMajor ? 0 : 1);
+  operands[TensorAccessZero] = constant(0);
+  operands[TensorAccessOne] = constant(1);
+  operands[TensorAccessTwo] = constant(2);
+  operands[TensorAccessTrue] =
+      arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+  // Large enough that no element is outside the layout: the view's clip
+  // does the bounding.
+  operands[TensorAccessExtent] = constant(std::numeric_limits<int32_t>::max());
+  return operands;
+}
+
+bool CooperativeMatrix2Builder::tryReplace(LoadOp op) {
+  if (!op.isBounded() || !has(CooperativeMatrix2Feature::TensorAddressing))
+    return false;
+  // The elements the view clips keep the values of this matrix: zeros.
+  Type scalar = getScalarType(op.getMatrixType().getElementType());
+  Value zeros;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    Value zero = arith::ConstantOp::create(builder, op.getLoc(),
+                                           builder.getZeroAttr(scalar));
+    zeros = SplatOp::create(builder, op.getLoc(), op.getType(), zero);
+  }
+  std::optional<SmallVector<Value>> operands = buildTensorAccessOperands(
+      op, op.getSource(), op.getIndices(), op.getStride(), op.getBounds(),
+      op.getColMajor(), zeros);
+  if (!operands) {
+    zeros.getDefiningOp()->erase();
+    return false;
+  }
+  func::FuncOp standIn = createStandIn(
+      CooperativeMatrix2Instruction::LoadTensor,
+      ValueRange(*operands).getTypes(), op.getType(), nullptr, op.getLoc());
+  replaceWithCall(op, standIn, *operands);
+  return true;
+}
+
+bool CooperativeMatrix2Builder::tryReplace(StoreOp op) {
+  if (!op.isBounded() || !has(CooperativeMatrix2Feature::TensorAddressing))
+    return false;
+  std::optional<SmallVector<Value>> operands = buildTensorAccessOperands(
+      op, op.getTarget(), op.getIndices(), op.getStride(), op.getBounds(),
+      op.getColMajor(), op.getValue());
+  if (!operands)
+    return false;
+  func::FuncOp standIn = createStandIn(
+      CooperativeMatrix2Instruction::StoreTensor,
+      ValueRange(*operands).getTypes(), Type(), nullptr, op.getLoc());
+  replaceWithCall(op, standIn, *operands);
+  return true;
+}
+
 namespace {
 struct UseNVCooperativeMatrix2Pass
     : public subgroup_matrix::impl::UseNVCooperativeMatrix2PassBase<
@@ -329,12 +453,13 @@ struct UseNVCooperativeMatrix2Pass
       CooperativeMatrix2Builder builder(kernels, features);
       SmallVector<Operation *> candidates;
       kernels.walk([&](Operation *op) {
-        if (isa<ReduceOp, MapOp, ConvertOp>(op))
+        if (isa<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp>(op))
           candidates.push_back(op);
       });
       for (Operation *op : candidates)
-        TypeSwitch<Operation *>(op).Case<ReduceOp, MapOp, ConvertOp>(
-            [&](auto typed) { builder.tryReplace(typed); });
+        TypeSwitch<Operation *>(op)
+            .Case<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp>(
+                [&](auto typed) { builder.tryReplace(typed); });
     }
   }
 };

@@ -410,6 +410,11 @@ LogicalResult MSLEmitter::emitMatrix(Operation &op) {
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](LoadOp load) -> LogicalResult {
+        // sm-lower-to-metal takes them through workgroup memory.
+        if (load.isBounded())
+          return load.emitOpError(
+              "with bounds has no simdgroup_load form: run sm-lower-to-metal "
+              "first, which loads it through workgroup memory");
         FailureOr<std::string> variable = declare(load.getResult());
         if (failed(variable))
           return failure();
@@ -417,6 +422,11 @@ LogicalResult MSLEmitter::emitMatrix(Operation &op) {
                       load.getIndices(), load.getStride(), load.getColMajor());
       })
       .Case([&](StoreOp store) -> LogicalResult {
+        if (store.isBounded())
+          return store.emitOpError(
+              "with bounds has no simdgroup_store form: run "
+              "sm-lower-to-metal first, which stores it through workgroup "
+              "memory");
         if (failed(getMatrixTypeName(store.getLoc(), store.getMatrixType())))
           return failure();
         return access(false, store.getValue(), name(store.getValue()),

@@ -17,6 +17,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -27,9 +30,15 @@ namespace spv {
 constexpr uint32_t OpName = 5;
 constexpr uint32_t OpExtension = 10;
 constexpr uint32_t OpCapability = 17;
+constexpr uint32_t OpTypeArray = 28;
+constexpr uint32_t OpTypeRuntimeArray = 29;
+constexpr uint32_t OpTypeStruct = 30;
+constexpr uint32_t OpTypePointer = 32;
 constexpr uint32_t OpFunction = 54;
+constexpr uint32_t OpFunctionParameter = 55;
 constexpr uint32_t OpFunctionEnd = 56;
 constexpr uint32_t OpFunctionCall = 57;
+constexpr uint32_t OpAccessChain = 65;
 constexpr uint32_t OpConvertSToF = 111;
 constexpr uint32_t OpConvertUToF = 112;
 constexpr uint32_t OpUConvert = 113;
@@ -37,12 +46,29 @@ constexpr uint32_t OpSConvert = 114;
 constexpr uint32_t OpFConvert = 115;
 constexpr uint32_t OpCooperativeMatrixConvertNV = 5293;
 constexpr uint32_t OpCooperativeMatrixReduceNV = 5366;
+constexpr uint32_t OpCooperativeMatrixLoadTensorNV = 5367;
+constexpr uint32_t OpCooperativeMatrixStoreTensorNV = 5368;
 constexpr uint32_t OpCooperativeMatrixPerElementOpNV = 5369;
+constexpr uint32_t OpTypeTensorLayoutNV = 5370;
+constexpr uint32_t OpTypeTensorViewNV = 5371;
+constexpr uint32_t OpCreateTensorLayoutNV = 5372;
+constexpr uint32_t OpTensorLayoutSetDimensionNV = 5373;
+constexpr uint32_t OpTensorLayoutSliceNV = 5375;
+constexpr uint32_t OpCreateTensorViewNV = 5377;
+constexpr uint32_t OpTensorViewSetDimensionNV = 5378;
+constexpr uint32_t OpTensorViewSetStrideNV = 5379;
+constexpr uint32_t OpTensorViewSetClipNV = 5382;
+/// Memory operands: as the KHR loads and stores have them, so that
+/// barriers order these accesses too (Vulkan memory model).
+constexpr uint32_t MemoryAccessNonPrivatePointer = 0x20;
+constexpr uint32_t TensorAddressingTensorView = 0x1;
 constexpr uint32_t ReduceRow = 0x1;
 constexpr uint32_t ReduceColumn = 0x2;
 constexpr uint32_t CooperativeMatrixReductionsNV = 5430;
 constexpr uint32_t CooperativeMatrixConversionsNV = 5431;
 constexpr uint32_t CooperativeMatrixPerElementOperationsNV = 5432;
+constexpr uint32_t CooperativeMatrixTensorAddressingNV = 5433;
+constexpr uint32_t TensorAddressingNV = 5439;
 } // namespace spv
 
 constexpr size_t headerWords = 5;
@@ -63,6 +89,9 @@ uint32_t getCapability(CooperativeMatrix2Instruction instruction) {
     return spv::CooperativeMatrixReductionsNV;
   case CooperativeMatrix2Instruction::PerElement:
     return spv::CooperativeMatrixPerElementOperationsNV;
+  case CooperativeMatrix2Instruction::LoadTensor:
+  case CooperativeMatrix2Instruction::StoreTensor:
+    return spv::CooperativeMatrixTensorAddressingNV;
   default:
     return spv::CooperativeMatrixConversionsNV;
   }
@@ -84,6 +113,165 @@ uint32_t getConversionOpcode(CooperativeMatrix2Instruction instruction) {
   default:
     return spv::OpUConvert;
   }
+}
+/// The types a tensor load or store declares beyond those of the module:
+/// each made once, with ids from the module's bound, and written before its
+/// first function.
+class TensorTypes {
+public:
+  TensorTypes(SmallVectorImpl<uint32_t> &binary) : binary(binary) {}
+
+  /// Reads the pointer, structure and array types of `words` (one
+  /// instruction of the module).
+  void note(uint32_t opcode, ArrayRef<uint32_t> words) {
+    if (opcode == spv::OpTypePointer) {
+      pointers[words[0]] = {words[1], words[2]};
+      pointerIds[{words[1], words[2]}] = words[0];
+    } else if (opcode == spv::OpTypeStruct && words.size() > 1) {
+      firstMembers[words[0]] = words[1];
+    } else if ((opcode == spv::OpTypeArray ||
+                opcode == spv::OpTypeRuntimeArray) &&
+               words.size() > 1) {
+      elements[words[0]] = words[1];
+    }
+  }
+
+  /// A pointer to the first element of the array that a variable of
+  /// pointer type `pointer` holds (directly or as the first member of its
+  /// block), as the access chain's result type and its indices; none for
+  /// other types.
+  std::optional<std::pair<uint32_t, unsigned>>
+  getFirstElementPointer(uint32_t pointer) {
+    auto found = pointers.find(pointer);
+    if (found == pointers.end())
+      return std::nullopt;
+    auto [storageClass, pointee] = found->second;
+    unsigned depth = 1;
+    if (auto member = firstMembers.find(pointee);
+        member != firstMembers.end()) {
+      pointee = member->second;
+      ++depth;
+    }
+    auto element = elements.find(pointee);
+    if (element == elements.end())
+      return std::nullopt;
+    std::pair<uint32_t, uint32_t> key = {storageClass, element->second};
+    auto existing = pointerIds.find(key);
+    if (existing != pointerIds.end())
+      return std::make_pair(existing->second, depth);
+    uint32_t id = allocate();
+    declare({spv::OpTypePointer, id, storageClass, element->second});
+    pointerIds[key] = id;
+    return std::make_pair(id, depth);
+  }
+
+  /// OpTypeTensorLayoutNV and OpTypeTensorViewNV, of constant operands.
+  uint32_t getLayout(uint32_t dimensions, uint32_t clampMode) {
+    return getType(spv::OpTypeTensorLayoutNV, {dimensions, clampMode});
+  }
+  uint32_t getView(ArrayRef<uint32_t> operands) {
+    return getType(spv::OpTypeTensorViewNV, operands);
+  }
+
+  uint32_t allocate() { return binary[3]++; }
+  ArrayRef<uint32_t> getDeclarations() const { return declarations; }
+
+private:
+  uint32_t getType(uint32_t opcode, ArrayRef<uint32_t> operands) {
+    SmallVector<uint32_t> key = {opcode};
+    llvm::append_range(key, operands);
+    for (auto &[declared, id] : types)
+      if (declared == key)
+        return id;
+    uint32_t id = allocate();
+    SmallVector<uint32_t> words = {opcode, id};
+    llvm::append_range(words, operands);
+    declare(words);
+    types.push_back({key, id});
+    return id;
+  }
+  void declare(SmallVector<uint32_t> words) {
+    words[0] |= uint32_t(words.size()) << 16;
+    llvm::append_range(declarations, words);
+  }
+
+  SmallVectorImpl<uint32_t> &binary;
+  llvm::DenseMap<uint32_t, std::pair<uint32_t, uint32_t>> pointers;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> pointerIds;
+  llvm::DenseMap<uint32_t, uint32_t> firstMembers, elements;
+  SmallVector<std::pair<SmallVector<uint32_t>, uint32_t>> types;
+  SmallVector<uint32_t> declarations;
+};
+
+/// The instructions of a tensor load or store in place of the call of its
+/// stand-in (operands TensorAccessOperand, the buffer's pointer type
+/// `bufferType`): a one-dimensional layout over the whole buffer from
+/// element [0, 0], a view whose dimensions, strides and permutation turn
+/// (row, column) into `stride * major + minor`, its clip the bounds.
+LogicalResult writeTensorAccess(CooperativeMatrix2Instruction kind,
+                                uint32_t resultType, uint32_t result,
+                                ArrayRef<uint32_t> arguments,
+                                uint32_t bufferType, TensorTypes &types,
+                                SmallVectorImpl<uint32_t> &out,
+                                std::string &error) {
+  if (arguments.size() != TensorAccessOperandCount) {
+    error = "a tensor access stand-in has " + std::to_string(arguments.size()) +
+            " operands, not " + std::to_string(TensorAccessOperandCount);
+    return failure();
+  }
+  auto operand = [&](TensorAccessOperand which) { return arguments[which]; };
+  std::optional<std::pair<uint32_t, unsigned>> element =
+      types.getFirstElementPointer(bufferType);
+  if (!element) {
+    error = "a tensor access stand-in's buffer is not a variable holding an "
+            "array";
+    return failure();
+  }
+  auto emit = [&](SmallVector<uint32_t> words) {
+    words[0] |= uint32_t(words.size()) << 16;
+    out.append(words);
+  };
+  uint32_t zero = operand(TensorAccessZero), one = operand(TensorAccessOne),
+           extent = operand(TensorAccessExtent);
+  // Clamp mode Undefined: no element is outside the layout.
+  uint32_t layoutType = types.getLayout(one, zero);
+  uint32_t viewType = types.getView(
+      {operand(TensorAccessTwo), operand(TensorAccessTrue),
+       operand(TensorAccessPermutation0), operand(TensorAccessPermutation1)});
+
+  uint32_t pointer = types.allocate();
+  SmallVector<uint32_t> chain = {spv::OpAccessChain, element->first, pointer,
+                                 operand(TensorAccessBuffer)};
+  chain.append(element->second, zero);
+  emit(chain);
+  uint32_t created = types.allocate(), dimensioned = types.allocate(),
+           layout = types.allocate();
+  emit({spv::OpCreateTensorLayoutNV, layoutType, created});
+  emit({spv::OpTensorLayoutSetDimensionNV, layoutType, dimensioned, created,
+        extent});
+  emit({spv::OpTensorLayoutSliceNV, layoutType, layout, dimensioned,
+        operand(TensorAccessOffset), extent});
+  uint32_t view0 = types.allocate(), view1 = types.allocate(),
+           view2 = types.allocate(), view = types.allocate();
+  emit({spv::OpCreateTensorViewNV, viewType, view0});
+  emit({spv::OpTensorViewSetDimensionNV, viewType, view1, view0,
+        operand(TensorAccessViewDimension0),
+        operand(TensorAccessViewDimension1)});
+  emit({spv::OpTensorViewSetStrideNV, viewType, view2, view1,
+        operand(TensorAccessStride), one});
+  emit({spv::OpTensorViewSetClipNV, viewType, view, view2, zero,
+        operand(TensorAccessClipRows), zero, operand(TensorAccessClipColumns)});
+  if (kind == CooperativeMatrix2Instruction::LoadTensor)
+    emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, pointer,
+          operand(TensorAccessMatrix), layout,
+          spv::MemoryAccessNonPrivatePointer, spv::TensorAddressingTensorView,
+          view});
+  else
+    emit({spv::OpCooperativeMatrixStoreTensorNV, pointer,
+          operand(TensorAccessMatrix), layout,
+          spv::MemoryAccessNonPrivatePointer, spv::TensorAddressingTensorView,
+          view});
+  return success();
 }
 } // namespace
 
@@ -117,8 +305,9 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
   if (standIns.empty())
     return success();
 
-  // Each stand-in's body, and the callback it calls.
-  llvm::DenseMap<uint32_t, uint32_t> callbacks;
+  // Each stand-in's body, the callback it calls and the type of its first
+  // parameter.
+  llvm::DenseMap<uint32_t, uint32_t> callbacks, firstParameterTypes;
   llvm::DenseSet<size_t> dropped;
   for (size_t i = 0; i < instructions.size(); ++i) {
     if (instructions[i].opcode != spv::OpFunction ||
@@ -129,26 +318,33 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
       dropped.insert(i);
       if (instructions[i].opcode == spv::OpFunctionCall)
         callbacks[function] = operands(instructions[i])[2];
+      if (instructions[i].opcode == spv::OpFunctionParameter)
+        firstParameterTypes.try_emplace(function, operands(instructions[i])[0]);
       if (instructions[i].opcode == spv::OpFunctionEnd)
         break;
     }
   }
 
   llvm::SetVector<uint32_t> capabilities;
+  TensorTypes tensorTypes(binary);
   SmallVector<uint32_t> out(binary.begin(), binary.begin() + headerWords);
   size_t lastCapability = 0, lastExtension = 0;
-  bool hasExtension = false;
+  std::optional<size_t> firstFunction;
+  llvm::StringSet<> declaredExtensions;
   for (auto [index, instruction] : llvm::enumerate(instructions)) {
+    if (instruction.opcode == spv::OpFunction && !firstFunction)
+      firstFunction = out.size();
     if (dropped.contains(index))
       continue;
     ArrayRef<uint32_t> words = operands(instruction);
+    tensorTypes.note(instruction.opcode, words);
     if (instruction.opcode == spv::OpName && standIns.count(words[0]))
       continue;
     if (instruction.opcode == spv::OpCapability)
       lastCapability = out.size() + instruction.length;
     if (instruction.opcode == spv::OpExtension) {
       lastExtension = out.size() + instruction.length;
-      hasExtension |= readStringOperand(words) == "SPV_NV_cooperative_matrix2";
+      declaredExtensions.insert(readStringOperand(words));
     }
     auto standIn = instruction.opcode == spv::OpFunctionCall
                        ? standIns.find(words[2])
@@ -167,6 +363,15 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
       return failure();
     }
     capabilities.insert(getCapability(kind));
+    if (kind == CooperativeMatrix2Instruction::LoadTensor ||
+        kind == CooperativeMatrix2Instruction::StoreTensor) {
+      capabilities.insert(spv::TensorAddressingNV);
+      if (failed(writeTensorAccess(kind, resultType, result, arguments,
+                                   firstParameterTypes.lookup(words[2]),
+                                   tensorTypes, out, error)))
+        return failure();
+      continue;
+    }
     SmallVector<uint32_t> replacement;
     auto callback = [&]() -> std::optional<uint32_t> {
       auto found = callbacks.find(words[2]);
@@ -216,7 +421,21 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     out.append(replacement);
   }
 
-  // Capabilities end the first section, the extension follows them.
+  // The types of tensor layouts and views (and pointers) go before the
+  // first function, after every constant they use.
+  if (!tensorTypes.getDeclarations().empty()) {
+    if (!firstFunction) {
+      error = "a module with tensor accesses has no function";
+      return failure();
+    }
+    out.insert(out.begin() + *firstFunction,
+               tensorTypes.getDeclarations().begin(),
+               tensorTypes.getDeclarations().end());
+  }
+  // The module's bound counts the ids the tensor accesses added.
+  out[3] = binary[3];
+
+  // Capabilities end the first section, the extensions follow them.
   SmallVector<uint32_t> declarations;
   for (uint32_t capability : capabilities) {
     bool declared = false;
@@ -229,15 +448,18 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
   size_t capabilityEnd = lastCapability ? lastCapability : headerWords;
   out.insert(out.begin() + capabilityEnd, declarations.begin(),
              declarations.end());
-  if (!hasExtension) {
-    SmallVector<uint32_t> extension;
-    appendStringInstruction(extension, spv::OpExtension,
-                            "SPV_NV_cooperative_matrix2");
-    size_t extensionEnd = std::max(lastExtension, lastCapability);
-    extensionEnd =
-        (extensionEnd ? extensionEnd : headerWords) + declarations.size();
-    out.insert(out.begin() + extensionEnd, extension.begin(), extension.end());
-  }
+  SmallVector<uint32_t> extensions;
+  for (StringRef name :
+       {StringRef("SPV_NV_cooperative_matrix2"),
+        StringRef(capabilities.contains(spv::TensorAddressingNV)
+                      ? "SPV_NV_tensor_addressing"
+                      : "")})
+    if (!name.empty() && !declaredExtensions.contains(name))
+      appendStringInstruction(extensions, spv::OpExtension, name);
+  size_t extensionEnd = std::max(lastExtension, lastCapability);
+  extensionEnd =
+      (extensionEnd ? extensionEnd : headerWords) + declarations.size();
+  out.insert(out.begin() + extensionEnd, extensions.begin(), extensions.end());
   binary.assign(out.begin(), out.end());
   return success();
 }

@@ -183,3 +183,57 @@ gpu.module @khr_only attributes {subgroup_matrix.target = #subgroup_matrix.targe
     gpu.return
   }
 }
+
+// -----
+
+// Bounded loads and stores call the tensor stand-ins: the buffer, the
+// matrix (zeros for a load: what the clip leaves), element [0, 0]'s offset,
+// the stride, the view's dimensions (swapped for column-major), the clip
+// (each bound kept within 0 and the matrix's extent), the view's
+// permutation and the constants.
+// CHECK-LABEL: gpu.module @bounded
+// CHECK: gpu.func @k(%[[IN:.*]]: memref<4096xf16>, %[[OUT:.*]]: memref<4096xf32>, %[[R:.*]]: index, %[[C:.*]]: index, %[[I:.*]]: index)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-DAG: %[[S:.*]] = arith.constant 40 : index
+// CHECK: %[[ZEROS:.*]] = subgroup_matrix.splat %[[ZERO]] : f16 -> !subgroup_matrix.left<16x32xf16>
+// CHECK: %[[OFF:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[RPOS:.*]] = arith.maxsi %[[R]], %{{.*}} : index
+// CHECK: %[[ROWS:.*]] = arith.minsi %[[RPOS]], %[[C16:.*]] : index
+// CHECK: %[[CPOS:.*]] = arith.maxsi %[[C]], %{{.*}} : index
+// CHECK: %[[COLS:.*]] = arith.minsi %[[CPOS]], %[[C32:.*]] : index
+// CHECK: %[[A:.*]] = func.call @__sm_nv_coopmat2__load_tensor__0(%[[IN]], %[[ZEROS]], %[[OFF]], %[[S]], %[[ROWS]], %[[COLS]], %[[ROWS]], %[[COLS]], %[[P0:[^,]*]], %[[P1:[^,]*]], {{.*}}) : (memref<4096xf16>, !subgroup_matrix.left<16x32xf16>, index, index, index, index, index, index, index, index, index, index, index, i1, index) -> !subgroup_matrix.left<16x32xf16>
+// CHECK: %[[B:.*]] = func.call @__sm_nv_coopmat2__load_tensor__1(%[[IN]], %{{.*}}, %{{.*}}, %[[S]], %[[BCOLS:[^,]*]], %[[BROWS:[^,]*]], %[[BROWS]], %[[BCOLS]],
+// CHECK: %[[D:.*]] = subgroup_matrix.multiply %[[A]], %[[B]]
+// CHECK: func.call @__sm_nv_coopmat2__store_tensor__2(%[[OUT]], %[[D]], %{{.*}}, %[[S]], {{.*}}) : (memref<4096xf32>, !subgroup_matrix.result<16x16xf32>, {{.*}}) -> ()
+// CHECK-NOT: subgroup_matrix.load
+// CHECK-NOT: subgroup_matrix.store
+// CHECK: func.func private @__sm_nv_coopmat2__load_tensor__0(
+// CHECK: func.func private @__sm_nv_coopmat2__store_tensor__2(
+// CHECK-NEXT: return
+gpu.module @bounded attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%in: memref<4096xf16>, %out: memref<4096xf32>, %r: index, %c: index, %i: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %s = arith.constant 40 : index
+    %a = subgroup_matrix.load %in[%i] stride %s bounds [%r, %c] : memref<4096xf16> -> !subgroup_matrix.left<16x32xf16>
+    %b = subgroup_matrix.load %in[%i] stride %s col_major bounds [%c, %r] : memref<4096xf16> -> !subgroup_matrix.right<32x16xf16>
+    %d = subgroup_matrix.multiply %a, %b : !subgroup_matrix.left<16x32xf16>, !subgroup_matrix.right<32x16xf16> -> !subgroup_matrix.result<16x16xf32>
+    subgroup_matrix.store %d, %out[%i] stride %s bounds [%r, %c] : !subgroup_matrix.result<16x16xf32>, memref<4096xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Without tensor addressing the bounded accesses stay, for the expansion
+// through workgroup memory.
+// CHECK-LABEL: gpu.module @no_tensor_addressing
+// CHECK: subgroup_matrix.load %{{.*}} bounds
+// CHECK-NOT: load_tensor
+gpu.module @no_tensor_addressing attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat">} {
+  gpu.func @k(%in: memref<4096xf16>, %out: memref<4096xf16>, %r: index) kernel attributes {known_block_size = array<i32: 8, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %s = arith.constant 8 : index
+    %a = subgroup_matrix.load %in[%c0] stride %s bounds [%r, %r] : memref<4096xf16> -> !subgroup_matrix.result<8x8xf16>
+    subgroup_matrix.store %a, %out[%c0] stride %s : !subgroup_matrix.result<8x8xf16>, memref<4096xf16>
+    gpu.return
+  }
+}

@@ -142,27 +142,66 @@ def type_name(kind, rows, columns, component):
 
 class Case:
     """One kernel: its inputs (matrix types and value distributions), its
-    body (MLIR between the loads and the store) and its reference."""
+    body (MLIR between the loads and the store) and its reference.
 
-    def __init__(self, name, inputs, output, body, reference, tolerance=0.0):
+    `bounded_load` ("row" or "col") loads the first input with bounds
+    (column-major: its tile read as the transpose, stride = rows);
+    `bounded_store` stores the output with bounds. The bounds depend on the
+    tile (bounds_of): tile 0 is whole, the others are cut, down to nothing."""
+
+    def __init__(self, name, inputs, output, body, reference, tolerance=0.0,
+                 bounded_load=None, bounded_store=False):
         self.name, self.inputs, self.output = name, inputs, output
         self.body, self.reference, self.tolerance = body, reference, tolerance
+        self.bounded_load, self.bounded_store = bounded_load, bounded_store
+
+
+def bounds_of(tile, rows, columns):
+    """The (rows, columns) bounds of tile `tile` in the bounded cases: the
+    whole matrix (and more) for tile 0, fewer rows and columns for the next
+    ones, none at all once they go below zero."""
+    return rows - 3 * tile, columns + 4 - 5 * tile
+
+
+# What a bounded store leaves outside its bounds: the runner's poison (every
+# byte 0xFF).
+UNTOUCHED = object()
 
 
 def kernel_text(case, target):
     subgroup = TARGETS[target]["subgroup"]
     workgroups, subgroups = TILES_PER_SUBGROUP_GRID
     args, loads = [], []
+
+    def bounds(rows, columns):
+        # bounds_of, computed from the tile index in the kernel.
+        return ("    %%brows = arith.constant %d : index\n"
+                "    %%bcols = arith.constant %d : index\n"
+                "    %%b3 = arith.constant 3 : index\n"
+                "    %%b5 = arith.constant 5 : index\n"
+                "    %%bt3 = arith.muli %%tile, %%b3 : index\n"
+                "    %%bt5 = arith.muli %%tile, %%b5 : index\n"
+                "    %%bound_rows = arith.subi %%brows, %%bt3 : index\n"
+                "    %%bound_cols = arith.subi %%bcols, %%bt5 : index" % (
+                    rows, columns + 4))
     for i, (matrix, _) in enumerate(case.inputs):
         kind, rows, columns, component = matrix
         storage = COMPONENTS[component][0]
         args.append("%%in%d: memref<%dx%s>" % (
             i, workgroups * subgroups * rows * columns, storage))
+        layout = ""
+        stride = columns
+        if i == 0 and case.bounded_load:
+            loads.append(bounds(rows, columns))
+            layout = " bounds [%bound_rows, %bound_cols]"
+            if case.bounded_load == "col":
+                layout = " col_major" + layout
+                stride = rows
         loads.append(
             "    %%off%d = arith.muli %%tile, %%c%d : index\n"
-            "    %%x%d = subgroup_matrix.load %%in%d[%%off%d] stride %%c%d "
+            "    %%x%d = subgroup_matrix.load %%in%d[%%off%d] stride %%c%d%s "
             ": memref<%dx%s> -> %s" % (
-                i, rows * columns, i, i, i, columns,
+                i, rows * columns, i, i, i, stride, layout,
                 workgroups * subgroups * rows * columns, storage,
                 type_name(*matrix)))
     kind, rows, columns, component = case.output
@@ -171,6 +210,7 @@ def kernel_text(case, target):
     args.append("%%out: memref<%dx%s>" % (out_elements, storage))
     constants = sorted({m[0][1] * m[0][2] for m in case.inputs} |
                        {m[0][2] for m in case.inputs} |
+                       {m[0][1] for m in case.inputs} |
                        {rows * columns, columns, subgroups})
     lines = ["gpu.module @kernels attributes {subgroup_matrix.target = "
              "#subgroup_matrix.target<\"%s\">} {" % target,
@@ -185,10 +225,17 @@ def kernel_text(case, target):
               "    %tile = arith.addi %first, %subgroup : index"]
     lines += loads
     lines += ["    " + l for l in case.body.strip().splitlines()]
+    store_bounds = ""
+    if case.bounded_store:
+        lines += bounds(rows, columns).splitlines()
+        store_bounds = " bounds [%bound_rows, %bound_cols]"
     lines += ["    %%outoff = arith.muli %%tile, %%c%d : index" % (rows * columns),
-              "    subgroup_matrix.store %%y, %%out[%%outoff] stride %%c%d : "
-              "%s, memref<%dx%s>" % (columns, type_name(*case.output),
-                                     out_elements, storage),
+              "    subgroup_matrix.store %%%s, %%out[%%outoff] stride %%c%d%s : "
+              "%s, memref<%dx%s>" % (
+                  # A case without a body stores what it loaded.
+                  "y" if case.body.strip() else "x0", columns, store_bounds,
+                                     type_name(*case.output), out_elements,
+                                     storage),
               "    gpu.return", "  }", "}"]
     return "\n".join(lines) + "\n"
 
@@ -562,6 +609,47 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
         cases.append(Case("epilogue_bias_relu_f16", [
             (q, unit), (k, unit), (s, unit), (s, unit)], c16, body, epilogue,
             tolerance=2e-3))
+
+    # Loads and stores with bounds (the tiles at a matrix's ragged edges):
+    # every type loaded row-major, result and f16 left matrices column-major
+    # too, and every result type stored. The references take the tile's
+    # bounds (bounds_of) as an extra argument.
+    def distribution_of(component):
+        return unit if component in ("f16", "bf16", "f32") else (
+            (-100, 100) if component.startswith("si") else (0, 200))
+
+    def bounded_load(major):
+        def reference(inputs, rows, columns, bound):
+            x = inputs[0]
+            out = []
+            for i in range(rows * columns):
+                r, c = divmod(i, columns)
+                inside = r < bound[0] and c < bound[1]
+                out.append((x[c * rows + r] if major == "col" else x[i])
+                           if inside else 0)
+            return out
+        return reference
+
+    def bounded_store(inputs, rows, columns, bound):
+        return [inputs[0][i] if (i // columns < bound[0] and
+                                 i % columns < bound[1]) else UNTOUCHED
+                for i in range(rows * columns)]
+    for t in types:
+        kind, rows, columns, component = t
+        tag = "%s_%dx%d%s" % t
+        majors = ["row"]
+        if kind == "result" or (kind == "left" and component == "f16"):
+            majors.append("col")
+        for major in majors:
+            cases.append(Case(
+                "load_bounded_%s%s" % ("col_major_" if major == "col" else "",
+                                       tag),
+                [(t, distribution_of(component))], t, "",
+                bounded_load(major), bounded_load=major))
+        if kind == "result":
+            cases.append(Case(
+                "store_bounded_" + tag, [(t, distribution_of(component))], t,
+                "", bounded_store, bounded_store=True))
     return cases
 
 
@@ -669,6 +757,7 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
         return False, "runner failed (%d): %s" % (
             result.returncode, (result.stderr + result.stdout).strip()[-600:])
     got = unpack(open(result_path, "rb").read(), component)
+    poison = unpack(b"\xff" * COMPONENTS[component][2], component)[0]
     tile = rows * columns
     mismatches, worst, first = 0, 0.0, None
     for t in range(tiles):
@@ -676,10 +765,20 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
         for (matrix, _), values in zip(case.inputs, inputs):
             size = matrix[1] * matrix[2]
             tile_inputs.append(values[t * size:(t + 1) * size])
-        expected = case.reference(tile_inputs, rows, columns)
+        if case.bounded_load or case.bounded_store:
+            expected = case.reference(tile_inputs, rows, columns,
+                                      bounds_of(t, rows, columns))
+        else:
+            expected = case.reference(tile_inputs, rows, columns)
         for i, want in enumerate(expected):
             have = got[t * tile + i]
-            if case.tolerance:
+            if want is UNTOUCHED:
+                # Still the poison: NaN for floats, all ones for integers.
+                ok = (math.isnan(have) if isinstance(have, float)
+                      else have == poison)
+                error = 0.0 if ok else math.inf
+                want = "the poison (untouched)"
+            elif case.tolerance:
                 error = abs(have - want) if not math.isnan(have) else math.inf
                 ok = error <= case.tolerance * max(1.0, abs(want))
             else:

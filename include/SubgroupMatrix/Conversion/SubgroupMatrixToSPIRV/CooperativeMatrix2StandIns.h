@@ -40,6 +40,41 @@ enum class CooperativeMatrix2Instruction {
   ConvertUnsignedToFloat,
   ConvertSigned,
   ConvertUnsigned,
+  /// OpCooperativeMatrixLoadTensorNV and OpCooperativeMatrixStoreTensorNV
+  /// of a bounded load or store: a one-dimensional tensor layout over the
+  /// buffer and a tensor view whose clip is the bounds. The stand-in's
+  /// operands are, in order, those of TensorAccessOperand.
+  LoadTensor,
+  StoreTensor,
+};
+
+/// The operands of a LoadTensor or StoreTensor stand-in, by position. The
+/// constants are operands so that the binary has them for the types and
+/// instructions the serializer writes in the call's place.
+enum TensorAccessOperand : unsigned {
+  /// The buffer (a whole variable) and the matrix to store, or the one
+  /// whose elements a load leaves where it clips (zeros).
+  TensorAccessBuffer,
+  TensorAccessMatrix,
+  /// Element [0, 0]'s offset in the buffer, and the stride.
+  TensorAccessOffset,
+  TensorAccessStride,
+  /// The view's dimensions (the clip's rows and columns, swapped for a
+  /// column-major matrix) and its clip.
+  TensorAccessViewDimension0,
+  TensorAccessViewDimension1,
+  TensorAccessClipRows,
+  TensorAccessClipColumns,
+  /// The view's permutation: 0, 1 (row-major) or 1, 0 (column-major).
+  TensorAccessPermutation0,
+  TensorAccessPermutation1,
+  /// The constants 0, 1 and 2, true, and the extent of the layout.
+  TensorAccessZero,
+  TensorAccessOne,
+  TensorAccessTwo,
+  TensorAccessTrue,
+  TensorAccessExtent,
+  TensorAccessOperandCount,
 };
 
 /// What the name of every stand-in starts with.
@@ -71,6 +106,10 @@ inline llvm::StringRef stringifyCooperativeMatrix2Instruction(
     return "convert_signed";
   case CooperativeMatrix2Instruction::ConvertUnsigned:
     return "convert_unsigned";
+  case CooperativeMatrix2Instruction::LoadTensor:
+    return "load_tensor";
+  case CooperativeMatrix2Instruction::StoreTensor:
+    return "store_tensor";
   }
   return "";
 }
@@ -83,7 +122,7 @@ getCooperativeMatrix2StandIn(llvm::StringRef name) {
     return std::nullopt;
   llvm::StringRef keyword = name.split("__").first;
   for (unsigned i = 0;
-       i <= unsigned(CooperativeMatrix2Instruction::ConvertUnsigned); ++i) {
+       i <= unsigned(CooperativeMatrix2Instruction::StoreTensor); ++i) {
     auto instruction = CooperativeMatrix2Instruction(i);
     if (keyword == stringifyCooperativeMatrix2Instruction(instruction))
       return instruction;
