@@ -311,6 +311,17 @@ for form, options in (("nv", ""), ("khr", "nv-coopmat2=false"),
         [((4096, 4096), "float16", -4, 0)],
         "attention_mask", 5e-3, options=options,
         flops=4 * 32 * 4096 * 4096 * 128)
+# The same attention with its mask as torch-mlir writes
+# F.scaled_dot_product_attention (the corpus's sdpa_attn_mask_torch at these
+# sizes): named batch products on collapsed tensors, a [1, 1, 4096, 4096]
+# mask read through zeros, the softmax written out; its scale stays 0.125.
+PROGRAMS["attention_32x4096x4096x128_mask_torch_mlir"] = Program(
+    "attention",
+    corpus.source("sdpa_attn_mask_torch",
+                  sizes={"1024": "4096", "8": "32", "64": "128"}),
+    [((1, 32, 4096, 128), "float16", -1, 1)] * 3 +
+    [((1, 1, 4096, 4096), "float16", -4, 0)],
+    "corpus_sdpa_attn_mask", 5e-3, flops=4 * 32 * 4096 * 4096 * 128)
 # The other forms at the same length: head dimension 64 (f16), and
 # bf16 at 128, each with and without cooperative matrix 2.
 for label, dim, element, dtype in (("64", 64, "f16", "float16"),

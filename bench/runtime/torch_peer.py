@@ -158,6 +158,13 @@ def corpus_attention_scores(q, k, scale):
     return (q.permute(0, 2, 1, 3) @ k.permute(0, 2, 3, 1)).float() * scale
 
 
+def corpus_sdpa_attn_mask(q, k, v, mask):
+    # PyTorch's fused attention on the same f16 inputs and mask, with the
+    # program's scale (1/8 at every head dimension).
+    return torch.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask, scale=0.125).float()
+
+
 def corpus_attention_context(probs, v):
     b, s, h, d = v.shape
     return (probs @ v.transpose(1, 2)).transpose(1, 2).reshape(b, s, h * d)

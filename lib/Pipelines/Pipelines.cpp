@@ -79,6 +79,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
                                /*defaultPipelineBuilder=*/nullptr));
   pm.addPass(createComputeF64InF32Pass({options.target, options.f64}));
   pm.addPass(createWarnUninitializedReductionsPass());
+  pm.addPass(createRaiseSoftmaxPass());
   pm.addPass(createFuseElementwisePass());
   pm.addPass(createFoldBatchLoopsPass());
   pm.addPass(createNormalizeContractionsPass());

@@ -723,6 +723,70 @@ def WarnUninitializedReductionsPass
   }];
 }
 
+def RaiseSoftmaxPass : Pass<"sm-raise-softmax", "ModuleOp"> {
+  let summary = "a softmax written out as its reductions becomes linalg.softmax";
+  let description = [{
+    Front-ends write softmax out: torch-mlir's decomposition, JAX's
+    `jax.nn.softmax`, ONNX and IREE imports give a maximum along one
+    dimension (from -inf or the lowest finite value, `maximumf` or
+    `maxnumf`), `exp` of each element's difference from it, the sum of
+    those (from zero) and the division by it. On tensors, before dispatch
+    formation merges those pieces into other ops, this stage replaces each
+    such chain by `linalg.softmax` over that dimension, so that the
+    attention kernel (`sm-attention-to-kernels`) and the row kernels see
+    one softmax; what the division's body does after dividing (a narrowing
+    to f16, say) follows as an element-wise op. The reductions may write
+    their rows without the dimension or keep it as a size-1 dimension
+    (torch's keepdim, read back through a zero in the map); the chain must
+    be the only reader of each intermediate. Anything else is left as it
+    is.
+
+    ```mlir
+    // sm-opt --sm-raise-softmax
+    #all = affine_map<(i, j) -> (i, j)>
+    #row = affine_map<(i, j) -> (i)>
+    func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %lowest = arith.constant 0xFF800000 : f32
+      %zero = arith.constant 0.0 : f32
+      %rows = tensor.empty() : tensor<4xf32>
+      %full = tensor.empty() : tensor<4x8xf32>
+      %m0 = linalg.fill ins(%lowest : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+      %m = linalg.generic {indexing_maps = [#all, #row], iterator_types = ["parallel", "reduction"]}
+          ins(%x : tensor<4x8xf32>) outs(%m0 : tensor<4xf32>) {
+      ^bb0(%a: f32, %acc: f32):
+        %r = arith.maximumf %a, %acc : f32
+        linalg.yield %r : f32
+      } -> tensor<4xf32>
+      %e = linalg.generic {indexing_maps = [#all, #row, #all], iterator_types = ["parallel", "parallel"]}
+          ins(%x, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%full : tensor<4x8xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %d = arith.subf %a, %b : f32
+        %r = math.exp %d : f32
+        linalg.yield %r : f32
+      } -> tensor<4x8xf32>
+      %s0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+      %s = linalg.generic {indexing_maps = [#all, #row], iterator_types = ["parallel", "reduction"]}
+          ins(%e : tensor<4x8xf32>) outs(%s0 : tensor<4xf32>) {
+      ^bb0(%a: f32, %acc: f32):
+        %r = arith.addf %a, %acc : f32
+        linalg.yield %r : f32
+      } -> tensor<4xf32>
+      // All four become:
+      // %p = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) ...
+      %p = linalg.generic {indexing_maps = [#all, #row, #all], iterator_types = ["parallel", "parallel"]}
+          ins(%e, %s : tensor<4x8xf32>, tensor<4xf32>) outs(%full : tensor<4x8xf32>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %r = arith.divf %a, %b : f32
+        linalg.yield %r : f32
+      } -> tensor<4x8xf32>
+      return %p : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TosaToLinalgPass : Pass<"sm-tosa-to-linalg", "ModuleOp"> {
   let summary = "lower a program written in TOSA to linalg, as upstream does";
   let description = [{
@@ -810,7 +874,10 @@ def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
     and appear together (or not at all) in every indexing map, and each
     4-D `linalg.softmax` over a later dimension, into its 3-D form between
     `tensor.collapse_shape` and `tensor.expand_shape`, which then cancel
-    between neighbours.
+    between neighbours. An input broadcast over the two loops through zeros
+    in its map (a [1, 1, queries, keys] mask, which torch-mlir reads as
+    `(b, h, i, j) -> (0, 0, i, j)`) is first read through a collapse of
+    those size-1 dimensions, with a map of loops only.
 
     ```mlir
     // sm-opt --sm-fold-batch-loops

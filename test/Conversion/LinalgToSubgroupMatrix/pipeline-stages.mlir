@@ -2,10 +2,11 @@
 // RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 -mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s
 // Running the stages by hand gives the same program as the pipeline.
 // RUN: sm-opt %s --sm-linalg-to-gpu="target=nvidia-h100 tile-m=64 attention-subgroups=2" -o %t.pipeline.mlir
-// RUN: sm-opt %s --pass-pipeline="builtin.module(inline{default-pipeline=}, sm-fuse-elementwise, sm-fold-batch-loops, sm-normalize-contractions, sm-bufferize-program, sm-insert-shape-checks, sm-unit-convolutions-to-contractions, sm-apply-precision-policy, sm-plan-kernels{target=nvidia-h100 tile-m=64 attention-subgroups=2}, sm-attention-to-kernels{target=nvidia-h100}, sm-contractions-to-kernels{target=nvidia-h100}, sm-elementwise-to-kernels{target=nvidia-h100})" -o %t.stages.mlir
+// RUN: sm-opt %s --pass-pipeline="builtin.module(inline{default-pipeline=}, sm-raise-softmax, sm-fuse-elementwise, sm-fold-batch-loops, sm-normalize-contractions, sm-bufferize-program, sm-insert-shape-checks, sm-unit-convolutions-to-contractions, sm-apply-precision-policy, sm-plan-kernels{target=nvidia-h100 tile-m=64 attention-subgroups=2}, sm-attention-to-kernels{target=nvidia-h100}, sm-contractions-to-kernels{target=nvidia-h100}, sm-elementwise-to-kernels{target=nvidia-h100})" -o %t.stages.mlir
 // RUN: diff %t.pipeline.mlir %t.stages.mlir
 
 // CHECK: IR Dump After Inliner (inline)
+// CHECK: IR Dump After RaiseSoftmaxPass (sm-raise-softmax)
 // CHECK: IR Dump After FuseElementwisePass (sm-fuse-elementwise)
 // CHECK: IR Dump After FoldBatchLoopsPass (sm-fold-batch-loops)
 // CHECK: IR Dump After NormalizeContractionsPass (sm-normalize-contractions)

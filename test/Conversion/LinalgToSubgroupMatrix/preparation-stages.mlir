@@ -28,6 +28,33 @@ func.func @heads(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
 
 // -----
 
+// A [1, 1, queries, keys] mask broadcast over batch and heads through zeros
+// in its map (as torch-mlir writes it) is read through a collapse of its
+// size-1 dimensions, so that the batch loops still fold.
+
+// FOLD-LABEL: func.func @broadcast_mask
+// FOLD-SAME: (%[[S:.*]]: tensor<2x4x8x8xf32>, %[[MASK:.*]]: tensor<1x1x8x8xf16>)
+// FOLD: %[[M:.*]] = tensor.collapse_shape %[[MASK]] {{\[}}[0, 1, 2], [3]] : tensor<1x1x8x8xf16> into tensor<8x8xf16>
+// FOLD: %[[X:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2], [3]] : tensor<2x4x8x8xf32> into tensor<8x8x8xf32>
+// FOLD: %[[Y:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[MAP:.*]], #{{.*}}], {{.*}} ins(%[[X]], %[[M]] : tensor<8x8x8xf32>, tensor<8x8xf16>)
+// FOLD: tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2], [3]] output_shape [2, 4, 8, 8]
+#all = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#mask = affine_map<(b, h, i, j) -> (0, 0, i, j)>
+func.func @broadcast_mask(%s: tensor<2x4x8x8xf32>, %mask: tensor<1x1x8x8xf16>) -> tensor<2x4x8x8xf32> {
+  %e = tensor.empty() : tensor<2x4x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#all, #mask, #all],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<2x4x8x8xf32>, tensor<1x1x8x8xf16>) outs(%e : tensor<2x4x8x8xf32>) {
+  ^bb0(%v: f32, %m: f16, %out: f32):
+    %w = arith.extf %m : f16 to f32
+    %r = arith.addf %v, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x8x8xf32>
+  return %y : tensor<2x4x8x8xf32>
+}
+
+// -----
+
 // The caller's arrays must agree on the loop they share.
 
 // CHECKS-LABEL: func.func @add

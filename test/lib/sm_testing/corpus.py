@@ -91,6 +91,15 @@ def attention_scores(q, k, scale):
     return (q.transpose(0, 2, 1, 3) @ k.transpose(0, 2, 3, 1)) * scale
 
 
+def sdpa_attn_mask(q, k, v, mask):
+    # The program's scale is 1/sqrt(64) at every size; its probabilities
+    # are rounded to f16 before the second product.
+    scores = (q @ k.transpose(0, 1, 3, 2)) * 0.125 + mask
+    shifted = np.exp(scores - scores.max(-1, keepdims=True))
+    probs = f16(shifted / shifted.sum(-1, keepdims=True))
+    return probs @ v
+
+
 def attention_context(probs, v):
     b, s, h, d = v.shape
     context = probs @ v.transpose(0, 2, 1, 3)  # [b, h, s, d]
@@ -366,6 +375,9 @@ class Program:
 PROGRAMS = {
     "attention_scores_generic": Program(
         attention_scores, 1e-4, peer="corpus_attention_scores"),
+    "sdpa_attn_mask_torch": Program(
+        sdpa_attn_mask, 5e-3, lambda s: {3: (-4.0, 0.0)},
+        peer="corpus_sdpa_attn_mask"),
     "attention_context_generic": Program(
         attention_context, 5e-3,
         lambda s: {0: (0.0, 2.0 / s[0][-1])}, peer="corpus_attention_context"),
@@ -468,13 +480,15 @@ PROGRAMS = {
         peer="corpus_normalize"),
 }
 
-def source(name, reduced=False):
-    """The program's text, at model size or reduced."""
+def source(name, reduced=False, sizes=None):
+    """The program's text, at model size, reduced, or with the whole
+    numbers `sizes` maps (a benchmark's larger sizes) replaced."""
     text = (INPUTS / (name + ".mlir")).read_text()
-    if not reduced:
+    if not reduced and not sizes:
         return text
-    found = re.search(r"^// REDUCED: (.*)$", text, re.M)
-    sizes = dict(pair.split("=") for pair in found.group(1).split())
+    if not sizes:
+        found = re.search(r"^// REDUCED: (.*)$", text, re.M)
+        sizes = dict(pair.split("=") for pair in found.group(1).split())
     lines = []
     for line in text.splitlines(keepends=True):
         if not line.startswith("//") or line.startswith("// SHAPES:"):

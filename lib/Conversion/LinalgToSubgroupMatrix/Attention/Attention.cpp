@@ -269,8 +269,12 @@ Value AttentionKernelEmitter::getScoreOperandAddress(linalg::GenericOp step,
   AffineMap map = step.getMatchingIndexingMap(input);
   ArrayRef<int64_t> shape = cast<MemRefType>(input->get().getType()).getShape();
   Value address = index(0);
-  for (unsigned i = 0; i < map.getNumResults(); ++i)
-    address = add(mul(address, shape[i]), position[map.getDimPosition(i)]);
+  for (unsigned i = 0; i < map.getNumResults(); ++i) {
+    // A broadcast size-1 dimension adds nothing.
+    std::optional<unsigned> loop = getScoreOperandLoop(map, i);
+    if (loop)
+      address = add(mul(address, shape[i]), position[*loop]);
+  }
   return address;
 }
 
@@ -893,12 +897,21 @@ void AttentionKernelEmitter::storeOutputColumns(
   }
 }
 
+std::optional<unsigned>
+mlir::subgroup_matrix::getScoreOperandLoop(AffineMap map, unsigned i) {
+  AffineExpr result = map.getResult(i);
+  if (auto dim = dyn_cast<AffineDimExpr>(result))
+    return dim.getPosition();
+  return std::nullopt;
+}
+
 std::optional<int64_t>
 mlir::subgroup_matrix::getScoreOperandTileStride(linalg::GenericOp step,
                                                  OpOperand *input) {
   auto type = dyn_cast<MemRefType>(input->get().getType());
   AffineMap map = step.getMatchingIndexingMap(input);
-  if (!type || !type.hasStaticShape() || !map.isProjectedPermutation() ||
+  if (!type || !type.hasStaticShape() ||
+      !map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
       map.getNumResults() == 0)
     return std::nullopt;
   // The address is the row-major linearization of the map's results over
@@ -906,12 +919,12 @@ mlir::subgroup_matrix::getScoreOperandTileStride(linalg::GenericOp step,
   // must be the key, and the stride of a query is the product of the
   // extents after its result.
   unsigned last = map.getNumResults() - 1;
-  if (map.getDimPosition(last) != 2)
+  if (getScoreOperandLoop(map, last) != 2u)
     return std::nullopt;
   int64_t stride = 1;
   for (unsigned i = last; i-- > 0;) {
     stride *= type.getShape()[i + 1];
-    if (map.getDimPosition(i) == 1)
+    if (getScoreOperandLoop(map, i) == 1u)
       return stride;
   }
   return std::nullopt;

@@ -67,14 +67,24 @@ static std::optional<unsigned> getScoreInput(linalg::GenericOp op,
       scoreInput = input->getOperandNumber();
       continue;
     }
-    if (!map.isProjectedPermutation() || !type.hasStaticShape() ||
-        !type.getLayout().isIdentity() ||
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
         !isa<Float32Type, Float16Type>(type.getElementType()))
       return std::nullopt;
-    // The dimensions in order, so that the address is row-major.
-    for (unsigned i = 1; i < map.getNumResults(); ++i)
-      if (map.getDimPosition(i) <= map.getDimPosition(i - 1))
+    // The loops in order, so that the address is row-major; a zero only
+    // where the dimension has one element (broadcast over the loops).
+    std::optional<unsigned> previous;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      std::optional<unsigned> loop = getScoreOperandLoop(map, i);
+      if (!loop) {
+        if (type.getShape()[i] != 1)
+          return std::nullopt;
+        continue;
+      }
+      if (previous && *loop <= *previous)
         return std::nullopt;
+      previous = loop;
+    }
   }
   Block &body = op.getRegion().front();
   if (!scoreInput || !body.getArguments().back().use_empty())

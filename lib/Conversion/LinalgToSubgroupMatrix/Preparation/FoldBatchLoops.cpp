@@ -42,7 +42,58 @@ using namespace mlir::subgroup_matrix;
 /// indexing map, and linalg.softmax over a later dimension, become their
 /// 3-D forms between reshapes, which then cancel between neighbours. The
 /// kernels take one batch dimension (the grid's z or y).
+/// Reads each input of `generic` that has size-1 dimensions broadcast over
+/// its loops (zeros among its map's results, as torch-mlir writes a
+/// [1, 1, queries, keys] mask: `(b, h, i, j) -> (0, 0, i, j)`) through a
+/// collapse of those dimensions, with a map of loops only: upstream's
+/// collapse of loops takes no such map. Returns whether it changed any.
+static bool readBroadcastUnitDimensionsCollapsed(linalg::GenericOp generic,
+                                                 RewriterBase &rewriter) {
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = maps[input->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    SmallVector<AffineExpr> kept;
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices pending;
+    for (auto [i, result] : llvm::enumerate(map.getResults())) {
+      pending.push_back(i);
+      auto constant = dyn_cast<AffineConstantExpr>(result);
+      if (constant && constant.getValue() == 0 && type.getDimSize(i) == 1)
+        continue;
+      kept.push_back(result);
+      groups.push_back(pending);
+      pending.clear();
+    }
+    if (kept.size() == map.getNumResults())
+      continue;
+    // Trailing dropped dimensions join the last group (none: a scalar).
+    if (!pending.empty() && !groups.empty())
+      llvm::append_range(groups.back(), pending);
+    rewriter.setInsertionPoint(generic);
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, generic.getLoc(), input->get(), groups);
+    rewriter.modifyOpInPlace(generic, [&] { input->set(collapsed); });
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, map.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(generic, [&] {
+      generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  return changed;
+}
+
 static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  module.walk([&](linalg::GenericOp generic) {
+    if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4)
+      readBroadcastUnitDimensionsCollapsed(generic, rewriter);
+  });
   SmallVector<Operation *> candidates;
   module.walk([&](Operation *op) {
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
@@ -67,7 +118,6 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
   });
   if (candidates.empty())
     return success();
-  IRRewriter rewriter(module.getContext());
   for (Operation *op : candidates) {
     rewriter.setInsertionPoint(op);
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {

@@ -147,6 +147,12 @@ inline int64_t getAttentionProbabilityStride(const Attention &attention,
 }
 
 /// The distance, in elements, between consecutive queries' elements of
+/// The loop that result `i` of `map` (a score step's indexing map of one of
+/// its other inputs) reads, or none for a constant zero: the index of a
+/// size-1 dimension broadcast over the loops, as front-ends write a
+/// [1, 1, queries, keys] mask (torch-mlir's `(b, h, i, j) -> (0, 0, i, j)`).
+std::optional<unsigned> getScoreOperandLoop(AffineMap map, unsigned i);
+
 /// `input`, one of score step `step`'s other inputs (a mask), where the
 /// step reads it at consecutive elements for consecutive keys: a matrix of
 /// a block of scores then reads its elements of `input` as one load of that
