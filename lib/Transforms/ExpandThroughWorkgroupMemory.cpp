@@ -198,14 +198,23 @@ private:
   void expandBoundedLoad(LoadOp op);
   void expandBoundedStore(StoreOp op);
 
-  /// Whether the whole matrix of a bounded access lies inside its bounds.
-  Value isWhole(OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type,
-                Value rows, Value columns);
-  /// Whether element `i` of a row-major tile of `type` lies inside the
-  /// bounds, and the indices of that element in the access's memory.
-  std::pair<Value, SmallVector<Value>> locateBoundedElement(
-      OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type, Value i,
-      ValueRange indices, Value stride, ValueRange bounds, bool colMajor);
+  /// The subgroup's tile through which a bounded load or store (`op`)
+  /// moves a matrix that is cut, and whether the matrix lies inside its
+  /// bounds.
+  struct BoundedTile {
+    Value buffer, start, whole;
+    int64_t elements;
+  };
+  template <typename AccessOp>
+  BoundedTile getBoundedTile(OpBuilder &b, AccessOp op);
+  /// `body(builder, tileAddress, inside, indices)` for each of this
+  /// invocation's elements of the row-major `tile`: its address in the
+  /// tile, whether it lies inside `op`'s bounds, and its indices in `op`'s
+  /// memory.
+  template <typename AccessOp>
+  void forEachBoundedElement(
+      OpBuilder &b, AccessOp op, const BoundedTile &tile,
+      function_ref<void(OpBuilder &, Value, Value, ValueRange)> body);
 
   gpu::GPUFuncOp kernel;
   unsigned subgroupSize;
@@ -495,39 +504,53 @@ void ScratchExpander::expandConvert(ConvertOp op) {
   replaceWithTile(b, op, buffer, start, stride);
 }
 
-Value ScratchExpander::isWhole(OpBuilder &b, Location loc,
-                               SubgroupMatrixTypeInterface type, Value rows,
-                               Value columns) {
+template <typename AccessOp>
+ScratchExpander::BoundedTile ScratchExpander::getBoundedTile(OpBuilder &b,
+                                                             AccessOp op) {
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  int64_t elements = int64_t(type.getRows()) * type.getColumns();
+  auto [buffer, start] =
+      getTile(b, loc, getStorageType(type.getElementType()), 0, elements);
   auto atLeast = [&](Value bound, int64_t extent) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, bound,
                                  index(b, loc, extent));
   };
-  return arith::AndIOp::create(b, loc, atLeast(rows, type.getRows()),
-                               atLeast(columns, type.getColumns()));
+  Value whole =
+      arith::AndIOp::create(b, loc, atLeast(op.getBoundRows(), type.getRows()),
+                            atLeast(op.getBoundColumns(), type.getColumns()));
+  return {buffer, start, whole, elements};
 }
 
-std::pair<Value, SmallVector<Value>> ScratchExpander::locateBoundedElement(
-    OpBuilder &b, Location loc, SubgroupMatrixTypeInterface type, Value i,
-    ValueRange indices, Value stride, ValueRange bounds, bool colMajor) {
-  Value columnCount = index(b, loc, type.getColumns());
-  Value row = arith::DivUIOp::create(b, loc, i, columnCount);
-  Value column = arith::RemUIOp::create(b, loc, i, columnCount);
-  auto below = [&](Value value, Value bound) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, value,
-                                 bound);
-  };
-  Value inside = arith::AndIOp::create(b, loc, below(row, bounds[0]),
-                                       below(column, bounds[1]));
-  // The matrix's elements lie `stride * major + minor` elements after
-  // element [0, 0], counted along the memref's contiguous innermost
-  // dimension, as the load and store ops define.
-  Value major = colMajor ? column : row, minor = colMajor ? row : column;
-  Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, major, stride), minor);
-  SmallVector<Value> elementIndices(indices);
-  elementIndices.back() =
-      arith::AddIOp::create(b, loc, elementIndices.back(), offset);
-  return {inside, elementIndices};
+template <typename AccessOp>
+void ScratchExpander::forEachBoundedElement(
+    OpBuilder &b, AccessOp op, const BoundedTile &tile,
+    function_ref<void(OpBuilder &, Value, Value, ValueRange)> body) {
+  Location loc = op.getLoc();
+  Value columnCount = index(b, loc, op.getMatrixType().getColumns());
+  forEachLaneElement(b, loc, tile.elements, [&](OpBuilder &inner, Value i) {
+    Value row = arith::DivUIOp::create(inner, loc, i, columnCount);
+    Value column = arith::RemUIOp::create(inner, loc, i, columnCount);
+    auto below = [&](Value value, Value bound) {
+      return arith::CmpIOp::create(inner, loc, arith::CmpIPredicate::slt, value,
+                                   bound);
+    };
+    Value inside =
+        arith::AndIOp::create(inner, loc, below(row, op.getBoundRows()),
+                              below(column, op.getBoundColumns()));
+    // The matrix's elements lie `stride * major + minor` elements after
+    // element [0, 0], counted along the memref's contiguous innermost
+    // dimension, as the load and store ops define.
+    Value major = op.getColMajor() ? column : row;
+    Value minor = op.getColMajor() ? row : column;
+    Value offset = arith::AddIOp::create(
+        inner, loc, arith::MulIOp::create(inner, loc, major, op.getStride()),
+        minor);
+    SmallVector<Value> indices(op.getIndices());
+    indices.back() = arith::AddIOp::create(inner, loc, indices.back(), offset);
+    Value address = arith::AddIOp::create(inner, loc, tile.start, i);
+    body(inner, address, inside, indices);
+  });
 }
 
 // The barriers stay outside the branches on whether the matrix is whole:
@@ -540,13 +563,11 @@ void ScratchExpander::expandBoundedLoad(LoadOp op) {
   Location loc = op.getLoc();
   SubgroupMatrixTypeInterface type = op.getMatrixType();
   Type storage = getStorageType(type.getElementType());
-  int64_t tileElements = int64_t(type.getRows()) * type.getColumns();
-  auto [buffer, start] = getTile(b, loc, storage, 0, tileElements);
-  Value whole = isWhole(b, loc, type, op.getBoundRows(), op.getBoundColumns());
+  BoundedTile tile = getBoundedTile(b, op);
   // A matrix inside its bounds (every tile but those at the edges) loads
   // as it is. For the others, each invocation reads its share of the
   // elements inside the bounds into a row-major tile, zero elsewhere.
-  auto direct = scf::IfOp::create(b, loc, op.getType(), whole,
+  auto direct = scf::IfOp::create(b, loc, op.getType(), tile.whole,
                                   /*withElseRegion=*/true);
   OpBuilder thenBuilder = direct.getThenBodyBuilder();
   Value plain =
@@ -554,11 +575,9 @@ void ScratchExpander::expandBoundedLoad(LoadOp op) {
                      op.getIndices(), op.getStride(), op.getColMajor());
   scf::YieldOp::create(thenBuilder, loc, plain);
   OpBuilder elseBuilder = direct.getElseBodyBuilder();
-  forEachLaneElement(
-      elseBuilder, loc, tileElements, [&](OpBuilder &inner, Value i) {
-        auto [inside, indices] = locateBoundedElement(
-            inner, loc, type, i, op.getIndices(), op.getStride(),
-            op.getBounds(), op.getColMajor());
+  forEachBoundedElement(
+      elseBuilder, op, tile,
+      [&](OpBuilder &inner, Value address, Value inside, ValueRange indices) {
         auto read = scf::IfOp::create(inner, loc, storage, inside,
                                       /*withElseRegion=*/true);
         OpBuilder readBuilder = read.getThenBodyBuilder();
@@ -572,8 +591,7 @@ void ScratchExpander::expandBoundedLoad(LoadOp op) {
             arith::ConstantOp::create(zeroBuilder, loc,
                                       zeroBuilder.getZeroAttr(storage))
                 .getResult());
-        Value address = arith::AddIOp::create(inner, loc, start, i);
-        memref::StoreOp::create(inner, loc, read.getResult(0), buffer,
+        memref::StoreOp::create(inner, loc, read.getResult(0), tile.buffer,
                                 ValueRange{address});
       });
   // Not used: the tile is loaded below.
@@ -585,15 +603,15 @@ void ScratchExpander::expandBoundedLoad(LoadOp op) {
   scf::YieldOp::create(elseBuilder, loc, placeholder);
   synchronizeSubgroup(b, loc);
 
-  auto fromTile = scf::IfOp::create(b, loc, op.getType(), whole,
+  auto fromTile = scf::IfOp::create(b, loc, op.getType(), tile.whole,
                                     /*withElseRegion=*/true);
   OpBuilder keepBuilder = fromTile.getThenBodyBuilder();
   scf::YieldOp::create(keepBuilder, loc, direct.getResult(0));
   OpBuilder tileBuilder = fromTile.getElseBodyBuilder();
-  Value loaded =
-      LoadOp::create(tileBuilder, loc, op.getType(), buffer, ValueRange{start},
-                     index(tileBuilder, loc, type.getColumns()),
-                     /*col_major=*/false);
+  Value loaded = LoadOp::create(tileBuilder, loc, op.getType(), tile.buffer,
+                                ValueRange{tile.start},
+                                index(tileBuilder, loc, type.getColumns()),
+                                /*col_major=*/false);
   scf::YieldOp::create(tileBuilder, loc, loaded);
   synchronizeSubgroup(b, loc);
   op.replaceAllUsesWith(fromTile.getResult(0));
@@ -604,39 +622,35 @@ void ScratchExpander::expandBoundedStore(StoreOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   SubgroupMatrixTypeInterface type = op.getMatrixType();
-  Type storage = getStorageType(type.getElementType());
-  int64_t tileElements = int64_t(type.getRows()) * type.getColumns();
-  auto [buffer, start] = getTile(b, loc, storage, 0, tileElements);
-  Value whole = isWhole(b, loc, type, op.getBoundRows(), op.getBoundColumns());
+  BoundedTile tile = getBoundedTile(b, op);
   // A whole matrix stores as it is; the others go to the subgroup's tile,
   // from which each invocation copies its share of the elements inside the
   // bounds to memory.
-  auto direct = scf::IfOp::create(b, loc, TypeRange(), whole,
+  auto direct = scf::IfOp::create(b, loc, TypeRange(), tile.whole,
                                   /*withElseRegion=*/true);
   OpBuilder thenBuilder = direct.getThenBodyBuilder();
   StoreOp::create(thenBuilder, loc, op.getValue(), op.getTarget(),
                   op.getIndices(), op.getStride(), op.getColMajor());
   OpBuilder elseBuilder = direct.getElseBodyBuilder();
-  StoreOp::create(elseBuilder, loc, op.getValue(), buffer, ValueRange{start},
+  StoreOp::create(elseBuilder, loc, op.getValue(), tile.buffer,
+                  ValueRange{tile.start},
                   index(elseBuilder, loc, type.getColumns()),
                   /*col_major=*/false);
   synchronizeSubgroup(b, loc);
 
   Value cut = arith::XOrIOp::create(
-      b, loc, whole, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+      b, loc, tile.whole,
+      arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   auto copy = scf::IfOp::create(b, loc, TypeRange(), cut,
                                 /*withElseRegion=*/false);
   OpBuilder copyBuilder = OpBuilder::atBlockBegin(copy.thenBlock());
-  forEachLaneElement(
-      copyBuilder, loc, tileElements, [&](OpBuilder &inner, Value i) {
-        auto [inside, indices] = locateBoundedElement(
-            inner, loc, type, i, op.getIndices(), op.getStride(),
-            op.getBounds(), op.getColMajor());
+  forEachBoundedElement(
+      copyBuilder, op, tile,
+      [&](OpBuilder &inner, Value address, Value inside, ValueRange indices) {
         auto write = scf::IfOp::create(inner, loc, TypeRange(), inside,
                                        /*withElseRegion=*/false);
         OpBuilder writeBuilder = OpBuilder::atBlockBegin(write.thenBlock());
-        Value address = arith::AddIOp::create(writeBuilder, loc, start, i);
-        Value element = memref::LoadOp::create(writeBuilder, loc, buffer,
+        Value element = memref::LoadOp::create(writeBuilder, loc, tile.buffer,
                                                ValueRange{address});
         memref::StoreOp::create(writeBuilder, loc, element, op.getTarget(),
                                 indices);
