@@ -49,10 +49,11 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load", [AttrSizedOperandSegments]
     a larger matrix): the other elements are zero and their memory is not
     read. A bound at or above the matrix's extent covers all of it, one at
     or below zero none. The bounds must be subgroup uniform, and the memref
-    must hold the storage type itself (not packed words). Devices with
-    VK_NV_cooperative_matrix2's tensor addressing load such a matrix in one
-    instruction; elsewhere a load that is not whole goes through workgroup
-    memory (or, for per-invocation matrices, element by element).
+    must hold the storage type itself (not packed words). On devices with
+    VK_NV_cooperative_matrix2's tensor addressing, a bounded load of a
+    kernel's buffer or workgroup allocation is one instruction; elsewhere a
+    load that is not whole goes through workgroup memory (or, for
+    per-invocation matrices, element by element).
 
     ```mlir
     func.func @loads(%buf: memref<64x64xf16>,
