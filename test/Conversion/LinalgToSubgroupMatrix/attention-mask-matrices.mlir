@@ -8,7 +8,8 @@
 // and keys (128 of each): with the softmax on result matrices
 // (VK_NV_cooperative_matrix2), each score matrix's block of the mask is one
 // load of a result matrix at the block's position, with the mask's row
-// stride, widened to f32 and added in the map of the program's scale; the
+// stride, issued a key block ahead and carried into the next step, widened
+// to f32 and added in the map of the program's scale; the
 // map stays the matrices' own arithmetic (no per-element function for it,
 // no trip through workgroup memory). Without cooperative matrix 2 the
 // softmax runs on scalars through workgroup memory, which read the mask
@@ -18,13 +19,17 @@
 // CHECK-SAME:    %[[MASK:[a-z0-9]+]]: memref<16384xf16>) workgroup(
 // CHECK-NOT:     memref.load %[[MASK]]
 // CHECK:         %[[TILE:.*]] = subgroup_matrix.load %[[MASK]][%{{.*}}] stride %[[STRIDE:.*]] : memref<16384xf16> -> !subgroup_matrix.result<16x16xf16>
-// CHECK:         %[[WIDE:.*]] = subgroup_matrix.convert %[[TILE]] : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
+// CHECK:         scf.for {{.*}} iter_args({{.*}}%[[CARRIED:[a-z0-9]+]] = %[[TILE]],
+// CHECK:           gpu.barrier
+// CHECK:           %[[NEXT:.*]] = subgroup_matrix.load %[[MASK]][%{{.*}}] stride %{{.*}} : memref<16384xf16> -> !subgroup_matrix.result<16x16xf16>
+// CHECK:           %[[WIDE:.*]] = subgroup_matrix.convert %[[CARRIED]] : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.result<16x16xf32>
 // CHECK:         subgroup_matrix.map %{{.*}}, %[[WIDE]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
 // CHECK-NEXT:    ^bb0(%{{.*}}: index, %{{.*}}: index, %[[S:.*]]: f32, %[[M:.*]]: f32):
 // CHECK-NEXT:      %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]] : f32
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[SCALED]], %[[M]] : f32
 // CHECK-NEXT:      subgroup_matrix.yield %[[SUM]] : f32
+// CHECK:           scf.yield {{.*}}%[[NEXT]],
 // CHECK-NOT:     memref.load %[[MASK]]
 // CHECK:         gpu.return
 

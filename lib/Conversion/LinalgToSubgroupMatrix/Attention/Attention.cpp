@@ -9,6 +9,9 @@
 // matrices in registers: `mma`, `map` (the program's scale and mask, exp,
 // the rescale), `reduce max rows` and `reduce add rows`, `convert` of P to
 // a left matrix and `mma` with V. O is divided by l once, at the end.
+// The global reads of each key block (K, V and the mask matrices) are
+// issued one step ahead and carried into the next, so that they overlap
+// the step's products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +131,10 @@ private:
   /// The loop over key blocks `lower` to `upper` from the carried
   /// (maximum, sum, outputs...); returns their final values.
   SmallVector<Value> emitKeyLoop(Value lower, Value upper, ValueRange carried);
+  /// The global reads of the key block from `firstKey` for the softmax in
+  /// registers: this invocation's share of K's and V's rows, then for each
+  /// column of matrices of the block its score operand matrices.
+  SmallVector<Value> loadKeyBlock(Value firstKey);
   /// The online-softmax step of one key block, from its raw scores and the
   /// loop-carried (maximum, sum, outputs...); returns their new values.
   /// With result matrices only: maps, row reductions, a conversion of P.
@@ -570,33 +577,61 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   return kernel;
 }
 
+SmallVector<Value> AttentionKernelEmitter::loadKeyBlock(Value firstKey) {
+  SmallVector<Value> values = loadRows(keyCopy, firstKey);
+  llvm::append_range(values, loadRows(valueCopy, firstKey));
+  for (int64_t j = 0; j < keyBlock / config.getN(); ++j)
+    llvm::append_range(
+        values, loadScoreOperandMatrices(add(firstKey, j * config.getN())));
+  return values;
+}
+
 SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
                                                        ValueRange carried) {
   int64_t fn = config.getN(), fk = config.getK();
   int64_t headDim = attention.headDim;
-  auto loop = scf::ForOp::create(b, loc, lower, upper, index(1), carried);
+  // With the softmax in registers each step's global reads are issued in
+  // the step before and carried (the driver otherwise keeps a step's loads
+  // next to their first use, after the barrier, and the products wait for
+  // them: 1411 against 1334 us for the attention of docs/performance.md).
+  // A read past the loop's last block reads that block again: a mask read
+  // as matrices has nothing past the keys. An empty loop (a causal
+  // attention's two loops may meet at any block) reads block `lower` or
+  // the one before it, both inside the keys.
+  Value lastBlock = arith::SubIOp::create(b, loc, upper, index(1));
+  auto keyBlockStart = [&](Value block) {
+    return mul(arith::MinUIOp::create(b, loc, block, lastBlock), keyBlock);
+  };
+  SmallVector<Value> initial(carried);
+  if (!softmaxInWorkgroupMemory)
+    llvm::append_range(initial, loadKeyBlock(keyBlockStart(lower)));
+  auto loop = scf::ForOp::create(b, loc, lower, upper, index(1), initial);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value firstKey = mul(loop.getInductionVar(), keyBlock);
-    // With the softmax in workgroup memory, V takes K's buffer once the
-    // scores are computed; it is read from global memory now, and written
-    // then.
-    SmallVector<Value> valueRows;
-    if (softmaxInWorkgroupMemory)
-      valueRows = loadRows(valueCopy, firstKey);
-    // The block's mask matrices are read first, so that their latency
-    // passes under the staging of K and V and the products (NVIDIA's
-    // driver keeps global loads after a barrier after it).
+    ValueRange state = loop.getRegionIterArgs().take_front(carried.size());
+    SmallVector<Value> valueRows, ahead;
     SmallVector<SmallVector<Value>> operandMatrices;
-    if (!softmaxInWorkgroupMemory && !attention.scoreOperands.empty())
-      for (int64_t j = 0; j < keyBlock / fn; ++j)
-        operandMatrices.push_back(
-            loadScoreOperandMatrices(add(firstKey, index(j * fn))));
-    stageRows(keyCopy, firstKey);
-    if (!softmaxInWorkgroupMemory)
-      stageRows(valueCopy, firstKey);
+    if (softmaxInWorkgroupMemory) {
+      // V takes K's buffer once the scores are computed; it is read from
+      // global memory now, and written then.
+      valueRows = loadRows(valueCopy, firstKey);
+      stageRows(keyCopy, firstKey);
+    } else {
+      ValueRange read = loop.getRegionIterArgs().drop_front(carried.size());
+      size_t rows = keyCopy.rows.size();
+      storeRows(keyCopy, SmallVector<Value>(read.take_front(rows)));
+      storeRows(valueCopy, SmallVector<Value>(read.slice(rows, rows)));
+      ValueRange matrices = read.drop_front(2 * rows);
+      size_t perColumn = attention.scoreOperands.size();
+      for (int64_t j = 0; perColumn && j < keyBlock / fn; ++j)
+        operandMatrices.emplace_back(matrices.slice(j * perColumn, perColumn));
+    }
     gpu::BarrierOp::create(b, loc);
+    if (!softmaxInWorkgroupMemory)
+      ahead =
+          loadKeyBlock(keyBlockStart(add(loop.getInductionVar(), index(1))));
 
     // S = Q K^T for each column of matrices of the block.
     SmallVector<Value> scores;
@@ -615,13 +650,13 @@ SmallVector<Value> AttentionKernelEmitter::emitKeyLoop(Value lower, Value upper,
     SmallVector<Value> yielded =
         softmaxInWorkgroupMemory
             ? emitBlockThroughWorkgroupMemory(firstKey, scores, valueRows,
-                                              loop.getRegionIterArgs())
-            : emitBlockInRegisters(firstKey, scores, loop.getRegionIterArgs(),
-                                   operandMatrices);
+                                              state)
+            : emitBlockInRegisters(firstKey, scores, state, operandMatrices);
     gpu::BarrierOp::create(b, loc);
+    llvm::append_range(yielded, ahead);
     scf::YieldOp::create(b, loc, yielded);
   }
-  return SmallVector<Value>(loop.getResults());
+  return SmallVector<Value>(loop.getResults().take_front(carried.size()));
 }
 
 SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
@@ -935,7 +970,7 @@ bool mlir::subgroup_matrix::readsScoreOperandsAsMatrices(
     int64_t queryBlock, int64_t keyBlock) {
   // Every block of queries and keys lies inside the sequences: no load
   // reaches past an operand's rows.
-  if (ShapedType::isDynamic(attention.keyCount) ||
+  if (ShapedType::isDynamic(attention.keyCount) || attention.keyCount == 0 ||
       attention.keyCount % keyBlock != 0 ||
       stagesQueries(attention, queryBlock))
     return false;
