@@ -866,7 +866,7 @@ def ComputeF64InF32Pass : Pass<"sm-compute-f64-in-f32", "ModuleOp"> {
 }
 
 def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
-  let summary = "fold two leading batch loops of a program on tensors into one";
+  let summary = "fold the leading batch loops of a program on tensors into one";
   let description = [{
     Kernels take one batch dimension (the grid's z or y), but attention
     written on 4-D tensors has two leading ones, batch and heads. This
@@ -877,7 +877,15 @@ def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
     between neighbours. An input broadcast over the two loops through zeros
     in its map (a [1, 1, queries, keys] mask, which torch-mlir reads as
     `(b, h, i, j) -> (0, 0, i, j)`) is first read through a collapse of
-    those size-1 dimensions, with a map of loops only.
+    those size-1 dimensions, with a map of loops only. An input of one of
+    attention's products (its scores reach a softmax, or it reads a
+    softmax's result) that is broadcast over the heads loop (K and V of
+    multi-query attention, `(b, h, i, j, d) -> (b, j, d)`) is read through
+    a copy repeated over the heads, which the attention kernel reads
+    through, so that the products fold as the softmax does. The fold is
+    repeated while ops keep two leading batch loops: JAX's grouped-query
+    einsum (batch, key-value heads, queries per key-value head) takes two
+    rounds.
 
     ```mlir
     // sm-opt --sm-fold-batch-loops

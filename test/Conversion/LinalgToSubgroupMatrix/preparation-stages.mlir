@@ -28,6 +28,54 @@ func.func @heads(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
 
 // -----
 
+// Multi-query attention: K broadcast over the heads loop is read through a
+// copy repeated over the heads, so that the score product's two batch
+// loops fold as the softmax's do. A batched product whose result reaches no
+// softmax keeps its broadcast operand.
+
+// FOLD-LABEL: func.func @multi_query
+// FOLD:         %[[REPEATED:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x32x16xf16>) outs(%{{.*}} : tensor<2x4x32x16xf16>)
+// FOLD:         %[[K:.*]] = tensor.collapse_shape %[[REPEATED]] {{\[}}[0, 1], [2], [3]] : tensor<2x4x32x16xf16> into tensor<8x32x16xf16>
+// FOLD:         %[[S:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[K]] : tensor<8x32x16xf16>, tensor<8x32x16xf16>) outs(%{{.*}} : tensor<8x32x32xf32>)
+// FOLD:         linalg.softmax dimension(2) ins(%{{.*}} : tensor<8x32x32xf32>)
+// FOLD-LABEL: func.func @shared_operand
+// FOLD-NOT:     tensor.empty() : tensor<2x4x32x16xf16>
+// FOLD:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4x32x16xf16>, tensor<2x32x16xf16>)
+func.func @multi_query(%q: tensor<2x4x32x16xf16>, %k: tensor<2x32x16xf16>) -> tensor<2x4x32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<2x4x32x32xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<2x4x32x32xf32>) -> tensor<2x4x32x32xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x32x16xf16>, tensor<2x32x16xf16>) outs(%sf : tensor<2x4x32x32xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %prod = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %c, %prod : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x32x32xf32>
+  %pe = tensor.empty() : tensor<2x4x32x32xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<2x4x32x32xf32>) outs(%pe : tensor<2x4x32x32xf32>) -> tensor<2x4x32x32xf32>
+  return %p : tensor<2x4x32x32xf32>
+}
+func.func @shared_operand(%q: tensor<2x4x32x16xf16>, %k: tensor<2x32x16xf16>) -> tensor<2x4x32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<2x4x32x32xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<2x4x32x32xf32>) -> tensor<2x4x32x32xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x4x32x16xf16>, tensor<2x32x16xf16>) outs(%sf : tensor<2x4x32x32xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %prod = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %c, %prod : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x32x32xf32>
+  return %s : tensor<2x4x32x32xf32>
+}
+
+// -----
+
 // A [1, 1, queries, keys] mask broadcast over batch and heads through zeros
 // in its map (as torch-mlir writes it) is read through a collapse of its
 // size-1 dimensions, so that the batch loops still fold.

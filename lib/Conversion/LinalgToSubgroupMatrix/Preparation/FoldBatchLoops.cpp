@@ -1,7 +1,8 @@
 //===- FoldBatchLoops.cpp - sm-fold-batch-loops ---------------------------===//
 //
-// sm-fold-batch-loops: two leading batch loops (batch and heads) folded into
-// one, on tensors, for kernels that take one batch dimension.
+// sm-fold-batch-loops: the leading batch loops (batch, heads, groups of
+// heads) folded into one, on tensors, for kernels that take one batch
+// dimension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,11 +89,109 @@ static bool readBroadcastUnitDimensionsCollapsed(linalg::GenericOp generic,
   return changed;
 }
 
-static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+/// Whether `generic` is one of attention's products: its scores reach a
+/// softmax through element-wise ops, or an operand comes from one (through
+/// element-wise ops of one input).
+static bool isAttentionProduct(linalg::GenericOp generic) {
+  auto elementwise = [](Operation *op) {
+    auto step = dyn_cast_or_null<linalg::GenericOp>(op);
+    return step && step.getNumLoops() == step.getNumParallelLoops();
+  };
+  Operation *user = generic;
+  for (int step = 0; step < 4 && user->getResult(0).hasOneUse(); ++step) {
+    user = *user->getResult(0).getUsers().begin();
+    if (isa<linalg::SoftmaxOp>(user))
+      return true;
+    if (!elementwise(user) || user->getNumResults() != 1)
+      break;
+  }
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Operation *producer = input->get().getDefiningOp();
+    for (int step = 0; step < 4 && producer; ++step) {
+      if (isa<linalg::SoftmaxOp>(producer))
+        return true;
+      if (!elementwise(producer) || producer->getNumOperands() != 2)
+        break;
+      producer = producer->getOperand(0).getDefiningOp();
+    }
+  }
+  return false;
+}
+
+/// Reads each input of an attention product that is broadcast over the
+/// heads loop (K and V of multi-query attention, `(b, h, j, d) -> (b, j,
+/// d)`) through a copy repeated over the heads, so that the two batch
+/// loops fold as they do for Q, the scores and the softmax; the attention
+/// kernel reads K and V through the copy (as it reads grouped heads
+/// repeated), and the scores and the softmax keep one batch of heads
+/// instead of the product folding the heads into its rows. Returns whether
+/// it changed any.
+static bool repeatInputsOverHeads(linalg::GenericOp generic,
+                                  RewriterBase &rewriter) {
+  if (generic.getNumDpsInits() != 1 || !isAttentionProduct(generic))
+    return false;
+  MLIRContext *context = generic.getContext();
+  AffineExpr batch = getAffineDimExpr(0, context),
+             heads = getAffineDimExpr(1, context);
+  bool changed = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    std::optional<unsigned> batchResult = map.getResultPosition(batch);
+    if (!type || !type.hasStaticShape() || !batchResult ||
+        map.getResultPosition(heads) || !map.isProjectedPermutation())
+      continue;
+    // The repeated copy: the heads' dimension right after the batch's.
+    SmallVector<AffineExpr> results(map.getResults());
+    results.insert(results.begin() + *batchResult + 1, heads);
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + *batchResult + 1,
+                 generic.getStaticLoopRanges()[1]);
+    Location loc = generic.getLoc();
+    rewriter.setInsertionPoint(generic);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    unsigned rank = shape.size();
+    SmallVector<AffineExpr> source;
+    for (unsigned dim = 0; dim < rank; ++dim)
+      if (dim != *batchResult + 1)
+        source.push_back(getAffineDimExpr(dim, context));
+    SmallVector<AffineMap> copyMaps = {
+        AffineMap::get(rank, 0, source, context),
+        AffineMap::getMultiDimIdentityMap(rank, context)};
+    auto copy = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), ValueRange{input->get()},
+        ValueRange{init}, copyMaps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, context);
+    rewriter.modifyOpInPlace(generic, [&] {
+      input->set(copy.getResult(0));
+      generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    changed = true;
+  }
+  return changed;
+}
+
+/// One round of the fold: every op with two leading batch loops loses one;
+/// returns whether any did.
+static FailureOr<bool> foldTwoLeadingBatchLoops(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   module.walk([&](linalg::GenericOp generic) {
     if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4)
       readBroadcastUnitDimensionsCollapsed(generic, rewriter);
+  });
+  module.walk([&](linalg::GenericOp generic) {
+    if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 5 &&
+        generic.getNumReductionLoops() == 1 &&
+        generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+        generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel)
+      repeatInputsOverHeads(generic, rewriter);
   });
   SmallVector<Operation *> candidates;
   module.walk([&](Operation *op) {
@@ -113,15 +212,17 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
     }
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
       if (auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType()))
-        if (type.getRank() == 4 && softmax.getDimension() >= 2)
+        if (type.getRank() >= 4 && softmax.getDimension() >= 2)
           candidates.push_back(op);
   });
   if (candidates.empty())
-    return success();
+    return false;
   for (Operation *op : candidates) {
     rewriter.setInsertionPoint(op);
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-      SmallVector<ReassociationIndices> folded = {{0, 1}, {2}, {3}};
+      SmallVector<ReassociationIndices> folded = {{0, 1}};
+      for (int64_t dim = 2; dim < softmax.getInputOperandRank(); ++dim)
+        folded.push_back({dim});
       Location loc = softmax.getLoc();
       Value input = tensor::CollapseShapeOp::create(rewriter, loc,
                                                     softmax.getInput(), folded);
@@ -147,7 +248,23 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
           "cannot fold its two leading batch loops into one");
     rewriter.replaceOp(generic, collapsed->results);
   }
-  return foldReshapedFills(module);
+  if (failed(foldReshapedFills(module)))
+    return failure();
+  return true;
+}
+
+/// Folds until every op has at most one batch loop before its rows: a
+/// grouped attention as JAX writes it (batch, key-value heads, queries per
+/// head) takes two rounds.
+static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+  for (int round = 0; round < 4; ++round) {
+    FailureOr<bool> folded = foldTwoLeadingBatchLoops(module);
+    if (failed(folded))
+      return failure();
+    if (!*folded)
+      break;
+  }
+  return success();
 }
 
 LogicalResult mlir::subgroup_matrix::foldReshapedFills(ModuleOp module) {
