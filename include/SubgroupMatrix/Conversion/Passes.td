@@ -737,9 +737,13 @@ def RaiseSoftmaxPass : Pass<"sm-raise-softmax", "ModuleOp"> {
     one softmax; what the division's body does after dividing (a narrowing
     to f16, say) follows as an element-wise op. The reductions may write
     their rows without the dimension or keep it as a size-1 dimension
-    (torch's keepdim, read back through a zero in the map); the chain must
-    be the only reader of each intermediate. Anything else is left as it
-    is.
+    (torch's keepdim, read back through a zero in the map). TOSA's form
+    (upstream's TOSA-to-linalg) is taken too: the reductions as
+    `linalg.reduce` (made generics first) with their rows kept by a
+    `tensor.expand_shape`, which the readers read through, and the
+    division as a reciprocal (`1 / sum`) and a multiply by it. The chain
+    must be the only reader of each intermediate. Anything else is left as
+    it is.
 
     ```mlir
     // sm-opt --sm-raise-softmax

@@ -189,3 +189,67 @@ func.func @maximum_from_zero(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %p : tensor<4x8xf32>
 }
+
+// -----
+
+// TOSA's decomposition through upstream's TOSA-to-linalg: the reductions
+// as linalg.reduce with their row kept by a tensor.expand_shape, the
+// division as a reciprocal (with its constant one inside the body) and a
+// multiply: one linalg.softmax, no reduction, reshape or reciprocal left.
+// CHECK-LABEL: func.func @tosa_reciprocal
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8x16xf32>)
+// CHECK-NOT: linalg.reduce
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: linalg.generic
+// CHECK: %[[P:.*]] = linalg.softmax dimension(2) ins(%[[X]] : tensor<4x8x16xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[P]]
+#x3 = affine_map<(b, i, j) -> (b, i, j)>
+#keep3 = affine_map<(b, i, j) -> (b, i, 0)>
+func.func @tosa_reciprocal(%x: tensor<4x8x16xf32>) -> tensor<4x8x16xf32> {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<4x8xf32>
+  %m0 = linalg.fill ins(%lowest : f32) outs(%rows : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.reduce ins(%x : tensor<4x8x16xf32>) outs(%m0 : tensor<4x8xf32>) dimensions = [2]
+    (%a: f32, %acc: f32) {
+      %r = arith.maximumf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  %mk = tensor.expand_shape %m [[0], [1, 2]] output_shape [4, 8, 1] : tensor<4x8xf32> into tensor<4x8x1xf32>
+  %full = tensor.empty() : tensor<4x8x16xf32>
+  %d = linalg.generic {indexing_maps = [#x3, #keep3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mk : tensor<4x8x16xf32>, tensor<4x8x1xf32>) outs(%full : tensor<4x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x16xf32>
+  %e = linalg.generic {indexing_maps = [#x3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%d : tensor<4x8x16xf32>) outs(%full : tensor<4x8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x16xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = linalg.reduce ins(%e : tensor<4x8x16xf32>) outs(%s0 : tensor<4x8xf32>) dimensions = [2]
+    (%a: f32, %acc: f32) {
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sk = tensor.expand_shape %s [[0], [1, 2]] output_shape [4, 8, 1] : tensor<4x8xf32> into tensor<4x8x1xf32>
+  %kept = tensor.empty() : tensor<4x8x1xf32>
+  %inv = linalg.generic {indexing_maps = [#x3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sk : tensor<4x8x1xf32>) outs(%kept : tensor<4x8x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %r = arith.divf %one, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x1xf32>
+  %p = linalg.generic {indexing_maps = [#x3, #keep3, #x3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %inv : tensor<4x8x16xf32>, tensor<4x8x1xf32>) outs(%full : tensor<4x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8x16xf32>
+  return %p : tensor<4x8x16xf32>
+}

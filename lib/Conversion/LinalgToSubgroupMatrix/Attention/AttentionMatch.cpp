@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
@@ -320,8 +321,26 @@ static bool isCopy(linalg::LinalgOp op, Type castTo = {}) {
     return false;
   AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!out.isPermutation() || !in.isProjectedPermutation())
+  if (!out.isPermutation())
     return false;
+  // Each of the input's dimensions is a loop of its own, or a zero that
+  // reads a dimension of one element (a batch of one; upstream's projected
+  // permutations take no more results than loops).
+  auto inType = dyn_cast<MemRefType>(op.getDpsInputOperand(0)->get().getType());
+  llvm::SmallBitVector seen(in.getNumDims());
+  for (unsigned i = 0; i < in.getNumResults(); ++i) {
+    AffineExpr result = in.getResult(i);
+    if (auto loop = dyn_cast<AffineDimExpr>(result)) {
+      if (seen.test(loop.getPosition()))
+        return false;
+      seen.set(loop.getPosition());
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(result);
+    if (!constant || constant.getValue() != 0 || !inType ||
+        inType.getDimSize(i) != 1)
+      return false;
+  }
   Block *body = op.getBlock();
   Value yielded = body->getTerminator()->getOperand(0);
   if (yielded == body->getArgument(0))
@@ -351,12 +370,17 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
       spread, cast<MemRefType>(from->get().getType()).getShape());
   if (!fromIndices)
     return std::nullopt;
+  // (A zero in the input's map reads a dimension of one element: it
+  // indexes nothing.)
   SmallVector<DimensionIndex> loops(copy.getNumLoops());
   for (unsigned i = 0; i < fromMap.getNumResults(); ++i)
-    loops[fromMap.getDimPosition(i)] = (*fromIndices)[i];
+    if (auto loop = dyn_cast<AffineDimExpr>(fromMap.getResult(i)))
+      loops[loop.getPosition()] = (*fromIndices)[i];
   SmallVector<DimensionIndex> toIndices;
-  for (unsigned i = 0; i < toMap.getNumResults(); ++i)
-    toIndices.push_back(loops[toMap.getDimPosition(i)]);
+  for (unsigned i = 0; i < toMap.getNumResults(); ++i) {
+    auto loop = dyn_cast<AffineDimExpr>(toMap.getResult(i));
+    toIndices.push_back(loop ? loops[loop.getPosition()] : DimensionIndex());
+  }
   Spread result = spreadOf(toIndices, (forward ? outType : inType).getShape());
   // A copy that drops the row or the column (a reduction in disguise) is
   // no copy of the operand.
@@ -379,14 +403,23 @@ static bool isReshape(Operation *op) {
 /// where the program's copy of another buffer writes it (heads transposed
 /// out of a [batch, seq, heads, dim] tensor, the key-value heads repeated),
 /// the source; the copies join the attention's ops and the buffers they
-/// wrote its dead allocations.
+/// wrote its dead allocations. With `transposed`, `buffer` holds batch x
+/// columns x rows (K^T, as TOSA's matmul takes it): it must be a copy of a
+/// buffer whose columns are contiguous, else the operand has no buffer.
 static AttentionOperand readThroughCopies(Value buffer, Operation *product,
-                                          Attention &attention) {
+                                          Attention &attention,
+                                          bool transposed = false) {
   AttentionOperand operand = AttentionOperand::getContiguous(buffer);
+  if (transposed)
+    operand.buffer = nullptr;
   if (!isAddressable(buffer))
     return operand;
-  Spread spread =
-      getFoldedSpread(cast<MemRefType>(buffer.getType()).getShape());
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  Spread spread = transposed ? spreadOf({{Spread::Batch, 1, shape[0], 0},
+                                         {Spread::Column, 1, shape[1], 0},
+                                         {Spread::Row, 1, shape[2], 0}},
+                                        shape)
+                             : getFoldedSpread(shape);
   Value current = buffer;
   Operation *reader = product;
   while (true) {
@@ -419,6 +452,10 @@ static AttentionOperand readThroughCopies(Value buffer, Operation *product,
     reader = copy;
     operand = getOperand(current, spread);
   }
+  if (transposed && !llvm::any_of(spread.parts, [](const Spread::Part &part) {
+        return part.kind == Spread::Column && part.stride == 1;
+      }))
+    operand.buffer = nullptr;
   return operand;
 }
 
@@ -558,6 +595,7 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
   SmallVector<Operation *> before;
   std::optional<Contraction> scores;
   Operation *scoreProduct = nullptr;
+  bool keysTransposed = false;
   while (!scores) {
     SmallVector<Operation *> writers = getWriters(current);
     Operation *writer = nullptr;
@@ -586,6 +624,12 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
       continue;
     }
     scores = matchProduct(writer, /*transposedB=*/true);
+    // K^T written out by a copy of K (TOSA's tosa.transpose before
+    // tosa.matmul): the kernel reads K through the copy.
+    if (!scores) {
+      scores = matchProduct(writer, /*transposedB=*/false);
+      keysTransposed = scores.has_value();
+    }
     if (!scores || !isPrivateTemporary(current, {scores->fill.getOperation(),
                                                  writer, consumer}))
       return std::nullopt;
@@ -656,11 +700,16 @@ mlir::subgroup_matrix::matchAttention(linalg::SoftmaxOp softmax) {
     if (throughCopies) {
       placed.queries =
           readThroughCopies(scores->a.buffer, scoreProduct, placed);
-      placed.keys = readThroughCopies(scores->b.buffer, scoreProduct, placed);
+      placed.keys = readThroughCopies(scores->b.buffer, scoreProduct, placed,
+                                      keysTransposed);
+      if (!placed.keys.buffer)
+        return std::nullopt;
       placed.values =
           readThroughCopies(output->b.buffer, productWriter, placed);
       placed.output = writeThroughCopies(outputBuffer, placed);
     } else {
+      if (keysTransposed)
+        return std::nullopt;
       placed.queries = AttentionOperand::getContiguous(scores->a.buffer);
       placed.keys = AttentionOperand::getContiguous(scores->b.buffer);
       placed.values = AttentionOperand::getContiguous(output->b.buffer);

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -39,6 +40,9 @@ struct WrittenOutSoftmax {
   /// (torch-mlir's decomposition), before `exponential`; null where the
   /// exponential's step subtracts.
   linalg::GenericOp difference;
+  /// The sum's reciprocal where `division` multiplies by it (TOSA's
+  /// decomposition: tosa.reciprocal, tosa.mul); null where it divides.
+  linalg::GenericOp reciprocal;
 };
 } // namespace
 
@@ -132,6 +136,86 @@ readsFullAndRow(linalg::GenericOp op, Value full, Value row,
   return std::make_pair(fullArgument, rowArgument);
 }
 
+/// Whether `op` is 1 / x element by element on its one input.
+static bool isReciprocal(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  // The body divides one by its input; the one may be a constant inside.
+  Block &body = op.getRegion().front();
+  auto divide =
+      body.getTerminator()->getOperand(0).getDefiningOp<arith::DivFOp>();
+  return divide && divide->getBlock() == &body &&
+         divide.getRhs() == body.getArgument(0) &&
+         matchPattern(divide.getLhs(), m_OneFloat()) &&
+         llvm::all_of(body.without_terminator(), [&](Operation &inner) {
+           return &inner == divide || isa<arith::ConstantOp>(inner);
+         });
+}
+
+/// Reads each input of `op` that is a tensor.expand_shape adding only
+/// size-1 dimensions to a reduction's result (TOSA's keepdim), read at
+/// zero there, from the reduction's result directly, with those results
+/// of its map dropped: the row map of a reduction (isRowMap).
+static void readReductionsThroughUnitExpansions(linalg::GenericOp op,
+                                                RewriterBase &rewriter) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  SmallVector<std::pair<OpOperand *, Value>> replaced;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+    auto reduction =
+        expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+    if (!reduction || reduction.getNumReductionLoops() == 0 ||
+        !expand.getResultType().hasStaticShape())
+      continue;
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    AffineMap map = maps[input->getOperandNumber()];
+    SmallVector<AffineExpr> kept;
+    bool unitOnly = true;
+    for (const ReassociationIndices &group : expand.getReassociationIndices()) {
+      // The group's one dimension of the source's size, the rest added
+      // size-1 dimensions read at zero.
+      std::optional<int64_t> source;
+      for (int64_t dim : group)
+        if (shape[dim] != 1 || (!source && dim == group.back()))
+          source = source ? std::optional<int64_t>() : dim;
+      if (!source) {
+        unitOnly = false;
+        break;
+      }
+      for (int64_t dim : group) {
+        if (dim == *source) {
+          kept.push_back(map.getResult(dim));
+          continue;
+        }
+        auto constant = dyn_cast<AffineConstantExpr>(map.getResult(dim));
+        if (!constant || constant.getValue() != 0)
+          unitOnly = false;
+      }
+    }
+    if (!unitOnly)
+      continue;
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    replaced.push_back({input, expand.getSrc()});
+    changed = true;
+  }
+  if (!changed)
+    return;
+  rewriter.modifyOpInPlace(op, [&] {
+    for (auto [input, source] : replaced)
+      input->set(source);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  for (auto [input, source] : replaced)
+    for (Operation *user : llvm::make_early_inc_range(source.getUsers()))
+      if (isa<tensor::ExpandShapeOp>(user) && user->use_empty())
+        rewriter.eraseOp(user);
+}
+
 /// The only user of `value`, if it has one.
 static Operation *getOnlyUser(Value value) {
   if (!value.hasOneUse())
@@ -218,27 +302,50 @@ matchWrittenOutSoftmax(linalg::GenericOp maximum) {
                     exponentials.getUses().end()) != 2)
     return std::nullopt;
   std::optional<APFloat> zero = getFillValue(sum.getDpsInitOperand(0)->get());
-  if (!zero || !zero->isPosZero() || getOnlyUser(sum->getResult(0)) != division)
+  if (!zero || !zero->isPosZero())
     return std::nullopt;
+  // The division reads the sum, or its reciprocal 1 / sum (of the sum with
+  // its row kept as a size-1 dimension, as TOSA keeps it).
+  Value denominator = sum->getResult(0);
+  linalg::GenericOp reciprocal;
+  if (getOnlyUser(denominator) != division) {
+    Operation *user = getOnlyUser(denominator);
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(user))
+      user = getOnlyUser(expand.getResult());
+    reciprocal = dyn_cast_or_null<linalg::GenericOp>(user);
+    if (!reciprocal || !isReciprocal(reciprocal) ||
+        getOnlyUser(reciprocal->getResult(0)) != division)
+      return std::nullopt;
+    denominator = reciprocal->getResult(0);
+  }
   std::optional<std::pair<Value, Value>> quotient =
-      readsFullAndRow(division, exponentials, sum->getResult(0), *dimension);
+      readsFullAndRow(division, exponentials, denominator, *dimension);
   if (!quotient)
     return std::nullopt;
-  // The body divides first; what follows (a narrowing to f16, say) reads
-  // only the quotient.
+  // The body divides (or multiplies by the reciprocal) first; what follows
+  // (a narrowing to f16, say) reads only the quotient.
   Block &divisionBody = division.getRegion().front();
-  auto divide = dyn_cast<arith::DivFOp>(divisionBody.front());
-  if (!divide || divide.getLhs() != quotient->first ||
-      divide.getRhs() != quotient->second)
-    return std::nullopt;
+  if (reciprocal) {
+    auto multiply = dyn_cast<arith::MulFOp>(divisionBody.front());
+    if (!multiply || !((multiply.getLhs() == quotient->first &&
+                        multiply.getRhs() == quotient->second) ||
+                       (multiply.getLhs() == quotient->second &&
+                        multiply.getRhs() == quotient->first)))
+      return std::nullopt;
+  } else {
+    auto divide = dyn_cast<arith::DivFOp>(divisionBody.front());
+    if (!divide || divide.getLhs() != quotient->first ||
+        divide.getRhs() != quotient->second)
+      return std::nullopt;
+  }
   for (Operation &inner : llvm::drop_begin(divisionBody.without_terminator()))
     for (Value operand : inner.getOperands())
       if (operand == quotient->first || operand == quotient->second)
         return std::nullopt;
   if (!quotient->first.hasOneUse() || !quotient->second.hasOneUse())
     return std::nullopt;
-  return WrittenOutSoftmax{input, *dimension, maximum,   exponential,
-                           sum,   division,   difference};
+  return WrittenOutSoftmax{input, *dimension, maximum,    exponential,
+                           sum,   division,   difference, reciprocal};
 }
 
 /// Replaces the written-out softmax by linalg.softmax, followed by what the
@@ -257,9 +364,9 @@ static void raise(WrittenOutSoftmax softmax, RewriterBase &rewriter) {
   Value probabilities = named.getResult()[0];
 
   Block &body = division.getRegion().front();
-  auto divide = cast<arith::DivFOp>(body.front());
+  Value quotient = body.front().getResult(0);
   Value result;
-  if (body.getTerminator()->getOperand(0) == divide.getResult() &&
+  if (body.getTerminator()->getOperand(0) == quotient &&
       division->getResult(0).getType() == type) {
     result = probabilities;
   } else {
@@ -273,7 +380,7 @@ static void raise(WrittenOutSoftmax softmax, RewriterBase &rewriter) {
         division.getIteratorTypesArray(),
         [&](OpBuilder &b, Location nestedLoc, ValueRange arguments) {
           IRMapping mapping;
-          mapping.map(divide.getResult(), arguments[0]);
+          mapping.map(quotient, arguments[0]);
           mapping.map(body.getArguments().back(), arguments[1]);
           for (Operation &inner : llvm::drop_begin(body))
             b.clone(inner, mapping);
@@ -283,6 +390,14 @@ static void raise(WrittenOutSoftmax softmax, RewriterBase &rewriter) {
   Value maximumStart = softmax.maximum.getDpsInitOperand(0)->get();
   Value sumStart = softmax.sum.getDpsInitOperand(0)->get();
   rewriter.replaceOp(division, result);
+  if (softmax.reciprocal) {
+    Operation *keptRow = softmax.reciprocal.getDpsInputOperand(0)
+                             ->get()
+                             .getDefiningOp<tensor::ExpandShapeOp>();
+    rewriter.eraseOp(softmax.reciprocal);
+    if (keptRow)
+      rewriter.eraseOp(keptRow);
+  }
   rewriter.eraseOp(softmax.sum);
   rewriter.eraseOp(softmax.exponential);
   if (softmax.difference)
@@ -299,12 +414,30 @@ namespace {
 struct RaiseSoftmaxPass
     : public subgroup_matrix::impl::RaiseSoftmaxPassBase<RaiseSoftmaxPass> {
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // TOSA's reductions are linalg.reduce, their keepdim an expand_shape:
+    // the same reductions as generics, read through row maps.
+    SmallVector<linalg::ReduceOp> reductions;
+    getOperation().walk([&](linalg::ReduceOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumDpsInputs() == 1 &&
+          op.getNumDpsInits() == 1 && op.getDimensions().size() == 1 &&
+          isa<FloatType>(getElementTypeOrSelf(op.getDpsInits()[0])))
+        reductions.push_back(op);
+    });
+    for (linalg::ReduceOp op : reductions) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() &&
+          op.getNumLoops() == op.getNumParallelLoops())
+        readReductionsThroughUnitExpansions(op, rewriter);
+    });
     SmallVector<WrittenOutSoftmax> found;
     getOperation().walk([&](linalg::GenericOp op) {
       if (std::optional<WrittenOutSoftmax> softmax = matchWrittenOutSoftmax(op))
         found.push_back(*softmax);
     });
-    IRRewriter rewriter(&getContext());
     for (WrittenOutSoftmax &softmax : found)
       raise(softmax, rewriter);
   }
