@@ -195,3 +195,80 @@ func.func @overwritten_values(%q: memref<2x40x64xf16>, %k: memref<2x50x64xf16>, 
   linalg.batch_matmul ins(%pn, %vc : memref<2x40x50xf16>, memref<2x50x64xf16>) outs(%o : memref<2x40x64xf32>)
   return
 }
+
+// -----
+
+// Grouped-query attention on [batch, seq, heads, dim], as a Llama model
+// keeps it: 2 key-value heads repeated for 8 query heads along the heads
+// dimension. The repeat folds once with the sequence (its loops are not
+// attention's), and the kernel reads K and V's 2 heads in place.
+// CHECK-LABEL: gpu.func @attention_0(%{{.*}}: memref<131072xf16>, %{{.*}}: memref<32768xf16>, %{{.*}}: memref<32768xf16>, %{{.*}}: memref<131072xf16>)
+// CHECK-NOT: gpu.func
+// CHECK-LABEL: func.func @attention_gqa_bshd(
+// CHECK: gpu.launch_func @kernels::@attention_0
+// CHECK-NOT: gpu.launch_func
+func.func @attention_gqa_bshd(%q: tensor<1x256x8x64xf16>, %k: tensor<1x256x2x64xf16>, %v: tensor<1x256x2x64xf16>) -> tensor<1x256x8x64xf16> {
+  %zero = arith.constant 0.0 : f32
+  %k_e = tensor.empty() : tensor<1x256x2x4x64xf16>
+  %k_r = linalg.generic {indexing_maps = [affine_map<(b, s, g, r, d) -> (b, s, g, d)>, affine_map<(b, s, g, r, d) -> (b, s, g, r, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<1x256x2x64xf16>) outs(%k_e : tensor<1x256x2x4x64xf16>) {
+  ^bb0(%x: f16, %unused: f16):
+    linalg.yield %x : f16
+  } -> tensor<1x256x2x4x64xf16>
+  %k_h = tensor.collapse_shape %k_r [[0], [1], [2, 3], [4]] : tensor<1x256x2x4x64xf16> into tensor<1x256x8x64xf16>
+  %v_e = tensor.empty() : tensor<1x256x2x4x64xf16>
+  %v_r = linalg.generic {indexing_maps = [affine_map<(b, s, g, r, d) -> (b, s, g, d)>, affine_map<(b, s, g, r, d) -> (b, s, g, r, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x256x2x64xf16>) outs(%v_e : tensor<1x256x2x4x64xf16>) {
+  ^bb0(%x: f16, %unused: f16):
+    linalg.yield %x : f16
+  } -> tensor<1x256x2x4x64xf16>
+  %v_h = tensor.collapse_shape %v_r [[0], [1], [2, 3], [4]] : tensor<1x256x2x4x64xf16> into tensor<1x256x8x64xf16>
+  %se = tensor.empty() : tensor<1x8x256x256xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<1x8x256x256xf32>) -> tensor<1x8x256x256xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, i, h, d)>, affine_map<(b, h, i, j, d) -> (b, j, h, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k_h : tensor<1x256x8x64xf16>, tensor<1x256x8x64xf16>) outs(%sf : tensor<1x8x256x256xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %prod = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %c, %prod : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x256x256xf32>
+  %me = tensor.empty() : tensor<1x8x256x256xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>, affine_map<(b, h, i, j) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x8x256x256xf32>) outs(%me : tensor<1x8x256x256xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %c = arith.constant 0.125 : f32
+    %y = arith.mulf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8x256x256xf32>
+  %pe = tensor.empty() : tensor<1x8x256x256xf32>
+  %p = linalg.softmax dimension(3) ins(%m : tensor<1x8x256x256xf32>) outs(%pe : tensor<1x8x256x256xf32>) -> tensor<1x8x256x256xf32>
+  %pne = tensor.empty() : tensor<1x8x256x256xf16>
+  %pn = linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>, affine_map<(b, h, i, j) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%p : tensor<1x8x256x256xf32>) outs(%pne : tensor<1x8x256x256xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %y = arith.truncf %x : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<1x8x256x256xf16>
+  %oe = tensor.empty() : tensor<1x256x8x64xf32>
+  %of = linalg.fill ins(%zero : f32) outs(%oe : tensor<1x256x8x64xf32>) -> tensor<1x256x8x64xf32>
+  %out = linalg.generic {indexing_maps = [affine_map<(b, h, i, d, j) -> (b, h, i, j)>, affine_map<(b, h, i, d, j) -> (b, j, h, d)>, affine_map<(b, h, i, d, j) -> (b, i, h, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%pn, %v_h : tensor<1x8x256x256xf16>, tensor<1x256x8x64xf16>) outs(%of : tensor<1x256x8x64xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %prod = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %c, %prod : f32
+    linalg.yield %r : f32
+  } -> tensor<1x256x8x64xf32>
+  %ne = tensor.empty() : tensor<1x256x8x64xf16>
+  %outn = linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>, affine_map<(b, h, i, j) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : tensor<1x256x8x64xf32>) outs(%ne : tensor<1x256x8x64xf16>) {
+  ^bb0(%x: f32, %unused: f16):
+    %y = arith.truncf %x : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<1x256x8x64xf16>
+  return %outn : tensor<1x256x8x64xf16>
+}
+

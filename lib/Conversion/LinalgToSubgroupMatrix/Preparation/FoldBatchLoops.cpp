@@ -127,7 +127,8 @@ static bool isAttentionProduct(linalg::GenericOp generic) {
 /// instead of the product folding the heads into its rows. Returns whether
 /// it changed any.
 static bool repeatInputsOverHeads(linalg::GenericOp generic,
-                                  RewriterBase &rewriter) {
+                                  RewriterBase &rewriter,
+                                  SmallVectorImpl<Operation *> &copies) {
   if (generic.getNumDpsInits() != 1 || !isAttentionProduct(generic))
     return false;
   MLIRContext *context = generic.getContext();
@@ -166,6 +167,7 @@ static bool repeatInputsOverHeads(linalg::GenericOp generic,
         [](OpBuilder &b, Location loc, ValueRange args) {
           linalg::YieldOp::create(b, loc, args[0]);
         });
+    copies.push_back(copy);
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     maps[input->getOperandNumber()] =
         AffineMap::get(map.getNumDims(), 0, results, context);
@@ -178,23 +180,32 @@ static bool repeatInputsOverHeads(linalg::GenericOp generic,
   return changed;
 }
 
-/// One round of the fold: every op with two leading batch loops loses one;
-/// returns whether any did.
-static FailureOr<bool> foldTwoLeadingBatchLoops(ModuleOp module) {
+/// One round of the fold: every op with two leading batch loops (of
+/// `allowed`, where given) loses one; returns whether any did.
+static FailureOr<bool>
+foldTwoLeadingBatchLoops(ModuleOp module,
+                         const llvm::DenseSet<Operation *> *allowed) {
   IRRewriter rewriter(module.getContext());
+  auto isAllowed = [&](Operation *op) {
+    return !allowed || allowed->contains(op);
+  };
   module.walk([&](linalg::GenericOp generic) {
-    if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4)
+    if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 4 &&
+        isAllowed(generic))
       readBroadcastUnitDimensionsCollapsed(generic, rewriter);
   });
+  SmallVector<Operation *> repeats;
   module.walk([&](linalg::GenericOp generic) {
-    if (generic.hasPureTensorSemantics() && generic.getNumLoops() >= 5 &&
-        generic.getNumReductionLoops() == 1 &&
+    if (isAllowed(generic) && generic.hasPureTensorSemantics() &&
+        generic.getNumLoops() >= 5 && generic.getNumReductionLoops() == 1 &&
         generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
         generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel)
-      repeatInputsOverHeads(generic, rewriter);
+      repeatInputsOverHeads(generic, rewriter, repeats);
   });
   SmallVector<Operation *> candidates;
   module.walk([&](Operation *op) {
+    if (!isAllowed(op) && !llvm::is_contained(repeats, op))
+      return;
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
       // (Upstream's collapse takes maps of loops and zeros only.)
       bool readsByLoops =
@@ -256,15 +267,55 @@ static FailureOr<bool> foldTwoLeadingBatchLoops(ModuleOp module) {
 /// Folds until every op has at most one batch loop before its rows: a
 /// grouped attention as JAX writes it (batch, key-value heads, queries per
 /// head) takes two rounds.
-static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
-  for (int round = 0; round < 4; ++round) {
-    FailureOr<bool> folded = foldTwoLeadingBatchLoops(module);
-    if (failed(folded))
-      return failure();
-    if (!*folded)
+/// The ops of an attention around `softmax`: the element-wise steps back
+/// to the product of its scores, and forward to the product with V.
+static llvm::DenseSet<Operation *> getAttentionOps(linalg::SoftmaxOp softmax) {
+  llvm::DenseSet<Operation *> ops;
+  auto type = softmax.getInput().getType();
+  Operation *producer = softmax.getInput().getDefiningOp();
+  while (auto generic = dyn_cast_or_null<linalg::GenericOp>(producer)) {
+    ops.insert(generic);
+    if (generic.getNumReductionLoops() != 0)
       break;
+    // Back along the scores (the input of their shape).
+    producer = nullptr;
+    for (Value input : generic.getDpsInputs())
+      if (input.getType() == type)
+        producer = input.getDefiningOp();
   }
-  return success();
+  SmallVector<Value> results = {softmax.getResult()[0]};
+  while (!results.empty()) {
+    Value result = results.pop_back_val();
+    for (Operation *user : result.getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!generic || !ops.insert(generic).second)
+        continue;
+      if (generic.getNumReductionLoops() == 0)
+        results.push_back(generic->getResult(0));
+    }
+  }
+  return ops;
+}
+
+static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
+  FailureOr<bool> folded = foldTwoLeadingBatchLoops(module, nullptr);
+  // Attentions that still have two batch loops (three at first: JAX's
+  // grouped einsum) fold again, their ops alone: other ops folded once (a
+  // copy repeating key-value heads, say) stay as the matcher reads them.
+  for (int round = 1; round < 4 && succeeded(folded) && *folded; ++round) {
+    llvm::DenseSet<Operation *> allowed;
+    module.walk([&](linalg::SoftmaxOp softmax) {
+      if (softmax.getInputOperandRank() >= 4 && softmax.getDimension() >= 2) {
+        allowed.insert(softmax);
+        for (Operation *op : getAttentionOps(softmax))
+          allowed.insert(op);
+      }
+    });
+    if (allowed.empty())
+      break;
+    folded = foldTwoLeadingBatchLoops(module, &allowed);
+  }
+  return failure(failed(folded));
 }
 
 LogicalResult mlir::subgroup_matrix::foldReshapedFills(ModuleOp module) {
