@@ -264,9 +264,6 @@ foldTwoLeadingBatchLoops(ModuleOp module,
   return true;
 }
 
-/// Folds until every op has at most one batch loop before its rows: a
-/// grouped attention as JAX writes it (batch, key-value heads, queries per
-/// head) takes two rounds.
 /// The ops of an attention around `softmax`: the element-wise steps back
 /// to the product of its scores, and forward to the product with V.
 static llvm::DenseSet<Operation *> getAttentionOps(linalg::SoftmaxOp softmax) {
@@ -297,6 +294,9 @@ static llvm::DenseSet<Operation *> getAttentionOps(linalg::SoftmaxOp softmax) {
   return ops;
 }
 
+/// Folds until every op has at most one batch loop before its rows: a
+/// grouped attention as JAX writes it (batch, key-value heads, queries per
+/// head) takes two rounds.
 static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
   FailureOr<bool> folded = foldTwoLeadingBatchLoops(module, nullptr);
   // Attentions that still have two batch loops (three at first: JAX's
