@@ -4,6 +4,7 @@ the same computation in PyTorch eager (the peer, and the reference the
 outputs are checked against)."""
 
 import os
+import pathlib
 import sys
 
 # The test library of this checkout (test/lib), from wherever this runs.
@@ -348,6 +349,22 @@ for form, options in (("nv", ""), ("khr", "nv-coopmat2=false")):
          ((1, 4096, 8, 128), "float16", -1, 1),
          ((1, 4096, 8, 128), "float16", -1, 1)], "attention_bshd_gqa", 5e-3,
         options=options, flops=4 * 32 * 4096 * 4096 * 128)
+
+# Multi-query attention as an einsum front-end writes it (the Reference
+# suite's attention_multi_query_f16 at model sizes): 32 query heads, one
+# key-value head read through maps without the heads loop, no scale; one
+# kernel whose workgroups of every head read the same K and V.
+_mqa = (pathlib.Path(__file__).resolve().parents[2] / "test" / "Integration" /
+        "Reference" / "Inputs" / "attention_multi_query_f16.mlir").read_text()
+for _small, _large in (("2x8x64x64", "1x32x4096x4096"),
+                       ("2x8x64x16", "1x32x4096x128"),
+                       ("2x64x16", "1x4096x128")):
+    _mqa = _mqa.replace(_small, _large)
+PROGRAMS["attention_mqa_32x4096x4096x128_einsum"] = Program(
+    "attention", _mqa,
+    [((1, 32, 4096, 128), "float16", -1, 1),
+     ((1, 4096, 128), "float16", -1, 1), ((1, 4096, 128), "float16", -1, 1)],
+    "attention_multi_query", 5e-3, flops=4 * 32 * 4096 * 4096 * 128)
 
 # The front-end corpus (test/Integration/Corpus) at model sizes: checked
 # against its float64 references, timed beside the same layers in PyTorch

@@ -50,6 +50,15 @@ def attention_bshd_gqa(q, k, v):
         heads[2].repeat_interleave(group, dim=1)).transpose(1, 2)
 
 
+def attention_multi_query(q, k, v):
+    # [batch, heads, seq, dim] queries, one [batch, seq, dim] key-value
+    # head for all; the program applies no scale.
+    heads = q.shape[1]
+    return torch.nn.functional.scaled_dot_product_attention(
+        q, k[:, None].expand(-1, heads, -1, -1),
+        v[:, None].expand(-1, heads, -1, -1), scale=1.0).float()
+
+
 def dequant(x, q, s):
     return (x @ (q.to(torch.float16) * s)).float()
 
@@ -382,6 +391,7 @@ def corpus_llama_layer(x, cos, sin, norm1, wq, wk, wv, wo, norm2, wg, wu,
 FUNCTIONS = {"mlp": mlp, "attention": attention,
              "attention_mask": attention_mask,
              "attention_bshd_gqa": attention_bshd_gqa,
+             "attention_multi_query": attention_multi_query,
              "attention_causal": attention_causal, "dequant": dequant,
              "chain": chain, "accumulate": accumulate,
              "linear_f16": linear_f16, "linear_int8": linear_int8,
