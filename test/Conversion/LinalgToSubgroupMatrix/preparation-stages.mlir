@@ -74,6 +74,30 @@ func.func @shared_operand(%q: tensor<2x4x32x16xf16>, %k: tensor<2x32x16xf16>) ->
   return %s : tensor<2x4x32x32xf32>
 }
 
+// A dynamic number of heads: no copy repeated over them is made.
+// FOLD-LABEL: func.func @multi_query_dynamic_heads
+// FOLD-NOT:     tensor<2x?x64x16xf16>) outs
+// FOLD:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x?x64x16xf16>, tensor<2x64x16xf16>)
+func.func @multi_query_dynamic_heads(%q: tensor<2x?x64x16xf16>, %k: tensor<2x64x16xf16>) -> tensor<2x?x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %h = tensor.dim %q, %c1 : tensor<2x?x64x16xf16>
+  %se = tensor.empty(%h) : tensor<2x?x64x64xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<2x?x64x64xf32>) -> tensor<2x?x64x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x?x64x16xf16>, tensor<2x64x16xf16>) outs(%sf : tensor<2x?x64x64xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %a32 = arith.extf %a : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %prod = arith.mulf %a32, %b32 : f32
+    %r = arith.addf %c, %prod : f32
+    linalg.yield %r : f32
+  } -> tensor<2x?x64x64xf32>
+  %pe = tensor.empty(%h) : tensor<2x?x64x64xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<2x?x64x64xf32>) outs(%pe : tensor<2x?x64x64xf32>) -> tensor<2x?x64x64xf32>
+  return %p : tensor<2x?x64x64xf32>
+}
+
 // -----
 
 // A [1, 1, queries, keys] mask broadcast over batch and heads through zeros

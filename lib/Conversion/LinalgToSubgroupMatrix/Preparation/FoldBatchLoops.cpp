@@ -129,7 +129,9 @@ static bool isAttentionProduct(linalg::GenericOp generic) {
 static bool repeatInputsOverHeads(linalg::GenericOp generic,
                                   RewriterBase &rewriter,
                                   SmallVectorImpl<Operation *> &copies) {
-  if (generic.getNumDpsInits() != 1 || !isAttentionProduct(generic))
+  if (generic.getNumDpsInits() != 1 ||
+      ShapedType::isDynamic(generic.getStaticLoopRanges()[1]) ||
+      !isAttentionProduct(generic))
     return false;
   MLIRContext *context = generic.getContext();
   AffineExpr batch = getAffineDimExpr(0, context),
