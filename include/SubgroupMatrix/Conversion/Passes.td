@@ -884,8 +884,9 @@ def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
     those size-1 dimensions, with a map of loops only. An input of one of
     attention's products (its scores reach a softmax, or it reads a
     softmax's result) that is broadcast over the heads loop (K and V of
-    multi-query attention, `(b, h, i, j, d) -> (b, j, d)`) is read through
-    a copy repeated over the heads, which the attention kernel reads
+    multi-query attention, `(b, h, i, j, d) -> (b, j, d)`), or an input of
+    a step on its scores broadcast so (BERT's [batch, keys] padding mask),
+    is read through a copy repeated over the heads, which the attention kernel reads
     through, so that the products fold as the softmax does. The fold is
     repeated while ops keep two leading batch loops: JAX's grouped-query
     einsum (batch, key-value heads, queries per key-value head) takes two

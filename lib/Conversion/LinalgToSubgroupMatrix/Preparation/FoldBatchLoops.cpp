@@ -118,9 +118,10 @@ static bool isAttentionProduct(linalg::GenericOp generic) {
   return false;
 }
 
-/// Reads each input of an attention product that is broadcast over the
-/// heads loop (K and V of multi-query attention, `(b, h, j, d) -> (b, j,
-/// d)`) through a copy repeated over the heads, so that the two batch
+/// Reads each input of an attention product or score step that is
+/// broadcast over the heads loop (K and V of multi-query attention, `(b, h,
+/// j, d) -> (b, j, d)`; a [batch, keys] mask) through a copy repeated over
+/// the heads, so that the two batch
 /// loops fold as they do for Q, the scores and the softmax; the attention
 /// kernel reads K and V through the copy (as it reads grouped heads
 /// repeated), and the scores and the softmax keep one batch of heads
@@ -198,8 +199,15 @@ foldTwoLeadingBatchLoops(ModuleOp module,
   });
   SmallVector<Operation *> repeats;
   module.walk([&](linalg::GenericOp generic) {
+    // Attention's products (batch, heads, queries, keys or values, and
+    // the reduction) and its element-wise steps on the scores (an additive
+    // mask of [batch, keys], as BERT's is).
+    bool product =
+        generic.getNumLoops() >= 5 && generic.getNumReductionLoops() == 1;
+    bool step =
+        generic.getNumLoops() >= 4 && generic.getNumReductionLoops() == 0;
     if (isAllowed(generic) && generic.hasPureTensorSemantics() &&
-        generic.getNumLoops() >= 5 && generic.getNumReductionLoops() == 1 &&
+        (product || step) &&
         generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
         generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel)
       repeatInputsOverHeads(generic, rewriter, repeats);
