@@ -89,50 +89,63 @@ static bool readBroadcastUnitDimensionsCollapsed(linalg::GenericOp generic,
   return changed;
 }
 
-/// Whether `generic` is one of attention's products: its scores reach a
-/// softmax through element-wise ops, or an operand comes from one (through
-/// element-wise ops of one input).
-static bool isAttentionProduct(linalg::GenericOp generic) {
-  auto elementwise = [](Operation *op) {
-    auto step = dyn_cast_or_null<linalg::GenericOp>(op);
-    return step && step.getNumLoops() == step.getNumParallelLoops();
-  };
-  Operation *user = generic;
-  for (int step = 0; step < 4 && user->getResult(0).hasOneUse(); ++step) {
-    user = *user->getResult(0).getUsers().begin();
-    if (isa<linalg::SoftmaxOp>(user))
-      return true;
-    if (!elementwise(user) || user->getNumResults() != 1)
+/// The ops of an attention around `softmax`: the element-wise steps back
+/// to the product of its scores, and forward to the product with V.
+static llvm::DenseSet<Operation *> getAttentionOps(linalg::SoftmaxOp softmax) {
+  llvm::DenseSet<Operation *> ops;
+  auto type = softmax.getInput().getType();
+  Operation *producer = softmax.getInput().getDefiningOp();
+  while (auto generic = dyn_cast_or_null<linalg::GenericOp>(producer)) {
+    ops.insert(generic);
+    if (generic.getNumReductionLoops() != 0)
       break;
+    // Back along the scores (the input of their shape).
+    producer = nullptr;
+    for (Value input : generic.getDpsInputs())
+      if (input.getType() == type)
+        producer = input.getDefiningOp();
   }
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    Operation *producer = input->get().getDefiningOp();
-    for (int step = 0; step < 4 && producer; ++step) {
-      if (isa<linalg::SoftmaxOp>(producer))
-        return true;
-      if (!elementwise(producer) || producer->getNumOperands() != 2)
-        break;
-      producer = producer->getOperand(0).getDefiningOp();
+  SmallVector<Value> results = {softmax.getResult()[0]};
+  while (!results.empty()) {
+    Value result = results.pop_back_val();
+    for (Operation *user : result.getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!generic || !ops.insert(generic).second)
+        continue;
+      if (generic.getNumReductionLoops() == 0)
+        results.push_back(generic->getResult(0));
     }
   }
-  return false;
+  return ops;
 }
 
-/// Reads each input of an attention product or score step that is
-/// broadcast over the heads loop (K and V of multi-query attention, `(b, h,
-/// j, d) -> (b, j, d)`; a [batch, keys] mask) through a copy repeated over
-/// the heads, so that the two batch
-/// loops fold as they do for Q, the scores and the softmax; the attention
-/// kernel reads K and V through the copy (as it reads grouped heads
-/// repeated), and the scores and the softmax keep one batch of heads
-/// instead of the product folding the heads into its rows. Returns whether
-/// it changed any.
+/// The ops of every attention whose softmax still has two batch loops
+/// before its rows, the softmaxes among them.
+static llvm::DenseSet<Operation *> getOpsOfBatchedAttentions(ModuleOp module) {
+  llvm::DenseSet<Operation *> ops;
+  module.walk([&](linalg::SoftmaxOp softmax) {
+    if (softmax.getInputOperandRank() < 4 || softmax.getDimension() < 2)
+      return;
+    ops.insert(softmax);
+    for (Operation *op : getAttentionOps(softmax))
+      ops.insert(op);
+  });
+  return ops;
+}
+
+/// Reads each input of `generic`, an attention product or score step
+/// (getAttentionOps), that is broadcast over the heads loop (K and V of
+/// multi-query attention, `(b, h, j, d) -> (b, j, d)`; a [batch, keys] mask)
+/// through a copy repeated over the heads, so that the two batch loops fold as
+/// they do for Q, the scores and the softmax; the attention kernel reads K and
+/// V through the copy (as it reads grouped heads repeated), and the scores and
+/// the softmax keep one batch of heads instead of the product folding the heads
+/// into its rows. Returns whether it changed any.
 static bool repeatInputsOverHeads(linalg::GenericOp generic,
                                   RewriterBase &rewriter,
                                   SmallVectorImpl<Operation *> &copies) {
   if (generic.getNumDpsInits() != 1 ||
-      ShapedType::isDynamic(generic.getStaticLoopRanges()[1]) ||
-      !isAttentionProduct(generic))
+      ShapedType::isDynamic(generic.getStaticLoopRanges()[1]))
     return false;
   MLIRContext *context = generic.getContext();
   AffineExpr batch = getAffineDimExpr(0, context),
@@ -197,6 +210,7 @@ foldTwoLeadingBatchLoops(ModuleOp module,
         isAllowed(generic))
       readBroadcastUnitDimensionsCollapsed(generic, rewriter);
   });
+  llvm::DenseSet<Operation *> attentionOps = getOpsOfBatchedAttentions(module);
   SmallVector<Operation *> repeats;
   module.walk([&](linalg::GenericOp generic) {
     // Attention's products (batch, heads, queries, keys or values, and
@@ -206,8 +220,8 @@ foldTwoLeadingBatchLoops(ModuleOp module,
         generic.getNumLoops() >= 5 && generic.getNumReductionLoops() == 1;
     bool step =
         generic.getNumLoops() >= 4 && generic.getNumReductionLoops() == 0;
-    if (isAllowed(generic) && generic.hasPureTensorSemantics() &&
-        (product || step) &&
+    if (isAllowed(generic) && attentionOps.contains(generic) &&
+        generic.hasPureTensorSemantics() && (product || step) &&
         generic.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
         generic.getIteratorTypesArray()[1] == utils::IteratorType::parallel)
       repeatInputsOverHeads(generic, rewriter, repeats);
@@ -274,36 +288,6 @@ foldTwoLeadingBatchLoops(ModuleOp module,
   return true;
 }
 
-/// The ops of an attention around `softmax`: the element-wise steps back
-/// to the product of its scores, and forward to the product with V.
-static llvm::DenseSet<Operation *> getAttentionOps(linalg::SoftmaxOp softmax) {
-  llvm::DenseSet<Operation *> ops;
-  auto type = softmax.getInput().getType();
-  Operation *producer = softmax.getInput().getDefiningOp();
-  while (auto generic = dyn_cast_or_null<linalg::GenericOp>(producer)) {
-    ops.insert(generic);
-    if (generic.getNumReductionLoops() != 0)
-      break;
-    // Back along the scores (the input of their shape).
-    producer = nullptr;
-    for (Value input : generic.getDpsInputs())
-      if (input.getType() == type)
-        producer = input.getDefiningOp();
-  }
-  SmallVector<Value> results = {softmax.getResult()[0]};
-  while (!results.empty()) {
-    Value result = results.pop_back_val();
-    for (Operation *user : result.getUsers()) {
-      auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (!generic || !ops.insert(generic).second)
-        continue;
-      if (generic.getNumReductionLoops() == 0)
-        results.push_back(generic->getResult(0));
-    }
-  }
-  return ops;
-}
-
 /// Folds until every op has at most one batch loop before its rows: a
 /// grouped attention as JAX writes it (batch, key-value heads, queries per
 /// head) takes two rounds.
@@ -313,14 +297,7 @@ static LogicalResult foldLeadingBatchLoops(ModuleOp module) {
   // grouped einsum) fold again, their ops alone: other ops folded once (a
   // copy repeating key-value heads, say) stay as the matcher reads them.
   for (int round = 1; round < 4 && succeeded(folded) && *folded; ++round) {
-    llvm::DenseSet<Operation *> allowed;
-    module.walk([&](linalg::SoftmaxOp softmax) {
-      if (softmax.getInputOperandRank() >= 4 && softmax.getDimension() >= 2) {
-        allowed.insert(softmax);
-        for (Operation *op : getAttentionOps(softmax))
-          allowed.insert(op);
-      }
-    });
+    llvm::DenseSet<Operation *> allowed = getOpsOfBatchedAttentions(module);
     if (allowed.empty())
       break;
     folded = foldTwoLeadingBatchLoops(module, &allowed);

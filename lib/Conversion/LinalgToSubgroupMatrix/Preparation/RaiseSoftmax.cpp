@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -178,10 +179,7 @@ static void readReductionsThroughUnitExpansions(linalg::GenericOp op,
     for (const ReassociationIndices &group : expand.getReassociationIndices()) {
       // The group's one dimension of the source's size, the rest added
       // size-1 dimensions read at zero.
-      std::optional<int64_t> source;
-      for (int64_t dim : group)
-        if (shape[dim] != 1 || (!source && dim == group.back()))
-          source = source ? std::optional<int64_t>() : dim;
+      std::optional<int64_t> source = getOnlyLongDimension(shape, group);
       if (!source) {
         unitOnly = false;
         break;
