@@ -881,16 +881,17 @@ def FoldBatchLoopsPass : Pass<"sm-fold-batch-loops", "ModuleOp"> {
     between neighbours. An input broadcast over the two loops through zeros
     in its map (a [1, 1, queries, keys] mask, which torch-mlir reads as
     `(b, h, i, j) -> (0, 0, i, j)`) is first read through a collapse of
-    those size-1 dimensions, with a map of loops only. An input of one of
-    attention's products (its scores reach a softmax, or it reads a
-    softmax's result) that is broadcast over the heads loop (K and V of
-    multi-query attention, `(b, h, i, j, d) -> (b, j, d)`), or an input of
-    a step on its scores broadcast so (BERT's [batch, keys] padding mask),
-    is read through a copy repeated over the heads, which the attention kernel reads
-    through, so that the products fold as the softmax does. The fold is
-    repeated while ops keep two leading batch loops: JAX's grouped-query
-    einsum (batch, key-value heads, queries per key-value head) takes two
-    rounds.
+    those size-1 dimensions, with a map of loops only. An input of an
+    attention's ops (the steps from the scores' product to a softmax over
+    4 or more dimensions, and on to the product with V) that is broadcast
+    over the heads loop (K and V of multi-query attention,
+    `(b, h, i, j, d) -> (b, j, d)`; BERT's [batch, keys] padding mask) is
+    read through a copy repeated over the heads, which the attention
+    kernel reads through, so that the products fold as the softmax does.
+    The fold is repeated on the ops of attentions whose softmax still has
+    two batch loops before its rows: JAX's grouped-query einsum (batch,
+    key-value heads, queries per key-value head) takes two rounds; other
+    ops fold once.
 
     ```mlir
     // sm-opt --sm-fold-batch-loops
