@@ -492,6 +492,62 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// DecodeLoadOp
+//===----------------------------------------------------------------------===//
+
+Value DecodeLoadOp::getYieldedValue() {
+  return cast<YieldOp>(getBodyBlock().getTerminator()).getValue();
+}
+
+/// Whether `op` reads one element of a buffer in global memory: the only
+/// access to memory a decode body has.
+static bool isGlobalElementRead(Operation &op) {
+  if (op.getName().getStringRef() != "memref.load" || op.getNumOperands() == 0)
+    return false;
+  auto memref = dyn_cast<MemRefType>(op.getOperand(0).getType());
+  if (!memref)
+    return false;
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(memref.getMemorySpace());
+  return !space || space.getValue() == gpu::AddressSpace::Global;
+}
+
+LogicalResult DecodeLoadOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != 2 ||
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type type) { return type.isIndex(); }))
+    return emitOpError("body must take the element's tensor row and column "
+                       "(two index arguments)");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with subgroup_matrix.yield");
+  Type storage = getStorageType(getMatrixType().getElementType());
+  if (yield.getValue().getType() != storage)
+    return yield.emitOpError("yields ")
+           << yield.getValue().getType()
+           << ", but the decoded matrix's elements are of storage type "
+           << storage;
+  for (Operation &op : body.without_terminator()) {
+    bool read = isGlobalElementRead(op);
+    StringRef dialect = op.getDialect() ? op.getDialect()->getNamespace() : "";
+    if (!read && ((dialect != "arith" && dialect != "math") ||
+                  op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
+      return op.emitOpError("cannot be part of a subgroup_matrix.decode_load "
+                            "body: the body computes with arith and math ops "
+                            "and reads global memory with memref.load");
+    // A read's memref is its one operand of another type.
+    for (Type type : llvm::concat<const Type>(
+             TypeRange(op.getOperands().drop_front(read ? 1 : 0)),
+             op.getResultTypes()))
+      if (!type.isIntOrIndexOrFloat())
+        return op.emitOpError("cannot be part of a subgroup_matrix.decode_load "
+                              "body: it uses ")
+               << type << ", and the body decodes one scalar element at a time";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // MapOp
 //===----------------------------------------------------------------------===//
 

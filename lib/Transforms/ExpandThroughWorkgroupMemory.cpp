@@ -5,7 +5,7 @@
 // position or its neighbours (a map that reads the row or column or computes
 // more than the target's register arithmetic, a reduction, a change of kind
 // or component type the registers cannot make, a load or store of a matrix
-// only partly inside its bounds) go through a per-subgroup
+// only partly inside its bounds, a decode load) go through a per-subgroup
 // scratch tile in workgroup memory: the subgroup stores its matrices there,
 // synchronizes, each invocation computes elements lane, lane + S,
 // lane + 2S, ... of the M x N tile with ordinary instructions, the subgroup
@@ -125,7 +125,7 @@ bool mlir::subgroup_matrix::needsWorkgroupMemory(
     return load.isBounded();
   if (auto store = dyn_cast<StoreOp>(op))
     return store.isBounded();
-  return isa<ReduceOp>(op);
+  return isa<ReduceOp, DecodeLoadOp>(op);
 }
 
 /// The matrix type an op that goes through workgroup memory works on.
@@ -156,8 +156,8 @@ TileCounts countTiles(Operation *op, MatrixRegisterOps registerOps) {
     if (convertsElementByElement(convert, registerOps))
       ++counts[storageOf(convert.getSource().getType())];
   } else {
-    // A reduction works in place; a bounded load or store moves its matrix
-    // through one tile.
+    // A reduction works in place; a bounded load or store and a decode
+    // load move their matrix through one tile.
     ++counts[getStorageType(getExpandedMatrixType(op).getElementType())];
   }
   return counts;
@@ -197,6 +197,7 @@ private:
   void expandConvert(ConvertOp op);
   void expandBoundedLoad(LoadOp op);
   void expandBoundedStore(StoreOp op);
+  void expandDecodeLoad(DecodeLoadOp op);
 
   /// The subgroup's tile through which a bounded load or store (`op`)
   /// moves a matrix that is cut, and whether the matrix lies inside its
@@ -239,7 +240,7 @@ LogicalResult ScratchExpander::run() {
            << kernel.getName()
            << "' needs a known workgroup size to size the workgroup memory "
               "through which its subgroup matrices are mapped, reduced, "
-              "converted, or loaded and stored within bounds";
+              "converted, decoded, or loaded and stored within bounds";
   int64_t invocations = 1;
   for (int32_t extent : *blockSize)
     invocations *= extent;
@@ -275,6 +276,8 @@ LogicalResult ScratchExpander::run() {
       expandBoundedLoad(load);
     else if (auto store = dyn_cast<StoreOp>(op))
       expandBoundedStore(store);
+    else if (auto decode = dyn_cast<DecodeLoadOp>(op))
+      expandDecodeLoad(decode);
     else
       expandConvert(cast<ConvertOp>(op));
   }
@@ -659,6 +662,54 @@ void ScratchExpander::expandBoundedStore(StoreOp op) {
   // has copied its elements.
   synchronizeSubgroup(b, loc);
   op.erase();
+}
+
+void ScratchExpander::expandDecodeLoad(DecodeLoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  unsigned columns = type.getColumns();
+  int64_t elements = int64_t(type.getRows()) * columns;
+  Type storage = getStorageType(type.getElementType());
+  auto [buffer, start] = getTile(b, loc, storage, 0, elements);
+  // Each invocation decodes its share of the elements inside the tensor
+  // into the row-major tile, zero outside it.
+  forEachLaneElement(b, loc, elements, [&](OpBuilder &inner, Value i) {
+    Value columnCount = index(inner, loc, columns);
+    Value row = arith::AddIOp::create(
+        inner, loc, op.getRow(),
+        arith::DivUIOp::create(inner, loc, i, columnCount));
+    Value column = arith::AddIOp::create(
+        inner, loc, op.getColumn(),
+        arith::RemUIOp::create(inner, loc, i, columnCount));
+    auto below = [&](Value value, Value bound) {
+      return arith::CmpIOp::create(inner, loc, arith::CmpIPredicate::slt, value,
+                                   bound);
+    };
+    Value rowInside = below(row, op.getRows());
+    Value columnInside = below(column, op.getColumns());
+    Value inside = arith::AndIOp::create(inner, loc, rowInside, columnInside);
+    auto decode = scf::IfOp::create(inner, loc, storage, inside,
+                                    /*withElseRegion=*/true);
+    OpBuilder thenBuilder = decode.getThenBodyBuilder();
+    IRMapping mapping;
+    mapping.map(op.getTensorRow(), row);
+    mapping.map(op.getTensorColumn(), column);
+    for (Operation &bodyOp : op.getBodyBlock().without_terminator())
+      thenBuilder.clone(bodyOp, mapping);
+    scf::YieldOp::create(thenBuilder, loc,
+                         mapping.lookupOrDefault(op.getYieldedValue()));
+    OpBuilder zeroBuilder = decode.getElseBodyBuilder();
+    scf::YieldOp::create(zeroBuilder, loc,
+                         arith::ConstantOp::create(
+                             zeroBuilder, loc, zeroBuilder.getZeroAttr(storage))
+                             .getResult());
+    Value address = arith::AddIOp::create(inner, loc, start, i);
+    memref::StoreOp::create(inner, loc, decode.getResult(0), buffer,
+                            ValueRange{address});
+  });
+  synchronizeSubgroup(b, loc);
+  replaceWithTile(b, op, buffer, start, index(b, loc, columns));
 }
 
 LogicalResult mlir::subgroup_matrix::expandThroughWorkgroupMemory(

@@ -453,7 +453,7 @@ func.func @map_body_with_a_vector(%a: !subgroup_matrix.result<16x16xf32>) {
 // -----
 
 func.func @yield_outside_a_map(%x: f32) {
-  // expected-error @+1 {{expects parent op 'subgroup_matrix.map'}}
+  // expected-error @+1 {{expects parent op to be one of 'subgroup_matrix.map, subgroup_matrix.decode_load'}}
   subgroup_matrix.yield %x : f32
 }
 
@@ -525,4 +525,68 @@ func.func @unbounded_load_past_end(%buf: memref<256xf16>) -> !subgroup_matrix.le
   // expected-error @+1 {{the matrix reaches element 455 of a memref of 256 elements}}
   %a = subgroup_matrix.load %buf[%c200] stride %c16 : memref<256xf16> -> !subgroup_matrix.left<16x16xf16>
   return %a : !subgroup_matrix.left<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_without_position(%n: index) -> !subgroup_matrix.right<16x16xf16> {
+  // expected-error @+1 {{body must take the element's tensor row and column (two index arguments)}}
+  %b = subgroup_matrix.decode_load [%n, %n] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index):
+    %zero = arith.constant 0.0 : f16
+    subgroup_matrix.yield %zero : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_yields_wrong_type(%n: index) -> !subgroup_matrix.left<16x16xsi8> {
+  %b = subgroup_matrix.decode_load [%n, %n] within [%n, %n] : !subgroup_matrix.left<16x16xsi8> {
+  ^bb0(%row: index, %col: index):
+    %zero = arith.constant 0.0 : f16
+    // expected-error @+1 {{yields 'f16', but the decoded matrix's elements are of storage type 'i8'}}
+    subgroup_matrix.yield %zero : f16
+  }
+  return %b : !subgroup_matrix.left<16x16xsi8>
+}
+
+// -----
+
+// A decode body only reads: the implementation may run it any number of
+// times for an element.
+func.func @decode_load_writes(%buf: memref<?xf16>, %n: index) -> !subgroup_matrix.right<16x16xf16> {
+  %b = subgroup_matrix.decode_load [%n, %n] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    %v = memref.load %buf[%row] : memref<?xf16>
+    // expected-error @+1 {{cannot be part of a subgroup_matrix.decode_load body: the body computes with arith and math ops and reads global memory with memref.load}}
+    memref.store %v, %buf[%col] : memref<?xf16>
+    subgroup_matrix.yield %v : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_from_workgroup_memory(%tile: memref<256xf16, #gpu.address_space<workgroup>>, %n: index) -> !subgroup_matrix.right<16x16xf16> {
+  %b = subgroup_matrix.decode_load [%n, %n] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    // expected-error @+1 {{cannot be part of a subgroup_matrix.decode_load body: the body computes with arith and math ops and reads global memory with memref.load}}
+    %v = memref.load %tile[%row] : memref<256xf16, #gpu.address_space<workgroup>>
+    subgroup_matrix.yield %v : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_of_vectors(%buf: memref<?xvector<2xf16>>, %n: index) -> !subgroup_matrix.right<16x16xf16> {
+  %b = subgroup_matrix.decode_load [%n, %n] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    // expected-error @+1 {{cannot be part of a subgroup_matrix.decode_load body: it uses 'vector<2xf16>', and the body decodes one scalar element at a time}}
+    %v = memref.load %buf[%row] : memref<?xvector<2xf16>>
+    %e = arith.constant 0.0 : f16
+    subgroup_matrix.yield %e : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
 }

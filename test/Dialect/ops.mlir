@@ -203,6 +203,35 @@ func.func @map_of_8bit_elements(%a: !subgroup_matrix.left<16x32xsi8>) -> !subgro
   return %r : !subgroup_matrix.left<16x32xui8>
 }
 
+// CHECK-LABEL: func.func @decode_load
+// CHECK-SAME: (%[[Q:.*]]: memref<?xi8>, %[[SCALE:.*]]: memref<?xf16>, %[[K0:.*]]: index, %[[N0:.*]]: index, %[[K:.*]]: index, %[[N:.*]]: index)
+func.func @decode_load(%q: memref<?xi8>, %scale: memref<?xf16>, %k0: index,
+                       %n0: index, %k: index, %n: index)
+    -> !subgroup_matrix.right<16x16xf16> {
+  // CHECK: subgroup_matrix.decode_load [%[[K0]], %[[N0]]] within [%[[K]], %[[N]]] : !subgroup_matrix.right<16x16xf16> {
+  // CHECK-NEXT: ^bb0(%[[ROW:.*]]: index, %[[COL:.*]]: index):
+  // CHECK-NEXT: %[[START:.*]] = arith.muli %[[ROW]], %[[N]] : index
+  // CHECK-NEXT: %[[AT:.*]] = arith.addi %[[START]], %[[COL]] : index
+  // CHECK-NEXT: %[[BYTE:.*]] = memref.load %[[Q]][%[[AT]]] : memref<?xi8>
+  // CHECK-NEXT: %[[VALUE:.*]] = arith.sitofp %[[BYTE]] : i8 to f16
+  // CHECK-NEXT: %[[S:.*]] = memref.load %[[SCALE]][%[[COL]]] : memref<?xf16>
+  // CHECK-NEXT: %[[SCALED:.*]] = arith.mulf %[[VALUE]], %[[S]] : f16
+  // CHECK-NEXT: subgroup_matrix.yield %[[SCALED]] : f16
+  // GENERIC: "subgroup_matrix.decode_load"
+  %b = subgroup_matrix.decode_load [%k0, %n0] within [%k, %n]
+      : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    %rowStart = arith.muli %row, %n : index
+    %at = arith.addi %rowStart, %col : index
+    %byte = memref.load %q[%at] : memref<?xi8>
+    %value = arith.sitofp %byte : i8 to f16
+    %s = memref.load %scale[%col] : memref<?xf16>
+    %scaled = arith.mulf %value, %s : f16
+    subgroup_matrix.yield %scaled : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
 // CHECK-LABEL: func.func @subgroup_barrier
 // CHECK-NEXT: subgroup_matrix.subgroup_barrier
 // CHECK-NEXT: return

@@ -172,3 +172,54 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
     gpu.return
   }
 }
+
+// -----
+
+// A decode load: each invocation decodes its elements of the tile inside the
+// tensor (the body, with the element's tensor position) and writes zeros
+// outside it; the subgroup loads the tile after a barrier.
+// CHECK-LABEL: gpu.func @dequantize
+// CHECK-SAME: (%[[Q:.*]]: memref<4096xi8>, %[[SCALE:.*]]: memref<64xf16>, %[[OUT:.*]]: memref<4096xf16>, %[[K0:.*]]: index, %[[N0:.*]]: index, %[[K:.*]]: index)
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<256xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[ROW:.*]] = arith.addi %[[K0]], %{{.*}} : index
+// CHECK: %[[COLUMN:.*]] = arith.addi %[[N0]], %{{.*}} : index
+// CHECK: %[[ROW_OK:.*]] = arith.cmpi slt, %[[ROW]], %[[K]] : index
+// CHECK: %[[COLUMN_OK:.*]] = arith.cmpi slt, %[[COLUMN]], %{{.*}} : index
+// CHECK: %[[INSIDE:.*]] = arith.andi %[[ROW_OK]], %[[COLUMN_OK]] : i1
+// CHECK: %[[ELEMENT:.*]] = scf.if %[[INSIDE]] -> (f16) {
+// CHECK: %[[BYTE:.*]] = memref.load %[[Q]]
+// CHECK: %[[VALUE:.*]] = arith.sitofp %[[BYTE]] : i8 to f16
+// CHECK: %[[S:.*]] = memref.load %[[SCALE]][%[[COLUMN]]]
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[VALUE]], %[[S]] : f16
+// CHECK: scf.yield %[[SCALED]] : f16
+// CHECK: } else {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT: scf.yield %[[ZERO]] : f16
+// CHECK: memref.store %[[ELEMENT]], %[[SCRATCH]]
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK: %[[B:.*]] = subgroup_matrix.load %[[SCRATCH]]{{.*}} -> !subgroup_matrix.right<16x16xf16>
+// CHECK: subgroup_matrix.store %[[B]], %[[OUT]]
+// CHECK-NOT: decode_load
+// METAL-LABEL: gpu.func @dequantize
+// METAL-NOT: decode_load
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @dequantize(%q: memref<4096xi8>, %scale: memref<64xf16>, %out: memref<4096xf16>, %k0: index, %n0: index, %k: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %n = arith.constant 64 : index
+    %b = subgroup_matrix.decode_load [%k0, %n0] within [%k, %n]
+        : !subgroup_matrix.right<16x16xf16> {
+    ^bb0(%row: index, %col: index):
+      %rowStart = arith.muli %row, %n : index
+      %at = arith.addi %rowStart, %col : index
+      %byte = memref.load %q[%at] : memref<4096xi8>
+      %value = arith.sitofp %byte : i8 to f16
+      %s = memref.load %scale[%col] : memref<64xf16>
+      %scaled = arith.mulf %value, %s : f16
+      subgroup_matrix.yield %scaled : f16
+    }
+    subgroup_matrix.store %b, %out[%c0] stride %n
+        : !subgroup_matrix.right<16x16xf16>, memref<4096xf16>
+    gpu.return
+  }
+}

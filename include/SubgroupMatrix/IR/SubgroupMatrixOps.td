@@ -125,6 +125,82 @@ def SubgroupMatrix_LoadOp : SubgroupMatrix_Op<"load", [AttrSizedOperandSegments]
   }];
 }
 
+def SubgroupMatrix_DecodeLoadOp : SubgroupMatrix_Op<"decode_load",
+    [SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "a matrix whose elements a function computes from memory";
+  let description = [{
+    Builds a matrix from a tile of a `rows` x `columns` tensor whose elements
+    are stored in some other form (quantized weights with their scales and
+    zero points, packed sub-byte values, a block layout): element [i, j] is
+    what `body` yields for the tensor position (`row` + i, `column` + j),
+    and zero where that position lies outside the tensor (`row` + i >=
+    `rows` or `column` + j >= `columns`), where the body is not run. The
+    block receives the position (two `index` values) and yields the element
+    in the storage type of the matrix component.
+
+    The body computes with `arith` and `math` ops and reads memory with
+    `memref.load` from buffers in global memory (not workgroup or private
+    memory); it has no regions and writes nothing. It may run more than once
+    for an element, and in any invocation of the subgroup. `row`, `column`,
+    `rows`, `columns` and every value the body uses from outside must be
+    subgroup uniform.
+
+    On devices with VK_NV_cooperative_matrix2's block loads and tensor
+    addressing, a decode load whose body uses only constants and the
+    kernel's buffers from outside is one `OpCooperativeMatrixLoadTensorNV`
+    with the body as its decode function; elsewhere each invocation decodes
+    its share of the elements into workgroup memory (or, for per-invocation
+    matrices, into its own slots).
+
+    ```mlir
+    // A 16 x 16 tile of K x N int8 weights, each column with its own f16
+    // scale: w[k, n] * scale[n].
+    func.func @dequantize(%q: memref<?xi8>, %scale: memref<?xf16>,
+                          %k0: index, %n0: index, %k: index, %n: index)
+        -> !subgroup_matrix.right<16x16xf16> {
+      %b = subgroup_matrix.decode_load [%k0, %n0] within [%k, %n]
+          : !subgroup_matrix.right<16x16xf16> {
+      ^bb0(%row: index, %col: index):
+        %rowStart = arith.muli %row, %n : index
+        %at = arith.addi %rowStart, %col : index
+        %byte = memref.load %q[%at] : memref<?xi8>
+        %value = arith.sitofp %byte : i8 to f16
+        %s = memref.load %scale[%col] : memref<?xf16>
+        %scaled = arith.mulf %value, %s : f16
+        subgroup_matrix.yield %scaled : f16
+      }
+      return %b : !subgroup_matrix.right<16x16xf16>
+    }
+    ```
+  }];
+  let arguments = (ins Index:$row, Index:$column, Index:$rows,
+                       Index:$columns);
+  let results = (outs SubgroupMatrix_AnyMatrix:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    ` ` `[` $row `,` $column `]` `within` ` ` `[` $rows `,` $columns `]`
+    attr-dict `:` type($result) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface getMatrixType() {
+      return ::llvm::cast<::mlir::subgroup_matrix::SubgroupMatrixTypeInterface>(
+          getResult().getType());
+    }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The block arguments holding the element's row and column in the
+    /// tensor.
+    ::mlir::BlockArgument getTensorRow() {
+      return getBodyBlock().getArgument(0);
+    }
+    ::mlir::BlockArgument getTensorColumn() {
+      return getBodyBlock().getArgument(1);
+    }
+    /// The value the body yields.
+    ::mlir::Value getYieldedValue();
+  }];
+}
+
 def SubgroupMatrix_StoreOp : SubgroupMatrix_Op<"store",
     [AttrSizedOperandSegments]> {
   let summary = "store a subgroup matrix to memory";
@@ -494,11 +570,12 @@ def SubgroupMatrix_MapOp
 }
 
 def SubgroupMatrix_YieldOp : SubgroupMatrix_Op<"yield",
-    [Pure, Terminator, ReturnLike, HasParent<"MapOp">]> {
-  let summary = "the result element of a subgroup_matrix.map body";
+    [Pure, Terminator, ReturnLike, ParentOneOf<["MapOp", "DecodeLoadOp"]>]> {
+  let summary = "the result element of a map or decode_load body";
   let description = [{
-    Ends the body of `subgroup_matrix.map` with the element it computed,
-    typed as the storage type of the map's result component.
+    Ends the body of `subgroup_matrix.map` or `subgroup_matrix.decode_load`
+    with the element it computed, typed as the storage type of the result's
+    component.
 
     ```mlir
     func.func @relu(%m: !subgroup_matrix.result<16x16xf32>)

@@ -45,9 +45,9 @@ bool isComponentWiseBody(Block &body, ArrayRef<Type> storageTypes);
 /// use of the row or column.
 bool isComponentWiseMap(MapOp map);
 
-/// Whether `op` (a map, reduce or convert, or a load or store with bounds)
-/// goes through workgroup memory on a target whose matrices compute
-/// `registerOps` in registers.
+/// Whether `op` (a map, reduce or convert, a load or store with bounds, or
+/// a decode load, which always does) goes through workgroup memory on a target
+/// whose matrices compute `registerOps` in registers.
 bool needsWorkgroupMemory(Operation *op, MatrixRegisterOps registerOps);
 
 /// Rewrites the ops of `function` that need workgroup memory

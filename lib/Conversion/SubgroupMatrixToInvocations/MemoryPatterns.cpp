@@ -189,6 +189,67 @@ struct LoadLowering : IntelPattern<LoadOp> {
   }
 };
 
+/// Each invocation decodes its own elements: the body runs once per slot
+/// inside the tensor, with the slot's tensor position.
+struct DecodeLoadLowering : IntelPattern<DecodeLoadOp> {
+  using IntelPattern::IntelPattern;
+
+  LogicalResult
+  matchAndRewrite(DecodeLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
+    if (failed(layout))
+      return failure();
+    Location loc = op.getLoc();
+    InvocationBuilder b(rewriter, loc, emulated);
+    Type storage = getStorageType(layout->component);
+    // The element leaves the guard as bits, as a bounded load's does.
+    Type bits = rewriter.getIntegerType(storage.getIntOrFloatBitWidth());
+    SmallVector<Value> position =
+        getSingleValues({adaptor.getRow(), adaptor.getColumn(),
+                         adaptor.getRows(), adaptor.getColumns()});
+    Value firstRow = position[0], firstColumn = position[1];
+    SmallVector<Value> tensorBounds = {position[2], position[3]};
+    SmallVector<Value> packedElements;
+    for (unsigned p = 0; p < layout->packedCount; ++p) {
+      SmallVector<Value> elements;
+      for (unsigned s = 0; s < layout->elementsPerPacked; ++s) {
+        auto [row, column, valid] = b.locate(*layout, p, s);
+        Value tensorRow = arith::AddIOp::create(rewriter, loc, firstRow, row);
+        Value tensorColumn =
+            arith::AddIOp::create(rewriter, loc, firstColumn, column);
+        Value inside = isAccessible(rewriter, loc, tensorBounds, tensorRow,
+                                    tensorColumn, valid);
+        auto guard = scf::IfOp::create(rewriter, loc, bits, inside,
+                                       /*withElseRegion=*/true);
+        OpBuilder thenBuilder = guard.getThenBodyBuilder();
+        IRMapping mapping;
+        mapping.map(op.getTensorRow(), tensorRow);
+        mapping.map(op.getTensorColumn(), tensorColumn);
+        for (Operation &inner : op.getBodyBlock().without_terminator())
+          thenBuilder.clone(inner, mapping);
+        Value element = mapping.lookupOrDefault(op.getYieldedValue());
+        if (element.getType() != bits)
+          element = arith::BitcastOp::create(thenBuilder, loc, bits, element);
+        scf::YieldOp::create(thenBuilder, loc, element);
+        OpBuilder elseBuilder = guard.getElseBodyBuilder();
+        scf::YieldOp::create(
+            elseBuilder, loc,
+            arith::ConstantOp::create(elseBuilder, loc,
+                                      elseBuilder.getZeroAttr(bits))
+                .getResult());
+        Value decoded = guard.getResult(0);
+        if (storage != bits)
+          decoded = arith::BitcastOp::create(rewriter, loc, storage, decoded);
+        elements.push_back(decoded);
+      }
+      packedElements.push_back(b.pack(*layout, elements));
+    }
+    replaceWithSlots(rewriter, op, *layout, packedElements);
+    return success();
+  }
+};
+
 struct StoreLowering : IntelPattern<StoreOp> {
   using IntelPattern::IntelPattern;
 
@@ -305,7 +366,7 @@ struct SubgroupBarrierLowering : OpConversionPattern<SubgroupBarrierOp> {
 void mlir::subgroup_matrix::per_invocation::populateMemoryPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     unsigned subgroupSize, bool emulated) {
-  patterns.add<LoadLowering, StoreLowering, SplatLowering>(
+  patterns.add<LoadLowering, DecodeLoadLowering, StoreLowering, SplatLowering>(
       converter, patterns.getContext(), subgroupSize, emulated);
   if (!emulated)
     patterns.add<SubgroupBarrierLowering>(converter, patterns.getContext());

@@ -242,9 +242,12 @@ static LogicalResult prepareCalledFunctions(gpu::GPUModuleOp kernels) {
   for (func::FuncOp function : reached) {
     FunctionType type = function.getFunctionType();
     // A tensor load's stand-in takes its buffer, and the serializer
-    // replaces its calls by instructions that take the variable itself.
+    // replaces its calls by instructions that take the variable itself; it
+    // gives a decode function the variables in place of its buffers.
     bool standIn =
-        getCooperativeMatrix2StandIn(function.getSymName()).has_value();
+        getCooperativeMatrix2StandIn(function.getSymName()).has_value() ||
+        function.getSymName().starts_with(
+            getCooperativeMatrix2DecodeFunctionPrefix());
     for (auto [index, argument] : llvm::enumerate(type.getInputs()))
       if (isa<MemRefType>(argument) && !standIn) {
         function.emitError()

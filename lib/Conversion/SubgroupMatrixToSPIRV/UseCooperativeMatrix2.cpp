@@ -10,7 +10,10 @@
 // instruction. What the instruction calls back (a reduction's combining
 // function, a map's per-element function) is an ordinary function of the
 // module, built here from the op; the stand-in calls it, so that it is
-// referenced and the serializer finds it.
+// referenced and the serializer finds it. A decode load's decode function
+// is one too: the body of the op, taking the element's position and the
+// buffers it reads, which the serializer turns into the parameters that
+// the extension passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +61,7 @@ public:
   bool tryReplace(ConvertOp op);
   bool tryReplace(LoadOp op);
   bool tryReplace(StoreOp op);
+  bool tryReplace(DecodeLoadOp op);
 
 private:
   /// The operands of a tensor load or store stand-in (TensorAccessOperand)
@@ -436,6 +440,105 @@ bool CooperativeMatrix2Builder::tryReplace(StoreOp op) {
   return true;
 }
 
+/// Whether `value` is a buffer argument of a kernel: a whole variable in
+/// SPIR-V, which a decode function can read as the kernel does.
+static bool isKernelBuffer(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || !isa<MemRefType>(value.getType()))
+    return false;
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(argument.getOwner()->getParentOp());
+  return kernel && kernel.isKernel();
+}
+
+bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
+  if (!has(CooperativeMatrix2Feature::TensorAddressing |
+           CooperativeMatrix2Feature::BlockLoads))
+    return false;
+  // The decode function sees only the element's position: what else the
+  // body uses must be a constant, cloned into it, or a kernel's buffer,
+  // which the binary step hands it.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op.getBody(), captured);
+  SmallVector<Value> buffers;
+  SmallVector<Operation *> constants;
+  for (Value value : captured) {
+    if (isKernelBuffer(value))
+      buffers.push_back(value);
+    else if (Operation *constant = value.getDefiningOp<arith::ConstantOp>())
+      constants.push_back(constant);
+    else
+      return false;
+  }
+  // The load passes the decode function a pointer into a buffer; it is
+  // the first one the body reads (and the function does not use it).
+  if (buffers.empty())
+    return false;
+  Location loc = op.getLoc();
+  SubgroupMatrixTypeInterface type = op.getMatrixType();
+  Type storage = getStorageType(type.getElementType());
+  SmallVector<Type> parameters = {builder.getIndexType(),
+                                  builder.getIndexType()};
+  llvm::append_range(parameters, ValueRange(buffers).getTypes());
+  func::FuncOp decode = createFunction(
+      getCooperativeMatrix2DecodeFunctionPrefix(), parameters, storage, loc);
+  {
+    Block &entry = decode.front();
+    IRMapping mapping;
+    mapping.map(op.getTensorRow(), entry.getArgument(0));
+    mapping.map(op.getTensorColumn(), entry.getArgument(1));
+    for (auto [buffer, argument] :
+         llvm::zip(buffers, entry.getArguments().drop_front(2)))
+      mapping.map(buffer, argument);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&entry);
+    for (Operation *constant : constants)
+      builder.clone(*constant, mapping);
+    for (Operation &inner : op.getBodyBlock().without_terminator())
+      builder.clone(inner, mapping);
+    func::ReturnOp::create(builder, loc,
+                           mapping.lookupOrDefault(op.getYieldedValue()));
+  }
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value zero = arith::ConstantOp::create(
+      builder, loc, builder.getZeroAttr(getScalarType(type.getElementType())));
+  SmallVector<Value> operands(DecodeAccessOperandCount);
+  operands[DecodeAccessBuffer] = buffers.front();
+  operands[DecodeAccessMatrix] =
+      SplatOp::create(builder, loc, op.getType(), zero);
+  operands[DecodeAccessRow] = op.getRow();
+  operands[DecodeAccessColumn] = op.getColumn();
+  operands[DecodeAccessRows] = op.getRows();
+  operands[DecodeAccessColumns] = op.getColumns();
+  operands[DecodeAccessMatrixRows] = index(type.getRows());
+  operands[DecodeAccessMatrixColumns] = index(type.getColumns());
+  operands[DecodeAccessZero] = index(0);
+  operands[DecodeAccessOne] = index(1);
+  operands[DecodeAccessTwo] = index(2);
+  llvm::append_range(operands, buffers);
+  func::FuncOp standIn = createStandIn(
+      CooperativeMatrix2Instruction::DecodeLoadTensor,
+      ValueRange(operands).getTypes(), op.getType(), nullptr, loc);
+  {
+    // The stand-in calls the decode function with its own buffers (a
+    // buffer has no undefined value).
+    OpBuilder::InsertionGuard bodyGuard(builder);
+    builder.setInsertionPointToStart(&standIn.front());
+    SmallVector<Value> arguments = {
+        ub::PoisonOp::create(builder, loc, builder.getIndexType()),
+        ub::PoisonOp::create(builder, loc, builder.getIndexType())};
+    llvm::append_range(
+        arguments, standIn.getArguments().drop_front(DecodeAccessOperandCount));
+    func::CallOp::create(builder, loc, decode, arguments);
+  }
+  replaceWithCall(op, standIn, operands);
+  return true;
+}
+
 namespace {
 struct UseNVCooperativeMatrix2Pass
     : public subgroup_matrix::impl::UseNVCooperativeMatrix2PassBase<
@@ -453,12 +556,12 @@ struct UseNVCooperativeMatrix2Pass
       CooperativeMatrix2Builder builder(kernels, features);
       SmallVector<Operation *> candidates;
       kernels.walk([&](Operation *op) {
-        if (isa<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp>(op))
+        if (isa<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp, DecodeLoadOp>(op))
           candidates.push_back(op);
       });
       for (Operation *op : candidates)
         TypeSwitch<Operation *>(op)
-            .Case<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp>(
+            .Case<ReduceOp, MapOp, ConvertOp, LoadOp, StoreOp, DecodeLoadOp>(
                 [&](auto typed) { builder.tryReplace(typed); });
     }
   }

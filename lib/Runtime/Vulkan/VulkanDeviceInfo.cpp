@@ -313,6 +313,9 @@ bool hasCapability(uint32_t capability, const DeviceInfo &info,
            features.cooperativeMatrix2.cooperativeMatrixTensorAddressing;
   case spv::CapabilityCooperativeMatrixBlockLoadsNV:
     return coopmat2 && features.cooperativeMatrix2.cooperativeMatrixBlockLoads;
+  // The pointers that decode functions receive.
+  case spv::CapabilityPhysicalStorageBufferAddresses:
+    return features.vulkan12.bufferDeviceAddress;
   default:
     return true;
   }

@@ -28,8 +28,10 @@ namespace {
 /// The opcodes and enumerants this step reads and writes.
 namespace spv {
 constexpr uint32_t OpName = 5;
+constexpr uint32_t OpMemoryModel = 14;
 constexpr uint32_t OpExtension = 10;
 constexpr uint32_t OpCapability = 17;
+constexpr uint32_t OpTypeFunction = 33;
 constexpr uint32_t OpTypeArray = 28;
 constexpr uint32_t OpTypeRuntimeArray = 29;
 constexpr uint32_t OpTypeStruct = 30;
@@ -38,7 +40,13 @@ constexpr uint32_t OpFunction = 54;
 constexpr uint32_t OpFunctionParameter = 55;
 constexpr uint32_t OpFunctionEnd = 56;
 constexpr uint32_t OpFunctionCall = 57;
+constexpr uint32_t OpVariable = 59;
 constexpr uint32_t OpAccessChain = 65;
+constexpr uint32_t OpDecorate = 71;
+constexpr uint32_t OpMemberDecorate = 72;
+constexpr uint32_t OpCopyObject = 83;
+constexpr uint32_t OpCompositeExtract = 81;
+constexpr uint32_t OpLabel = 248;
 constexpr uint32_t OpConvertSToF = 111;
 constexpr uint32_t OpConvertUToF = 112;
 constexpr uint32_t OpUConvert = 113;
@@ -62,6 +70,13 @@ constexpr uint32_t OpTensorViewSetClipNV = 5382;
 /// barriers order these accesses too (Vulkan memory model).
 constexpr uint32_t MemoryAccessNonPrivatePointer = 0x20;
 constexpr uint32_t TensorAddressingTensorView = 0x1;
+constexpr uint32_t TensorAddressingDecodeFunc = 0x2;
+constexpr uint32_t TensorClampModeConstant = 1;
+constexpr uint32_t StorageClassPhysicalStorageBuffer = 5349;
+constexpr uint32_t AddressingModelPhysicalStorageBuffer64 = 5348;
+constexpr uint32_t DecorationAliased = 20;
+constexpr uint32_t PhysicalStorageBufferAddresses = 5347;
+constexpr uint32_t CooperativeMatrixBlockLoadsNV = 5434;
 constexpr uint32_t ReduceRow = 0x1;
 constexpr uint32_t ReduceColumn = 0x2;
 constexpr uint32_t CooperativeMatrixReductionsNV = 5430;
@@ -91,6 +106,7 @@ uint32_t getCapability(CooperativeMatrix2Instruction instruction) {
     return spv::CooperativeMatrixPerElementOperationsNV;
   case CooperativeMatrix2Instruction::LoadTensor:
   case CooperativeMatrix2Instruction::StoreTensor:
+  case CooperativeMatrix2Instruction::DecodeLoadTensor:
     return spv::CooperativeMatrixTensorAddressingNV;
   default:
     return spv::CooperativeMatrixConversionsNV;
@@ -142,27 +158,43 @@ public:
   /// other types.
   std::optional<std::pair<uint32_t, unsigned>>
   getFirstElementPointer(uint32_t pointer) {
-    auto found = pointers.find(pointer);
-    if (found == pointers.end())
+    std::optional<BufferElement> element = getBufferElement(pointer);
+    if (!element)
       return std::nullopt;
-    auto [storageClass, pointee] = found->second;
-    unsigned depth = 1;
-    if (auto member = firstMembers.find(pointee);
-        member != firstMembers.end()) {
-      pointee = member->second;
-      ++depth;
-    }
-    auto element = elements.find(pointee);
-    if (element == elements.end())
+    return std::make_pair(getPointer(element->storageClass, element->type),
+                          element->depth);
+  }
+
+  /// The element type of the array that a variable of pointer type
+  /// `pointer` holds, as getFirstElementPointer finds it.
+  std::optional<uint32_t> getElementType(uint32_t pointer) {
+    std::optional<BufferElement> element = getBufferElement(pointer);
+    if (!element)
       return std::nullopt;
-    std::pair<uint32_t, uint32_t> key = {storageClass, element->second};
+    return element->type;
+  }
+
+  /// OpTypePointer, the module's own where it has one.
+  uint32_t getPointer(uint32_t storageClass, uint32_t pointee) {
+    std::pair<uint32_t, uint32_t> key = {storageClass, pointee};
     auto existing = pointerIds.find(key);
     if (existing != pointerIds.end())
-      return std::make_pair(existing->second, depth);
+      return existing->second;
     uint32_t id = allocate();
-    declare({spv::OpTypePointer, id, storageClass, element->second});
+    declare({spv::OpTypePointer, id, storageClass, pointee});
     pointerIds[key] = id;
-    return std::make_pair(id, depth);
+    return id;
+  }
+
+  /// OpTypeArray of `length` (a constant's id) and OpTypeFunction, each
+  /// declared once. The module has no function type of a decode
+  /// function's signature: its first parameter is of a pointer type that
+  /// this step declares.
+  uint32_t getArray(uint32_t element, uint32_t length) {
+    return getType(spv::OpTypeArray, {element, length});
+  }
+  uint32_t getFunction(ArrayRef<uint32_t> resultAndParameters) {
+    return getType(spv::OpTypeFunction, resultAndParameters);
   }
 
   /// OpTypeTensorLayoutNV and OpTypeTensorViewNV, of constant operands.
@@ -177,6 +209,27 @@ public:
   ArrayRef<uint32_t> getDeclarations() const { return declarations; }
 
 private:
+  struct BufferElement {
+    uint32_t storageClass, type;
+    unsigned depth;
+  };
+  std::optional<BufferElement> getBufferElement(uint32_t pointer) {
+    auto found = pointers.find(pointer);
+    if (found == pointers.end())
+      return std::nullopt;
+    auto [storageClass, pointee] = found->second;
+    unsigned depth = 1;
+    if (auto member = firstMembers.find(pointee);
+        member != firstMembers.end()) {
+      pointee = member->second;
+      ++depth;
+    }
+    auto element = elements.find(pointee);
+    if (element == elements.end())
+      return std::nullopt;
+    return BufferElement{storageClass, element->second, depth};
+  }
+
   uint32_t getType(uint32_t opcode, ArrayRef<uint32_t> operands) {
     SmallVector<uint32_t> key = {opcode};
     llvm::append_range(key, operands);
@@ -273,6 +326,171 @@ LogicalResult writeTensorAccess(CooperativeMatrix2Instruction kind,
           view});
   return success();
 }
+/// The instructions of a decode load in place of the call of its stand-in
+/// (operands DecodeAccessOperand, the buffer's pointer type `bufferType`):
+/// a two-dimensional layout of the decoded tensor's rows and columns whose
+/// elements outside it are zeros, sliced to the matrix, and the load with
+/// `decodeFunction`.
+LogicalResult writeDecodeLoad(uint32_t resultType, uint32_t result,
+                              ArrayRef<uint32_t> arguments, uint32_t bufferType,
+                              uint32_t decodeFunction, TensorTypes &types,
+                              SmallVectorImpl<uint32_t> &out,
+                              std::string &error) {
+  if (arguments.size() < DecodeAccessOperandCount) {
+    error = "a decode load stand-in has " + std::to_string(arguments.size()) +
+            " operands, fewer than " + std::to_string(DecodeAccessOperandCount);
+    return failure();
+  }
+  auto operand = [&](DecodeAccessOperand which) { return arguments[which]; };
+  std::optional<std::pair<uint32_t, unsigned>> element =
+      types.getFirstElementPointer(bufferType);
+  if (!element) {
+    error = "a decode load stand-in's buffer is not a variable holding an "
+            "array";
+    return failure();
+  }
+  auto emit = [&](SmallVector<uint32_t> words) {
+    words[0] |= uint32_t(words.size()) << 16;
+    out.append(words);
+  };
+  uint32_t zero = operand(DecodeAccessZero);
+  // Clamp mode Constant: the elements outside the tensor are the clamp
+  // value, zero, and are not decoded.
+  uint32_t layoutType =
+      types.getLayout(operand(DecodeAccessTwo), operand(DecodeAccessOne));
+  uint32_t pointer = types.allocate();
+  SmallVector<uint32_t> chain = {spv::OpAccessChain, element->first, pointer,
+                                 operand(DecodeAccessBuffer)};
+  chain.append(element->second, zero);
+  emit(chain);
+  uint32_t created = types.allocate(), dimensioned = types.allocate(),
+           layout = types.allocate();
+  emit({spv::OpCreateTensorLayoutNV, layoutType, created});
+  emit({spv::OpTensorLayoutSetDimensionNV, layoutType, dimensioned, created,
+        operand(DecodeAccessRows), operand(DecodeAccessColumns)});
+  emit({spv::OpTensorLayoutSliceNV, layoutType, layout, dimensioned,
+        operand(DecodeAccessRow), operand(DecodeAccessMatrixRows),
+        operand(DecodeAccessColumn), operand(DecodeAccessMatrixColumns)});
+  emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, pointer,
+        operand(DecodeAccessMatrix), layout, spv::MemoryAccessNonPrivatePointer,
+        spv::TensorAddressingDecodeFunc, decodeFunction});
+  return success();
+}
+
+/// A decode load's callback, as `sm-use-nv-cooperative-matrix2` built it:
+/// a function of the element's row and column and of the buffers it reads.
+/// The extension calls it with a pointer, the element's block coordinates
+/// and its coordinates within the block (blocks of one element here), so
+/// its parameters become those, the row and column the block coordinates,
+/// and the buffers the variables the load's call passed.
+struct DecodeFunction {
+  /// The buffers, and the pointer type of the one the load points into.
+  SmallVector<uint32_t> buffers;
+  uint32_t bufferType = 0;
+  /// The constant 2, the length of the coordinate arrays.
+  uint32_t two = 0;
+};
+
+/// Rewrites the callbacks of decode loads as the instructions of the
+/// binary are copied: the function's type and parameters, then a prologue
+/// that gives the old parameters their values.
+class DecodeFunctionRewriter {
+public:
+  DecodeFunctionRewriter(llvm::DenseMap<uint32_t, DecodeFunction> functions,
+                         TensorTypes &types)
+      : functions(std::move(functions)), types(types) {}
+
+  bool empty() const { return functions.empty(); }
+  /// The new pointer parameters, which the module decorates Aliased.
+  ArrayRef<uint32_t> getPointerParameters() const { return pointers; }
+
+  /// Handles `words` (an instruction of `opcode`) if it belongs to a
+  /// decode function's head: returns whether it was, and appended what
+  /// replaces it to `out`.
+  FailureOr<bool> rewrite(uint32_t opcode, ArrayRef<uint32_t> instruction,
+                          SmallVectorImpl<uint32_t> &out, std::string &error) {
+    ArrayRef<uint32_t> words = instruction.drop_front();
+    if (opcode == spv::OpFunction && functions.count(words[1])) {
+      current = &functions[words[1]];
+      head.assign(instruction.begin(), instruction.end());
+      parameters.clear();
+      return true;
+    }
+    if (!current)
+      return false;
+    if (opcode == spv::OpFunctionParameter && prologue.empty()) {
+      parameters.push_back({words[0], words[1]});
+      return true;
+    }
+    if (opcode == spv::OpLabel && prologue.empty()) {
+      if (failed(writeHead(out, error)))
+        return failure();
+      out.append(instruction.begin(), instruction.end());
+      return true;
+    }
+    // The prologue follows the entry block's variables.
+    if (opcode == spv::OpVariable)
+      return false;
+    out.append(prologue);
+    prologue.clear();
+    current = nullptr;
+    return false;
+  }
+
+private:
+  LogicalResult writeHead(SmallVectorImpl<uint32_t> &out, std::string &error) {
+    if (parameters.size() != 2 + current->buffers.size()) {
+      error = "a decode function has " + std::to_string(parameters.size()) +
+              " parameters, not the position and " +
+              std::to_string(current->buffers.size()) + " buffers";
+      return failure();
+    }
+    std::optional<uint32_t> element = types.getElementType(current->bufferType);
+    if (!element) {
+      error = "a decode load's buffer is not a variable holding an array";
+      return failure();
+    }
+    uint32_t pointerType =
+        types.getPointer(spv::StorageClassPhysicalStorageBuffer, *element);
+    // The coordinates are 32-bit integers, of the position's type.
+    uint32_t coordinateType = parameters[0].first;
+    uint32_t coordinates = types.getArray(coordinateType, current->two);
+    // OpFunction: result type, result, control, function type.
+    uint32_t functionType =
+        types.getFunction({head[1], pointerType, coordinates, coordinates});
+    head[4] = functionType;
+    out.append(head);
+    uint32_t pointer = types.allocate(), blockCoordinates = types.allocate(),
+             coordinatesInBlock = types.allocate();
+    pointers.push_back(pointer);
+    auto emit = [&](SmallVectorImpl<uint32_t> &to,
+                    SmallVector<uint32_t> words) {
+      words[0] |= uint32_t(words.size()) << 16;
+      to.append(words);
+    };
+    emit(out, {spv::OpFunctionParameter, pointerType, pointer});
+    emit(out, {spv::OpFunctionParameter, coordinates, blockCoordinates});
+    emit(out, {spv::OpFunctionParameter, coordinates, coordinatesInBlock});
+    for (unsigned i = 0; i < 2; ++i)
+      emit(prologue, {spv::OpCompositeExtract, parameters[i].first,
+                      parameters[i].second, blockCoordinates, i});
+    for (auto [parameter, buffer] :
+         llvm::zip(ArrayRef(parameters).drop_front(2), current->buffers))
+      emit(prologue,
+           {spv::OpCopyObject, parameter.first, parameter.second, buffer});
+    return success();
+  }
+
+  llvm::DenseMap<uint32_t, DecodeFunction> functions;
+  TensorTypes &types;
+  /// The function being rewritten, its OpFunction and its old parameters
+  /// (type, id); the prologue waiting for the entry block's variables.
+  DecodeFunction *current = nullptr;
+  SmallVector<uint32_t> head;
+  SmallVector<std::pair<uint32_t, uint32_t>> parameters;
+  SmallVector<uint32_t> prologue;
+  SmallVector<uint32_t> pointers;
+};
 } // namespace
 
 LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
@@ -325,8 +543,36 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     }
   }
 
+  // The decode functions, from the calls of the decode loads' stand-ins.
+  llvm::DenseMap<uint32_t, DecodeFunction> decodeFunctions;
+  for (const Instruction &instruction : instructions) {
+    if (instruction.opcode != spv::OpFunctionCall)
+      continue;
+    ArrayRef<uint32_t> words = operands(instruction);
+    auto standIn = standIns.find(words[2]);
+    if (standIn == standIns.end() ||
+        standIn->second != CooperativeMatrix2Instruction::DecodeLoadTensor)
+      continue;
+    ArrayRef<uint32_t> arguments = words.drop_front(3);
+    auto callback = callbacks.find(words[2]);
+    if (callback == callbacks.end() ||
+        arguments.size() < DecodeAccessOperandCount) {
+      error = "a decode load stand-in calls no decode function or has too "
+              "few operands";
+      return failure();
+    }
+    DecodeFunction &function = decodeFunctions[callback->second];
+    function.buffers.assign(arguments.begin() + DecodeAccessOperandCount,
+                            arguments.end());
+    function.bufferType = firstParameterTypes.lookup(words[2]);
+    function.two = arguments[DecodeAccessTwo];
+  }
+
   llvm::SetVector<uint32_t> capabilities;
   TensorTypes tensorTypes(binary);
+  DecodeFunctionRewriter decodeRewriter(std::move(decodeFunctions),
+                                        tensorTypes);
+  std::optional<size_t> memoryModel, lastAnnotation;
   SmallVector<uint32_t> out(binary.begin(), binary.begin() + headerWords);
   size_t lastCapability = 0, lastExtension = 0;
   std::optional<size_t> firstFunction;
@@ -339,6 +585,20 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     ArrayRef<uint32_t> words = operands(instruction);
     tensorTypes.note(instruction.opcode, words);
     if (instruction.opcode == spv::OpName && standIns.count(words[0]))
+      continue;
+    if (instruction.opcode == spv::OpMemoryModel)
+      memoryModel = out.size();
+    if (instruction.opcode == spv::OpDecorate ||
+        instruction.opcode == spv::OpMemberDecorate)
+      lastAnnotation = out.size() + instruction.length;
+    FailureOr<bool> rewritten =
+        decodeRewriter.rewrite(instruction.opcode,
+                               ArrayRef<uint32_t>(binary).slice(
+                                   instruction.offset, instruction.length),
+                               out, error);
+    if (failed(rewritten))
+      return failure();
+    if (*rewritten)
       continue;
     if (instruction.opcode == spv::OpCapability)
       lastCapability = out.size() + instruction.length;
@@ -363,6 +623,17 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
       return failure();
     }
     capabilities.insert(getCapability(kind));
+    if (kind == CooperativeMatrix2Instruction::DecodeLoadTensor) {
+      capabilities.insert(spv::TensorAddressingNV);
+      capabilities.insert(spv::CooperativeMatrixBlockLoadsNV);
+      capabilities.insert(spv::PhysicalStorageBufferAddresses);
+      if (failed(writeDecodeLoad(resultType, result, arguments,
+                                 firstParameterTypes.lookup(words[2]),
+                                 callbacks.lookup(words[2]), tensorTypes, out,
+                                 error)))
+        return failure();
+      continue;
+    }
     if (kind == CooperativeMatrix2Instruction::LoadTensor ||
         kind == CooperativeMatrix2Instruction::StoreTensor) {
       capabilities.insert(spv::TensorAddressingNV);
@@ -421,6 +692,17 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     out.append(replacement);
   }
 
+  // A decode function's first parameter is a physical storage buffer
+  // pointer, which the addressing model allows and a decoration qualifies.
+  if (!decodeRewriter.getPointerParameters().empty()) {
+    if (!memoryModel || !lastAnnotation) {
+      error = "a module with decode loads has no memory model or no "
+              "decorations";
+      return failure();
+    }
+    out[*memoryModel + 1] = spv::AddressingModelPhysicalStorageBuffer64;
+  }
+
   // The types of tensor layouts and views (and pointers) go before the
   // first function, after every constant they use.
   if (!tensorTypes.getDeclarations().empty()) {
@@ -432,6 +714,14 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
                tensorTypes.getDeclarations().begin(),
                tensorTypes.getDeclarations().end());
   }
+  // The decorations follow the module's own, before its types.
+  SmallVector<uint32_t> decorations;
+  for (uint32_t pointer : decodeRewriter.getPointerParameters())
+    decorations.append(
+        {3u << 16 | spv::OpDecorate, pointer, spv::DecorationAliased});
+  if (!decorations.empty())
+    out.insert(out.begin() + *lastAnnotation, decorations.begin(),
+               decorations.end());
   // The module's bound counts the ids the tensor accesses added.
   out[3] = binary[3];
 
@@ -449,10 +739,17 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
   out.insert(out.begin() + capabilityEnd, declarations.begin(),
              declarations.end());
   SmallVector<uint32_t> extensions;
+  // Physical storage buffers are core from SPIR-V 1.5.
+  bool physicalStorageBufferExtension =
+      capabilities.contains(spv::PhysicalStorageBufferAddresses) &&
+      binary[1] < 0x00010500;
   for (StringRef name :
        {StringRef("SPV_NV_cooperative_matrix2"),
         StringRef(capabilities.contains(spv::TensorAddressingNV)
                       ? "SPV_NV_tensor_addressing"
+                      : ""),
+        StringRef(physicalStorageBufferExtension
+                      ? "SPV_KHR_physical_storage_buffer"
                       : "")})
     if (!name.empty() && !declaredExtensions.contains(name))
       appendStringInstruction(extensions, spv::OpExtension, name);

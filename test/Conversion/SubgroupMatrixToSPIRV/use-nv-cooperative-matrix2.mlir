@@ -237,3 +237,92 @@ gpu.module @no_tensor_addressing attributes {subgroup_matrix.target = #subgroup_
     gpu.return
   }
 }
+
+// -----
+
+// A decode load whose body uses only constants and the kernel's buffers
+// calls the decode load stand-in with the first buffer the body reads, a
+// matrix of zeros, the position and bounds, the matrix's extent, the
+// constants, and the buffers; the decode function is the body, its
+// constants cloned in, taking the position and the buffers.
+// CHECK-LABEL: gpu.module @decode
+// CHECK: gpu.func @k(%[[Q:.*]]: memref<4096xi8>, %[[SCALE:.*]]: memref<64xf16>, %[[OUT:.*]]: memref<4096xf16>, %[[K0:.*]]: index, %[[N0:.*]]: index, %[[K:.*]]: index)
+// CHECK: %[[N:.*]] = arith.constant 64 : index
+// CHECK: %[[ZEROS:.*]] = subgroup_matrix.splat %{{.*}} : f16 -> !subgroup_matrix.right<16x16xf16>
+// CHECK: %[[B:.*]] = func.call @__sm_nv_coopmat2__decode_load_tensor__0(%[[Q]], %[[ZEROS]], %[[K0]], %[[N0]], %[[K]], %[[N]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Q]], %[[SCALE]]) : (memref<4096xi8>, !subgroup_matrix.right<16x16xf16>, index, index, index, index, index, index, index, index, index, memref<4096xi8>, memref<64xf16>) -> !subgroup_matrix.right<16x16xf16>
+// CHECK: subgroup_matrix.store %[[B]], %[[OUT]]
+// CHECK-NOT: decode_load [
+// CHECK: func.func private @sm_nv_coopmat2_decode(%[[ROW:.*]]: index, %[[COLUMN:.*]]: index, %[[QARG:.*]]: memref<4096xi8>, %[[SARG:.*]]: memref<64xf16>) -> f16
+// CHECK-NEXT: %[[STRIDE:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[START:.*]] = arith.muli %[[ROW]], %[[STRIDE]] : index
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[START]], %[[COLUMN]] : index
+// CHECK-NEXT: memref.load %[[QARG]][%[[AT]]]
+// CHECK: memref.load %[[SARG]][%[[COLUMN]]]
+// CHECK: func.func private @__sm_nv_coopmat2__decode_load_tensor__0(
+// CHECK-SAME: index, %[[SQARG:[a-z0-9]+]]: memref<4096xi8>, %[[SSARG:[a-z0-9]+]]: memref<64xf16>)
+// CHECK: call @sm_nv_coopmat2_decode(%{{.*}}, %{{.*}}, %[[SQARG]], %[[SSARG]])
+gpu.module @decode attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%q: memref<4096xi8>, %scale: memref<64xf16>, %out: memref<4096xf16>, %k0: index, %n0: index, %k: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %n = arith.constant 64 : index
+    %b = subgroup_matrix.decode_load [%k0, %n0] within [%k, %n] : !subgroup_matrix.right<16x16xf16> {
+    ^bb0(%row: index, %col: index):
+      %rowStart = arith.muli %row, %n : index
+      %at = arith.addi %rowStart, %col : index
+      %byte = memref.load %q[%at] : memref<4096xi8>
+      %value = arith.sitofp %byte : i8 to f16
+      %s = memref.load %scale[%col] : memref<64xf16>
+      %scaled = arith.mulf %value, %s : f16
+      subgroup_matrix.yield %scaled : f16
+    }
+    subgroup_matrix.store %b, %out[%c0] stride %n : !subgroup_matrix.right<16x16xf16>, memref<4096xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A body that uses a value the decode function cannot have (the kernel's
+// row stride, an argument) keeps the decode load, for workgroup memory.
+// CHECK-LABEL: gpu.module @decode_of_argument
+// CHECK: subgroup_matrix.decode_load
+// CHECK-NOT: decode_load_tensor
+gpu.module @decode_of_argument attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%q: memref<4096xi8>, %out: memref<4096xf16>, %n: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %b = subgroup_matrix.decode_load [%c0, %c0] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+    ^bb0(%row: index, %col: index):
+      %rowStart = arith.muli %row, %n : index
+      %at = arith.addi %rowStart, %col : index
+      %byte = memref.load %q[%at] : memref<4096xi8>
+      %value = arith.sitofp %byte : i8 to f16
+      subgroup_matrix.yield %value : f16
+    }
+    subgroup_matrix.store %b, %out[%c0] stride %n : !subgroup_matrix.right<16x16xf16>, memref<4096xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Without block loads (lavapipe has neither them nor tensor addressing)
+// the decode load stays.
+// CHECK-LABEL: gpu.module @decode_without_block_loads
+// CHECK: subgroup_matrix.decode_load
+// CHECK-NOT: decode_load_tensor
+gpu.module @decode_without_block_loads attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe-coopmat">} {
+  gpu.func @k(%q: memref<4096xi8>, %out: memref<4096xf16>) kernel attributes {known_block_size = array<i32: 8, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %b = subgroup_matrix.decode_load [%c0, %c0] within [%c8, %c8] : !subgroup_matrix.right<8x8xf16> {
+    ^bb0(%row: index, %col: index):
+      %rowStart = arith.muli %row, %c8 : index
+      %at = arith.addi %rowStart, %col : index
+      %byte = memref.load %q[%at] : memref<4096xi8>
+      %value = arith.sitofp %byte : i8 to f16
+      subgroup_matrix.yield %value : f16
+    }
+    subgroup_matrix.store %b, %out[%c0] stride %c8 : !subgroup_matrix.right<8x8xf16>, memref<4096xf16>
+    gpu.return
+  }
+}

@@ -150,10 +150,17 @@ class Case:
     tile (bounds_of): tile 0 is whole, the others are cut, down to nothing."""
 
     def __init__(self, name, inputs, output, body, reference, tolerance=0.0,
-                 bounded_load=None, bounded_store=False):
+                 bounded_load=None, bounded_store=False, buffers=None,
+                 constants=()):
         self.name, self.inputs, self.output = name, inputs, output
         self.body, self.reference, self.tolerance = body, reference, tolerance
         self.bounded_load, self.bounded_store = bounded_load, bounded_store
+        # A decode case reads whole buffers (component, elements,
+        # distribution) instead of one matrix per input; its body decodes
+        # the output from them, and its reference takes every buffer and
+        # the tile; `constants` are the index constants it uses.
+        self.buffers = buffers
+        self.constants = constants
 
 
 def bounds_of(tile, rows, columns):
@@ -161,6 +168,14 @@ def bounds_of(tile, rows, columns):
     whole matrix (and more) for tile 0, fewer rows and columns for the next
     ones, none at all once they go below zero."""
     return rows - 3 * tile, columns + 4 - 5 * tile
+
+
+def decode_bounds_of(tile, rows, columns):
+    """The (rows, columns) of the tensor from which tile `tile` of the
+    decode cases is decoded: all tiles' rows but the last three, and columns
+    that shrink by three from tile to tile, from two more than a tile has."""
+    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+    return workgroups * subgroups * rows - 3, columns + 2 - 3 * tile
 
 
 # What a bounded store leaves outside its bounds: the runner's poison (every
@@ -184,6 +199,9 @@ def kernel_text(case, target):
                 "    %%bound_rows = arith.subi %%brows, %%bt3 : index\n"
                 "    %%bound_cols = arith.subi %%bcols, %%bt5 : index" % (
                     rows, columns + 4))
+    for i, (component, elements, _) in enumerate(case.buffers or []):
+        args.append("%%in%d: memref<%dx%s>" % (
+            i, elements, COMPONENTS[component][0]))
     for i, (matrix, _) in enumerate(case.inputs):
         kind, rows, columns, component = matrix
         storage = COMPONENTS[component][0]
@@ -209,9 +227,11 @@ def kernel_text(case, target):
     out_elements = workgroups * subgroups * rows * columns
     args.append("%%out: memref<%dx%s>" % (out_elements, storage))
     constants = sorted({m[0][1] * m[0][2] for m in case.inputs} |
+                       {rows} |
                        {m[0][2] for m in case.inputs} |
                        {m[0][1] for m in case.inputs} |
-                       {rows * columns, columns, subgroups})
+                       {rows * columns, columns, subgroups} |
+                       set(case.constants))
     lines = ["gpu.module @kernels attributes {subgroup_matrix.target = "
              "#subgroup_matrix.target<\"%s\">} {" % target,
              "  gpu.func @%s(%s) kernel attributes {known_block_size = "
@@ -224,6 +244,14 @@ def kernel_text(case, target):
               "    %%first = arith.muli %%workgroup, %%c%d : index" % subgroups,
               "    %tile = arith.addi %first, %subgroup : index"]
     lines += loads
+    if case.buffers:
+        # decode_bounds_of, computed from the tile index in the kernel.
+        decoded_rows, decoded_columns = decode_bounds_of(0, rows, columns)
+        lines += ["    %%decoded_rows = arith.constant %d : index" % decoded_rows,
+                  "    %%dcols = arith.constant %d : index" % decoded_columns,
+                  "    %d3 = arith.constant 3 : index",
+                  "    %dt3 = arith.muli %tile, %d3 : index",
+                  "    %decoded_cols = arith.subi %dcols, %dt3 : index"]
     lines += ["    " + l for l in case.body.strip().splitlines()]
     store_bounds = ""
     if case.bounded_store:
@@ -610,6 +638,135 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
             (q, unit), (k, unit), (s, unit), (s, unit)], c16, body, epilogue,
             tolerance=2e-3))
 
+    # Decode loads: quantized tensors of tiles x rows rows dequantized into
+    # left and right matrices of floats, subgroup s of workgroup w decoding
+    # rows from (2w + s) x rows, within the tensor's rows (the last tile
+    # cut) and a number of columns that shrinks from tile to tile
+    # (decode_bounds_of); zeros outside. Int8 with a scale per column, computed
+    # in the matrix's component type; int4 packed two to a byte along K
+    # (the rows of a right matrix, the columns of a left one) in groups of
+    # four along K with an f32 scale and a zero point each, computed in
+    # f32 and rounded once.
+    tiles = TILES_PER_SUBGROUP_GRID[0] * TILES_PER_SUBGROUP_GRID[1]
+
+    def decode_case(name, t, buffers, body, decode, constants=()):
+        kind, rows, columns, component = t
+        text = ("%%first_row = arith.muli %%tile, %%c%d : index\n"
+                "%%y = subgroup_matrix.decode_load [%%first_row, %%c0] within "
+                "[%%decoded_rows, %%decoded_cols] : %s {\n"
+                "^bb0(%%row: index, %%col: index):\n%s\n}" % (
+                    rows, type_name(*t),
+                    "\n".join("  " + l for l in body.strip().splitlines())))
+
+        def reference(values, rows, columns, tile):
+            bound = decode_bounds_of(tile, rows, columns)
+            out = []
+            for i in range(rows * columns):
+                r, c = tile * rows + i // columns, i % columns
+                out.append(to_component(decode(values, r, c), component)
+                           if r < bound[0] and c < bound[1] else 0)
+            return out
+        cases.append(Case(name, [], t, text, reference, buffers=buffers,
+                          constants=(0,) + tuple(constants)))
+
+    for t in types:
+        kind, rows, columns, component = t
+        if kind == "result" or component not in ("f16", "bf16", "f32"):
+            continue
+        tag = "%s_%dx%d%s" % t
+        storage = COMPONENTS[component][0]
+        total_rows = tiles * rows
+        # Int8 scaled per column, in the component type (bf16 has no
+        # arithmetic of its own).
+        if component != "bf16":
+            decode_case(
+                "decode_int8_scaled_" + tag, t,
+                [("si8", total_rows * columns, (-128, 127)),
+                 (component, columns, (0.0, 0.125))],
+                """
+%%start = arith.muli %%row, %%c%d : index
+%%at = arith.addi %%start, %%col : index
+%%byte = memref.load %%in0[%%at] : memref<%dxi8>
+%%value = arith.sitofp %%byte : i8 to %s
+%%scale = memref.load %%in1[%%col] : memref<%dx%s>
+%%element = arith.mulf %%value, %%scale : %s
+subgroup_matrix.yield %%element : %s""" % (
+                    columns, total_rows * columns, storage, columns, storage,
+                    storage, storage),
+                lambda v, r, c, n=columns: v[0][r * n + c] * v[1][c])
+        # Int4 group-wise with zero points, packed along K.
+        group = 4
+        along_rows = kind == "right"
+        packed_columns = columns if along_rows else columns // 2
+        group_columns = columns if along_rows else columns // group
+        packed_count = (total_rows // 2 if along_rows else total_rows) * \
+            packed_columns
+        group_count = (total_rows // group if along_rows else total_rows) * \
+            group_columns
+        # The byte and the group of element (row, col): K's half and
+        # quarter select them along K, the other coordinate across.
+        if along_rows:
+            k = "%row"
+            byte_at = ("%%byte_start = arith.muli %%packed_k, %%c%d : index\n"
+                       "%%byte_at = arith.addi %%byte_start, %%col : index"
+                       % packed_columns)
+            group_at = ("%%group_start = arith.muli %%group_k, %%c%d : index\n"
+                        "%%group_at = arith.addi %%group_start, %%col : index"
+                        % group_columns)
+        else:
+            k = "%col"
+            byte_at = ("%%byte_start = arith.muli %%row, %%c%d : index\n"
+                       "%%byte_at = arith.addi %%byte_start, %%packed_k : index"
+                       % packed_columns)
+            group_at = ("%%group_start = arith.muli %%row, %%c%d : index\n"
+                        "%%group_at = arith.addi %%group_start, %%group_k : "
+                        "index" % group_columns)
+        body = """
+%%two = arith.constant 2 : index
+%%four = arith.constant 4 : index
+%%packed_k = arith.divui %(k)s, %%two : index
+%(byte_at)s
+%%group_k = arith.divui %(k)s, %%four : index
+%(group_at)s
+%%byte = memref.load %%in0[%%byte_at] : memref<%(packed)dxi8>
+%%bits = arith.extui %%byte : i8 to i32
+%%odd_k = arith.remui %(k)s, %%two : index
+%%odd = arith.index_cast %%odd_k : index to i32
+%%c4_i32 = arith.constant 4 : i32
+%%shift = arith.muli %%odd, %%c4_i32 : i32
+%%shifted = arith.shrui %%bits, %%shift : i32
+%%c15_i32 = arith.constant 15 : i32
+%%nibble = arith.andi %%shifted, %%c15_i32 : i32
+%%zero_byte = memref.load %%in2[%%group_at] : memref<%(groups)dxi8>
+%%zero = arith.extui %%zero_byte : i8 to i32
+%%centered = arith.subi %%nibble, %%zero : i32
+%%value = arith.sitofp %%centered : i32 to f32
+%%scale = memref.load %%in1[%%group_at] : memref<%(groups)dxf32>
+%%scaled = arith.mulf %%value, %%scale : f32
+""" % dict(k=k, byte_at=byte_at, group_at=group_at, packed=packed_count,
+           groups=group_count)
+        if component == "f32":
+            body += "subgroup_matrix.yield %scaled : f32"
+        else:
+            body += ("%%element = arith.truncf %%scaled : f32 to %s\n"
+                     "subgroup_matrix.yield %%element : %s" % (storage,
+                                                              storage))
+
+        def int4(v, r, c, along_rows=along_rows, pc=packed_columns,
+                 gc=group_columns):
+            kk, oo = (r, c) if along_rows else (c, r)
+            byte = v[0][(kk // 2) * pc + oo if along_rows
+                        else oo * pc + kk // 2]
+            at = ((kk // group) * gc + oo if along_rows
+                  else oo * gc + kk // group)
+            return (((byte >> (4 * (kk % 2))) & 15) - v[2][at]) * v[1][at]
+        decode_case(
+            "decode_int4_grouped_" + tag, t,
+            [("ui8", packed_count, (0, 255)),
+             ("f32", group_count, (0.0, 0.25)),
+             ("ui8", group_count, (0, 15))],
+            body, int4, constants=(packed_columns, group_columns))
+
     # Loads and stores with bounds (the tiles at a matrix's ragged edges):
     # every type loaded row-major, result and f16 left matrices column-major
     # too, and every result type stored. The references take the tile's
@@ -734,6 +891,14 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
     tiles = workgroups * subgroups
     argv = [runner_for(path, tools), kernel, "--entry", case.name]
     inputs = []
+    for i, (component, count, distribution) in enumerate(case.buffers or []):
+        values = [draw(distribution, component, rng) for _ in range(count)]
+        inputs.append(values)
+        data = os.path.join(out, "%s.in%d" % (case.name, i))
+        with open(data, "wb") as f:
+            f.write(pack(values, component))
+        argv += ["--arg", "%s:%d:file:%s" % (COMPONENTS[component][1],
+                                             len(values), data)]
     for i, (matrix, distribution) in enumerate(case.inputs):
         kind, rows, columns, component = matrix
         values = [draw(distribution, component, rng)
@@ -749,7 +914,7 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
     result_path = os.path.join(out, case.name + ".out")
     argv += ["--arg", "%s:%d:poison" % (COMPONENTS[component][1], count),
              "--grid", str(workgroups),
-             "--output", "%d:%s" % (len(case.inputs), result_path)] + extra
+             "--output", "%d:%s" % (len(inputs), result_path)] + extra
     result = run_tool(argv)
     bounds = [l for l in result.stdout.splitlines()
               if l.startswith("check bounds")]
@@ -765,7 +930,9 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
         for (matrix, _), values in zip(case.inputs, inputs):
             size = matrix[1] * matrix[2]
             tile_inputs.append(values[t * size:(t + 1) * size])
-        if case.bounded_load or case.bounded_store:
+        if case.buffers:
+            expected = case.reference(inputs, rows, columns, t)
+        elif case.bounded_load or case.bounded_store:
             expected = case.reference(tile_inputs, rows, columns,
                                       bounds_of(t, rows, columns))
         else:

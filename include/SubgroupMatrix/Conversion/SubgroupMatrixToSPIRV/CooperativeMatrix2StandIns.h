@@ -46,6 +46,12 @@ enum class CooperativeMatrix2Instruction {
   /// operands are, in order, those of TensorAccessOperand.
   LoadTensor,
   StoreTensor,
+  /// OpCooperativeMatrixLoadTensorNV of a decode load: a two-dimensional
+  /// tensor layout of the decoded tensor's bounds, clamped to zeros, and
+  /// the stand-in's callback as the DecodeFunc. The stand-in's operands
+  /// are those of DecodeAccessOperand, then the buffers the callback reads,
+  /// which are its parameters after the element's row and column.
+  DecodeLoadTensor,
 };
 
 /// The operands of a LoadTensor or StoreTensor stand-in, by position. The
@@ -77,9 +83,38 @@ enum TensorAccessOperand : unsigned {
   TensorAccessOperandCount,
 };
 
+/// The operands of a DecodeLoadTensor stand-in, by position, before the
+/// buffers its callback reads.
+enum DecodeAccessOperand : unsigned {
+  /// A buffer the decode function reads (a whole variable), the pointer
+  /// that the load passes it, unused; and a matrix of zeros.
+  DecodeAccessBuffer,
+  DecodeAccessMatrix,
+  /// The first element's position in the tensor, the tensor's rows and
+  /// columns, and the matrix's rows and columns (the slice's spans).
+  DecodeAccessRow,
+  DecodeAccessColumn,
+  DecodeAccessRows,
+  DecodeAccessColumns,
+  DecodeAccessMatrixRows,
+  DecodeAccessMatrixColumns,
+  /// The 32-bit integer constants 0, 1 and 2.
+  DecodeAccessZero,
+  DecodeAccessOne,
+  DecodeAccessTwo,
+  DecodeAccessOperandCount,
+};
+
 /// What the name of every stand-in starts with.
 inline llvm::StringLiteral getCooperativeMatrix2StandInPrefix() {
   return "__sm_nv_coopmat2__";
+}
+
+/// What the name of a decode load's decode function starts with: a
+/// function whose buffer parameters the serializer replaces by the
+/// variables the load's call passes (CooperativeMatrix2Instructions.cpp).
+inline llvm::StringLiteral getCooperativeMatrix2DecodeFunctionPrefix() {
+  return "sm_nv_coopmat2_decode";
 }
 
 /// The keyword of `instruction` in a stand-in's name.
@@ -110,6 +145,8 @@ inline llvm::StringRef stringifyCooperativeMatrix2Instruction(
     return "load_tensor";
   case CooperativeMatrix2Instruction::StoreTensor:
     return "store_tensor";
+  case CooperativeMatrix2Instruction::DecodeLoadTensor:
+    return "decode_load_tensor";
   }
   return "";
 }
@@ -122,7 +159,7 @@ getCooperativeMatrix2StandIn(llvm::StringRef name) {
     return std::nullopt;
   llvm::StringRef keyword = name.split("__").first;
   for (unsigned i = 0;
-       i <= unsigned(CooperativeMatrix2Instruction::StoreTensor); ++i) {
+       i <= unsigned(CooperativeMatrix2Instruction::DecodeLoadTensor); ++i) {
     auto instruction = CooperativeMatrix2Instruction(i);
     if (keyword == stringifyCooperativeMatrix2Instruction(instruction))
       return instruction;
