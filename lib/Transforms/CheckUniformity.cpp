@@ -23,7 +23,9 @@ mlir::subgroup_matrix::checkUniformity(ModuleOp module,
   UniformityAnalysis analysis(module);
   bool failed = false;
   module.walk([&](Operation *op) {
-    if (!isa<SubgroupMatrixDialect>(op->getDialect()))
+    // A yield ends a per-element body (map, decode_load), which is not
+    // control flow: the op that holds the body answers for it.
+    if (!isa<SubgroupMatrixDialect>(op->getDialect()) || isa<YieldOp>(op))
       return;
     std::optional<InFlightDiagnostic> diagnostic;
     auto report = [&]() -> InFlightDiagnostic & {
@@ -40,7 +42,7 @@ mlir::subgroup_matrix::checkUniformity(ModuleOp module,
       diagnostic->attachNote(source->getLoc())
           << "control flow diverges here, on a value that depends on the "
              "invocation";
-    } else if (!isa<YieldOp>(op)) {
+    } else {
       for (OpOperand &operand : op->getOpOperands()) {
         if (!analysis.isVarying(operand.get()))
           continue;
@@ -49,19 +51,25 @@ mlir::subgroup_matrix::checkUniformity(ModuleOp module,
                     "subgroup matrix operands must be subgroup uniform";
         break;
       }
-      // A map's body computes every element the same way: a value it takes
-      // from outside must be the same for every invocation, or the element
-      // would depend on which invocation happens to compute it.
-      if (auto map = dyn_cast<MapOp>(op); map && !diagnostic) {
-        map.getBody().walk([&](Operation *inner) {
+      // A map's or decode load's body computes every element the same way:
+      // a value it takes from outside must be the same for every
+      // invocation, or the element would depend on which invocation happens
+      // to compute it.
+      Region *body = nullptr;
+      if (auto map = dyn_cast<MapOp>(op))
+        body = &map.getBody();
+      else if (auto decode = dyn_cast<DecodeLoadOp>(op))
+        body = &decode.getBody();
+      if (body && !diagnostic) {
+        body->walk([&](Operation *inner) {
           for (Value value : inner->getOperands()) {
-            if (value.getParentRegion() == &map.getBody() ||
-                map.getBody().isAncestor(value.getParentRegion()) ||
+            if (body->isAncestor(value.getParentRegion()) ||
                 !analysis.isVarying(value))
               continue;
-            report() << "body uses a value from outside the map that may "
-                        "differ between the invocations of a subgroup; it "
-                        "must be subgroup uniform";
+            report() << "body uses a value from outside the "
+                     << op->getName().stripDialect()
+                     << " that may differ between the invocations of a "
+                        "subgroup; it must be subgroup uniform";
             diagnostic->attachNote(value.getLoc()) << "the value is defined "
                                                       "here";
             return WalkResult::interrupt();

@@ -297,3 +297,59 @@ func.func @map_of_positions_and_uniform_values(%m: !subgroup_matrix.result<16x16
   }
   return %r : !subgroup_matrix.result<16x16xf32>
 }
+
+// -----
+
+// A decode load's position and bounds, and what its body takes from
+// outside, must be uniform; its body is not control flow (its yield is not
+// reported), and the position it receives is the element's.
+func.func @decode_load_at_a_varying_row(%q: memref<4096xi8>) -> !subgroup_matrix.right<16x16xf16> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t = gpu.thread_id x
+  // expected-error @+1 {{'subgroup_matrix.decode_load' op operand #0 may differ between the invocations of a subgroup; subgroup matrix operands must be subgroup uniform}}
+  %b = subgroup_matrix.decode_load [%t, %c0] within [%c16, %c16] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    %start = arith.muli %row, %c16 : index
+    %at = arith.addi %start, %col : index
+    %byte = memref.load %q[%at] : memref<4096xi8>
+    %value = arith.sitofp %byte : i8 to f16
+    subgroup_matrix.yield %value : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_of_a_varying_value(%q: memref<4096xi8>) -> !subgroup_matrix.right<16x16xf16> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  // expected-note @+1 {{the value is defined here}}
+  %t = gpu.thread_id x
+  // expected-error @+1 {{'subgroup_matrix.decode_load' op body uses a value from outside the decode_load that may differ between the invocations of a subgroup; it must be subgroup uniform}}
+  %b = subgroup_matrix.decode_load [%c0, %c0] within [%c16, %c16] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    %start = arith.muli %row, %t : index
+    %at = arith.addi %start, %col : index
+    %byte = memref.load %q[%at] : memref<4096xi8>
+    %value = arith.sitofp %byte : i8 to f16
+    subgroup_matrix.yield %value : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
+
+// -----
+
+func.func @decode_load_of_uniform_values(%q: memref<4096xi8>, %scale: f16, %n: index) -> !subgroup_matrix.right<16x16xf16> {
+  %c0 = arith.constant 0 : index
+  %b = subgroup_matrix.decode_load [%c0, %c0] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+  ^bb0(%row: index, %col: index):
+    %start = arith.muli %row, %n : index
+    %at = arith.addi %start, %col : index
+    %byte = memref.load %q[%at] : memref<4096xi8>
+    %value = arith.sitofp %byte : i8 to f16
+    %scaled = arith.mulf %value, %scale : f16
+    subgroup_matrix.yield %scaled : f16
+  }
+  return %b : !subgroup_matrix.right<16x16xf16>
+}
