@@ -147,8 +147,9 @@ def SubgroupMatrix_DecodeLoadOp : SubgroupMatrix_Op<"decode_load",
 
     On devices with VK_NV_cooperative_matrix2's block loads and tensor
     addressing, a decode load whose body uses only constants and the
-    kernel's buffers from outside is one `OpCooperativeMatrixLoadTensorNV`
-    with the body as its decode function; elsewhere each invocation decodes
+    kernel's arguments (buffers and scalars) from outside, and reads at
+    least one buffer, is one `OpCooperativeMatrixLoadTensorNV` with the body
+    as its decode function; elsewhere each invocation decodes
     its share of the elements into workgroup memory (or, for per-invocation
     matrices, into its own slots).
 

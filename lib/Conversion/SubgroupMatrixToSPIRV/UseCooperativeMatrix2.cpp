@@ -440,14 +440,16 @@ bool CooperativeMatrix2Builder::tryReplace(StoreOp op) {
   return true;
 }
 
-/// Whether `value` is a buffer argument of a kernel: a whole variable in
-/// SPIR-V, which a decode function can read as the kernel does.
-static bool isKernelBuffer(Value value) {
+/// Whether `value` is an argument of a kernel: a buffer, or a scalar, each
+/// a variable of its own in SPIR-V, which a decode function can read as the
+/// kernel does.
+static bool isKernelArgument(Value value) {
   auto argument = dyn_cast<BlockArgument>(value);
-  if (!argument || !isa<MemRefType>(value.getType()))
+  if (!argument)
     return false;
   auto kernel = dyn_cast<gpu::GPUFuncOp>(argument.getOwner()->getParentOp());
-  return kernel && kernel.isKernel();
+  return kernel && kernel.isKernel() &&
+         argument.getOwner() == &kernel.getBody().front();
 }
 
 bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
@@ -455,15 +457,15 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
            CooperativeMatrix2Feature::BlockLoads))
     return false;
   // The decode function sees only the element's position: what else the
-  // body uses must be a constant, cloned into it, or a kernel's buffer,
-  // which the binary step hands it.
+  // body uses must be a constant, cloned into it, or an argument of the
+  // kernel (a buffer or a scalar), which the binary step hands it.
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op.getBody(), captured);
-  SmallVector<Value> buffers;
+  SmallVector<Value> arguments;
   SmallVector<Operation *> constants;
   for (Value value : captured) {
-    if (isKernelBuffer(value))
-      buffers.push_back(value);
+    if (isKernelArgument(value))
+      arguments.push_back(value);
     else if (Operation *constant = value.getDefiningOp<arith::ConstantOp>())
       constants.push_back(constant);
     else
@@ -471,14 +473,16 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
   }
   // The load passes the decode function a pointer into a buffer; it is
   // the first one the body reads (and the function does not use it).
-  if (buffers.empty())
+  auto firstBuffer = llvm::find_if(
+      arguments, [](Value value) { return isa<MemRefType>(value.getType()); });
+  if (firstBuffer == arguments.end())
     return false;
   Location loc = op.getLoc();
   SubgroupMatrixTypeInterface type = op.getMatrixType();
   Type storage = getStorageType(type.getElementType());
   SmallVector<Type> parameters = {builder.getIndexType(),
                                   builder.getIndexType()};
-  llvm::append_range(parameters, ValueRange(buffers).getTypes());
+  llvm::append_range(parameters, ValueRange(arguments).getTypes());
   func::FuncOp decode = createFunction(
       getCooperativeMatrix2DecodeFunctionPrefix(), parameters, storage, loc);
   {
@@ -486,9 +490,9 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
     IRMapping mapping;
     mapping.map(op.getTensorRow(), entry.getArgument(0));
     mapping.map(op.getTensorColumn(), entry.getArgument(1));
-    for (auto [buffer, argument] :
-         llvm::zip(buffers, entry.getArguments().drop_front(2)))
-      mapping.map(buffer, argument);
+    for (auto [value, parameter] :
+         llvm::zip(arguments, entry.getArguments().drop_front(2)))
+      mapping.map(value, parameter);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&entry);
     for (Operation *constant : constants)
@@ -507,7 +511,7 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
   Value zero = arith::ConstantOp::create(
       builder, loc, builder.getZeroAttr(getScalarType(type.getElementType())));
   SmallVector<Value> operands(DecodeAccessOperandCount);
-  operands[DecodeAccessBuffer] = buffers.front();
+  operands[DecodeAccessBuffer] = *firstBuffer;
   operands[DecodeAccessMatrix] =
       SplatOp::create(builder, loc, op.getType(), zero);
   operands[DecodeAccessRow] = op.getRow();
@@ -519,12 +523,12 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
   operands[DecodeAccessZero] = index(0);
   operands[DecodeAccessOne] = index(1);
   operands[DecodeAccessTwo] = index(2);
-  llvm::append_range(operands, buffers);
+  llvm::append_range(operands, arguments);
   func::FuncOp standIn = createStandIn(
       CooperativeMatrix2Instruction::DecodeLoadTensor,
       ValueRange(operands).getTypes(), op.getType(), nullptr, loc);
   {
-    // The stand-in calls the decode function with its own buffers (a
+    // The stand-in calls the decode function with its own arguments (a
     // buffer has no undefined value).
     OpBuilder::InsertionGuard bodyGuard(builder);
     builder.setInsertionPointToStart(&standIn.front());

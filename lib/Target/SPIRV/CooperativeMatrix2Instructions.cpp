@@ -41,6 +41,7 @@ constexpr uint32_t OpFunctionParameter = 55;
 constexpr uint32_t OpFunctionEnd = 56;
 constexpr uint32_t OpFunctionCall = 57;
 constexpr uint32_t OpVariable = 59;
+constexpr uint32_t OpLoad = 61;
 constexpr uint32_t OpAccessChain = 65;
 constexpr uint32_t OpDecorate = 71;
 constexpr uint32_t OpMemberDecorate = 72;
@@ -378,14 +379,23 @@ LogicalResult writeDecodeLoad(uint32_t resultType, uint32_t result,
 }
 
 /// A decode load's callback, as `sm-use-nv-cooperative-matrix2` built it:
-/// a function of the element's row and column and of the buffers it reads.
-/// The extension calls it with a pointer, the element's block coordinates
-/// and its coordinates within the block (blocks of one element here), so
-/// its parameters become those, the row and column the block coordinates,
-/// and the buffers the variables the load's call passed.
+/// a function of the element's row and column, the buffers it reads and the
+/// kernel's scalar arguments it uses. The extension calls it with a
+/// pointer, the element's block coordinates and its coordinates within the
+/// block (blocks of one element here), so its parameters become those, the
+/// row and column the block coordinates, each buffer the variable the
+/// load's call passed, and each scalar a load of it from its own variable,
+/// as the kernel loads it.
 struct DecodeFunction {
-  /// The buffers, and the pointer type of the one the load points into.
-  SmallVector<uint32_t> buffers;
+  /// What gives one of the callback's parameters after the position its
+  /// value: a buffer's variable, or the access chain (without its result)
+  /// and the load by which the kernel reads a scalar argument.
+  struct Captured {
+    uint32_t variable = 0;
+    SmallVector<uint32_t> chain, load;
+  };
+  SmallVector<Captured> captured;
+  /// The pointer type of the buffer the load points into.
   uint32_t bufferType = 0;
   /// The constant 2, the length of the coordinate arrays.
   uint32_t two = 0;
@@ -439,10 +449,10 @@ public:
 
 private:
   LogicalResult writeHead(SmallVectorImpl<uint32_t> &out, std::string &error) {
-    if (parameters.size() != 2 + current->buffers.size()) {
+    if (parameters.size() != 2 + current->captured.size()) {
       error = "a decode function has " + std::to_string(parameters.size()) +
               " parameters, not the position and " +
-              std::to_string(current->buffers.size()) + " buffers";
+              std::to_string(current->captured.size()) + " captured values";
       return failure();
     }
     std::optional<uint32_t> element = types.getElementType(current->bufferType);
@@ -474,10 +484,29 @@ private:
     for (unsigned i = 0; i < 2; ++i)
       emit(prologue, {spv::OpCompositeExtract, parameters[i].first,
                       parameters[i].second, blockCoordinates, i});
-    for (auto [parameter, buffer] :
-         llvm::zip(ArrayRef(parameters).drop_front(2), current->buffers))
-      emit(prologue,
-           {spv::OpCopyObject, parameter.first, parameter.second, buffer});
+    for (auto [parameter, captured] :
+         llvm::zip(ArrayRef(parameters).drop_front(2), current->captured)) {
+      auto [type, id] = parameter;
+      if (captured.variable) {
+        emit(prologue, {spv::OpCopyObject, type, id, captured.variable});
+        continue;
+      }
+      // OpAccessChain: result type, result, base, indices; OpLoad: result
+      // type, result, pointer, memory operands.
+      if (captured.load[0] != type) {
+        error = "a decode function's scalar parameter is not of the type "
+                "the kernel loads";
+        return failure();
+      }
+      uint32_t pointer = types.allocate();
+      SmallVector<uint32_t> chain = {spv::OpAccessChain, captured.chain[0],
+                                     pointer};
+      chain.append(captured.chain.begin() + 1, captured.chain.end());
+      emit(prologue, chain);
+      SmallVector<uint32_t> load = {spv::OpLoad, type, id, pointer};
+      load.append(captured.load.begin() + 3, captured.load.end());
+      emit(prologue, load);
+    }
     return success();
   }
 
@@ -543,7 +572,14 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     }
   }
 
-  // The decode functions, from the calls of the decode loads' stand-ins.
+  // The decode functions, from the calls of the decode loads' stand-ins,
+  // and the instructions that define the values those calls pass.
+  llvm::DenseMap<uint32_t, const Instruction *> definitions;
+  for (const Instruction &instruction : instructions)
+    if (instruction.opcode == spv::OpVariable ||
+        instruction.opcode == spv::OpLoad ||
+        instruction.opcode == spv::OpAccessChain)
+      definitions[operands(instruction)[1]] = &instruction;
   llvm::DenseMap<uint32_t, DecodeFunction> decodeFunctions;
   for (const Instruction &instruction : instructions) {
     if (instruction.opcode != spv::OpFunctionCall)
@@ -562,8 +598,37 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
       return failure();
     }
     DecodeFunction &function = decodeFunctions[callback->second];
-    function.buffers.assign(arguments.begin() + DecodeAccessOperandCount,
-                            arguments.end());
+    for (uint32_t argument : arguments.drop_front(DecodeAccessOperandCount)) {
+      DecodeFunction::Captured captured;
+      auto definition = definitions.find(argument);
+      const Instruction *defining =
+          definition == definitions.end() ? nullptr : definition->second;
+      if (defining && defining->opcode == spv::OpVariable) {
+        captured.variable = argument;
+      } else {
+        // A scalar argument of the kernel: a load through an access chain
+        // into its variable.
+        const Instruction *chain =
+            defining && defining->opcode == spv::OpLoad
+                ? definitions.lookup(operands(*defining)[2])
+                : nullptr;
+        const Instruction *variable =
+            chain && chain->opcode == spv::OpAccessChain
+                ? definitions.lookup(operands(*chain)[2])
+                : nullptr;
+        if (!variable || variable->opcode != spv::OpVariable) {
+          error = "a decode load's captured value is neither a variable nor "
+                  "a load of one";
+          return failure();
+        }
+        ArrayRef<uint32_t> chainWords = operands(*chain);
+        captured.chain.push_back(chainWords[0]);
+        captured.chain.append(chainWords.begin() + 2, chainWords.end());
+        captured.load.assign(operands(*defining).begin(),
+                             operands(*defining).end());
+      }
+      function.captured.push_back(std::move(captured));
+    }
     function.bufferType = firstParameterTypes.lookup(words[2]);
     function.two = arguments[DecodeAccessTwo];
   }

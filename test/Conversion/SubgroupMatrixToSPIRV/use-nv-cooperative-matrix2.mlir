@@ -282,14 +282,42 @@ gpu.module @decode attributes {subgroup_matrix.target = #subgroup_matrix.target<
 
 // -----
 
-// A body that uses a value the decode function cannot have (the kernel's
-// row stride, an argument) keeps the decode load, for workgroup memory.
-// CHECK-LABEL: gpu.module @decode_of_argument
+// The kernel's scalar arguments reach the decode function as parameters
+// too: everything it takes from the kernel, in the order the body first
+// uses it.
+// CHECK-LABEL: gpu.module @decode_of_arguments
+// CHECK: gpu.func @k(%[[Q:.*]]: memref<4096xi8>, %{{.*}}: memref<4096xf16>, %[[N:.*]]: index, %[[SCALE:.*]]: f16)
+// CHECK: func.call @__sm_nv_coopmat2__decode_load_tensor__0(%[[Q]], {{.*}}, %[[N]], %[[Q]], %[[SCALE]]) : (memref<4096xi8>, {{.*}}, index, memref<4096xi8>, f16) -> !subgroup_matrix.right<16x16xf16>
+// CHECK: func.func private @sm_nv_coopmat2_decode(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<4096xi8>, %{{.*}}: f16) -> f16
+gpu.module @decode_of_arguments attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%q: memref<4096xi8>, %out: memref<4096xf16>, %n: index, %scale: f16) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %b = subgroup_matrix.decode_load [%c0, %c0] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
+    ^bb0(%row: index, %col: index):
+      %start = arith.muli %row, %n : index
+      %at = arith.addi %start, %col : index
+      %byte = memref.load %q[%at] : memref<4096xi8>
+      %value = arith.sitofp %byte : i8 to f16
+      %scaled = arith.mulf %value, %scale : f16
+      subgroup_matrix.yield %scaled : f16
+    }
+    subgroup_matrix.store %b, %out[%c0] stride %n : !subgroup_matrix.right<16x16xf16>, memref<4096xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// A body that uses a value the decode function cannot have (one the kernel
+// computes) keeps the decode load, for workgroup memory.
+// CHECK-LABEL: gpu.module @decode_of_computed_value
 // CHECK: subgroup_matrix.decode_load
 // CHECK-NOT: decode_load_tensor
-gpu.module @decode_of_argument attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
-  gpu.func @k(%q: memref<4096xi8>, %out: memref<4096xf16>, %n: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+gpu.module @decode_of_computed_value attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%q: memref<4096xi8>, %out: memref<4096xf16>, %half: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %n = arith.muli %half, %c2 : index
     %b = subgroup_matrix.decode_load [%c0, %c0] within [%n, %n] : !subgroup_matrix.right<16x16xf16> {
     ^bb0(%row: index, %col: index):
       %rowStart = arith.muli %row, %n : index

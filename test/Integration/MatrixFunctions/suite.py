@@ -151,7 +151,7 @@ class Case:
 
     def __init__(self, name, inputs, output, body, reference, tolerance=0.0,
                  bounded_load=None, bounded_store=False, buffers=None,
-                 constants=()):
+                 constants=(), scalars=()):
         self.name, self.inputs, self.output = name, inputs, output
         self.body, self.reference, self.tolerance = body, reference, tolerance
         self.bounded_load, self.bounded_store = bounded_load, bounded_store
@@ -161,6 +161,9 @@ class Case:
         # the tile; `constants` are the index constants it uses.
         self.buffers = buffers
         self.constants = constants
+        # Scalar arguments after the buffers: (name, MLIR type, runner
+        # type, value).
+        self.scalars = scalars
 
 
 def bounds_of(tile, rows, columns):
@@ -202,6 +205,8 @@ def kernel_text(case, target):
     for i, (component, elements, _) in enumerate(case.buffers or []):
         args.append("%%in%d: memref<%dx%s>" % (
             i, elements, COMPONENTS[component][0]))
+    for name, mlir_type, _, _ in case.scalars:
+        args.append("%%%s: %s" % (name, mlir_type))
     for i, (matrix, _) in enumerate(case.inputs):
         kind, rows, columns, component = matrix
         storage = COMPONENTS[component][0]
@@ -649,7 +654,8 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
     # f32 and rounded once.
     tiles = TILES_PER_SUBGROUP_GRID[0] * TILES_PER_SUBGROUP_GRID[1]
 
-    def decode_case(name, t, buffers, body, decode, constants=()):
+    def decode_case(name, t, buffers, body, decode, constants=(),
+                    scalars=()):
         kind, rows, columns, component = t
         text = ("%%first_row = arith.muli %%tile, %%c%d : index\n"
                 "%%y = subgroup_matrix.decode_load [%%first_row, %%c0] within "
@@ -667,7 +673,8 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
                            if r < bound[0] and c < bound[1] else 0)
             return out
         cases.append(Case(name, [], t, text, reference, buffers=buffers,
-                          constants=(0,) + tuple(constants)))
+                          constants=(0,) + tuple(constants),
+                          scalars=scalars))
 
     for t in types:
         kind, rows, columns, component = t
@@ -677,23 +684,25 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
         storage = COMPONENTS[component][0]
         total_rows = tiles * rows
         # Int8 scaled per column, in the component type (bf16 has no
-        # arithmetic of its own).
+        # arithmetic of its own); the row stride is a scalar argument of the
+        # kernel.
         if component != "bf16":
             decode_case(
                 "decode_int8_scaled_" + tag, t,
                 [("si8", total_rows * columns, (-128, 127)),
                  (component, columns, (0.0, 0.125))],
                 """
-%%start = arith.muli %%row, %%c%d : index
+%%start = arith.muli %%row, %%stride : index
 %%at = arith.addi %%start, %%col : index
 %%byte = memref.load %%in0[%%at] : memref<%dxi8>
 %%value = arith.sitofp %%byte : i8 to %s
 %%scale = memref.load %%in1[%%col] : memref<%dx%s>
 %%element = arith.mulf %%value, %%scale : %s
 subgroup_matrix.yield %%element : %s""" % (
-                    columns, total_rows * columns, storage, columns, storage,
+                    total_rows * columns, storage, columns, storage,
                     storage, storage),
-                lambda v, r, c, n=columns: v[0][r * n + c] * v[1][c])
+                lambda v, r, c, n=columns: v[0][r * n + c] * v[1][c],
+                scalars=[("stride", "index", "i32", columns)])
         # Int4 group-wise with zero points, packed along K.
         group = 4
         along_rows = kind == "right"
@@ -899,6 +908,8 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
             f.write(pack(values, component))
         argv += ["--arg", "%s:%d:file:%s" % (COMPONENTS[component][1],
                                              len(values), data)]
+    for _, _, runner_type, value in case.scalars:
+        argv += ["--scalar", "%s:%s" % (runner_type, value)]
     for i, (matrix, distribution) in enumerate(case.inputs):
         kind, rows, columns, component = matrix
         values = [draw(distribution, component, rng)
@@ -914,7 +925,8 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
     result_path = os.path.join(out, case.name + ".out")
     argv += ["--arg", "%s:%d:poison" % (COMPONENTS[component][1], count),
              "--grid", str(workgroups),
-             "--output", "%d:%s" % (len(inputs), result_path)] + extra
+             "--output", "%d:%s" % (len(inputs) + len(case.scalars),
+                                     result_path)] + extra
     result = run_tool(argv)
     bounds = [l for l in result.stdout.splitlines()
               if l.startswith("check bounds")]

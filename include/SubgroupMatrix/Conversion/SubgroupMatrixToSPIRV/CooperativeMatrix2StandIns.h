@@ -49,8 +49,9 @@ enum class CooperativeMatrix2Instruction {
   /// OpCooperativeMatrixLoadTensorNV of a decode load: a two-dimensional
   /// tensor layout of the decoded tensor's bounds, clamped to zeros, and
   /// the stand-in's callback as the DecodeFunc. The stand-in's operands
-  /// are those of DecodeAccessOperand, then the buffers the callback reads,
-  /// which are its parameters after the element's row and column.
+  /// are those of DecodeAccessOperand, then the kernel's arguments the
+  /// callback uses (buffers, and scalars as the kernel loads them), which
+  /// are its parameters after the element's row and column.
   DecodeLoadTensor,
 };
 
@@ -111,8 +112,9 @@ inline llvm::StringLiteral getCooperativeMatrix2StandInPrefix() {
 }
 
 /// What the name of a decode load's decode function starts with: a
-/// function whose buffer parameters the serializer replaces by the
-/// variables the load's call passes (CooperativeMatrix2Instructions.cpp).
+/// function whose parameters after the position the serializer replaces by
+/// the kernel's variables, or loads from them, that the load's call passes
+/// (CooperativeMatrix2Instructions.cpp).
 inline llvm::StringLiteral getCooperativeMatrix2DecodeFunctionPrefix() {
   return "sm_nv_coopmat2_decode";
 }
