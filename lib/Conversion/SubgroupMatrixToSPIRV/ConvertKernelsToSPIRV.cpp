@@ -288,12 +288,15 @@ void ConvertKernelsToSPIRVPass::runOnOperation() {
                              "attaches one)";
       return signalPassFailure();
     }
-    // A storage buffer of 3-component vectors has no layout of 12-byte
-    // elements (each takes 16 bytes), so such an argument would make an
-    // invalid binary.
-    bool threeWide = false;
+    // Arguments that would make an invalid binary: a storage buffer of
+    // 3-component vectors has no layout of 12-byte elements (each takes 16
+    // bytes), and a boolean none at all (a scalar argument is a storage
+    // buffer of one element).
+    bool invalidArgument = false;
     kernels.walk([&](gpu::GPUFuncOp function) {
-      for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+      if (!function.isKernel())
+        return;
+      for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
         if (auto memref = dyn_cast<MemRefType>(type))
           if (auto vector = dyn_cast<VectorType>(memref.getElementType());
               vector && vector.getNumElements() == 3) {
@@ -301,10 +304,20 @@ void ConvertKernelsToSPIRVPass::runOnOperation() {
                 << "argument " << index << " of type " << memref
                 << " cannot be a Vulkan storage buffer: its elements of 3 "
                    "components would each take 16 bytes; use 1, 2 or 4";
-            threeWide = true;
+            invalidArgument = true;
           }
+        // (Buffers of booleans are stored as bytes by the conversion.)
+        if (!isa<MemRefType>(type) && getElementTypeOrSelf(type).isInteger(1)) {
+          function.emitError()
+              << "argument " << index << " of type " << type
+              << " cannot be a Vulkan kernel argument: a boolean has no "
+                 "layout in a storage buffer; pass an i32 and compare it "
+                 "with zero";
+          invalidArgument = true;
+        }
+      }
     });
-    if (threeWide)
+    if (invalidArgument)
       return signalPassFailure();
     // Per-invocation allocations become Function-storage variables, which
     // only loads and stores may use.

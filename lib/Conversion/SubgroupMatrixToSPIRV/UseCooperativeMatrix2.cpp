@@ -532,12 +532,12 @@ bool CooperativeMatrix2Builder::tryReplace(DecodeLoadOp op) {
     // buffer has no undefined value).
     OpBuilder::InsertionGuard bodyGuard(builder);
     builder.setInsertionPointToStart(&standIn.front());
-    SmallVector<Value> arguments = {
+    SmallVector<Value> callArguments = {
         ub::PoisonOp::create(builder, loc, builder.getIndexType()),
         ub::PoisonOp::create(builder, loc, builder.getIndexType())};
-    llvm::append_range(
-        arguments, standIn.getArguments().drop_front(DecodeAccessOperandCount));
-    func::CallOp::create(builder, loc, decode, arguments);
+    llvm::append_range(callArguments, standIn.getArguments().drop_front(
+                                          DecodeAccessOperandCount));
+    func::CallOp::create(builder, loc, decode, callArguments);
   }
   replaceWithCall(op, standIn, operands);
   return true;

@@ -74,6 +74,19 @@ gpu.module @three_wide attributes {spirv.target_env = #spirv.target_env<#spirv.v
 
 // -----
 
+// A boolean argument would be a storage buffer of a boolean, which has no
+// layout (spirv-val rejected the binary).
+
+gpu.module @boolean_argument attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader, VulkanMemoryModel], []>, #spirv.resource_limits<>>} {
+  // expected-error @below {{argument 1 of type 'i1' cannot be a Vulkan kernel argument: a boolean has no layout in a storage buffer; pass an i32 and compare it with zero}}
+  gpu.func @k(%out: memref<16xf32>, %flag: i1) kernel
+      attributes {spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 1, 1]>} {
+    gpu.return
+  }
+}
+
+// -----
+
 // A subgroup barrier (the workgroup-memory expansion's) is OpControlBarrier
 // at subgroup scope, ordering workgroup memory.
 

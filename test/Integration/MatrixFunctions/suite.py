@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 from sm_testing.cli import add_suite_commands, is_selected, run_and_report
 from sm_testing.elements import (COMPONENTS, EitherRounding, draw, pack,
-                                 round_bf16, round_f16, to_component, unpack,
-                                 wrap)
+                                 round_bf16, round_f16, round_f32,
+                                 to_component, unpack, wrap)
 from sm_testing.scalar_bodies import GELU_ERF
 from sm_testing.tools import run_steps, run_tool
 
@@ -651,11 +651,18 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
     # in the matrix's component type; int4 packed two to a byte along K
     # (the rows of a right matrix, the columns of a left one) in groups of
     # four along K with an f32 scale and a zero point each, computed in
-    # f32 and rounded once.
+    # f32 (rounded there) and then narrowed to the component.
     tiles = TILES_PER_SUBGROUP_GRID[0] * TILES_PER_SUBGROUP_GRID[1]
 
+    def rounded_through_f32(value, component):
+        # The f32 product is rounded, then truncated to the component, which
+        # Vulkan lets round to nearest even or toward zero.
+        if component == "f32":
+            return round_f32(value)
+        return EitherRounding(round_f32(value), component)
+
     def decode_case(name, t, buffers, body, decode, constants=(),
-                    scalars=()):
+                    scalars=(), expect=to_component):
         kind, rows, columns, component = t
         text = ("%%first_row = arith.muli %%tile, %%c%d : index\n"
                 "%%y = subgroup_matrix.decode_load [%%first_row, %%c0] within "
@@ -669,7 +676,7 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
             out = []
             for i in range(rows * columns):
                 r, c = tile * rows + i // columns, i % columns
-                out.append(to_component(decode(values, r, c), component)
+                out.append(expect(decode(values, r, c), component)
                            if r < bound[0] and c < bound[1] else 0)
             return out
         cases.append(Case(name, [], t, text, reference, buffers=buffers,
@@ -774,7 +781,8 @@ subgroup_matrix.yield %%element : %s""" % (
             [("ui8", packed_count, (0, 255)),
              ("f32", group_count, (0.0, 0.25)),
              ("ui8", group_count, (0, 15))],
-            body, int4, constants=(packed_columns, group_columns))
+            body, int4, constants=(packed_columns, group_columns),
+            expect=rounded_through_f32)
 
     # Loads and stores with bounds (the tiles at a matrix's ragged edges):
     # every type loaded row-major, result and f16 left matrices column-major
