@@ -257,6 +257,33 @@ private:
   SmallVector<uint32_t> declarations;
 };
 
+/// Appends the instruction of `words` (opcode first, without its length) to
+/// `out`.
+void appendInstruction(SmallVectorImpl<uint32_t> &out,
+                       SmallVector<uint32_t> words) {
+  words[0] |= uint32_t(words.size()) << 16;
+  out.append(words);
+}
+
+/// Writes an access chain to the first element of the array that
+/// `buffer`, a variable of pointer type `bufferType`, holds (`zero`: the
+/// constant 0) and returns it; none if the variable holds no array.
+std::optional<uint32_t>
+writeFirstElementPointer(TensorTypes &types, uint32_t bufferType,
+                         uint32_t buffer, uint32_t zero,
+                         SmallVectorImpl<uint32_t> &out) {
+  std::optional<std::pair<uint32_t, unsigned>> element =
+      types.getFirstElementPointer(bufferType);
+  if (!element)
+    return std::nullopt;
+  uint32_t pointer = types.allocate();
+  SmallVector<uint32_t> chain = {spv::OpAccessChain, element->first, pointer,
+                                 buffer};
+  chain.append(element->second, zero);
+  appendInstruction(out, chain);
+  return pointer;
+}
+
 /// The instructions of a tensor load or store in place of the call of its
 /// stand-in (operands TensorAccessOperand, the buffer's pointer type
 /// `bufferType`): a one-dimensional layout over the whole buffer from
@@ -274,30 +301,23 @@ LogicalResult writeTensorAccess(CooperativeMatrix2Instruction kind,
     return failure();
   }
   auto operand = [&](TensorAccessOperand which) { return arguments[which]; };
-  std::optional<std::pair<uint32_t, unsigned>> element =
-      types.getFirstElementPointer(bufferType);
-  if (!element) {
+  auto emit = [&](SmallVector<uint32_t> words) {
+    appendInstruction(out, std::move(words));
+  };
+  uint32_t zero = operand(TensorAccessZero), one = operand(TensorAccessOne),
+           extent = operand(TensorAccessExtent);
+  std::optional<uint32_t> pointer = writeFirstElementPointer(
+      types, bufferType, operand(TensorAccessBuffer), zero, out);
+  if (!pointer) {
     error = "a tensor access stand-in's buffer is not a variable holding an "
             "array";
     return failure();
   }
-  auto emit = [&](SmallVector<uint32_t> words) {
-    words[0] |= uint32_t(words.size()) << 16;
-    out.append(words);
-  };
-  uint32_t zero = operand(TensorAccessZero), one = operand(TensorAccessOne),
-           extent = operand(TensorAccessExtent);
   // Clamp mode Undefined: no element is outside the layout.
   uint32_t layoutType = types.getLayout(one, zero);
   uint32_t viewType = types.getView(
       {operand(TensorAccessTwo), operand(TensorAccessTrue),
        operand(TensorAccessPermutation0), operand(TensorAccessPermutation1)});
-
-  uint32_t pointer = types.allocate();
-  SmallVector<uint32_t> chain = {spv::OpAccessChain, element->first, pointer,
-                                 operand(TensorAccessBuffer)};
-  chain.append(element->second, zero);
-  emit(chain);
   uint32_t created = types.allocate(), dimensioned = types.allocate(),
            layout = types.allocate();
   emit({spv::OpCreateTensorLayoutNV, layoutType, created});
@@ -316,12 +336,12 @@ LogicalResult writeTensorAccess(CooperativeMatrix2Instruction kind,
   emit({spv::OpTensorViewSetClipNV, viewType, view, view2, zero,
         operand(TensorAccessClipRows), zero, operand(TensorAccessClipColumns)});
   if (kind == CooperativeMatrix2Instruction::LoadTensor)
-    emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, pointer,
+    emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, *pointer,
           operand(TensorAccessMatrix), layout,
           spv::MemoryAccessNonPrivatePointer, spv::TensorAddressingTensorView,
           view});
   else
-    emit({spv::OpCooperativeMatrixStoreTensorNV, pointer,
+    emit({spv::OpCooperativeMatrixStoreTensorNV, *pointer,
           operand(TensorAccessMatrix), layout,
           spv::MemoryAccessNonPrivatePointer, spv::TensorAddressingTensorView,
           view});
@@ -343,27 +363,21 @@ LogicalResult writeDecodeLoad(uint32_t resultType, uint32_t result,
     return failure();
   }
   auto operand = [&](DecodeAccessOperand which) { return arguments[which]; };
-  std::optional<std::pair<uint32_t, unsigned>> element =
-      types.getFirstElementPointer(bufferType);
-  if (!element) {
+  auto emit = [&](SmallVector<uint32_t> words) {
+    appendInstruction(out, std::move(words));
+  };
+  std::optional<uint32_t> pointer =
+      writeFirstElementPointer(types, bufferType, operand(DecodeAccessBuffer),
+                               operand(DecodeAccessZero), out);
+  if (!pointer) {
     error = "a decode load stand-in's buffer is not a variable holding an "
             "array";
     return failure();
   }
-  auto emit = [&](SmallVector<uint32_t> words) {
-    words[0] |= uint32_t(words.size()) << 16;
-    out.append(words);
-  };
-  uint32_t zero = operand(DecodeAccessZero);
   // Clamp mode Constant: the elements outside the tensor are the clamp
   // value, zero, and are not decoded.
   uint32_t layoutType =
       types.getLayout(operand(DecodeAccessTwo), operand(DecodeAccessOne));
-  uint32_t pointer = types.allocate();
-  SmallVector<uint32_t> chain = {spv::OpAccessChain, element->first, pointer,
-                                 operand(DecodeAccessBuffer)};
-  chain.append(element->second, zero);
-  emit(chain);
   uint32_t created = types.allocate(), dimensioned = types.allocate(),
            layout = types.allocate();
   emit({spv::OpCreateTensorLayoutNV, layoutType, created});
@@ -372,7 +386,7 @@ LogicalResult writeDecodeLoad(uint32_t resultType, uint32_t result,
   emit({spv::OpTensorLayoutSliceNV, layoutType, layout, dimensioned,
         operand(DecodeAccessRow), operand(DecodeAccessMatrixRows),
         operand(DecodeAccessColumn), operand(DecodeAccessMatrixColumns)});
-  emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, pointer,
+  emit({spv::OpCooperativeMatrixLoadTensorNV, resultType, result, *pointer,
         operand(DecodeAccessMatrix), layout, spv::MemoryAccessNonPrivatePointer,
         spv::TensorAddressingDecodeFunc, decodeFunction});
   return success();
@@ -473,11 +487,7 @@ private:
     uint32_t pointer = types.allocate(), blockCoordinates = types.allocate(),
              coordinatesInBlock = types.allocate();
     pointers.push_back(pointer);
-    auto emit = [&](SmallVectorImpl<uint32_t> &to,
-                    SmallVector<uint32_t> words) {
-      words[0] |= uint32_t(words.size()) << 16;
-      to.append(words);
-    };
+    auto emit = appendInstruction;
     emit(out, {spv::OpFunctionParameter, pointerType, pointer});
     emit(out, {spv::OpFunctionParameter, coordinates, blockCoordinates});
     emit(out, {spv::OpFunctionParameter, coordinates, coordinatesInBlock});
