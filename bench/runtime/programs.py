@@ -366,6 +366,41 @@ PROGRAMS["attention_mqa_32x4096x4096x128_einsum"] = Program(
      ((1, 4096, 128), "float16", -1, 1), ((1, 4096, 128), "float16", -1, 1)],
     "attention_multi_query", 5e-3, flops=4 * 32 * 4096 * 4096 * 128)
 
+# Queries per subgroup (attention-subgroup-rows): 32-row flexible-dimension
+# matrices (VK_NV_cooperative_matrix2) beside the 16-row default, at the
+# subgroup counts and key blocks that fit.
+_rows32 = "attention-subgroup-rows=32 "
+_rows_variants = (
+    ("rows32_sg4", _rows32 + "attention-subgroups=4"),
+    ("rows32_sg4_kb32", _rows32 + "attention-subgroups=4 "
+     "attention-key-block=32"),
+    ("rows32_sg8", _rows32 + "attention-subgroups=8"),
+    ("rows16_sg8", ""))
+for _label, _options in _rows_variants:
+    PROGRAMS["attention_32x4096x4096x128_%s" % _label] = Program(
+        "attention-rows",
+        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
+                          "f16"),
+        [((32, 4096, 128), "float16", -1, 1)] * 3, "attention", 5e-3,
+        options=_options, flops=4 * 32 * 4096 * 4096 * 128)
+    PROGRAMS["attention_32x4096x4096x128_mask_%s" % _label] = Program(
+        "attention-rows",
+        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
+                          "f16", additive_mask=True, mask_type="f16"),
+        [((32, 4096, 128), "float16", -1, 1)] * 3 +
+        [((4096, 4096), "float16", -4, 0)],
+        "attention_mask", 5e-3, options=_options,
+        flops=4 * 32 * 4096 * 4096 * 128)
+for _label, _options in (("rows32_sg8", _rows32 + "attention-subgroups=8"),
+                         ("rows32_sg4", _rows32 + "attention-subgroups=4"),
+                         ("rows16_sg16", "")):
+    PROGRAMS["attention_32x4096x4096x64_%s" % _label] = Program(
+        "attention-rows",
+        attention_program("attention", 32, 4096, 4096, 64, "f16", False,
+                          "f16"),
+        [((32, 4096, 64), "float16", -1, 1)] * 3, "attention", 5e-3,
+        options=_options, flops=4 * 32 * 4096 * 4096 * 64)
+
 # The front-end corpus (test/Integration/Corpus) at model sizes: checked
 # against its float64 references, timed beside the same layers in PyTorch
 # eager.

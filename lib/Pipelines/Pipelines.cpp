@@ -107,6 +107,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   plan.splitK = options.splitK;
   plan.tuningTable = options.tuningTable;
   plan.attentionSubgroups = options.attentionSubgroups;
+  plan.attentionSubgroupRows = options.attentionSubgroupRows;
   plan.attentionKeyBlock = options.attentionKeyBlock;
   plan.attentionSoftmax = options.attentionSoftmax;
   plan.nvCoopmat2 = options.nvCoopmat2;

@@ -1265,6 +1265,12 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
            "Subgroups per attention workgroup, each a matrix height of "
            "queries (0: 8 on Vulkan where every block of queries is "
            "whole, 16 at head dimension 64; else 4)">,
+    Option<"attentionSubgroupRows", "attention-subgroup-rows", "int64_t",
+           /*default=*/"0",
+           "Queries per subgroup of an attention workgroup, a multiple of "
+           "the matrix height: above the target's configurations only "
+           "with VK_NV_cooperative_matrix2 flexible dimensions (0: the "
+           "planner's choice)">,
     Option<"attentionKeyBlock", "attention-key-block", "int64_t",
            /*default=*/"0",
            "Keys per step of the attention loop, a multiple of the matrix "

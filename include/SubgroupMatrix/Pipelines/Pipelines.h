@@ -155,6 +155,13 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "of queries is whole, 16 at head dimension 64; else "
                      "4)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionSubgroupRows{
+      *this, "attention-subgroup-rows",
+      llvm::cl::desc("Queries per subgroup of an attention workgroup, a "
+                     "multiple of the matrix height: above the target's "
+                     "configurations only with VK_NV_cooperative_matrix2 "
+                     "flexible dimensions (0: the planner's choice)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionKeyBlock{
       *this, "attention-key-block",
       llvm::cl::desc("Keys per step of the attention loop, a multiple of "

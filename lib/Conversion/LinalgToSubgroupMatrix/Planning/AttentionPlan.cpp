@@ -15,20 +15,42 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 /// A configuration for the products whose result matrices are as wide as a
-/// left matrix is deep (P becomes the left operand of P V); null if none.
+/// left matrix is deep (P becomes the left operand of P V), `rows` high
+/// where given; null if none. Heights above the target's configurations
+/// are flexible-dimension matrices of one of its granularities, which
+/// VK_NV_cooperative_matrix2 lowers as one matrix: a subgroup of 32 queries
+/// reads each K and V matrix from workgroup memory once for both halves.
+/// Only asked for: on the H200 (driver 580.159.04, docs/performance.md) 32
+/// rows ran at 145.7 TFLOP/s against 205.0 for 16, the default.
 static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
-                                              TargetAttr target) {
+                                              TargetAttr target,
+                                              const AttentionTiling &tiling) {
   MatrixConfigAttr config;
   Type f32 = Float32Type::get(target.getContext());
+  auto fits = [&](MatrixConfigAttr candidate) {
+    return candidate.getComponentType() == attention.inputType &&
+           candidate.getResultType() == f32 &&
+           candidate.getN() == candidate.getK() && candidate.getN() <= 16 &&
+           64 % candidate.getN() == 0 &&
+           attention.headDim % candidate.getN() == 0;
+  };
   for (MatrixConfigAttr candidate : target.getConfigs())
-    if (candidate.getComponentType() == attention.inputType &&
-        candidate.getResultType() == f32 &&
-        candidate.getN() == candidate.getK() && candidate.getM() <= 16 &&
-        candidate.getN() <= 16 && 64 % candidate.getN() == 0 &&
-        attention.headDim % candidate.getN() == 0 &&
+    if (fits(candidate) && candidate.getM() <= 16 &&
+        (!tiling.subgroupRows || candidate.getM() == tiling.subgroupRows) &&
         (!config ||
          candidate.getM() * candidate.getN() > config.getM() * config.getN()))
       config = candidate;
+  if (config || !tiling.subgroupRows || !tiling.nvCooperativeMatrix2 ||
+      !bitEnumContainsAll(target.getCoopmat2Features(),
+                          CooperativeMatrix2Feature::FlexibleDimensions))
+    return config;
+  for (MatrixConfigAttr granularity : target.getFlexibleGranularities())
+    if (fits(granularity) && tiling.subgroupRows % granularity.getM() == 0 &&
+        tiling.subgroupRows <= target.getFlexibleMaxDimension() &&
+        (!config || granularity.getN() > config.getN()))
+      config = MatrixConfigAttr::get(target.getContext(), tiling.subgroupRows,
+                                     granularity.getN(), granularity.getK(),
+                                     granularity.getComponentType(), f32);
   return config;
 }
 
@@ -37,16 +59,29 @@ FailureOr<AttentionPlan> mlir::subgroup_matrix::planAttention(
     const AttentionTiling &tiling, bool report) {
   Operation *anchor = attention.ops.front();
   AttentionPlan plan;
-  plan.config = chooseAttentionConfig(attention, target);
-  if (!plan.config) {
+  if (tiling.subgroupRows < 0) {
     if (report)
-      anchor->emitOpError()
-          << "cannot become an attention kernel for target '"
-          << (target.getName() ? target.getName().getValue() : "custom")
-          << "': it has no " << attention.inputType
-          << " -> f32 configuration with N = K dividing 64 and the head "
-             "dimension "
-          << attention.headDim << "; it supports " << target.describeConfigs();
+      anchor->emitOpError() << "cannot become an attention kernel: "
+                               "attention-subgroup-rows must not be negative";
+    return failure();
+  }
+  plan.config = chooseAttentionConfig(attention, target, tiling);
+  if (!plan.config) {
+    if (report) {
+      InFlightDiagnostic diagnostic = anchor->emitOpError();
+      diagnostic << "cannot become an attention kernel for target '"
+                 << (target.getName() ? target.getName().getValue() : "custom")
+                 << "': it has no " << attention.inputType << " -> f32 ";
+      if (tiling.subgroupRows)
+        diagnostic << "configuration " << tiling.subgroupRows
+                   << " rows high (or flexible dimensions of a granularity "
+                      "dividing it, with nv-coopmat2)";
+      else
+        diagnostic << "configuration";
+      diagnostic << " with N = K dividing 64 and the head dimension "
+                 << attention.headDim << "; it supports "
+                 << target.describeConfigs();
+    }
     return failure();
   }
   auto fail = [&](const std::string &problem) -> FailureOr<AttentionPlan> {
@@ -224,6 +259,7 @@ LogicalResult mlir::subgroup_matrix::checkAttentionPlan(
   // reason it does not fit is reported.
   AttentionTiling given;
   given.subgroups = plan.subgroups;
+  given.subgroupRows = plan.config.getM();
   given.keyBlock = plan.keyBlock;
   given.softmax = plan.softmaxInWorkgroupMemory
                       ? AttentionTiling::Softmax::WorkgroupMemory

@@ -40,11 +40,13 @@ using namespace mlir::subgroup_matrix;
 /// The attention tiling the `attention-*` options ask for; reports a bad
 /// `attention-softmax` at `loc`.
 static FailureOr<AttentionTiling>
-readAttentionTilingOptions(Location loc, int64_t subgroups, int64_t keyBlock,
+readAttentionTilingOptions(Location loc, int64_t subgroups,
+                           int64_t subgroupRows, int64_t keyBlock,
                            StringRef softmax, bool nvCooperativeMatrix2) {
   AttentionTiling tiling;
   tiling.nvCooperativeMatrix2 = nvCooperativeMatrix2;
   tiling.subgroups = subgroups;
+  tiling.subgroupRows = subgroupRows;
   tiling.keyBlock = keyBlock;
   if (softmax == "registers")
     tiling.softmax = AttentionTiling::Softmax::Registers;
@@ -76,8 +78,8 @@ void PlanKernelsPass::runOnOperation() {
   if (failed(target))
     return signalPassFailure();
   FailureOr<AttentionTiling> attentionTiling = readAttentionTilingOptions(
-      module.getLoc(), attentionSubgroups, attentionKeyBlock, attentionSoftmax,
-      nvCoopmat2);
+      module.getLoc(), attentionSubgroups, attentionSubgroupRows,
+      attentionKeyBlock, attentionSoftmax, nvCoopmat2);
   if (failed(attentionTiling))
     return signalPassFailure();
   MatmulTiling requested = readMatmulTilingOptions(*this);

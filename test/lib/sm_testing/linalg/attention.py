@@ -409,6 +409,21 @@ def cases(target, t, acc, unit):
             lambda x, ab=ab, asq=asq, ask=ask, ad=ad, causal=causal:
                 attention_reference(x, ab, asq, ask, ad, causal),
             2e-3, options=aoptions))
+    # Two matrix heights of queries per subgroup: flexible-dimension
+    # matrices of the target's granularity (VK_NV_cooperative_matrix2), at
+    # ragged lengths.
+    flexible_rows = {"cpu-lavapipe-coopmat": 16, "nvidia-h100": 32}
+    if target in flexible_rows:
+        fb, fsq, fsk, fd = 2, 50, 77, 64
+        cases.append(Case(
+            "attention_flexible_rows",
+            attention_program("attention_flexible_rows", fb, fsq, fsk, fd, t,
+                              False, "f32"),
+            [("q", (fb, fsq, fd), t, unit), ("k", (fb, fsk, fd), t, unit),
+             ("v", (fb, fsk, fd), t, unit)],
+            ((fb, fsq, fd), "f32"),
+            lambda x: attention_reference(x, fb, fsq, fsk, fd, False), 2e-3,
+            options="attention-subgroup-rows=%d" % flexible_rows[target]))
     # Heads as their own dimension (reshaped to and from the folded form,
     # as front-ends write it) with an additive mask shared by the batch,
     # which the kernel reads at (query, key); and bf16 inputs where the

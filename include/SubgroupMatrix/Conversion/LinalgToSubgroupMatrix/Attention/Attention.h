@@ -82,6 +82,10 @@ struct AttentionTiling {
   /// on Vulkan 8, or 16 at head dimension 64, where every block of queries
   /// is whole).
   int64_t subgroups = 0;
+  /// Queries per subgroup: the height of the matrices of S and O (default
+  /// the target's configuration, 16 where it has one); above the target's
+  /// configurations a flexible-dimension height (VK_NV_cooperative_matrix2).
+  int64_t subgroupRows = 0;
   /// Keys per step of the loop: a multiple of the matrix width (default 64,
   /// halved while workgroup memory is short).
   int64_t keyBlock = 0;
@@ -96,7 +100,8 @@ struct AttentionTiling {
   bool nvCooperativeMatrix2 = true;
 
   bool isDefault() const {
-    return !subgroups && !keyBlock && softmax == Softmax::Default;
+    return !subgroups && !subgroupRows && !keyBlock &&
+           softmax == Softmax::Default;
   }
 };
 
