@@ -278,6 +278,27 @@ PROGRAMS["gemm_%dx256x%d" % (_conv_m, _conv_k)] = Program(
                                               1)],
     "matmul", 5e-3, flops=_conv_flops)
 
+def long_attention(group, options, dim=128, causal=False, mask=False,
+                   element="f16"):
+    """Attention at length 4096 over 32 heads (head dimension `dim`,
+    `element` in and out), causal or with an additive f16 mask of 4096 x
+    4096 shared by the heads, compiled with `options`."""
+    dtype = {"f16": "float16", "bf16": "bfloat16"}[element]
+    inputs = [((32, 4096, dim), dtype, -1, 1)] * 3
+    function = "attention_causal" if causal else "attention"
+    if mask:
+        inputs.append(((4096, 4096), "float16", -4, 0))
+        function = "attention_mask"
+    return Program(
+        group,
+        attention_program("attention", 32, 4096, 4096, dim, element, causal,
+                          element, additive_mask=mask,
+                          mask_type="f16" if mask else "f32"),
+        inputs, function, 2e-2 if element == "bf16" else 5e-3,
+        options=options,
+        flops=4 * 32 * 4096 * 4096 * dim // (2 if causal else 1))
+
+
 # Attention at length 4096 (32 heads, head dimension 128, f16 in and out,
 # the shape of the issue's comparison with ggml), with and without a causal
 # mask: one flash-attention kernel each, as the H100's target lists it
@@ -287,14 +308,8 @@ PROGRAMS["gemm_%dx256x%d" % (_conv_m, _conv_k)] = Program(
 for causal in (False, True):
     for form, options in (("nv", ""), ("khr", "nv-coopmat2=false")):
         PROGRAMS["attention_32x4096x4096x128%s_%s" % (
-            "_causal" if causal else "", form)] = Program(
-                "attention",
-                attention_program("attention", 32, 4096, 4096, 128, "f16",
-                                  causal, "f16"),
-                [((32, 4096, 128), "float16", -1, 1)] * 3,
-                "attention_causal" if causal else "attention", 5e-3,
-                options=options,
-                flops=4 * 32 * 4096 * 4096 * 128 // (2 if causal else 1))
+            "_causal" if causal else "", form)] = long_attention(
+                "attention", options, causal=causal)
 # The same attention with an additive f16 mask of 4096 x 4096 shared by the
 # heads, as ggml's FLASH_ATTN_EXT takes one: read as matrices of the scores'
 # shape by the softmax on result matrices (cooperative matrix 2), through
@@ -304,14 +319,8 @@ for causal in (False, True):
 for form, options in (("nv", ""), ("khr", "nv-coopmat2=false"),
                       ("nv_workgroup_memory",
                        "attention-softmax=workgroup-memory")):
-    PROGRAMS["attention_32x4096x4096x128_mask_%s" % form] = Program(
-        "attention",
-        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
-                          "f16", additive_mask=True, mask_type="f16"),
-        [((32, 4096, 128), "float16", -1, 1)] * 3 +
-        [((4096, 4096), "float16", -4, 0)],
-        "attention_mask", 5e-3, options=options,
-        flops=4 * 32 * 4096 * 4096 * 128)
+    PROGRAMS["attention_32x4096x4096x128_mask_%s" % form] = long_attention(
+        "attention", options, mask=True)
 # The same attention with its mask as torch-mlir writes
 # F.scaled_dot_product_attention (the corpus's sdpa_attn_mask_torch at these
 # sizes): named batch products on collapsed tensors, a [1, 1, 4096, 4096]
@@ -325,16 +334,10 @@ PROGRAMS["attention_32x4096x4096x128_mask_torch_mlir"] = Program(
     "corpus_sdpa_attn_mask", 5e-3, flops=4 * 32 * 4096 * 4096 * 128)
 # The issue's other forms at the same length: head dimension 64 (f16), and
 # bf16 at 128, each with and without cooperative matrix 2.
-for label, dim, element, dtype in (("64", 64, "f16", "float16"),
-                                   ("128_bf16", 128, "bf16", "bfloat16")):
+for label, dim, element in (("64", 64, "f16"), ("128_bf16", 128, "bf16")):
     for form, options in (("nv", ""), ("khr", "nv-coopmat2=false")):
-        PROGRAMS["attention_32x4096x4096x%s_%s" % (label, form)] = Program(
-            "attention",
-            attention_program("attention", 32, 4096, 4096, dim, element,
-                              False, element),
-            [((32, 4096, dim), dtype, -1, 1)] * 3, "attention",
-            2e-2 if element == "bf16" else 5e-3, options=options,
-            flops=4 * 32 * 4096 * 4096 * dim)
+        PROGRAMS["attention_32x4096x4096x%s_%s" % (label, form)] = (
+            long_attention("attention", options, dim=dim, element=element))
 
 # The same attention as a Llama-style model keeps it: [batch, seq, heads,
 # dim] tensors and 8 key-value heads for the 32 query heads (grouped-query
@@ -377,29 +380,15 @@ _rows_variants = (
     ("rows32_sg8", _rows32 + "attention-subgroups=8"),
     ("rows16_sg8", ""))
 for _label, _options in _rows_variants:
-    PROGRAMS["attention_32x4096x4096x128_%s" % _label] = Program(
-        "attention-rows",
-        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
-                          "f16"),
-        [((32, 4096, 128), "float16", -1, 1)] * 3, "attention", 5e-3,
-        options=_options, flops=4 * 32 * 4096 * 4096 * 128)
-    PROGRAMS["attention_32x4096x4096x128_mask_%s" % _label] = Program(
-        "attention-rows",
-        attention_program("attention", 32, 4096, 4096, 128, "f16", False,
-                          "f16", additive_mask=True, mask_type="f16"),
-        [((32, 4096, 128), "float16", -1, 1)] * 3 +
-        [((4096, 4096), "float16", -4, 0)],
-        "attention_mask", 5e-3, options=_options,
-        flops=4 * 32 * 4096 * 4096 * 128)
+    PROGRAMS["attention_32x4096x4096x128_%s" % _label] = long_attention(
+        "attention-rows", _options)
+    PROGRAMS["attention_32x4096x4096x128_mask_%s" % _label] = long_attention(
+        "attention-rows", _options, mask=True)
 for _label, _options in (("rows32_sg8", _rows32 + "attention-subgroups=8"),
                          ("rows32_sg4", _rows32 + "attention-subgroups=4"),
                          ("rows16_sg16", "")):
-    PROGRAMS["attention_32x4096x4096x64_%s" % _label] = Program(
-        "attention-rows",
-        attention_program("attention", 32, 4096, 4096, 64, "f16", False,
-                          "f16"),
-        [((32, 4096, 64), "float16", -1, 1)] * 3, "attention", 5e-3,
-        options=_options, flops=4 * 32 * 4096 * 4096 * 64)
+    PROGRAMS["attention_32x4096x4096x64_%s" % _label] = long_attention(
+        "attention-rows", _options, dim=64)
 
 # The front-end corpus (test/Integration/Corpus) at model sizes: checked
 # against its float64 references, timed beside the same layers in PyTorch

@@ -15,8 +15,8 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 /// A configuration for the products whose result matrices are as wide as a
-/// left matrix is deep (P becomes the left operand of P V), `rows` high
-/// where given; null if none. Heights above the target's configurations
+/// left matrix is deep (P becomes the left operand of P V), as high as
+/// `tiling.subgroupRows` where that is given; null if none. Heights above the target's configurations
 /// are flexible-dimension matrices of one of its granularities, which
 /// VK_NV_cooperative_matrix2 lowers as one matrix: a subgroup of 32 queries
 /// reads each K and V matrix from workgroup memory once for both halves.

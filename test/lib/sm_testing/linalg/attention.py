@@ -384,7 +384,10 @@ def cases(target, t, acc, unit):
     # Both forms of the online softmax (result matrices; scalars through
     # workgroup memory, the Vulkan default) run on every path, with other
     # subgroup counts and key blocks.
-    for an, (ab, asq, ask, ad, causal, out), aoptions in [
+    # Where the target has VK_NV_cooperative_matrix2 flexible dimensions,
+    # also two matrix heights of queries per subgroup.
+    flexible_rows = {"cpu-lavapipe-coopmat": 16, "nvidia-h100": 32}
+    shapes = [
             ("attention_ragged", (2, 37, 45, 64, False, "f32"), ""),
             ("attention_causal", (2, 70, 70, 64, True, "f32"), ""),
             ("attention_d128_f16_out", (1, 40, 100, 128, False,
@@ -400,7 +403,12 @@ def cases(target, t, acc, unit):
             ("attention_workgroup_memory_block_16",
              (1, 33, 40, 64, False, "f32"),
              "attention-softmax=workgroup-memory attention-key-block=16 "
-             "attention-subgroups=1")]:
+             "attention-subgroups=1")]
+    if target in flexible_rows:
+        shapes.append(("attention_flexible_rows",
+                       (2, 50, 77, 64, False, "f32"),
+                       "attention-subgroup-rows=%d" % flexible_rows[target]))
+    for an, (ab, asq, ask, ad, causal, out), aoptions in shapes:
         cases.append(Case(
             an, attention_program(an, ab, asq, ask, ad, t, causal, out),
             [("q", (ab, asq, ad), t, unit), ("k", (ab, ask, ad), t, unit),
@@ -409,21 +417,6 @@ def cases(target, t, acc, unit):
             lambda x, ab=ab, asq=asq, ask=ask, ad=ad, causal=causal:
                 attention_reference(x, ab, asq, ask, ad, causal),
             2e-3, options=aoptions))
-    # Two matrix heights of queries per subgroup: flexible-dimension
-    # matrices of the target's granularity (VK_NV_cooperative_matrix2), at
-    # ragged lengths.
-    flexible_rows = {"cpu-lavapipe-coopmat": 16, "nvidia-h100": 32}
-    if target in flexible_rows:
-        fb, fsq, fsk, fd = 2, 50, 77, 64
-        cases.append(Case(
-            "attention_flexible_rows",
-            attention_program("attention_flexible_rows", fb, fsq, fsk, fd, t,
-                              False, "f32"),
-            [("q", (fb, fsq, fd), t, unit), ("k", (fb, fsk, fd), t, unit),
-             ("v", (fb, fsk, fd), t, unit)],
-            ((fb, fsq, fd), "f32"),
-            lambda x: attention_reference(x, fb, fsq, fsk, fd, False), 2e-3,
-            options="attention-subgroup-rows=%d" % flexible_rows[target]))
     # Heads as their own dimension (reshaped to and from the folded form,
     # as front-ends write it) with an additive mask shared by the batch,
     # which the kernel reads at (query, key); and bf16 inputs where the
