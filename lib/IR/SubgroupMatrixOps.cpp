@@ -12,6 +12,25 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+/// The types of a reduction: the operand's alone where the result has the
+/// same type, `operand -> result` where it differs (2x2 blocks).
+static ParseResult parseReducedType(OpAsmParser &parser, Type &matrix,
+                                    Type &result) {
+  if (parser.parseType(matrix))
+    return failure();
+  result = matrix;
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(result);
+  return success();
+}
+
+static void printReducedType(OpAsmPrinter &printer, Operation *, Type matrix,
+                             Type result) {
+  printer << matrix;
+  if (result != matrix)
+    printer << " -> " << result;
+}
+
 #define GET_OP_CLASSES
 #include "SubgroupMatrix/IR/SubgroupMatrixOps.cpp.inc"
 
@@ -733,13 +752,31 @@ void MapOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
-  Type component = getMatrixType().getElementType();
+  SubgroupMatrixTypeInterface type = getMatrixType();
+  Type component = type.getElementType();
   if (!isValidReduction(getKind(), component))
     return emitOpError("cannot reduce ")
            << component << " elements with "
            << stringifyReductionKind(getKind())
            << ": integer products are defined on 32-bit components only (8-bit "
               "ones overflow after two factors)";
+  if (getDimensions() != ReductionDimensions::Blocks2x2) {
+    if (getResult().getType() != type)
+      return emitOpError("reduces over ")
+             << stringifyReductionDimensions(getDimensions())
+             << ", whose result has the operand's type " << type << ", not "
+             << getResult().getType();
+    return success();
+  }
+  if (type.getRows() % 2 || type.getColumns() % 2)
+    return emitOpError("reduces 2x2 blocks of a matrix of ")
+           << type.getRows() << " rows and " << type.getColumns()
+           << " columns: both must be even";
+  SubgroupMatrixTypeInterface expected = subgroup_matrix::getMatrixType(
+      type.getKind(), type.getRows() / 2, type.getColumns() / 2, component);
+  if (getResult().getType() != expected)
+    return emitOpError("reduces 2x2 blocks of ")
+           << type << " into " << expected << ", not " << getResult().getType();
   return success();
 }
 
@@ -817,6 +854,9 @@ Value ConvertOp::buildElementConversion(OpBuilder &builder, Location loc,
 
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getKind() != ReductionKind::Max && getKind() != ReductionKind::Min)
+    return {};
+  // 2x2 blocks change the shape: the operand is never the result.
+  if (getDimensions() == ReductionDimensions::Blocks2x2)
     return {};
   // The maximum (minimum) of a splat is the splat.
   if (getMatrix().getDefiningOp<SplatOp>())

@@ -132,6 +132,9 @@ bool mlir::subgroup_matrix::needsWorkgroupMemory(
 static SubgroupMatrixTypeInterface getExpandedMatrixType(Operation *op) {
   if (auto store = dyn_cast<StoreOp>(op))
     return store.getMatrixType();
+  // A reduction over 2x2 blocks has a smaller result than its operand.
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return reduce.getMatrixType();
   return cast<SubgroupMatrixTypeInterface>(op->getResult(0).getType());
 }
 
@@ -156,9 +159,13 @@ TileCounts countTiles(Operation *op, MatrixRegisterOps registerOps) {
     if (convertsElementByElement(convert, registerOps))
       ++counts[storageOf(convert.getSource().getType())];
   } else {
-    // A reduction works in place; a bounded load or store and a decode
-    // load move their matrix through one tile.
-    ++counts[getStorageType(getExpandedMatrixType(op).getElementType())];
+    // A reduction works in place, except over 2x2 blocks, which writes its
+    // result to a second tile; a bounded load or store and a decode load
+    // move their matrix through one tile.
+    auto reduce = dyn_cast<ReduceOp>(op);
+    counts[getStorageType(getExpandedMatrixType(op).getElementType())] +=
+        reduce && reduce.getDimensions() == ReductionDimensions::Blocks2x2 ? 2
+                                                                           : 1;
   }
   return counts;
 }
@@ -445,6 +452,45 @@ void ScratchExpander::expandReduce(ReduceOp op) {
       fillLine(inner, first, length, elementStep, total);
     });
     break;
+  }
+  case ReductionDimensions::Blocks2x2: {
+    // Each invocation combines its share of the blocks into the second
+    // tile, which holds the result, half as wide, row after row.
+    int64_t resultColumns = columns / 2;
+    Value resultStart =
+        getTile(b, loc, getStorageType(component), 1, tileElements).second;
+    forEachLaneElement(
+        b, loc, tileElements / 4, [&](OpBuilder &inner, Value i) {
+          Value row = arith::DivUIOp::create(inner, loc, i,
+                                             index(inner, loc, resultColumns));
+          Value column = arith::RemUIOp::create(
+              inner, loc, i, index(inner, loc, resultColumns));
+          // Element [2 row, 2 column] of the operand's tile.
+          Value corner = arith::AddIOp::create(
+              inner, loc,
+              arith::MulIOp::create(inner, loc, row,
+                                    index(inner, loc, 2 * columns)),
+              arith::MulIOp::create(inner, loc, column, index(inner, loc, 2)));
+          Value first = arith::AddIOp::create(inner, loc, start, corner);
+          Value total;
+          for (int64_t offset :
+               {int64_t(0), int64_t(1), columns, columns + 1}) {
+            Value element = loadElement(
+                inner, arith::AddIOp::create(inner, loc, first,
+                                             index(inner, loc, offset)));
+            total = total ? ReduceOp::buildCombine(inner, loc, op.getKind(),
+                                                   combineType, total, element)
+                          : element;
+          }
+          if (widen)
+            total = arith::TruncFOp::create(inner, loc, component, total);
+          Value address = arith::AddIOp::create(inner, loc, resultStart, i);
+          memref::StoreOp::create(inner, loc, total, buffer,
+                                  ValueRange{address});
+        });
+    synchronizeSubgroup(b, loc);
+    replaceWithTile(b, op, buffer, resultStart, index(b, loc, resultColumns));
+    return;
   }
   case ReductionDimensions::All: {
     // Every invocation reduces the whole tile, then, once all have read it,

@@ -476,8 +476,40 @@ func.func @reduce_unknown_kind(%a: !subgroup_matrix.result<16x16xf32>) {
 // -----
 
 func.func @reduce_changes_type(%a: !subgroup_matrix.result<16x16xf32>) {
-  // expected-error @+1 {{'subgroup_matrix.reduce' op failed to verify that all of {matrix, result} have same type}}
+  // expected-error @+1 {{reduces over rows, whose result has the operand's type '!subgroup_matrix.result<16x16xf32>', not '!subgroup_matrix.result<16x16xf16>'}}
   %r = "subgroup_matrix.reduce"(%a) {kind = 0 : i32, dimensions = 0 : i32} : (!subgroup_matrix.result<16x16xf32>) -> !subgroup_matrix.result<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @reduce_rows_into_smaller(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{reduces over all, whose result has the operand's type '!subgroup_matrix.result<16x16xf32>', not '!subgroup_matrix.result<8x8xf32>'}}
+  %r = subgroup_matrix.reduce add all %a : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_blocks_of_odd_rows(%a: !subgroup_matrix.result<24x8xf32>, %b: !subgroup_matrix.result<9x16xf32>) {
+  // expected-error @+1 {{reduces 2x2 blocks of a matrix of 9 rows and 16 columns: both must be even}}
+  %r = subgroup_matrix.reduce max blocks2x2 %b : !subgroup_matrix.result<9x16xf32> -> !subgroup_matrix.result<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_blocks_keeps_shape(%a: !subgroup_matrix.result<16x16xf32>) {
+  // expected-error @+1 {{reduces 2x2 blocks of '!subgroup_matrix.result<16x16xf32>' into '!subgroup_matrix.result<8x8xf32>', not '!subgroup_matrix.result<16x16xf32>'}}
+  %r = subgroup_matrix.reduce max blocks2x2 %a : !subgroup_matrix.result<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_blocks_changes_kind(%a: !subgroup_matrix.result<16x16xf16>) {
+  // expected-error @+1 {{reduces 2x2 blocks of '!subgroup_matrix.result<16x16xf16>' into '!subgroup_matrix.result<8x8xf16>', not '!subgroup_matrix.left<8x8xf16>'}}
+  %r = subgroup_matrix.reduce add blocks2x2 %a : !subgroup_matrix.result<16x16xf16> -> !subgroup_matrix.left<8x8xf16>
   return
 }
 

@@ -157,6 +157,8 @@ func.func @convert_map_reduce(%s: !subgroup_matrix.result<16x16xf32>,
   %imin = subgroup_matrix.reduce min all %i : !subgroup_matrix.result<16x16xsi32>
   // CHECK: subgroup_matrix.reduce mul all %[[I]] : !subgroup_matrix.result<16x16xsi32>
   %iprod = subgroup_matrix.reduce mul all %i : !subgroup_matrix.result<16x16xsi32>
+  // CHECK: subgroup_matrix.reduce max blocks2x2 %[[S]] : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
+  %pooled = subgroup_matrix.reduce max blocks2x2 %s : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
   // CHECK: %[[E:.*]] = subgroup_matrix.map %[[S]], %[[MAX]] : !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<16x16xf32> {
   // CHECK-NEXT: ^bb0(%[[ROW:.*]]: index, %[[COL:.*]]: index, %[[X:.*]]: f32, %[[M:.*]]: f32):
   // CHECK-NEXT:   %[[D:.*]] = arith.subf %[[X]], %[[M]] : f32

@@ -223,3 +223,49 @@ gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target
     gpu.return
   }
 }
+
+// -----
+
+// A reduction over 2x2 blocks: the operand goes to the first tile of the
+// subgroup's slice (two tiles of 256, two subgroups), each invocation
+// combines four of its elements into the second tile, and the half-size
+// result is loaded from there, rows 8 apart.
+
+// CHECK-LABEL: gpu.func @pool
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SUBGROUP:.*]] = gpu.subgroup_id
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: %[[M:.*]] = subgroup_matrix.load %arg0
+// CHECK: %[[C512:.*]] = arith.constant 512 : index
+// CHECK: %[[SLICE:.*]] = arith.muli %[[SUBGROUP]], %[[C512]] : index
+// CHECK: %[[START:.*]] = arith.addi %[[SLICE]], %{{.*}} : index
+// CHECK: subgroup_matrix.store %[[M]], %[[SCRATCH]][%[[START]]]
+// CHECK: subgroup_matrix.subgroup_barrier
+// CHECK: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: %[[RESULT:.*]] = arith.addi %{{.*}}, %[[C256]] : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.for %[[I:.*]] = %[[LANE]] to %[[C64]]
+// CHECK-COUNT-4: memref.load %[[SCRATCH]]
+// CHECK: %[[MAX:.*]] = arith.maximumf
+// CHECK: %[[OUT:.*]] = arith.addi %[[RESULT]], %[[I]] : index
+// CHECK: memref.store %[[MAX]], %[[SCRATCH]][%[[OUT]]]
+// CHECK: }
+// CHECK-NEXT: subgroup_matrix.subgroup_barrier
+// CHECK: %[[POOLED:.*]] = subgroup_matrix.load %[[SCRATCH]][%[[RESULT]]] stride %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>> -> !subgroup_matrix.result<8x8xf32>
+// CHECK-NOT: subgroup_matrix.reduce
+// CHECK: subgroup_matrix.store %[[POOLED]]
+gpu.module @kernels attributes {subgroup_matrix.target = #subgroup_matrix.target<"cpu-lavapipe">} {
+  gpu.func @pool(%buf: memref<256xf32>, %out: memref<64xf32>) kernel
+      attributes {known_block_size = array<i32: 16, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %m = subgroup_matrix.load %buf[%c0] stride %c16
+        : memref<256xf32> -> !subgroup_matrix.result<16x16xf32>
+    %r = subgroup_matrix.reduce max blocks2x2 %m
+        : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
+    subgroup_matrix.store %r, %out[%c0] stride %c8
+        : !subgroup_matrix.result<8x8xf32>, memref<64xf32>
+    gpu.return
+  }
+}

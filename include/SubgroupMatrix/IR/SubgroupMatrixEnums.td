@@ -19,7 +19,8 @@ def SubgroupMatrix_ReductionDimensions : I32EnumAttr<"ReductionDimensions",
     "the elements a reduction combines", [
       I32EnumAttrCase<"Rows", 0, "rows">,
       I32EnumAttrCase<"Columns", 1, "columns">,
-      I32EnumAttrCase<"All", 2, "all">
+      I32EnumAttrCase<"All", 2, "all">,
+      I32EnumAttrCase<"Blocks2x2", 3, "blocks2x2">
     ]> {
   let cppNamespace = "::mlir::subgroup_matrix";
 }

@@ -596,9 +596,9 @@ def SubgroupMatrix_YieldOp : SubgroupMatrix_Op<"yield",
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
-def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
-    [Pure, AllTypesMatch<["matrix", "result"]>]> {
-  let summary = "a reduction over rows, columns or the whole matrix";
+def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce", [Pure]> {
+  let summary = "a reduction over rows, columns, 2x2 blocks or the whole "
+                "matrix";
   let description = [{
     Combines the elements of `matrix` with `add`, `mul`, `max` or `min` over
     each row (`rows`), each column (`columns`) or all of them (`all`). The
@@ -607,22 +607,31 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
     broadcast back to the operand's shape, so that it combines with the
     operand element-wise (through `subgroup_matrix.map`).
 
+    `blocks2x2` combines each 2x2 block of elements (rows 2i and 2i+1,
+    columns 2j and 2j+1) into element [i, j] of a matrix of the same kind
+    and component type with half the rows and half the columns: the
+    pooling step of a 2x2 max-pool on a product's result. Its result type
+    follows an arrow; the operand's rows and columns must be even.
+
     Float reductions are computed in the component type in an order the
     target chooses. Integer reductions wrap in the component type; `add`,
     `max` and `min` exist for every integer type, `mul` only for 32-bit
     ones (a product of 8-bit values overflows after two factors). `max` and
     `min` of a matrix whose elements are already reduced the same way, or of
-    a splat, fold away.
+    a splat, fold away (not over 2x2 blocks, which change the shape).
 
     ```mlir
     func.func @reductions(%s: !subgroup_matrix.result<16x16xf32>)
         -> (!subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>,
-            !subgroup_matrix.result<16x16xf32>) {
+            !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<8x8xf32>) {
       %rowmax = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
       %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
       %total = subgroup_matrix.reduce add all %s : !subgroup_matrix.result<16x16xf32>
-      return %rowmax, %colsum, %total : !subgroup_matrix.result<16x16xf32>,
-          !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>
+      %pooled = subgroup_matrix.reduce max blocks2x2 %s
+          : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
+      return %rowmax, %colsum, %total, %pooled : !subgroup_matrix.result<16x16xf32>,
+          !subgroup_matrix.result<16x16xf32>, !subgroup_matrix.result<16x16xf32>,
+          !subgroup_matrix.result<8x8xf32>
     }
     ```
   }];
@@ -631,8 +640,17 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce",
                        SubgroupMatrix_AnyMatrix:$matrix);
   let results = (outs SubgroupMatrix_AnyMatrix:$result);
   let assemblyFormat = [{
-    $kind $dimensions $matrix attr-dict `:` type($matrix)
+    $kind $dimensions $matrix attr-dict `:`
+    custom<ReducedType>(type($matrix), type($result))
   }];
+  let builders = [
+    // The reductions that keep the operand's type (all but blocks2x2).
+    OpBuilder<(ins "::mlir::subgroup_matrix::ReductionKind":$kind,
+                   "::mlir::subgroup_matrix::ReductionDimensions":$dimensions,
+                   "::mlir::Value":$matrix), [{
+      build($_builder, $_state, matrix.getType(), kind, dimensions, matrix);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
   let extraClassDeclaration = [{

@@ -135,16 +135,18 @@ static Value buildIdentity(OpBuilder &builder, Location loc, ReductionKind kind,
                                    builder.getIntegerAttr(type, value));
 }
 
-/// Reduces a matrix of any layout. For every line (row, column, or the
-/// whole matrix) each invocation combines its elements on that line, the
-/// subgroup combines the partial results (a butterfly of shuffles), and
-/// each element then takes the total of its line. Where an element lies
-/// depends on the invocation, so elements off the line contribute the
-/// identity: lines x elements selects, lines x log2(subgroup) shuffles.
-/// bf16 is combined in f32 and rounded once.
+/// Reduces a matrix of any layout. For every line (row, column, 2x2 block,
+/// or the whole matrix) each invocation combines its elements on that
+/// line, the subgroup combines the partial results (a butterfly of
+/// shuffles), and each element of the result (in `resultLayout`) then
+/// takes the total of its line. Where an element lies depends on the
+/// invocation, so elements off the line contribute the identity: lines x
+/// elements selects, lines x log2(subgroup) shuffles. bf16 is combined in
+/// f32 and rounded once.
 static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
                                         ReduceOp op,
                                         const InvocationLayout &layout,
+                                        const InvocationLayout &resultLayout,
                                         ArrayRef<Value> matrix,
                                         unsigned subgroupSize) {
   InvocationBuilder b(builder, loc, layout.emulated);
@@ -173,10 +175,24 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
   Value identity =
       buildIdentity(builder, loc, op.getKind(), component, computeType);
   ReductionDimensions dimensions = op.getDimensions();
+  bool blocks = dimensions == ReductionDimensions::Blocks2x2;
+  unsigned blockColumns = layout.columns / 2;
   unsigned lines = dimensions == ReductionDimensions::Rows      ? layout.rows
                    : dimensions == ReductionDimensions::Columns ? layout.columns
-                                                                : 1;
-  auto lineOf = [&](const Slot &slot) {
+                   : blocks ? layout.rows / 2 * blockColumns
+                            : 1;
+  // Block [i, j] of 2x2 elements is line i * blockColumns + j, which is
+  // also where element [i, j] of the result lies in row-major order.
+  auto blockAt = [&](Value row, Value column, unsigned scale) -> Value {
+    Value i = arith::DivUIOp::create(builder, loc, row, b.index(scale));
+    Value j = arith::DivUIOp::create(builder, loc, column, b.index(scale));
+    return arith::AddIOp::create(
+        builder, loc,
+        arith::MulIOp::create(builder, loc, i, b.index(blockColumns)), j);
+  };
+  auto lineOf = [&](const Slot &slot) -> Value {
+    if (blocks)
+      return blockAt(slot.row, slot.column, 2);
     return dimensions == ReductionDimensions::Rows ? slot.row : slot.column;
   };
   // Where the lines lie decides what the reduction needs: shuffles only for
@@ -193,10 +209,11 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
               layout.getPosition(lane, p, sub);
           if (!position.valid)
             continue;
-          unsigned line = dimensions == ReductionDimensions::Rows ? position.row
-                          : dimensions == ReductionDimensions::Columns
-                              ? position.column
-                              : 0;
+          unsigned line =
+              dimensions == ReductionDimensions::Rows      ? position.row
+              : dimensions == ReductionDimensions::Columns ? position.column
+              : blocks ? position.row / 2 * blockColumns + position.column / 2
+                       : 0;
           auto [it, inserted] = laneOfLine.try_emplace(line, lane);
           crossesLanes |= it->second != lane;
           oneLinePerLane &= !laneLine || *laneLine == line;
@@ -204,6 +221,9 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
         }
     }
   }
+  // A block's total may be needed by another invocation than the ones
+  // that hold its elements: every invocation gets every total.
+  crossesLanes |= blocks;
   if (!crossesLanes && oneLinePerLane) {
     Value total;
     for (const Slot &slot : slots) {
@@ -253,17 +273,29 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
     totals.push_back(partial);
   }
   SmallVector<Value> packedElements, elements;
-  for (const Slot &slot : slots) {
-    Value total = dimensions == ReductionDimensions::All
-                      ? totals.front()
-                      : b.pick(totals, lineOf(slot));
-    if (component.isBF16())
-      total = f32ToBFloat16(builder, loc, total);
-    elements.push_back(total);
-    if (elements.size() == layout.elementsPerPacked) {
-      packedElements.push_back(b.pack(layout, elements));
-      elements.clear();
+  for (unsigned p = 0; p < resultLayout.packedCount; ++p) {
+    for (unsigned sub = 0; sub < resultLayout.elementsPerPacked; ++sub) {
+      Value total;
+      if (dimensions == ReductionDimensions::All) {
+        total = totals.front();
+      } else {
+        // Element [i, j] of a reduction over blocks is block [i, j]'s
+        // total; the other reductions keep their operand's layout.
+        Value line;
+        if (blocks) {
+          auto [row, column, valid] = b.locate(resultLayout, p, sub);
+          line = blockAt(row, column, 1);
+        } else {
+          line = lineOf(slots[p * resultLayout.elementsPerPacked + sub]);
+        }
+        total = b.pick(totals, line);
+      }
+      if (component.isBF16())
+        total = f32ToBFloat16(builder, loc, total);
+      elements.push_back(total);
     }
+    packedElements.push_back(b.pack(resultLayout, elements));
+    elements.clear();
   }
   return packedElements;
 }
@@ -275,19 +307,24 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
   matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<InvocationLayout> layout = getLayout(op, op.getType());
+    FailureOr<InvocationLayout> layout =
+        getLayout(op, op.getMatrix().getType());
     if (failed(layout))
+      return failure();
+    FailureOr<InvocationLayout> resultLayout = getLayout(op, op.getType());
+    if (failed(resultLayout))
       return failure();
     SmallVector<Value> elements = getSlots(rewriter, loc, adaptor.getMatrix());
     // Whole columns per invocation (result matrices, and the emulated form
-    // of every kind that is at least as wide as the subgroup) reduce with
-    // the fast paths below; other layouts line by line.
+    // of every kind that is at least as wide as the subgroup) reduce rows,
+    // columns and all with the fast paths below; other layouts, and 2x2
+    // blocks, line by line.
     bool wholeColumns = layout->emulated ? layout->spread == 1
                                          : layout->kind == MatrixKind::Result;
-    if (!wholeColumns) {
-      replaceWithSlots(
-          rewriter, op, *layout,
-          reduceByLines(rewriter, loc, op, *layout, elements, subgroupSize));
+    if (!wholeColumns || op.getDimensions() == ReductionDimensions::Blocks2x2) {
+      replaceWithSlots(rewriter, op, *resultLayout,
+                       reduceByLines(rewriter, loc, op, *layout, *resultLayout,
+                                     elements, subgroupSize));
       return success();
     }
     Type component = layout->component;
@@ -342,6 +379,8 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       reduced.assign(elements.size(), total);
       break;
     }
+    case ReductionDimensions::Blocks2x2:
+      llvm_unreachable("2x2 blocks are reduced line by line above");
     }
     if (isBFloat16)
       for (Value &element : reduced)

@@ -175,9 +175,12 @@ bool CooperativeMatrix2Builder::tryReplace(ReduceOp op) {
   case ReductionDimensions::All:
     instruction = CooperativeMatrix2Instruction::ReduceAll;
     break;
+  case ReductionDimensions::Blocks2x2:
+    instruction = CooperativeMatrix2Instruction::ReduceBlocks2x2;
+    break;
   }
-  Type type = op.getMatrix().getType();
-  func::FuncOp standIn = createStandIn(instruction, type, type, combine, loc);
+  func::FuncOp standIn = createStandIn(instruction, op.getMatrix().getType(),
+                                       op.getResult().getType(), combine, loc);
   replaceWithCall(op, standIn, op.getMatrix());
   return true;
 }

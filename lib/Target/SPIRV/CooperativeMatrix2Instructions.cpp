@@ -80,6 +80,7 @@ constexpr uint32_t PhysicalStorageBufferAddresses = 5347;
 constexpr uint32_t CooperativeMatrixBlockLoadsNV = 5434;
 constexpr uint32_t ReduceRow = 0x1;
 constexpr uint32_t ReduceColumn = 0x2;
+constexpr uint32_t Reduce2x2 = 0x4;
 constexpr uint32_t CooperativeMatrixReductionsNV = 5430;
 constexpr uint32_t CooperativeMatrixConversionsNV = 5431;
 constexpr uint32_t CooperativeMatrixPerElementOperationsNV = 5432;
@@ -102,6 +103,7 @@ uint32_t getCapability(CooperativeMatrix2Instruction instruction) {
   case CooperativeMatrix2Instruction::ReduceRows:
   case CooperativeMatrix2Instruction::ReduceColumns:
   case CooperativeMatrix2Instruction::ReduceAll:
+  case CooperativeMatrix2Instruction::ReduceBlocks2x2:
     return spv::CooperativeMatrixReductionsNV;
   case CooperativeMatrix2Instruction::PerElement:
     return spv::CooperativeMatrixPerElementOperationsNV;
@@ -109,9 +111,15 @@ uint32_t getCapability(CooperativeMatrix2Instruction instruction) {
   case CooperativeMatrix2Instruction::StoreTensor:
   case CooperativeMatrix2Instruction::DecodeLoadTensor:
     return spv::CooperativeMatrixTensorAddressingNV;
-  default:
+  case CooperativeMatrix2Instruction::ConvertUse:
+  case CooperativeMatrix2Instruction::ConvertFloat:
+  case CooperativeMatrix2Instruction::ConvertSignedToFloat:
+  case CooperativeMatrix2Instruction::ConvertUnsignedToFloat:
+  case CooperativeMatrix2Instruction::ConvertSigned:
+  case CooperativeMatrix2Instruction::ConvertUnsigned:
     return spv::CooperativeMatrixConversionsNV;
   }
+  llvm_unreachable("unknown cooperative matrix 2 instruction");
 }
 
 /// The conversion opcode of a conversion stand-in.
@@ -728,11 +736,14 @@ LogicalResult mlir::subgroup_matrix::writeCooperativeMatrix2Instructions(
     switch (kind) {
     case CooperativeMatrix2Instruction::ReduceRows:
     case CooperativeMatrix2Instruction::ReduceColumns:
-    case CooperativeMatrix2Instruction::ReduceAll: {
+    case CooperativeMatrix2Instruction::ReduceAll:
+    case CooperativeMatrix2Instruction::ReduceBlocks2x2: {
       uint32_t mask = kind == CooperativeMatrix2Instruction::ReduceRows
                           ? spv::ReduceRow
                       : kind == CooperativeMatrix2Instruction::ReduceColumns
                           ? spv::ReduceColumn
+                      : kind == CooperativeMatrix2Instruction::ReduceBlocks2x2
+                          ? spv::Reduce2x2
                           : spv::ReduceRow | spv::ReduceColumn;
       std::optional<uint32_t> combine = callback();
       if (!combine) {

@@ -58,3 +58,33 @@ gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.targe
     gpu.return
   }
 }
+
+// -----
+
+// A reduction over 2x2 blocks on Xe-HPC: invocation i holds columns i and
+// 16 + i of the 4x32 operand and column i of the 2x16 result. Each of the 32
+// blocks is a line of the generic reduction: its elements are selected by
+// their block, combined, and spread to every invocation by a butterfly of
+// four shuffles (32 x 4); each invocation then picks its two result
+// elements' totals.
+
+// CHECK-LABEL: gpu.module @reduce_blocks
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<1024xf32>
+// CHECK: arith.divui %[[LANE]]
+// CHECK-COUNT-128: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[LANE]]] : memref<1024xf32>
+// CHECK: memref.store
+// CHECK-NOT: memref.store
+gpu.module @reduce_blocks attributes {subgroup_matrix.target = #subgroup_matrix.target<"intel-xe-hpc">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c32 : memref<1024xf32> -> !subgroup_matrix.result<4x32xf32>
+    %p = subgroup_matrix.reduce max blocks2x2 %m : !subgroup_matrix.result<4x32xf32> -> !subgroup_matrix.result<2x16xf32>
+    subgroup_matrix.store %p, %b[%c0] stride %c16 : !subgroup_matrix.result<2x16xf32>, memref<1024xf32>
+    gpu.return
+  }
+}

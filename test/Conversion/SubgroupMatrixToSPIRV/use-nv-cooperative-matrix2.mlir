@@ -38,6 +38,29 @@ gpu.module @reductions attributes {subgroup_matrix.target = #subgroup_matrix.tar
 
 // -----
 
+// A reduction over 2x2 blocks calls a stand-in whose result is the operand
+// halved in both dimensions (a 32x32 flexible-dimension operand here).
+// CHECK-LABEL: gpu.module @blocks
+// CHECK: %[[M:.*]] = subgroup_matrix.load
+// CHECK: %[[POOLED:.*]] = func.call @__sm_nv_coopmat2__reduce_blocks2x2__0(%[[M]]) : (!subgroup_matrix.result<32x32xf32>) -> !subgroup_matrix.result<16x16xf32>
+// CHECK: subgroup_matrix.store %[[POOLED]]
+// CHECK: func.func private @sm_nv_coopmat2_combine(%[[X:.*]]: f32, %[[Y:.*]]: f32) -> f32
+// CHECK-NEXT: arith.maximumf %[[X]], %[[Y]] : f32
+// CHECK: func.func private @__sm_nv_coopmat2__reduce_blocks2x2__0(%{{.*}}: !subgroup_matrix.result<32x32xf32>) -> !subgroup_matrix.result<16x16xf32>
+gpu.module @blocks attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+  gpu.func @k(%a: memref<1024xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %m = subgroup_matrix.load %a[%c0] stride %c32 : memref<1024xf32> -> !subgroup_matrix.result<32x32xf32>
+    %pooled = subgroup_matrix.reduce max blocks2x2 %m : !subgroup_matrix.result<32x32xf32> -> !subgroup_matrix.result<16x16xf32>
+    subgroup_matrix.store %pooled, %b[%c0] stride %c16 : !subgroup_matrix.result<16x16xf32>, memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 // The instruction reduces accumulators only: a reduction of a left matrix
 // is left to the workgroup-memory lowering.
 // CHECK-LABEL: gpu.module @left_reduction

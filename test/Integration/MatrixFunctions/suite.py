@@ -64,7 +64,10 @@ TARGETS = {
         ("left", 48, 16, "f16"), ("right", 16, 16, "f16"),
         ("left", 32, 32, "bf16"), ("right", 32, 32, "bf16"),
         ("left", 32, 64, "si8"), ("right", 64, 32, "si8")],
-        multiplies=True),
+        multiplies=True,
+        blocks2x2=[(("result", 32, 32, "f32"), ("result", 16, 16, "f32")),
+                   (("result", 32, 32, "f16"), ("result", 16, 16, "f16")),
+                   (("result", 32, 32, "si32"), ("result", 16, 16, "si32"))]),
     "amd-rdna3": dict(subgroup=32, types=[
         ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
         ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
@@ -84,7 +87,8 @@ TARGETS = {
         ("right", 16, 32, "f16"), ("left", 8, 32, "si8"),
         ("right", 32, 16, "si8"), ("left", 8, 16, "bf16"),
         ("left", 8, 8, "f32"), ("left", 16, 8, "f32"),
-        ("right", 8, 16, "f32")]),
+        ("right", 8, 16, "f32")],
+        blocks2x2=[(("result", 16, 32, "f32"), ("result", 8, 16, "f32"))]),
     # Xe-HPG's subgroups of 8: left f16 packs two columns per invocation,
     # so a result becomes a left matrix by shuffles.
     "intel-xe-hpg": dict(subgroup=8, types=[
@@ -92,7 +96,8 @@ TARGETS = {
         ("result", 16, 8, "f32"), ("result", 8, 8, "si32"),
         ("left", 8, 16, "f16"), ("right", 16, 8, "f16"),
         ("right", 16, 16, "f16"), ("left", 8, 32, "si8"),
-        ("right", 32, 8, "si8"), ("left", 8, 16, "bf16")]),
+        ("right", 32, 8, "si8"), ("left", 8, 16, "bf16")],
+        blocks2x2=[(("result", 16, 16, "f32"), ("result", 8, 8, "f32"))]),
     # Emulated matrices on Mesa's lavapipe (subgroups of 8): every kind in
     # every component type, tiles of subgroup-wide columns (16 = 2 x 8) and
     # one column per invocation (8).
@@ -106,7 +111,12 @@ TARGETS = {
         ("left", 16, 16, "bf16"), ("right", 16, 16, "bf16"),
         ("left", 16, 16, "f32"), ("left", 16, 32, "si8"),
         ("left", 16, 32, "ui8"), ("right", 32, 16, "si8"),
-        ("left", 8, 8, "f16")]),
+        ("left", 8, 8, "f16")],
+        blocks2x2=[(("result", 16, 16, "f32"), ("result", 8, 8, "f32")),
+                   (("result", 16, 16, "f16"), ("result", 8, 8, "f16")),
+                   (("result", 16, 16, "bf16"), ("result", 8, 8, "bf16")),
+                   (("result", 16, 16, "si32"), ("result", 8, 8, "si32")),
+                   (("result", 32, 16, "f32"), ("result", 16, 8, "f32"))]),
     # Mesa 26's lavapipe with its native KHR matrices: 8x8x8 only, f16 into
     # f16 or f32 and 8-bit integers into 32-bit ones.
     "cpu-lavapipe-coopmat": dict(subgroup=8, types=[
@@ -126,11 +136,15 @@ TARGETS = {
         ("left", 16, 16, "f16"), ("right", 16, 16, "f16"),
         ("left", 16, 32, "ui8"), ("right", 32, 16, "ui8"),
         ("left", 24, 16, "f16"), ("right", 16, 8, "f16")],
-        multiplies=True),
+        multiplies=True,
+        blocks2x2=[(("result", 16, 16, "f32"), ("result", 8, 8, "f32")),
+                   (("result", 16, 16, "f16"), ("result", 8, 8, "f16")),
+                   (("result", 16, 16, "ui32"), ("result", 8, 8, "ui32"))]),
     "apple-m1": dict(subgroup=32, types=[
         ("result", 8, 8, "f32"), ("result", 16, 16, "f32"),
         ("result", 8, 8, "f16"), ("left", 8, 8, "f16"), ("right", 8, 8, "f16"),
-        ("left", 16, 16, "f32")]),
+        ("left", 16, 16, "f32")],
+        blocks2x2=[(("result", 16, 16, "f32"), ("result", 8, 8, "f32"))]),
 }
 
 TILES_PER_SUBGROUP_GRID = (2, 2)  # (workgroups, subgroups per workgroup)
@@ -307,6 +321,28 @@ def reduction(kind, dims, component):
                 total = combine(total, v)
             out.append(total if component in ("f16", "bf16", "f32")
                        else wrap(total, component))
+        return out
+    return reference
+
+
+def block_reduction(kind, component):
+    """The reference of `reduce KIND blocks2x2`: element [i, j] combines the
+    operand's 2x2 block at rows 2i, 2i+1 and columns 2j, 2j+1."""
+    combine = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b,
+               "max": max, "min": min}[kind]
+
+    def reference(inputs, rows, columns):
+        x, width = inputs[0], 2 * columns
+        out = []
+        for i in range(rows):
+            for j in range(columns):
+                block = [x[(2 * i + di) * width + 2 * j + dj]
+                         for di in (0, 1) for dj in (0, 1)]
+                total = block[0]
+                for v in block[1:]:
+                    total = combine(total, v)
+                out.append(total if component in ("f16", "bf16", "f32")
+                           else wrap(total, component))
         return out
     return reference
 
@@ -528,6 +564,30 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
                     "%%y = subgroup_matrix.reduce %s %s %%x0 : %s" % (
                         reduction_kind, dims, type_name(*t)),
                     reduction(reduction_kind, dims, component), tolerance))
+
+    # reduce over 2x2 blocks (a max-pool's step), into the half-size type
+    # the target lists for each operand: every kind of the first pair, add
+    # and max of the others.
+    for n, (source, pooled) in enumerate(TARGETS[target].get("blocks2x2", [])):
+        component = source[3]
+        is_float = component in ("f16", "bf16", "f32")
+        for reduction_kind in ("add", "max", "min", "mul") if n == 0 \
+                else ("add", "max"):
+            distribution = unit if is_float else (
+                (-100000, 100000) if component == "si32" else (0, 100000))
+            if reduction_kind == "mul":
+                distribution = (0.9, 1.1) if is_float else (-3, 3)
+            epsilon = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7}.get(
+                component, 2.0 ** -22)
+            tolerance = 0.0 if not is_float or reduction_kind in (
+                "max", "min") else 4 * epsilon
+            cases.append(Case(
+                "reduce_%s_blocks2x2_%dx%d%s" % (
+                    reduction_kind, source[1], source[2], component),
+                [(source, distribution)], pooled,
+                "%%y = subgroup_matrix.reduce %s blocks2x2 %%x0 : %s -> %s" % (
+                    reduction_kind, type_name(*source), type_name(*pooled)),
+                block_reduction(reduction_kind, component), tolerance))
 
     # The attention step of the cooperative matrix 2 proposal:
     # O = softmax(Q K^T) V on one tile, in registers.

@@ -27,6 +27,9 @@ enum class CooperativeMatrix2Instruction {
   ReduceColumns,
   /// OpCooperativeMatrixReduceNV over the whole matrix (Row | Column).
   ReduceAll,
+  /// OpCooperativeMatrixReduceNV over 2x2 blocks (Reduce = 2x2): its result
+  /// has half the rows and half the columns of its operand.
+  ReduceBlocks2x2,
   /// OpCooperativeMatrixPerElementOpNV.
   PerElement,
   /// OpCooperativeMatrixConvertNV: an accumulator becomes an A or B matrix
@@ -129,6 +132,8 @@ inline llvm::StringRef stringifyCooperativeMatrix2Instruction(
     return "reduce_columns";
   case CooperativeMatrix2Instruction::ReduceAll:
     return "reduce_all";
+  case CooperativeMatrix2Instruction::ReduceBlocks2x2:
+    return "reduce_blocks2x2";
   case CooperativeMatrix2Instruction::PerElement:
     return "per_element";
   case CooperativeMatrix2Instruction::ConvertUse:
