@@ -21,6 +21,8 @@ _ACCUMULATORS = {
     "si8": ("si32",), "ui8": ("ui32",), "si32": ("si32",), "ui32": ("ui32",),
 }
 _ELEMENT_TYPES = ("f16", "bf16", "f32", "i8", "i32")
+_REDUCTION_KINDS = ("add", "mul", "max", "min")
+_REDUCTION_DIMENSIONS = ("rows", "columns", "all", "blocks2x2")
 _SCALAR_TYPES = ("index", "i32", "f16", "bf16", "f32")
 
 
@@ -318,6 +320,35 @@ class KernelBuilder:
 
     def scalar_div(self, matrix, scalar):
         return self._scalar_op("div", matrix, scalar)
+
+    def reduce(self, kind, dimensions, matrix):
+        """`kind` (add, mul, max, min) of `matrix`'s elements over
+        `dimensions`: rows, columns or all, broadcast back to the matrix's
+        type; or blocks2x2, each 2x2 block into one element of a matrix of
+        half the rows and columns."""
+        if not isinstance(matrix, Value) or not matrix.is_matrix:
+            raise KernelError("reduce needs a matrix")
+        if kind not in _REDUCTION_KINDS:
+            raise KernelError("a reduction is %s, not %r"
+                              % (", ".join(_REDUCTION_KINDS), kind))
+        if dimensions not in _REDUCTION_DIMENSIONS:
+            raise KernelError("a reduction is over %s, not %r"
+                              % (", ".join(_REDUCTION_DIMENSIONS), dimensions))
+        source = matrix.type
+        if kind == "mul" and source.component in ("si8", "ui8"):
+            raise KernelError("8-bit integer products overflow after two "
+                              "factors: mul reduces 32-bit integers only")
+        result_type = source
+        if dimensions == "blocks2x2":
+            if source.rows % 2 or source.columns % 2:
+                raise KernelError("2x2 blocks need even rows and columns, "
+                                  "not %dx%d" % (source.rows, source.columns))
+            result_type = MatrixType(source.kind, source.rows // 2,
+                                     source.columns // 2, source.component)
+        types = source.mlir if result_type == source else "%s -> %s" % (
+            source.mlir, result_type.mlir)
+        return self._new("m", result_type, "subgroup_matrix.reduce %s %s %%%s : %s"
+                         % (kind, dimensions, matrix.name, types))
 
     # Loops.
     @contextlib.contextmanager

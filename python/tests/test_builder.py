@@ -85,6 +85,24 @@ def test_multiply_and_integer_matrices():
     assert "subgroup_matrix.multiply" in str(k.build())
 
 
+def test_reductions():
+    # A row maximum keeps the matrix's type; a 2x2 max-pool halves it.
+    k = sm.KernelBuilder("pool", target="cpu-lavapipe", workgroup=(8, 1, 1))
+    S, P = k.buffer("S", "f32"), k.buffer("P", "f32")
+    s = k.load(S, 0, 16, sm.result(16, 16, "f32"))
+    rows = k.reduce("max", "rows", s)
+    assert rows.type == s.type
+    pooled = k.reduce("max", "blocks2x2", rows)
+    assert pooled.type == sm.result(8, 8, "f32")
+    k.store(pooled, P, 0, 8)
+    text = k.text()
+    assert "subgroup_matrix.reduce max rows" in text
+    assert ("subgroup_matrix.reduce max blocks2x2 %s : !subgroup_matrix.result"
+            "<16x16xf32> -> !subgroup_matrix.result<8x8xf32>" % ("%" + rows.name)
+            in text)
+    assert "blocks2x2" in str(k.build())
+
+
 def test_names_do_not_collide():
     k = sm.KernelBuilder("k", target="nvidia-h100")
     first, second = k.buffer("A", "f32"), k.buffer("A", "f32")
@@ -170,6 +188,20 @@ MISTAKES = {
     "integer division": (lambda: (lambda k, A, B, C: k.scalar_div(
         k.load(k.buffer("I", "i32"), 0, 16, sm.result(16, 16, "si32")), k.constant(2, "i32")))(
         *_builder()), "only float matrices"),
+    "reduce matrix": (lambda: (lambda k, A, B, C: k.reduce("max", "rows", k.constant(0)))(
+        *_builder()), "reduce needs a matrix"),
+    "reduce kind": (lambda: (lambda k, A, B, C: k.reduce("mean", "rows",
+                                                        _matrices(k, A, B, C)[2]))(
+        *_builder()), "not 'mean'"),
+    "reduce dimensions": (lambda: (lambda k, A, B, C: k.reduce("max", "diagonal",
+                                                              _matrices(k, A, B, C)[2]))(
+        *_builder()), "not 'diagonal'"),
+    "reduce 8-bit product": (lambda: (lambda k, A, B, C: k.reduce(
+        "mul", "all", k.load(k.buffer("I", "i8"), 0, 32, sm.left(16, 32, "si8"))))(
+        *_builder()), "32-bit integers only"),
+    "reduce odd blocks": (lambda: (lambda k, A, B, C: k.reduce(
+        "max", "blocks2x2", k.load(C, 0, 16, sm.result(8, 9, "f32"))))(*_builder()),
+        "even rows and columns, not 8x9"),
     "yield count": (lambda: _loop_yield(lambda loop, k: loop.yield_()), "carries 1 values"),
     "yield type": (lambda: _loop_yield(lambda loop, k: loop.yield_(k.constant(0))),
                    "where the loop carries"),
