@@ -297,14 +297,19 @@ def elementwise(fn):
     return reference
 
 
-def reduction(kind, dims, component):
-    def combine(a, b):
-        if kind == "add":
-            return a + b
-        if kind == "mul":
-            return a * b
-        return max(a, b) if kind == "max" else min(a, b)
+def reduced(kind, component, values):
+    """`values` combined by a reduction of `kind`, exactly (integers then
+    wrap to the component)."""
+    combine = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b,
+               "max": max, "min": min}[kind]
+    total = values[0]
+    for v in values[1:]:
+        total = combine(total, v)
+    return total if component in ("f16", "bf16", "f32") \
+        else wrap(total, component)
 
+
+def reduction(kind, dims, component):
     def reference(inputs, rows, columns):
         x = inputs[0]
         out = []
@@ -316,11 +321,7 @@ def reduction(kind, dims, component):
                 line = [x[j * columns + c] for j in range(rows)]
             else:
                 line = x[:rows * columns]
-            total = line[0]
-            for v in line[1:]:
-                total = combine(total, v)
-            out.append(total if component in ("f16", "bf16", "f32")
-                       else wrap(total, component))
+            out.append(reduced(kind, component, line))
         return out
     return reference
 
@@ -328,22 +329,12 @@ def reduction(kind, dims, component):
 def block_reduction(kind, component):
     """The reference of `reduce KIND blocks2x2`: element [i, j] combines the
     operand's 2x2 block at rows 2i, 2i+1 and columns 2j, 2j+1."""
-    combine = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b,
-               "max": max, "min": min}[kind]
-
     def reference(inputs, rows, columns):
         x, width = inputs[0], 2 * columns
-        out = []
-        for i in range(rows):
-            for j in range(columns):
-                block = [x[(2 * i + di) * width + 2 * j + dj]
-                         for di in (0, 1) for dj in (0, 1)]
-                total = block[0]
-                for v in block[1:]:
-                    total = combine(total, v)
-                out.append(total if component in ("f16", "bf16", "f32")
-                           else wrap(total, component))
-        return out
+        return [reduced(kind, component,
+                        [x[(2 * i + di) * width + 2 * j + dj]
+                         for di in (0, 1) for dj in (0, 1)])
+                for i in range(rows) for j in range(columns)]
     return reference
 
 
