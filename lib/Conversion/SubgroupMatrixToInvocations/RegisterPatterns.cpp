@@ -8,6 +8,8 @@
 
 #include "InvocationBuilder.h"
 
+#include "llvm/ADT/SetVector.h"
+
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 using namespace mlir::subgroup_matrix::per_invocation;
@@ -300,6 +302,103 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
   return packedElements;
 }
 
+/// Reduces the 2x2 blocks of a matrix whose invocations hold whole columns
+/// (`layout`: invocation l holds column t S + l of tile t, every row) into
+/// `resultLayout`, any layout. Rows 2i and 2i + 1 lie in one invocation and
+/// columns 2c and 2c + 1 in neighbouring ones, so a combine and one XOR
+/// shuffle leave block [i, j]'s total with invocation 2j mod S in its tile
+/// 2j / S, row i. Each result element then reads it with one shuffle per
+/// row and tile that the invocations holding that element ask for: one
+/// where the result is as wide as the subgroup, a few where its columns
+/// repeat over the invocations. bf16 is combined in f32 and rounded once.
+static SmallVector<Value> reduceBlocks(OpBuilder &builder, Location loc,
+                                       ReduceOp op,
+                                       const InvocationLayout &layout,
+                                       const InvocationLayout &resultLayout,
+                                       ArrayRef<Value> matrix,
+                                       unsigned subgroupSize) {
+  InvocationBuilder b(builder, loc, layout.emulated);
+  Type component = layout.component;
+  bool isBFloat16 = component.isBF16();
+  if (isBFloat16)
+    component = builder.getF32Type();
+  auto combine = [&](Value x, Value y) {
+    return ReduceOp::buildCombine(builder, loc, op.getKind(), component, x, y);
+  };
+  auto element = [&](unsigned slot) {
+    Value value = matrix[slot];
+    return isBFloat16 ? bfloat16ToF32(builder, loc, value) : value;
+  };
+  Type i32 = builder.getI32Type();
+  unsigned rows = layout.rows, resultRows = rows / 2;
+  Value one = arith::ConstantIntOp::create(builder, loc, i32, 1);
+  SmallVector<Value> totals;
+  for (unsigned t = 0; t < layout.tiles; ++t)
+    for (unsigned r = 0; r < resultRows; ++r) {
+      Value pair =
+          combine(element(t * rows + 2 * r), element(t * rows + 2 * r + 1));
+      totals.push_back(
+          combine(pair, shuffleFrom(builder, loc, pair, one, subgroupSize,
+                                    gpu::ShuffleMode::XOR)));
+    }
+  // Block [i, j]'s total: invocation 2j mod S, slot (2j / S) * rows/2 + i.
+  auto totalSlot = [&](unsigned row, unsigned column) {
+    return 2 * column / subgroupSize * resultRows + row;
+  };
+  SmallVector<Value> packedElements;
+  for (unsigned p = 0; p < resultLayout.packedCount; ++p) {
+    SmallVector<Value> elements;
+    for (unsigned sub = 0; sub < resultLayout.elementsPerPacked; ++sub) {
+      llvm::SetVector<unsigned> slots;
+      for (unsigned lane = 0; lane < subgroupSize; ++lane) {
+        InvocationLayout::Position position =
+            resultLayout.getPosition(lane, p, sub);
+        if (position.valid)
+          slots.insert(totalSlot(position.row, position.column));
+      }
+      auto [row, column, valid] = b.locate(resultLayout, p, sub);
+      Value doubled = arith::ShLIOp::create(
+          builder, loc, arith::IndexCastOp::create(builder, loc, i32, column),
+          one);
+      Value sourceLane = arith::RemUIOp::create(
+          builder, loc, doubled,
+          arith::ConstantIntOp::create(builder, loc, i32, subgroupSize));
+      Value slot;
+      if (slots.size() > 1)
+        slot = arith::AddIOp::create(
+            builder, loc,
+            arith::MulIOp::create(
+                builder, loc,
+                arith::DivUIOp::create(
+                    builder, loc,
+                    arith::MulIOp::create(builder, loc, column, b.index(2)),
+                    b.index(subgroupSize)),
+                b.index(resultRows)),
+            row);
+      Value total;
+      for (unsigned candidate : slots) {
+        Value read = shuffleFrom(builder, loc, totals[candidate], sourceLane,
+                                 subgroupSize);
+        if (!total) {
+          total = read;
+          continue;
+        }
+        Value isCandidate = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::eq, slot, b.index(candidate));
+        total = arith::SelectOp::create(builder, loc, isCandidate, read, total);
+      }
+      // A slot that holds no real element in any invocation.
+      if (!total)
+        total = totals.front();
+      if (isBFloat16)
+        total = f32ToBFloat16(builder, loc, total);
+      elements.push_back(total);
+    }
+    packedElements.push_back(b.pack(resultLayout, elements));
+  }
+  return packedElements;
+}
+
 struct ReduceLowering : IntelPattern<ReduceOp> {
   using IntelPattern::IntelPattern;
 
@@ -316,12 +415,17 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       return failure();
     SmallVector<Value> elements = getSlots(rewriter, loc, adaptor.getMatrix());
     // Whole columns per invocation (result matrices, and the emulated form
-    // of every kind that is at least as wide as the subgroup) reduce rows,
-    // columns and all with the fast paths below; other layouts, and 2x2
-    // blocks, line by line.
+    // of every kind that is at least as wide as the subgroup) reduce with
+    // reduceBlocks and the fast paths below; other layouts line by line.
     bool wholeColumns = layout->emulated ? layout->spread == 1
                                          : layout->kind == MatrixKind::Result;
-    if (!wholeColumns || op.getDimensions() == ReductionDimensions::Blocks2x2) {
+    if (wholeColumns && op.getDimensions() == ReductionDimensions::Blocks2x2) {
+      replaceWithSlots(rewriter, op, *resultLayout,
+                       reduceBlocks(rewriter, loc, op, *layout, *resultLayout,
+                                    elements, subgroupSize));
+      return success();
+    }
+    if (!wholeColumns) {
       replaceWithSlots(rewriter, op, *resultLayout,
                        reduceByLines(rewriter, loc, op, *layout, *resultLayout,
                                      elements, subgroupSize));
@@ -380,7 +484,7 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       break;
     }
     case ReductionDimensions::Blocks2x2:
-      llvm_unreachable("2x2 blocks are reduced line by line above");
+      llvm_unreachable("2x2 blocks are reduced by reduceBlocks above");
     }
     if (isBFloat16)
       for (Value &element : reduced)

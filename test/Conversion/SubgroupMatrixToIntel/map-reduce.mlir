@@ -61,18 +61,24 @@ gpu.module @bf16_map attributes {subgroup_matrix.target = #subgroup_matrix.targe
 
 // -----
 
-// A reduction over 2x2 blocks on Xe-HPC: invocation i holds columns i and
-// 16 + i of the 4x32 operand and column i of the 2x16 result. Each of the 32
-// blocks is a line of the generic reduction: its elements are selected by
-// their block, combined, and spread to every invocation by a butterfly of
-// four shuffles (32 x 4); each invocation then picks its two result
-// elements' totals.
+// A reduction over 2x2 blocks on Xe-HPC: invocation l holds columns l and
+// 16 + l of the 4x32 operand and column l of the 2x16 result. Rows 2i and
+// 2i + 1 combine in each invocation, columns 2c and 2c + 1 across a pair of
+// invocations (one XOR shuffle for each of the 4 rows of pairs); result
+// column l then reads its block from invocation 2l mod 16 of the first or
+// the second tile (two shuffles and a select per result row).
 
 // CHECK-LABEL: gpu.module @reduce_blocks
 // CHECK: %[[LANE:.*]] = gpu.lane_id
 // CHECK-COUNT-8: memref.load %{{.*}} : memref<1024xf32>
-// CHECK: arith.divui %[[LANE]]
-// CHECK-COUNT-128: gpu.shuffle xor
+// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK: %[[LANE32:.*]] = arith.index_cast %[[LANE]] : index to i32
+// CHECK: %[[DOUBLE:.*]] = arith.shli %[[LANE32]]
+// CHECK: %[[SOURCE:.*]] = arith.remui %[[DOUBLE]]
+// CHECK-COUNT-2: gpu.shuffle idx %{{.*}}, %[[SOURCE]], %{{.*}} : i32
+// CHECK: arith.select
+// CHECK-COUNT-2: gpu.shuffle idx %{{.*}}, %[[SOURCE]], %{{.*}} : i32
+// CHECK: arith.select
 // CHECK-NOT: gpu.shuffle
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[LANE]]] : memref<1024xf32>
 // CHECK: memref.store
