@@ -67,7 +67,10 @@ TARGETS = {
         multiplies=True,
         blocks2x2=[(("result", 32, 32, "f32"), ("result", 16, 16, "f32")),
                    (("result", 32, 32, "f16"), ("result", 16, 16, "f16")),
-                   (("result", 32, 32, "si32"), ("result", 16, 16, "si32"))]),
+                   (("result", 32, 32, "si32"), ("result", 16, 16, "si32")),
+                   # Emulated (subgroups of 32), a result narrower than the
+                   # subgroup: its blocks take reduceByLines' path.
+                   (("result", 32, 16, "f32"), ("result", 16, 8, "f32"))]),
     "amd-rdna3": dict(subgroup=32, types=[
         ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
         ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
