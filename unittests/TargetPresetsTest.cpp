@@ -135,6 +135,41 @@ TEST_F(TargetPresetsTest, LavapipeCoopmatMatchesMesaData) {
 /// The flexible-dimension granularities and largest dimension of the
 /// presets are those `sm-vulkan-runner --list-coopmat` printed on the
 /// devices: the target attribute on the last line of each file.
+/// The workgroup-scope granularities a `--list-coopmat` listing reports in
+/// its comment lines ("// dropped 32x16x16 f16 x f16 + f32 -> f32 (flexible,
+/// workgroup scope, 128 invocations)"): listings from before the runner kept
+/// them report them there only.
+static SmallVector<MatrixConfigAttr>
+parseReportedWorkgroupGranularities(StringRef text, MLIRContext *context) {
+  SmallVector<MatrixConfigAttr> granularities;
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines) {
+    StringRef marker = " (flexible, workgroup scope, ";
+    size_t at = line.find(marker);
+    if (!line.starts_with("// ") || at == StringRef::npos)
+      continue;
+    SmallVector<StringRef> words;
+    line.substr(3, at - 3).split(words, ' ', -1, /*KeepEmpty=*/false);
+    // kept|dropped, MxNxK, A, x, B, +, C, ->, R
+    if (words.size() != 9)
+      continue;
+    SmallVector<StringRef> dims;
+    words[1].split(dims, 'x');
+    unsigned m = 0, n = 0, k = 0, invocations = 0;
+    if (dims.size() != 3 || dims[0].getAsInteger(10, m) ||
+        dims[1].getAsInteger(10, n) || dims[2].getAsInteger(10, k) ||
+        line.substr(at + marker.size()).consumeInteger(10, invocations))
+      continue;
+    Type component = parseType(words[2], context);
+    Type result = parseType(words[8], context);
+    if (component && result)
+      granularities.push_back(MatrixConfigAttr::get(context, m, n, k, component,
+                                                    result, invocations));
+  }
+  return granularities;
+}
+
 TEST_F(TargetPresetsTest, FlexibleDimensionsMatchListedTargets) {
   std::pair<StringRef, StringRef> presetsAndListings[] = {
       {"nvidia-h100", "nvidia-h200-list-coopmat.txt"},
@@ -151,8 +186,15 @@ TEST_F(TargetPresetsTest, FlexibleDimensionsMatchListedTargets) {
     TargetAttr preset = lookupTargetPreset(&context, presetName);
     ASSERT_TRUE(preset);
     EXPECT_FALSE(listed.getFlexibleGranularities().empty()) << presetName.str();
-    EXPECT_EQ(preset.getFlexibleGranularities(),
-              listed.getFlexibleGranularities())
+    // The listing's attribute, then the workgroup-scope granularities its
+    // comments report where the attribute has none of them.
+    SmallVector<MatrixConfigAttr> expected(listed.getFlexibleGranularities());
+    if (llvm::none_of(expected, [](MatrixConfigAttr granularity) {
+          return granularity.getWorkgroupInvocations() != 0;
+        }))
+      llvm::append_range(expected,
+                         parseReportedWorkgroupGranularities(text, &context));
+    EXPECT_EQ(preset.getFlexibleGranularities(), ArrayRef(expected))
         << presetName.str();
     EXPECT_EQ(preset.getFlexibleMaxDimension(),
               listed.getFlexibleMaxDimension())
@@ -274,6 +316,55 @@ TEST_F(TargetPresetsTest, SupportQueries) {
             "right<32x16xui8> multiples up to 1024, "
             "right<32x16xsi8> multiples up to 1024, "
             "right<16x16xbf16> multiples up to 1024");
+
+  // Workgroup scope: multiples of the granularities of each workgroup size,
+  // never a subgroup configuration's shape as such.
+  auto workgroupLeft =
+      LeftMatrixType::get(&context, 64, 32, f16, MatrixScope::Workgroup);
+  auto workgroupRight =
+      RightMatrixType::get(&context, 32, 64, f16, MatrixScope::Workgroup);
+  auto workgroupResult =
+      ResultMatrixType::get(&context, 64, 64, f32, MatrixScope::Workgroup);
+  EXPECT_TRUE(target.supportsType(workgroupLeft));
+  EXPECT_TRUE(
+      target.supportsMultiply(workgroupLeft, workgroupRight, workgroupResult));
+  EXPECT_FALSE(target.supportsMultiply(left, workgroupRight, workgroupResult));
+  EXPECT_EQ(target.getWorkgroupInvocationsOf(workgroupLeft),
+            (SmallVector<unsigned>{32, 64, 128, 256}));
+  EXPECT_EQ(target.getWorkgroupInvocationsOf(LeftMatrixType::get(
+                &context, 16, 16, f16, MatrixScope::Workgroup)),
+            (SmallVector<unsigned>{32, 64}));
+  EXPECT_TRUE(target.getWorkgroupInvocationsOf(left).empty());
+  EXPECT_EQ(
+      target.describeSupported(MatrixKind::Result, MatrixScope::Workgroup),
+      "result<16x16xf16, workgroup> multiples up to 1024 in workgroups "
+      "of 32 or 64 invocations, "
+      "result<16x16xf32, workgroup> multiples up to 1024 in workgroups "
+      "of 32 or 64 invocations, "
+      "result<16x16xui32, workgroup> multiples up to 1024 in workgroups "
+      "of 32 or 64 invocations, "
+      "result<16x16xsi32, workgroup> multiples up to 1024 in workgroups "
+      "of 32 or 64 invocations, "
+      "result<32x16xf16, workgroup> multiples up to 1024 in workgroups "
+      "of 128 invocations, "
+      "result<32x16xf32, workgroup> multiples up to 1024 in workgroups "
+      "of 128 invocations, "
+      "result<32x16xui32, workgroup> multiples up to 1024 in workgroups "
+      "of 128 invocations, "
+      "result<32x16xsi32, workgroup> multiples up to 1024 in workgroups "
+      "of 128 invocations, "
+      "result<32x32xf16, workgroup> multiples up to 1024 in workgroups "
+      "of 256 invocations, "
+      "result<32x32xf32, workgroup> multiples up to 1024 in workgroups "
+      "of 256 invocations, "
+      "result<32x32xui32, workgroup> multiples up to 1024 in workgroups "
+      "of 256 invocations, "
+      "result<32x32xsi32, workgroup> multiples up to 1024 in workgroups "
+      "of 256 invocations");
+  // Lavapipe's VK_NV_cooperative_matrix2 has no workgroup scope.
+  EXPECT_EQ(lookupTargetPreset(&context, "cpu-lavapipe-coopmat")
+                .describeSupported(MatrixKind::Left, MatrixScope::Workgroup),
+            "no workgroup-scope matrices");
 }
 
 TEST_F(TargetPresetsTest, EmulatedTargetTakesMultiplesOfEight) {

@@ -52,7 +52,15 @@ MLIR_CAPI_EXPORTED MlirType smMatrixTypeGet(MlirContext context,
                                             MlirType element,
                                             SmTextCallback diagnostics,
                                             void *userData);
+/// The same type held by a whole workgroup where `workgroupScope` is set:
+/// !subgroup_matrix.KIND<ROWSxCOLUMNSxELEMENT, workgroup>.
+MLIR_CAPI_EXPORTED MlirType smMatrixTypeGetWithScope(
+    MlirContext context, enum SmMatrixKind kind, unsigned rows,
+    unsigned columns, MlirType element, bool workgroupScope,
+    SmTextCallback diagnostics, void *userData);
 MLIR_CAPI_EXPORTED bool smTypeIsMatrix(MlirType type);
+/// Whether a whole workgroup holds the matrix type `type`.
+MLIR_CAPI_EXPORTED bool smMatrixTypeIsWorkgroupScope(MlirType type);
 MLIR_CAPI_EXPORTED enum SmMatrixKind smMatrixTypeGetKind(MlirType type);
 MLIR_CAPI_EXPORTED unsigned smMatrixTypeGetRows(MlirType type);
 MLIR_CAPI_EXPORTED unsigned smMatrixTypeGetColumns(MlirType type);

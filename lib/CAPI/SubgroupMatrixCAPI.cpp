@@ -53,26 +53,41 @@ void smRegisterDialect(MlirContext context) {
 MlirType smMatrixTypeGet(MlirContext context, enum SmMatrixKind kind,
                          unsigned rows, unsigned columns, MlirType element,
                          SmTextCallback diagnostics, void *userData) {
+  return smMatrixTypeGetWithScope(context, kind, rows, columns, element,
+                                  /*workgroupScope=*/false, diagnostics,
+                                  userData);
+}
+
+MlirType smMatrixTypeGetWithScope(MlirContext context, enum SmMatrixKind kind,
+                                  unsigned rows, unsigned columns,
+                                  MlirType element, bool workgroupScope,
+                                  SmTextCallback diagnostics, void *userData) {
   MLIRContext *ctx = unwrap(context);
   DiagnosticCollector collector(ctx, diagnostics, userData);
   auto emit = [&] { return emitError(UnknownLoc::get(ctx)); };
   Type elementType = unwrap(element);
+  MatrixScope scope =
+      workgroupScope ? MatrixScope::Workgroup : MatrixScope::Subgroup;
   switch (kind) {
   case SmMatrixKindLeft:
-    return wrap(
-        LeftMatrixType::getChecked(emit, ctx, rows, columns, elementType));
+    return wrap(LeftMatrixType::getChecked(emit, ctx, rows, columns,
+                                           elementType, scope));
   case SmMatrixKindRight:
-    return wrap(
-        RightMatrixType::getChecked(emit, ctx, rows, columns, elementType));
+    return wrap(RightMatrixType::getChecked(emit, ctx, rows, columns,
+                                            elementType, scope));
   case SmMatrixKindResult:
-    return wrap(
-        ResultMatrixType::getChecked(emit, ctx, rows, columns, elementType));
+    return wrap(ResultMatrixType::getChecked(emit, ctx, rows, columns,
+                                             elementType, scope));
   }
   return wrap(Type());
 }
 
 bool smTypeIsMatrix(MlirType type) {
   return isa<SubgroupMatrixTypeInterface>(unwrap(type));
+}
+bool smMatrixTypeIsWorkgroupScope(MlirType type) {
+  return cast<SubgroupMatrixTypeInterface>(unwrap(type)).getScope() ==
+         MatrixScope::Workgroup;
 }
 enum SmMatrixKind smMatrixTypeGetKind(MlirType type) {
   return static_cast<SmMatrixKind>(

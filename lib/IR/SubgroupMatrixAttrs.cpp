@@ -46,25 +46,35 @@ Attribute MatrixConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
                                 /*withTrailingX=*/false) ||
       parser.parseComma() || parser.parseType(componentType) ||
-      parser.parseArrow() || parser.parseType(resultType) ||
-      parser.parseGreater())
+      parser.parseArrow() || parser.parseType(resultType))
+    return {};
+  unsigned workgroupInvocations = 0;
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("workgroup") || parser.parseEqual() ||
+       parser.parseInteger(workgroupInvocations)))
+    return {};
+  if (parser.parseGreater())
     return {};
   if (failed(checkParsedMatrixShape(parser, shapeLoc, shape, 3,
                                     "an M x N x K shape")))
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    shape[0], shape[1], shape[2], componentType, resultType);
+                    shape[0], shape[1], shape[2], componentType, resultType,
+                    workgroupInvocations);
 }
 
 void MatrixConfigAttr::print(AsmPrinter &printer) const {
   printer << "<" << getM() << "x" << getN() << "x" << getK() << ", "
-          << getComponentType() << " -> " << getResultType() << ">";
+          << getComponentType() << " -> " << getResultType();
+  if (getWorkgroupInvocations())
+    printer << ", workgroup = " << getWorkgroupInvocations();
+  printer << ">";
 }
 
 LogicalResult
 MatrixConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          unsigned m, unsigned n, unsigned k, Type componentType,
-                         Type resultType) {
+                         Type resultType, unsigned) {
   if (m == 0 || n == 0 || k == 0)
     return emitError() << "configuration dimensions must be positive, got " << m
                        << "x" << n << "x" << k;
@@ -80,6 +90,8 @@ MatrixConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 bool MatrixConfigAttr::covers(SubgroupMatrixTypeInterface type) const {
+  if (type.getScope() != getScope())
+    return false;
   unsigned rows = type.getRows(), columns = type.getColumns();
   Type element = type.getElementType();
   switch (type.getKind()) {
@@ -124,6 +136,8 @@ bool MatrixConfigAttr::matchesMultiply(Type left, Type right,
 }
 
 bool MatrixConfigAttr::composes(SubgroupMatrixTypeInterface type) const {
+  if (type.getScope() != getScope())
+    return false;
   unsigned rows = getK(), columns = getN();
   Type element = getComponentType();
   switch (type.getKind()) {
@@ -393,13 +407,26 @@ LogicalResult TargetAttr::verify(
                             "'flexible_dimensions' feature in nv_coopmat2";
     if (emulated)
       return emitError() << "an emulated target has no flexible dimensions";
-    for (MatrixConfigAttr granularity : flexibleGranularities)
+    for (MatrixConfigAttr granularity : flexibleGranularities) {
       if (std::max({granularity.getM(), granularity.getN(),
                     granularity.getK()}) > flexibleMaxDimension)
         return emitError() << "flexible granularity " << granularity
                            << " exceeds flexible_max_dimension = "
                            << flexibleMaxDimension;
+      if (granularity.getWorkgroupInvocations() &&
+          !bitEnumContainsAll(coopmat2Features,
+                              CooperativeMatrix2Feature::WorkgroupScope))
+        return emitError() << "flexible granularity " << granularity
+                           << " is of workgroup scope, which needs the "
+                              "'workgroup_scope' feature in nv_coopmat2";
+    }
   }
+  for (MatrixConfigAttr config : configs)
+    if (config.getWorkgroupInvocations())
+      return emitError() << "configuration " << config
+                         << " is of workgroup scope: configs are subgroup "
+                            "matrices, workgroup-scope ones are "
+                            "flexible_granularities";
   if (!llvm::isPowerOf2_32(subgroupSize))
     return emitError() << "subgroup size must be a power of two, got "
                        << subgroupSize;
@@ -409,10 +436,13 @@ LogicalResult TargetAttr::verify(
   return success();
 }
 
-/// Whether `type`'s dimensions are multiples of kEmulatedDimensionMultiple.
+/// Whether `type` is a subgroup matrix whose dimensions are multiples of
+/// kEmulatedDimensionMultiple.
 static bool hasEmulatedShape(SubgroupMatrixTypeInterface type) {
   unsigned multiple = TargetAttr::kEmulatedDimensionMultiple;
-  return type.getRows() % multiple == 0 && type.getColumns() % multiple == 0;
+  // Emulation spreads a matrix over one subgroup's invocations.
+  return type.getScope() == MatrixScope::Subgroup &&
+         type.getRows() % multiple == 0 && type.getColumns() % multiple == 0;
 }
 
 /// Whether `type` is an operand of `config`'s kind and types in some
@@ -430,6 +460,17 @@ bool TargetAttr::isFlexibleShapeOf(SubgroupMatrixTypeInterface type,
   return granularity.composes(type) &&
          type.getRows() <= getFlexibleMaxDimension() &&
          type.getColumns() <= getFlexibleMaxDimension();
+}
+
+SmallVector<unsigned>
+TargetAttr::getWorkgroupInvocationsOf(SubgroupMatrixTypeInterface type) const {
+  SmallVector<unsigned> invocations;
+  for (MatrixConfigAttr granularity : getFlexibleGranularities())
+    if (granularity.getWorkgroupInvocations() &&
+        isFlexibleShapeOf(type, granularity) &&
+        !llvm::is_contained(invocations, granularity.getWorkgroupInvocations()))
+      invocations.push_back(granularity.getWorkgroupInvocations());
+  return invocations;
 }
 
 bool TargetAttr::supportsType(SubgroupMatrixTypeInterface type) const {
@@ -488,7 +529,44 @@ bool TargetAttr::supportsComposedMultiply(Type left, Type right,
   });
 }
 
-std::string TargetAttr::describeSupported(MatrixKind kind) const {
+/// "A, B or C".
+static std::string joinAlternatives(ArrayRef<unsigned> values) {
+  std::string text;
+  for (auto [i, value] : llvm::enumerate(values))
+    text += (i == 0                   ? ""
+             : i + 1 == values.size() ? " or "
+                                      : ", ") +
+            std::to_string(value);
+  return text;
+}
+
+/// Each spelling once, in order of first appearance, with the workgroup
+/// sizes it was listed for ("in workgroups of 32 or 64 invocations") where
+/// any were.
+static std::string
+joinWithWorkgroupSizes(ArrayRef<std::pair<std::string, unsigned>> entries) {
+  SmallVector<std::pair<std::string, SmallVector<unsigned>>> grouped;
+  for (const auto &[spelling, invocations] : entries) {
+    auto *group = llvm::find_if(
+        grouped, [&](const auto &entry) { return entry.first == spelling; });
+    if (group == grouped.end()) {
+      grouped.push_back({spelling, {}});
+      group = &grouped.back();
+    }
+    if (invocations && !llvm::is_contained(group->second, invocations))
+      group->second.push_back(invocations);
+  }
+  SmallVector<std::string> parts;
+  for (const auto &[spelling, sizes] : grouped)
+    parts.push_back(sizes.empty()
+                        ? spelling
+                        : spelling + " in workgroups of " +
+                              joinAlternatives(sizes) + " invocations");
+  return llvm::join(parts, ", ");
+}
+
+std::string TargetAttr::describeSupported(MatrixKind kind,
+                                          MatrixScope scope) const {
   llvm::SmallVector<std::string> spellings;
   llvm::StringSet<> seen;
   if (getEmulated()) {
@@ -507,8 +585,12 @@ std::string TargetAttr::describeSupported(MatrixKind kind) const {
             llvm::join(spellings, ", "))
         .str();
   }
-  // The operand of `kind` of `config`, as a type spelling, then `suffix`.
-  auto addOperandOf = [&](MatrixConfigAttr config, const Twine &suffix) {
+  // The operand of `kind` of each entry of `scope`, as a type spelling, then
+  // `suffix`, with the workgroup size it holds for.
+  SmallVector<std::pair<std::string, unsigned>> entries;
+  auto addOperandOf = [&](MatrixConfigAttr config, StringRef suffix) {
+    if (config.getScope() != scope)
+      return;
     unsigned rows = kind == MatrixKind::Right ? config.getK() : config.getM();
     unsigned columns = kind == MatrixKind::Left ? config.getK() : config.getN();
     Type element = kind == MatrixKind::Result ? config.getResultType()
@@ -516,34 +598,53 @@ std::string TargetAttr::describeSupported(MatrixKind kind) const {
     std::string spelling;
     llvm::raw_string_ostream os(spelling);
     os << stringifyMatrixKind(kind) << "<" << rows << "x" << columns << "x"
-       << element << ">" << suffix;
-    if (seen.insert(spelling).second)
-      spellings.push_back(spelling);
+       << element << (scope == MatrixScope::Workgroup ? ", workgroup" : "")
+       << ">" << suffix;
+    entries.push_back({spelling, config.getWorkgroupInvocations()});
   };
   for (MatrixConfigAttr config : getConfigs())
     addOperandOf(config, "");
+  std::string multiples =
+      " multiples up to " + std::to_string(getFlexibleMaxDimension());
   for (MatrixConfigAttr granularity : getFlexibleGranularities())
-    addOperandOf(granularity,
-                 " multiples up to " + Twine(getFlexibleMaxDimension()));
-  return llvm::join(spellings, ", ");
+    addOperandOf(granularity, multiples);
+  if (entries.empty())
+    return "no " + stringifyMatrixScope(scope).str() + "-scope matrices";
+  return joinWithWorkgroupSizes(entries);
 }
 
-std::string TargetAttr::describeConfigs() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(getConfigs(), os, [&](MatrixConfigAttr config) {
+std::string TargetAttr::describeConfigs(MatrixScope scope) const {
+  SmallVector<std::pair<std::string, unsigned>> entries;
+  auto describe = [&](MatrixConfigAttr config, StringRef suffix) {
+    if (config.getScope() != scope)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
     os << config.getM() << "x" << config.getN() << "x" << config.getK() << " "
-       << config.getComponentType() << " -> " << config.getResultType();
-  });
-  if (getEmulated())
-    os << " (emulated: the same types with any M, N and K that are multiples "
-          "of "
-       << kEmulatedDimensionMultiple << ")";
+       << config.getComponentType() << " -> " << config.getResultType()
+       << suffix;
+    entries.push_back({text, config.getWorkgroupInvocations()});
+  };
+  for (MatrixConfigAttr config : getConfigs())
+    describe(config, "");
+  std::string flexible = " up to " + std::to_string(getFlexibleMaxDimension()) +
+                         " (flexible dimensions)";
   for (MatrixConfigAttr granularity : getFlexibleGranularities())
-    os << ", multiples of " << granularity.getM() << "x" << granularity.getN()
-       << "x" << granularity.getK() << " " << granularity.getComponentType()
-       << " -> " << granularity.getResultType() << " up to "
-       << getFlexibleMaxDimension() << " (flexible dimensions)";
+    describe(granularity, flexible);
+  // Flexible granularities read as "multiples of" them.
+  for (auto &[text, invocations] : entries)
+    if (StringRef(text).ends_with(flexible))
+      text = "multiples of " + text;
+  std::string text =
+      entries.empty()
+          ? "none of " + stringifyMatrixScope(scope).str() + " scope"
+          : joinWithWorkgroupSizes(entries);
+  // An emulated target has no flexible granularities: this follows its
+  // configurations.
+  if (getEmulated() && scope == MatrixScope::Subgroup)
+    text += " (emulated: the same types with any M, N and K that are "
+            "multiples of " +
+            std::to_string(kEmulatedDimensionMultiple) + ")";
   return text;
 }
 

@@ -119,15 +119,16 @@ Type mlir::subgroup_matrix::getScalarType(Type component) {
 
 SubgroupMatrixTypeInterface
 mlir::subgroup_matrix::getMatrixType(MatrixKind kind, unsigned rows,
-                                     unsigned columns, Type component) {
+                                     unsigned columns, Type component,
+                                     MatrixScope scope) {
   MLIRContext *context = component.getContext();
   switch (kind) {
   case MatrixKind::Left:
-    return LeftMatrixType::get(context, rows, columns, component);
+    return LeftMatrixType::get(context, rows, columns, component, scope);
   case MatrixKind::Right:
-    return RightMatrixType::get(context, rows, columns, component);
+    return RightMatrixType::get(context, rows, columns, component, scope);
   case MatrixKind::Result:
-    return ResultMatrixType::get(context, rows, columns, component);
+    return ResultMatrixType::get(context, rows, columns, component, scope);
   }
   llvm_unreachable("unknown matrix kind");
 }

@@ -183,6 +183,13 @@ LogicalResult SplatOp::verify() {
 static LogicalResult verifyMultiply(Operation *op, LeftMatrixType left,
                                     RightMatrixType right,
                                     ResultMatrixType result) {
+  if (left.getScope() != right.getScope() ||
+      left.getScope() != result.getScope())
+    return op->emitOpError("operands and result must share one scope, got ")
+           << stringifyMatrixScope(left.getScope()) << ", "
+           << stringifyMatrixScope(right.getScope()) << " and "
+           << stringifyMatrixScope(result.getScope())
+           << ": a subgroup cannot multiply a workgroup's matrices";
   if (left.getM() != result.getM())
     return op->emitOpError("M mismatch: the left operand has ")
            << left.getM() << " rows but the result has " << result.getM();
@@ -492,6 +499,11 @@ LogicalResult ConvertOp::verify() {
            << source.getRows() << "x" << source.getColumns()
            << " matrix into a " << result.getRows() << "x"
            << result.getColumns() << " one: a conversion keeps the shape";
+  if (source.getScope() != result.getScope())
+    return emitOpError("converts a ")
+           << stringifyMatrixScope(source.getScope()) << " matrix into a "
+           << stringifyMatrixScope(result.getScope())
+           << " one: a conversion keeps the scope";
   Type from = source.getElementType(), to = result.getElementType();
   if (!isValidComponentConversion(from, to)) {
     InFlightDiagnostic diagnostic = emitOpError("has no conversion from ")
@@ -580,13 +592,15 @@ LogicalResult MapOp::verify() {
   auto first = cast<SubgroupMatrixTypeInterface>(getInputs()[0].getType());
   auto describe = [](SubgroupMatrixTypeInterface type) {
     return (Twine(stringifyMatrixKind(type.getKind())) + " " +
-            Twine(type.getRows()) + "x" + Twine(type.getColumns()))
+            Twine(type.getRows()) + "x" + Twine(type.getColumns()) +
+            (type.getScope() == MatrixScope::Workgroup ? " workgroup" : ""))
         .str();
   };
   auto sameKindAndShape = [&](SubgroupMatrixTypeInterface type) {
     return type.getKind() == first.getKind() &&
            type.getRows() == first.getRows() &&
-           type.getColumns() == first.getColumns();
+           type.getColumns() == first.getColumns() &&
+           type.getScope() == first.getScope();
   };
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     auto type = cast<SubgroupMatrixTypeInterface>(input.getType());
@@ -773,7 +787,8 @@ LogicalResult ReduceOp::verify() {
            << type.getRows() << " rows and " << type.getColumns()
            << " columns: both must be even";
   SubgroupMatrixTypeInterface expected = subgroup_matrix::getMatrixType(
-      type.getKind(), type.getRows() / 2, type.getColumns() / 2, component);
+      type.getKind(), type.getRows() / 2, type.getColumns() / 2, component,
+      type.getScope());
   if (getResult().getType() != expected)
     return emitOpError("reduces 2x2 blocks of ")
            << type << " into " << expected << ", not " << getResult().getType();

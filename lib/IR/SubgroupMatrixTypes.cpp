@@ -23,8 +23,9 @@ void SubgroupMatrixDialect::registerTypes() {
       >();
 }
 
-/// Parses `<RxCxT>` and builds a matrix type of kind `MatrixType`, reporting
-/// malformed shapes and component types at the location of the shape.
+/// Parses `<RxCxT>` or `<RxCxT, scope>` and builds a matrix type of kind
+/// `MatrixType`, reporting malformed shapes and component types at the
+/// location of the shape.
 template <typename MatrixType> static Type parseMatrixType(AsmParser &parser) {
   SmallVector<int64_t, 2> shape;
   Type elementType;
@@ -40,20 +41,42 @@ template <typename MatrixType> static Type parseMatrixType(AsmParser &parser) {
   }
   if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
                                 /*withTrailingX=*/true) ||
-      parser.parseType(elementType) || parser.parseGreater())
+      parser.parseType(elementType))
+    return {};
+  MatrixScope scope = MatrixScope::Subgroup;
+  if (succeeded(parser.parseOptionalComma())) {
+    SMLoc scopeLoc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
+      return {};
+    std::optional<MatrixScope> parsed = symbolizeMatrixScope(keyword);
+    if (!parsed) {
+      parser.emitError(scopeLoc)
+          << "expected a matrix scope, 'subgroup' or 'workgroup', got '"
+          << keyword << "'";
+      return {};
+    }
+    scope = *parsed;
+  }
+  if (parser.parseGreater())
     return {};
   if (failed(checkParsedMatrixShape(parser, shapeLoc, shape, 2,
                                     "a shape of rows x columns")))
     return {};
-  return MatrixType::getChecked([&] { return parser.emitError(shapeLoc); },
-                                parser.getContext(),
-                                static_cast<unsigned>(shape[0]),
-                                static_cast<unsigned>(shape[1]), elementType);
+  return MatrixType::getChecked(
+      [&] { return parser.emitError(shapeLoc); }, parser.getContext(),
+      static_cast<unsigned>(shape[0]), static_cast<unsigned>(shape[1]),
+      elementType, scope);
 }
 
+/// Subgroup scope, the default, is left out.
 static void printMatrixType(AsmPrinter &printer, unsigned rows,
-                            unsigned columns, Type elementType) {
-  printer << "<" << rows << "x" << columns << "x" << elementType << ">";
+                            unsigned columns, Type elementType,
+                            MatrixScope scope) {
+  printer << "<" << rows << "x" << columns << "x" << elementType;
+  if (scope != MatrixScope::Subgroup)
+    printer << ", " << stringifyMatrixScope(scope);
+  printer << ">";
 }
 
 static LogicalResult
@@ -74,11 +97,12 @@ verifyMatrixType(function_ref<InFlightDiagnostic()> emitError, unsigned rows,
     return parseMatrixType<ClassName>(parser);                                 \
   }                                                                            \
   void ClassName::print(AsmPrinter &printer) const {                           \
-    printMatrixType(printer, getRows(), getColumns(), getElementType());       \
+    printMatrixType(printer, getRows(), getColumns(), getElementType(),        \
+                    getScope());                                               \
   }                                                                            \
   LogicalResult ClassName::verify(                                             \
       function_ref<InFlightDiagnostic()> emitError, unsigned rows,             \
-      unsigned columns, Type elementType) {                                    \
+      unsigned columns, Type elementType, MatrixScope) {                       \
     return verifyMatrixType(emitError, rows, columns, elementType);            \
   }                                                                            \
   MatrixKind ClassName::getKind() const { return MatrixKind::Kind; }

@@ -22,6 +22,9 @@ enum class Component { F16, BF16, F32, S8, U8, S32, U32 };
 struct ConfigRow {
   unsigned m, n, k;
   Component component, result;
+  /// For a workgroup-scope flexible granularity, the workgroup size it
+  /// holds for; 0 for subgroup scope.
+  unsigned workgroupInvocations = 0;
 };
 
 struct PresetDescription {
@@ -71,12 +74,23 @@ static const ConfigRow nvidiaH100Rows[] = {
 /// data/nvidia-h200-list-coopmat.txt: the subgroup-scope flexible-dimension
 /// granularities of driver 580.159.04 (vkGetPhysicalDeviceCooperativeMatrix-
 /// FlexibleDimensionsPropertiesNV, measured on the GPU machine's H200 with
-/// the same driver and the same 11 configurations), up to 1024. Its
-/// workgroup-scope granularities are not kept.
+/// the same driver and the same 11 configurations), up to 1024, then its
+/// workgroup-scope granularities for workgroups of 32, 64, 128 and 256
+/// invocations.
 static const ConfigRow nvidiaH100FlexibleRows[] = {
-    {16, 16, 16, C::F16, C::F16},  {16, 16, 16, C::F16, C::F32},
-    {16, 16, 32, C::U8, C::U32},   {16, 16, 32, C::S8, C::S32},
-    {16, 16, 16, C::BF16, C::F32},
+    {16, 16, 16, C::F16, C::F16},       {16, 16, 16, C::F16, C::F32},
+    {16, 16, 32, C::U8, C::U32},        {16, 16, 32, C::S8, C::S32},
+    {16, 16, 16, C::BF16, C::F32},      {16, 16, 16, C::F16, C::F16, 32},
+    {16, 16, 16, C::F16, C::F32, 32},   {16, 16, 32, C::U8, C::U32, 32},
+    {16, 16, 32, C::S8, C::S32, 32},    {16, 16, 16, C::BF16, C::F32, 32},
+    {16, 16, 16, C::F16, C::F16, 64},   {16, 16, 16, C::F16, C::F32, 64},
+    {16, 16, 32, C::U8, C::U32, 64},    {16, 16, 32, C::S8, C::S32, 64},
+    {16, 16, 16, C::BF16, C::F32, 64},  {32, 16, 16, C::F16, C::F16, 128},
+    {32, 16, 16, C::F16, C::F32, 128},  {32, 16, 32, C::U8, C::U32, 128},
+    {32, 16, 32, C::S8, C::S32, 128},   {32, 16, 16, C::BF16, C::F32, 128},
+    {32, 32, 16, C::F16, C::F16, 256},  {32, 32, 16, C::F16, C::F32, 256},
+    {32, 32, 32, C::U8, C::U32, 256},   {32, 32, 32, C::S8, C::S32, 256},
+    {32, 32, 16, C::BF16, C::F32, 256},
 };
 
 /// data/amd-navi31-radv-coopmat.txt: Mesa 25.0.7 RADV on NAVI31 (gfx1100),
@@ -263,7 +277,7 @@ getConfigs(MLIRContext *context, ArrayRef<ConfigRow> rows) {
   for (const ConfigRow &row : rows)
     configs.push_back(MatrixConfigAttr::get(
         context, row.m, row.n, row.k, getComponentType(context, row.component),
-        getComponentType(context, row.result)));
+        getComponentType(context, row.result), row.workgroupInvocations));
   return configs;
 }
 

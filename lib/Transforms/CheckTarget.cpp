@@ -108,6 +108,11 @@ private:
   }
   void checkTypes(Operation *op, TargetAttr target);
   void checkMultiply(Operation *op, TargetAttr target);
+  /// A workgroup-scope matrix is a matrix of the target only in a workgroup
+  /// of the size its granularity names.
+  void checkWorkgroupScope(Location loc, Operation *op,
+                           SubgroupMatrixTypeInterface matrix,
+                           TargetAttr target);
   void checkWorkgroupSize(FunctionOpInterface kernel, TargetAttr target);
   /// Every kernel, with subgroup matrices or not: a workgroup with an empty
   /// dimension cannot be dispatched (and SPIR-V forbids declaring one).
@@ -127,22 +132,89 @@ private:
   /// Each unsupported type is reported once per target, where it first
   /// appears.
   llvm::DenseSet<std::pair<Attribute, Type>> reportedTypes;
+  /// Each workgroup-scope type is checked once per kernel.
+  llvm::DenseSet<std::pair<Operation *, Type>> checkedWorkgroupTypes;
   bool failed = false;
 };
 } // namespace
 
+/// The number of invocations of the workgroup that runs `op`, where its
+/// kernel gives its workgroup size.
+static std::optional<int64_t> getWorkgroupInvocations(Operation *op) {
+  auto kernel = op->getParentOfType<FunctionOpInterface>();
+  if (!kernel)
+    return std::nullopt;
+  ArrayRef<int32_t> size;
+  if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
+    if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
+      size = *known;
+  if (auto abi = kernel->getAttrOfType<spirv::EntryPointABIAttr>(
+          spirv::getEntryPointABIAttrName()))
+    if (DenseI32ArrayAttr abiSize = abi.getWorkgroupSize())
+      size = abiSize.asArrayRef();
+  if (size.empty())
+    return std::nullopt;
+  int64_t invocations = 1;
+  for (int32_t extent : size)
+    invocations *= extent;
+  return invocations;
+}
+
+void TargetChecker::checkWorkgroupScope(Location loc, Operation *op,
+                                        SubgroupMatrixTypeInterface matrix,
+                                        TargetAttr target) {
+  SmallVector<unsigned> allowed = target.getWorkgroupInvocationsOf(matrix);
+  std::optional<int64_t> invocations = getWorkgroupInvocations(op);
+  if (invocations && llvm::is_contained(allowed, *invocations))
+    return;
+  failed = true;
+  InFlightDiagnostic diagnostic = emitError(loc) << matrix << " is held by ";
+  if (invocations)
+    diagnostic << "a workgroup of " << *invocations << " invocations";
+  else
+    diagnostic << "a workgroup of unknown size (give the kernel "
+                  "'known_block_size')";
+  diagnostic << ", but " << describeTarget(target)
+             << " has workgroup-scope matrices of this shape in workgroups of ";
+  for (auto [i, size] : llvm::enumerate(allowed))
+    diagnostic << (i == 0                    ? ""
+                   : i + 1 == allowed.size() ? " or "
+                                             : ", ")
+               << size;
+  diagnostic << " invocations";
+}
+
 void TargetChecker::checkTypes(Operation *op, TargetAttr target) {
   auto check = [&](Location loc, Type type) {
     auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
-    if (!matrix || target.supportsType(matrix) ||
+    if (!matrix)
+      return;
+    bool supported = target.supportsType(matrix);
+    if (supported && matrix.getScope() == MatrixScope::Workgroup) {
+      Operation *kernel = op->getParentOfType<FunctionOpInterface>();
+      if (checkedWorkgroupTypes.insert({kernel, type}).second)
+        checkWorkgroupScope(loc, op, matrix, target);
+      return;
+    }
+    if (supported ||
         (allowEmulation && target.getEmulatedForm().supportsType(matrix)) ||
         (composedShapes && target.supportsComposedType(matrix)) ||
         !reportedTypes.insert({target, type}).second)
       return;
     failed = true;
+    if (matrix.getScope() == MatrixScope::Workgroup &&
+        !target.hasCoopmat2(CooperativeMatrix2Feature::WorkgroupScope)) {
+      emitError(loc) << type << " is a workgroup-scope matrix, but "
+                     << describeTarget(target)
+                     << " has none: they need VK_NV_cooperative_matrix2's "
+                        "'workgroup_scope' (nv_coopmat2) and a flexible "
+                        "granularity of workgroup scope";
+      return;
+    }
     emitError(loc) << type << " is not supported by " << describeTarget(target)
                    << "; it supports "
-                   << target.describeSupported(matrix.getKind())
+                   << target.describeSupported(matrix.getKind(),
+                                               matrix.getScope())
                    << (composedShapes ? ", and matrices built of several of "
                                         "them"
                                       : "");
@@ -176,7 +248,8 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
                   << describeTarget(target)
                   << "; its configurations (M x N x K, component -> "
                      "result) are: "
-                  << target.describeConfigs()
+                  << target.describeConfigs(
+                         cast<SubgroupMatrixTypeInterface>(result).getScope())
                   << (composedShapes ? ", and multiplications built of "
                                        "several of one of them"
                                      : "");

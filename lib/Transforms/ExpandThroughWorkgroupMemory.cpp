@@ -241,6 +241,17 @@ LogicalResult ScratchExpander::run() {
   });
   if (ops.empty())
     return success();
+  // Each subgroup writes and reads back its own matrices; a workgroup's
+  // matrix has no per-subgroup share to do that with.
+  for (Operation *op : ops)
+    if (getExpandedMatrixType(op).getScope() == MatrixScope::Workgroup)
+      return op->emitOpError(
+          "on a workgroup-scope matrix has no lowering: "
+          "VK_NV_cooperative_matrix2 reduces and maps result matrices, "
+          "converts them into left and right ones, and loads and stores "
+          "within bounds (sm-use-nv-cooperative-matrix2, where the target "
+          "lists the feature), and the workgroup-memory form of the rest "
+          "works on subgroup matrices only");
   std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
   if (!blockSize)
     return kernel.emitError("kernel '")

@@ -70,12 +70,15 @@ def parse(text, context=None):
 
 @dataclass(frozen=True)
 class MatrixType:
-    """!subgroup_matrix.KIND<ROWSxCOLUMNSxCOMPONENT>, checked in Python."""
+    """!subgroup_matrix.KIND<ROWSxCOLUMNSxCOMPONENT>, checked in Python;
+    with `scope="workgroup"` the matrix of a whole workgroup
+    (!subgroup_matrix.KIND<ROWSxCOLUMNSxCOMPONENT, workgroup>)."""
 
     kind: str
     rows: int
     columns: int
     component: str
+    scope: str = "subgroup"
 
     def __post_init__(self):
         from .builder import KernelError
@@ -89,11 +92,15 @@ class MatrixType:
         if self.component not in COMPONENT_TYPES:
             raise KernelError("matrix component type must be one of %s, not %r"
                               % (", ".join(COMPONENT_TYPES), self.component))
+        if self.scope not in ("subgroup", "workgroup"):
+            raise KernelError("matrix scope must be subgroup or workgroup, "
+                              "not %r" % (self.scope,))
 
     @property
     def mlir(self):
-        return "!subgroup_matrix.%s<%dx%dx%s>" % (
-            self.kind, self.rows, self.columns, self.component)
+        return "!subgroup_matrix.%s<%dx%dx%s%s>" % (
+            self.kind, self.rows, self.columns, self.component,
+            ", workgroup" if self.scope == "workgroup" else "")
 
     @property
     def scalar_type(self):
@@ -111,9 +118,9 @@ class MatrixType:
         text, _keep = string_ref(self.component)
         element = lib.smTypeParse(context.handle, text)
         collector = Collector()
-        handle = lib.smMatrixTypeGet(context.handle, _KINDS.index(self.kind),
-                                     self.rows, self.columns, element,
-                                     collector.callback, None)
+        handle = lib.smMatrixTypeGetWithScope(
+            context.handle, _KINDS.index(self.kind), self.rows, self.columns,
+            element, self.scope == "workgroup", collector.callback, None)
         check(bool(handle), collector)
         return handle
 
@@ -126,7 +133,9 @@ class MatrixType:
         return MatrixType(_KINDS[lib.smMatrixTypeGetKind(handle)],
                           lib.smMatrixTypeGetRows(handle),
                           lib.smMatrixTypeGetColumns(handle),
-                          _type_name(element))
+                          _type_name(element),
+                          "workgroup" if lib.smMatrixTypeIsWorkgroupScope(handle)
+                          else "subgroup")
 
 
 def _type_name(handle):

@@ -50,6 +50,22 @@ def test_matrix_type_through_mlir(kind, component):
     assert sm.MatrixType.from_mlir(matrix.to_mlir()) == matrix
 
 
+@pytest.mark.parametrize("kind", ["left", "right", "result"])
+def test_workgroup_matrix_type_through_mlir(kind):
+    matrix = sm.MatrixType(kind, 64, 32, "f16", scope="workgroup")
+    assert matrix.mlir == "!subgroup_matrix.%s<64x32xf16, workgroup>" % kind
+    back = sm.MatrixType.from_mlir(matrix.to_mlir())
+    assert back == matrix and back.scope == "workgroup"
+    assert sm.MatrixType.from_mlir(
+        sm.MatrixType(kind, 64, 32, "f16").to_mlir()).scope == "subgroup"
+
+
+def test_matrix_type_rejects_unknown_scope():
+    with pytest.raises(sm.KernelError, match="scope must be subgroup or "
+                       "workgroup, not 'device'"):
+        sm.MatrixType("left", 16, 16, "f16", scope="device")
+
+
 def test_matrix_type_scalar_and_storage_types():
     assert sm.left(8, 8, "si8").scalar_type == "i32"
     assert sm.left(8, 8, "si8").storage_type == "i8"

@@ -172,3 +172,18 @@ module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgrou
 // The backend comes after the vendor.
 // expected-error @+1 {{expected '>'}}
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], backend = metal, vendor = apple>} {}
+
+// -----
+
+// expected-error @+1 {{expected a matrix scope, 'subgroup' or 'workgroup', got 'device'}}
+func.func private @unknown_scope(!subgroup_matrix.left<16x16xf16, device>)
+
+// -----
+
+// expected-error @+1 {{flexible granularity #subgroup_matrix.config<32x16x16, f16 -> f32, workgroup = 128> is of workgroup scope, which needs the 'workgroup_scope' feature in nv_coopmat2}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], nv_coopmat2 = [flexible_dimensions], flexible_granularities = [<32x16x16, f16 -> f32, workgroup = 128>], flexible_max_dimension = 256>} {}
+
+// -----
+
+// expected-error @+1 {{configuration #subgroup_matrix.config<16x16x16, f16 -> f32, workgroup = 128> is of workgroup scope: configs are subgroup matrices, workgroup-scope ones are flexible_granularities}}
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"x", subgroup_size = 32, configs = [<16x16x16, f16 -> f32, workgroup = 128>]>} {}

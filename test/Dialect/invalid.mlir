@@ -622,3 +622,39 @@ func.func @decode_load_of_vectors(%buf: memref<?xvector<2xf16>>, %n: index) -> !
   }
   return %b : !subgroup_matrix.right<16x16xf16>
 }
+
+// -----
+
+func.func @mma_scope_mismatch(%a: !subgroup_matrix.left<32x16xf16, workgroup>, %b: !subgroup_matrix.right<16x16xf16>, %c: !subgroup_matrix.result<32x16xf32, workgroup>) {
+  // expected-error @+1 {{operands and result must share one scope, got workgroup, subgroup and workgroup: a subgroup cannot multiply a workgroup's matrices}}
+  %d = subgroup_matrix.mma %a, %b, %c : !subgroup_matrix.left<32x16xf16, workgroup>, !subgroup_matrix.right<16x16xf16> -> !subgroup_matrix.result<32x16xf32, workgroup>
+  return
+}
+
+// -----
+
+func.func @convert_scope_mismatch(%a: !subgroup_matrix.result<32x16xf32, workgroup>) {
+  // expected-error @+1 {{converts a workgroup matrix into a subgroup one: a conversion keeps the scope}}
+  %b = subgroup_matrix.convert %a : !subgroup_matrix.result<32x16xf32, workgroup> -> !subgroup_matrix.left<32x16xf16>
+  return
+}
+
+// -----
+
+func.func @map_scope_mismatch(%a: !subgroup_matrix.result<32x16xf32, workgroup>, %b: !subgroup_matrix.result<32x16xf32>) {
+  // expected-error @+1 {{input 1 is a result 32x16 matrix, input 0 a result 32x16 workgroup one: the inputs of a map share one kind and shape}}
+  %c = subgroup_matrix.map %a, %b : !subgroup_matrix.result<32x16xf32, workgroup>, !subgroup_matrix.result<32x16xf32> -> !subgroup_matrix.result<32x16xf32, workgroup> {
+  ^bb0(%row: index, %col: index, %x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    subgroup_matrix.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_blocks_scope(%a: !subgroup_matrix.result<64x64xf32, workgroup>) {
+  // expected-error @+1 {{reduces 2x2 blocks of '!subgroup_matrix.result<64x64xf32, workgroup>' into '!subgroup_matrix.result<32x32xf32, workgroup>', not '!subgroup_matrix.result<32x32xf32>'}}
+  %b = subgroup_matrix.reduce max blocks2x2 %a : !subgroup_matrix.result<64x64xf32, workgroup> -> !subgroup_matrix.result<32x32xf32>
+  return
+}

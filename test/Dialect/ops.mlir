@@ -241,3 +241,22 @@ func.func @subgroup_barrier() {
   subgroup_matrix.subgroup_barrier
   return
 }
+
+// Matrices held by a whole workgroup: the scope is part of the type, after
+// the component type, and subgroup scope (the default) is not printed.
+// CHECK-LABEL: func.func @workgroup_scope
+// CHECK-SAME: (%[[A:.*]]: !subgroup_matrix.left<64x32xf16, workgroup>, %[[B:.*]]: !subgroup_matrix.right<32x64xf16, workgroup>, %[[C:.*]]: !subgroup_matrix.result<64x64xf32, workgroup>, %[[S:.*]]: !subgroup_matrix.result<16x16xf32>)
+// CHECK: %[[D:.*]] = subgroup_matrix.mma %[[A]], %[[B]], %[[C]] : !subgroup_matrix.left<64x32xf16, workgroup>, !subgroup_matrix.right<32x64xf16, workgroup> -> !subgroup_matrix.result<64x64xf32, workgroup>
+// CHECK: %[[M:.*]] = subgroup_matrix.reduce max rows %[[D]] : !subgroup_matrix.result<64x64xf32, workgroup>
+// CHECK: %[[P:.*]] = subgroup_matrix.reduce max blocks2x2 %[[D]] : !subgroup_matrix.result<64x64xf32, workgroup> -> !subgroup_matrix.result<32x32xf32, workgroup>
+// CHECK: subgroup_matrix.convert %[[D]] : !subgroup_matrix.result<64x64xf32, workgroup> -> !subgroup_matrix.left<64x64xf16, workgroup>
+// CHECK: return %[[S]] : !subgroup_matrix.result<16x16xf32>
+// GENERIC-LABEL: sym_name = "workgroup_scope"
+// GENERIC: "subgroup_matrix.mma"(%{{.*}}, %{{.*}}, %{{.*}}) : (!subgroup_matrix.left<64x32xf16, workgroup>, !subgroup_matrix.right<32x64xf16, workgroup>, !subgroup_matrix.result<64x64xf32, workgroup>) -> !subgroup_matrix.result<64x64xf32, workgroup>
+func.func @workgroup_scope(%a: !subgroup_matrix.left<64x32xf16, workgroup>, %b: !subgroup_matrix.right<32x64xf16, workgroup>, %c: !subgroup_matrix.result<64x64xf32, workgroup>, %s: !subgroup_matrix.result<16x16xf32, subgroup>) -> !subgroup_matrix.result<16x16xf32> {
+  %d = subgroup_matrix.mma %a, %b, %c : !subgroup_matrix.left<64x32xf16, workgroup>, !subgroup_matrix.right<32x64xf16, workgroup> -> !subgroup_matrix.result<64x64xf32, workgroup>
+  %m = subgroup_matrix.reduce max rows %d : !subgroup_matrix.result<64x64xf32, workgroup>
+  %p = subgroup_matrix.reduce max blocks2x2 %d : !subgroup_matrix.result<64x64xf32, workgroup> -> !subgroup_matrix.result<32x32xf32, workgroup>
+  %l = subgroup_matrix.convert %d : !subgroup_matrix.result<64x64xf32, workgroup> -> !subgroup_matrix.left<64x64xf16, workgroup>
+  return %s : !subgroup_matrix.result<16x16xf32>
+}

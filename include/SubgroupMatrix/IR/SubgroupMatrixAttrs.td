@@ -18,13 +18,39 @@ def SubgroupMatrix_MatrixConfigAttr
     ```mlir
     #subgroup_matrix.config<16x16x16, f16 -> f32>   // M x N x K, T -> R
     ```
+
+    A flexible-dimension granularity of workgroup-scope matrices ends in
+    `workgroup = N`, the number of invocations a workgroup must have for
+    it (VkCooperativeMatrixFlexibleDimensionsPropertiesNV's
+    `workgroupInvocations`): it covers `workgroup` matrix types, the others
+    subgroup ones.
+
+    ```mlir
+    #subgroup_matrix.config<32x16x16, f16 -> f32, workgroup = 128>
+    ```
   }];
   let parameters = (ins "unsigned":$m, "unsigned":$n, "unsigned":$k,
                         "::mlir::Type":$componentType,
-                        "::mlir::Type":$resultType);
+                        "::mlir::Type":$resultType,
+                        DefaultValuedParameter<"unsigned", "0">
+                            :$workgroupInvocations);
+  let builders = [
+    AttrBuilder<(ins "unsigned":$m, "unsigned":$n, "unsigned":$k,
+                     "::mlir::Type":$componentType,
+                     "::mlir::Type":$resultType), [{
+      return $_get($_ctxt, m, n, k, componentType, resultType,
+                   /*workgroupInvocations=*/0);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The scope of the matrices this configuration covers.
+    ::mlir::subgroup_matrix::MatrixScope getScope() const {
+      return getWorkgroupInvocations()
+                 ? ::mlir::subgroup_matrix::MatrixScope::Workgroup
+                 : ::mlir::subgroup_matrix::MatrixScope::Subgroup;
+    }
     /// Whether `type` is a left, right or result matrix type that this
     /// configuration covers.
     bool covers(::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
@@ -182,6 +208,11 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
     bool isFlexibleShapeOf(
         ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type,
         ::mlir::subgroup_matrix::MatrixConfigAttr granularity) const;
+    /// The workgroup sizes (invocations) in which the workgroup-scope
+    /// matrix `type` is a flexible-dimension matrix of the target: one per
+    /// granularity of which it is; none for a subgroup matrix.
+    ::llvm::SmallVector<unsigned> getWorkgroupInvocationsOf(
+        ::mlir::subgroup_matrix::SubgroupMatrixTypeInterface type) const;
     /// Whether one configuration covers the multiplication of `left` and
     /// `right` into `result`, or one flexible granularity does.
     bool supportsMultiply(::mlir::Type left, ::mlir::Type right,
@@ -196,9 +227,18 @@ def SubgroupMatrix_TargetAttr : AttrDef<SubgroupMatrix_Dialect, "Target"> {
                                   ::mlir::Type result) const;
     /// Lists, for a diagnostic, the types of kind `kind` that the target
     /// supports (for example `left<16x16xf16>, left<16x32xsi8>`).
-    std::string describeSupported(::mlir::subgroup_matrix::MatrixKind kind) const;
+    /// Of `scope` only: a workgroup's matrices with the workgroup sizes
+    /// each shape holds for.
+    std::string describeSupported(
+        ::mlir::subgroup_matrix::MatrixKind kind,
+        ::mlir::subgroup_matrix::MatrixScope scope =
+            ::mlir::subgroup_matrix::MatrixScope::Subgroup) const;
     /// Lists, for a diagnostic, every configuration of the target.
-    std::string describeConfigs() const;
+    /// With `scope` workgroup, the workgroup-scope granularities instead,
+    /// with the workgroup size of each.
+    std::string describeConfigs(
+        ::mlir::subgroup_matrix::MatrixScope scope =
+            ::mlir::subgroup_matrix::MatrixScope::Subgroup) const;
     /// This target with its matrices emulated: the same type combinations,
     /// any shape whose dimensions are multiples of
     /// kEmulatedDimensionMultiple.

@@ -154,6 +154,9 @@ def SubgroupMatrix_MatrixTypeInterface
                     "getElementType">,
     InterfaceMethod<"The role of the matrix in a multiplication.",
                     "::mlir::subgroup_matrix::MatrixKind", "getKind">,
+    InterfaceMethod<"Whether a subgroup or a whole workgroup holds the "
+                    "matrix.",
+                    "::mlir::subgroup_matrix::MatrixScope", "getScope">,
   ];
 }
 

@@ -55,9 +55,10 @@ Type getScalarType(Type component);
 namespace mlir {
 namespace subgroup_matrix {
 
-/// The matrix of `kind` with the given shape and component type.
-SubgroupMatrixTypeInterface getMatrixType(MatrixKind kind, unsigned rows,
-                                          unsigned columns, Type component);
+/// The matrix of `kind` with the given shape, component type and scope.
+SubgroupMatrixTypeInterface
+getMatrixType(MatrixKind kind, unsigned rows, unsigned columns, Type component,
+              MatrixScope scope = MatrixScope::Subgroup);
 
 /// Whether `subgroup_matrix.convert` can turn `from` components into `to`
 /// components: between float types, from integer to float types, and

@@ -25,6 +25,15 @@ def SubgroupMatrix_ReductionDimensions : I32EnumAttr<"ReductionDimensions",
   let cppNamespace = "::mlir::subgroup_matrix";
 }
 
+def SubgroupMatrix_MatrixScope : I32EnumAttr<"MatrixScope",
+    "the invocations that hold a matrix together and execute its ops", [
+      I32EnumAttrCase<"Subgroup", 0, "subgroup">,
+      I32EnumAttrCase<"Workgroup", 1, "workgroup">
+    ]> {
+  let cppNamespace = "::mlir::subgroup_matrix";
+  let genSpecializedAttr = 0;
+}
+
 def SubgroupMatrix_CooperativeMatrix2Feature
     : I32BitEnumAttr<"CooperativeMatrix2Feature",
     "the VK_NV_cooperative_matrix2 features of a device", [

@@ -14,15 +14,31 @@ class SubgroupMatrix_MatrixType<string name, string typeMnemonic,
                                            ["getKind"]>]> {
   let mnemonic = typeMnemonic;
   let parameters = (ins "unsigned":$rows, "unsigned":$columns,
-                        "::mlir::Type":$elementType);
+                        "::mlir::Type":$elementType,
+                        DefaultValuedParameter<
+                            "::mlir::subgroup_matrix::MatrixScope",
+                            "::mlir::subgroup_matrix::MatrixScope::Subgroup">
+                            :$scope);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let skipDefaultBuilders = 0;
+  let builders = [
+    TypeBuilder<(ins "unsigned":$rows, "unsigned":$columns,
+                     "::mlir::Type":$elementType), [{
+      return $_get($_ctxt, rows, columns, elementType,
+                   ::mlir::subgroup_matrix::MatrixScope::Subgroup);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// Number of rows in the multiplication shape (M or K).
     unsigned get}] # rowsName # [{() const { return getRows(); }
     /// Number of columns in the multiplication shape (K or N).
     unsigned get}] # colsName # [{() const { return getColumns(); }
+    /// Whether the whole workgroup holds the matrix (VK_NV_cooperative_matrix2's
+    /// workgroup scope) rather than one subgroup.
+    bool isWorkgroupScope() const {
+      return getScope() == ::mlir::subgroup_matrix::MatrixScope::Workgroup;
+    }
   }];
 }
 
@@ -37,6 +53,17 @@ def SubgroupMatrix_LeftMatrixType
 
     ```mlir
     !subgroup_matrix.left<16x32xsi8>   // M = 16, K = 32
+    ```
+
+    Every matrix type may end in `workgroup`: the matrix is then held by
+    all the invocations of a workgroup together (SPIR-V's `Workgroup`
+    scope, which `VK_NV_cooperative_matrix2` offers where the device lists
+    `workgroup_scope`), every op on it runs in all of them, and the target
+    says which shapes a workgroup of how many invocations may hold
+    (`flexible_granularities` entries with `workgroup = N`).
+
+    ```mlir
+    !subgroup_matrix.left<64x32xf16, workgroup>
     ```
   }];
 }

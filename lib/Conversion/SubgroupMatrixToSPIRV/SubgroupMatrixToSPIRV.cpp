@@ -45,9 +45,12 @@ static spirv::CooperativeMatrixUseKHR getUse(MatrixKind kind) {
 /// the operands of OpCooperativeMatrixMulAddKHR, not from the type.
 static spirv::CooperativeMatrixType
 convertMatrixType(SubgroupMatrixTypeInterface type) {
+  spirv::Scope scope = type.getScope() == MatrixScope::Workgroup
+                           ? spirv::Scope::Workgroup
+                           : spirv::Scope::Subgroup;
   return spirv::CooperativeMatrixType::get(
       getStorageType(type.getElementType()), type.getRows(), type.getColumns(),
-      spirv::Scope::Subgroup, getUse(type.getKind()));
+      scope, getUse(type.getKind()));
 }
 
 void mlir::subgroup_matrix::populateSubgroupMatrixToSPIRVTypeConversion(
@@ -389,9 +392,9 @@ struct ConvertLowering : OpConversionPattern<ConvertOp> {
               toComponent.getIntOrFloatBitWidth()) {
         // f16 <-> bf16: OpFConvert changes the width, so through f32, which
         // holds either exactly; the second conversion rounds once.
-        Type wide = convertMatrixType(getMatrixType(to.getKind(), to.getRows(),
-                                                    to.getColumns(),
-                                                    rewriter.getF32Type()));
+        Type wide = convertMatrixType(
+            getMatrixType(to.getKind(), to.getRows(), to.getColumns(),
+                          rewriter.getF32Type(), to.getScope()));
         Value widened = spirv::FConvertOp::create(rewriter, loc, wide, source);
         result = spirv::FConvertOp::create(rewriter, loc, resultType, widened);
       } else if (isa<FloatType>(fromComponent)) {
@@ -439,9 +442,9 @@ struct ComponentWiseMapLowering : OpConversionPattern<MapOp> {
     auto spirvTypeOf = [&](Type scalar) -> Type {
       if (scalar == resultStorage)
         return convertMatrixType(matrixType);
-      return convertMatrixType(getMatrixType(matrixType.getKind(),
-                                             matrixType.getRows(),
-                                             matrixType.getColumns(), scalar));
+      return convertMatrixType(getMatrixType(
+          matrixType.getKind(), matrixType.getRows(), matrixType.getColumns(),
+          scalar, matrixType.getScope()));
     };
     // The matrix value of each scalar of the body.
     DenseMap<Value, Value> matrices;

@@ -308,15 +308,25 @@ bool CooperativeMatrix2Builder::tryReplace(ConvertOp op) {
   Type fromStorage = getStorageType(fromComponent),
        toStorage = getStorageType(toComponent);
   CooperativeMatrix2Instruction instruction;
+  Value source = op.getSource();
   if (fromStorage == toStorage) {
     instruction = CooperativeMatrix2Instruction::ConvertUse;
   } else if (isa<FloatType>(fromStorage) && isa<FloatType>(toStorage)) {
-    // f16 and bf16 convert through f32 elsewhere; one OpFConvert between
-    // them would round once where the op's meaning rounds once too, but no
-    // device here has been seen to take it.
-    if (!fromStorage.isF32() && !toStorage.isF32())
-      return false;
     instruction = CooperativeMatrix2Instruction::ConvertFloat;
+    // f16 and bf16 convert through f32 (one OpFConvert between them would
+    // round once where the op's meaning rounds once too, but no device here
+    // has been seen to take it): the components change on the accumulator,
+    // as every path does that, and the extension changes only the use.
+    if (!fromStorage.isF32() && !toStorage.isF32()) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(op);
+      source = ConvertOp::create(
+          builder, op.getLoc(),
+          getMatrixType(MatrixKind::Result, from.getRows(), from.getColumns(),
+                        toComponent, from.getScope()),
+          source);
+      instruction = CooperativeMatrix2Instruction::ConvertUse;
+    }
   } else if (isa<FloatType>(toStorage)) {
     instruction = fromComponent.isUnsignedInteger()
                       ? CooperativeMatrix2Instruction::ConvertUnsignedToFloat
@@ -328,9 +338,9 @@ bool CooperativeMatrix2Builder::tryReplace(ConvertOp op) {
   } else {
     return false;
   }
-  func::FuncOp standIn = createStandIn(instruction, op.getSource().getType(),
+  func::FuncOp standIn = createStandIn(instruction, source.getType(),
                                        op.getType(), nullptr, op.getLoc());
-  replaceWithCall(op, standIn, op.getSource());
+  replaceWithCall(op, standIn, source);
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 namespace sm_runner {
 
@@ -154,15 +155,31 @@ static void describeRow(const Properties &p, const std::string &shape,
                         std::string &kept) {
   const char *a = componentName(p.AType), *b = componentName(p.BType),
              *c = componentName(p.CType), *r = componentName(p.ResultType);
-  bool keep = p.scope == VK_SCOPE_SUBGROUP_KHR && !p.saturatingAccumulation &&
-              a && b && c && r && p.AType == p.BType && p.CType == p.ResultType;
+  // Workgroup scope only as a flexible granularity, which names the
+  // workgroup size it holds for (workgroupInvocations); the attribute's
+  // configurations are subgroup matrices.
+  bool flexibleWorkgroup = false;
+  if constexpr (std::is_same_v<
+                    Properties,
+                    VkCooperativeMatrixFlexibleDimensionsPropertiesNV>)
+    flexibleWorkgroup = p.scope == VK_SCOPE_WORKGROUP_KHR;
+  bool keep = (p.scope == VK_SCOPE_SUBGROUP_KHR || flexibleWorkgroup) &&
+              !p.saturatingAccumulation && a && b && c && r &&
+              p.AType == p.BType && p.CType == p.ResultType;
   text += std::string("// ") + (keep ? "kept    " : "dropped ") + shape + " " +
           (a ? a : "?") + " x " + (b ? b : "?") + " + " + (c ? c : "?") +
           " -> " + (r ? r : "?") +
           (p.saturatingAccumulation ? " (saturating)" : "") + note + "\n";
-  if (keep)
-    kept += std::string(kept.empty() ? "" : ", ") + "<" + shape + ", " + a +
-            " -> " + r + ">";
+  if (!keep)
+    return;
+  kept += std::string(kept.empty() ? "" : ", ") + "<" + shape + ", " + a +
+          " -> " + r;
+  if constexpr (std::is_same_v<
+                    Properties,
+                    VkCooperativeMatrixFlexibleDimensionsPropertiesNV>)
+    if (flexibleWorkgroup)
+      kept += ", workgroup = " + std::to_string(p.workgroupInvocations);
+  kept += ">";
 }
 
 std::string describeTarget(const DeviceInfo &info) {

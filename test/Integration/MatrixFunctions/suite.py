@@ -71,6 +71,20 @@ TARGETS = {
                    # Emulated (subgroups of 32), a result narrower than the
                    # subgroup: its blocks take reduceByLines' path.
                    (("result", 32, 16, "f32"), ("result", 16, 8, "f32"))]),
+    # The H100's workgroup-scope matrices (VK_NV_cooperative_matrix2): held
+    # by a workgroup of 128 invocations, multiples of 32x16x16 (32x16x32 for
+    # 8-bit integers); one tile per workgroup; generated with
+    # --kernel-target nvidia-h100.
+    "nvidia-h100-workgroup": dict(subgroup=32, workgroup=128, types=[
+        ("result", 64, 32, "f32"), ("result", 64, 32, "f16"),
+        ("result", 32, 32, "f32"), ("result", 32, 32, "si32"),
+        ("left", 64, 32, "f16"), ("right", 32, 32, "f16"),
+        ("left", 32, 32, "f16"), ("left", 64, 32, "bf16"),
+        ("right", 32, 32, "bf16"), ("left", 32, 64, "si8"),
+        ("right", 64, 32, "si8")],
+        map_shapes=[(64, 32), (32, 32)], multiplies=True,
+        blocks2x2=[(("result", 64, 64, "f32"), ("result", 32, 32, "f32")),
+                   (("result", 64, 64, "si32"), ("result", 32, 32, "si32"))]),
     "amd-rdna3": dict(subgroup=32, types=[
         ("result", 16, 16, "f32"), ("result", 16, 16, "f16"),
         ("result", 16, 16, "si32"), ("result", 16, 16, "ui32"),
@@ -152,9 +166,26 @@ TARGETS = {
 
 TILES_PER_SUBGROUP_GRID = (2, 2)  # (workgroups, subgroups per workgroup)
 
+# ", workgroup" while the cases of a workgroup-scope target are written
+# (cases_for), else empty: every matrix type of a case has its target's
+# scope.
+TYPE_SCOPE_SUFFIX = ""
+
 
 def type_name(kind, rows, columns, component):
-    return "!subgroup_matrix.%s<%dx%dx%s>" % (kind, rows, columns, component)
+    return "!subgroup_matrix.%s<%dx%dx%s%s>" % (
+        kind, rows, columns, component, TYPE_SCOPE_SUFFIX)
+
+
+def tile_grid(target):
+    """(workgroups, tiles per workgroup, invocations per workgroup) of the
+    cases of `target`: a tile per subgroup, or a tile per workgroup where
+    the target's matrices are of workgroup scope. Four tiles either way."""
+    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+    invocations = TARGETS[target].get("workgroup")
+    if invocations:
+        return workgroups * subgroups, 1, invocations
+    return workgroups, subgroups, subgroups * TARGETS[target]["subgroup"]
 
 
 class Case:
@@ -203,9 +234,10 @@ def decode_bounds_of(tile, rows, columns):
 UNTOUCHED = object()
 
 
-def kernel_text(case, target):
-    subgroup = TARGETS[target]["subgroup"]
-    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+def kernel_text(case, target, grid):
+    """The kernel of `case` for `target`, its tiles laid out as `grid`
+    (tile_grid of the cases' target)."""
+    workgroups, subgroups, invocations = grid
     args, loads = [], []
 
     def bounds(rows, columns):
@@ -258,13 +290,18 @@ def kernel_text(case, target):
              "#subgroup_matrix.target<\"%s\">} {" % target,
              "  gpu.func @%s(%s) kernel attributes {known_block_size = "
              "array<i32: %d, 1, 1>} {" % (case.name, ", ".join(args),
-                                          subgroup * subgroups)]
+                                          invocations)]
     lines += ["    %%c%d = arith.constant %d : index" % (c, c)
               for c in constants]
-    lines += ["    %workgroup = gpu.block_id x",
-              "    %subgroup = gpu.subgroup_id : index",
-              "    %%first = arith.muli %%workgroup, %%c%d : index" % subgroups,
-              "    %tile = arith.addi %first, %subgroup : index"]
+    lines += ["    %workgroup = gpu.block_id x"]
+    if subgroups == 1:
+        # The workgroup's matrices: one tile per workgroup.
+        lines += ["    %tile = arith.muli %workgroup, %c1 : index"]
+    else:
+        lines += ["    %subgroup = gpu.subgroup_id : index",
+                  "    %%first = arith.muli %%workgroup, %%c%d : index"
+                  % subgroups,
+                  "    %tile = arith.addi %first, %subgroup : index"]
     lines += loads
     if case.buffers:
         # decode_bounds_of, computed from the tile index in the kernel.
@@ -342,16 +379,24 @@ def block_reduction(kind, component):
 
 
 def cases_for(target):
+    global TYPE_SCOPE_SUFFIX
+    TYPE_SCOPE_SUFFIX = ", workgroup" if TARGETS[target].get("workgroup") \
+        else ""
     types = TARGETS[target]["types"]
     have = lambda t: t in types  # noqa: E731
     cases = []
     unit = (-1.0, 1.0)
 
+    # Workgroup-scope matrices have VK_NV_cooperative_matrix2's reductions
+    # and changes of kind only, which work on result matrices.
+    workgroup = bool(TARGETS[target].get("workgroup"))
     # convert: every pair of accepted types of one shape whose conversion
     # exists (no float -> integer).
     for source in types:
         for result in types:
             if source == result or source[1:3] != result[1:3]:
+                continue
+            if workgroup and source[0] != result[0] and source[0] != "result":
                 continue
             f, t = source[3], result[3]
             if f in ("f16", "bf16", "f32") and t not in ("f16", "bf16", "f32"):
@@ -383,7 +428,8 @@ def cases_for(target):
         cases.append(Case(name, inputs, output, text, elementwise(fn),
                           tolerance))
 
-    for shape in [(16, 16), (16, 8), (8, 16), (8, 8)]:
+    for shape in TARGETS[target].get("map_shapes",
+                                     [(16, 16), (16, 8), (8, 16), (8, 8)]):
         for component in ("f32", "f16"):
             t = ("result",) + shape + (component,)
             if not have(t):
@@ -524,6 +570,8 @@ subgroup_matrix.yield %%s : %s""" % ((storage,) * 7),
     for t in types:
         kind, rows, columns, component = t
         is_float = component in ("f16", "bf16", "f32")
+        if workgroup and kind != "result":
+            continue
         for reduction_kind in ("add", "mul", "max", "min"):
             if reduction_kind == "mul" and component in ("si8", "ui8"):
                 continue
@@ -895,7 +943,8 @@ def generate(target, out, kernel_target=None, beyond=None):
         if case.name in covered:
             continue
         with open(os.path.join(out, case.name + ".mlir"), "w") as f:
-            f.write(kernel_text(case, kernel_target or target))
+            f.write(kernel_text(case, kernel_target or target,
+                                tile_grid(target)))
         manifest.append(case.name)
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"target": target, "cases": manifest}, f, indent=1)
@@ -950,7 +999,8 @@ def runner_for(path, tools):
                                 "msl": "sm-msl-host-runner"}[path])
 
 
-def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
+def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt,
+               grid):
     if prebuilt:
         kernel = os.path.join(out, case.name + {
             "vulkan": ".spv", "intel": ".ll", "msl": ".metal"}[path])
@@ -958,7 +1008,7 @@ def check_case(path, case, out, tools, spirv_val, rng, extra, prebuilt):
         kernel, error = build(path, case, out, tools, spirv_val)
         if error:
             return False, error
-    workgroups, subgroups = TILES_PER_SUBGROUP_GRID
+    workgroups, subgroups, _ = grid
     tiles = workgroups * subgroups
     argv = [runner_for(path, tools), kernel, "--entry", case.name]
     inputs = []
@@ -1070,7 +1120,7 @@ def run(path, out, tools, spirv_val, extra, only, skip, prebuilt=False):
     def check(case):
         rng = random.Random("%d:%s" % (seed, case.name))
         return check_case(path, case, out, tools, spirv_val, rng, extra,
-                          prebuilt)
+                          prebuilt, tile_grid(target))
 
     # Vulkan cases share one device: one at a time.
     jobs = 1 if path == "vulkan" else (os.cpu_count() or 1)

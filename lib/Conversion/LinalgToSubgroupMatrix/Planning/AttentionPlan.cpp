@@ -16,12 +16,13 @@ using namespace mlir::subgroup_matrix;
 
 /// A configuration for the products whose result matrices are as wide as a
 /// left matrix is deep (P becomes the left operand of P V), as high as
-/// `tiling.subgroupRows` where that is given; null if none. Heights above the target's configurations
-/// are flexible-dimension matrices of one of its granularities, which
-/// VK_NV_cooperative_matrix2 lowers as one matrix: a subgroup of 32 queries
-/// reads each K and V matrix from workgroup memory once for both halves.
-/// Only asked for: on the H200 (driver 580.159.04, docs/performance.md) 32
-/// rows ran at 145.7 TFLOP/s against 205.0 for 16, the default.
+/// `tiling.subgroupRows` where that is given; null if none. Heights above the
+/// target's configurations are flexible-dimension matrices of one of its
+/// granularities, which VK_NV_cooperative_matrix2 lowers as one matrix: a
+/// subgroup of 32 queries reads each K and V matrix from workgroup memory once
+/// for both halves. Only asked for: on the H200 (driver 580.159.04,
+/// docs/performance.md) 32 rows ran at 145.7 TFLOP/s against 205.0 for 16, the
+/// default.
 static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
                                               TargetAttr target,
                                               const AttentionTiling &tiling) {
@@ -45,7 +46,8 @@ static MatrixConfigAttr chooseAttentionConfig(const Attention &attention,
                           CooperativeMatrix2Feature::FlexibleDimensions))
     return config;
   for (MatrixConfigAttr granularity : target.getFlexibleGranularities())
-    if (fits(granularity) && tiling.subgroupRows % granularity.getM() == 0 &&
+    if (!granularity.getWorkgroupInvocations() && fits(granularity) &&
+        tiling.subgroupRows % granularity.getM() == 0 &&
         tiling.subgroupRows <= target.getFlexibleMaxDimension() &&
         (!config || granularity.getN() > config.getN()))
       config = MatrixConfigAttr::get(target.getContext(), tiling.subgroupRows,
