@@ -138,12 +138,9 @@ private:
 };
 } // namespace
 
-/// The number of invocations of the workgroup that runs `op`, where its
-/// kernel gives its workgroup size.
-static std::optional<int64_t> getWorkgroupInvocations(Operation *op) {
-  auto kernel = op->getParentOfType<FunctionOpInterface>();
-  if (!kernel)
-    return std::nullopt;
+/// The workgroup size `kernel` declares (known_block_size, or its SPIR-V
+/// entry point ABI's); empty where it declares none.
+static ArrayRef<int32_t> getDeclaredWorkgroupSize(FunctionOpInterface kernel) {
   ArrayRef<int32_t> size;
   if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
     if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
@@ -152,6 +149,16 @@ static std::optional<int64_t> getWorkgroupInvocations(Operation *op) {
           spirv::getEntryPointABIAttrName()))
     if (DenseI32ArrayAttr abiSize = abi.getWorkgroupSize())
       size = abiSize.asArrayRef();
+  return size;
+}
+
+/// The number of invocations of the workgroup that runs `op`, where its
+/// kernel gives its workgroup size.
+static std::optional<int64_t> getWorkgroupInvocations(Operation *op) {
+  auto kernel = op->getParentOfType<FunctionOpInterface>();
+  if (!kernel)
+    return std::nullopt;
+  ArrayRef<int32_t> size = getDeclaredWorkgroupSize(kernel);
   if (size.empty())
     return std::nullopt;
   int64_t invocations = 1;
@@ -256,14 +263,7 @@ void TargetChecker::checkMultiply(Operation *op, TargetAttr target) {
 }
 
 void TargetChecker::checkWorkgroupSizeIsPositive(FunctionOpInterface kernel) {
-  ArrayRef<int32_t> size;
-  if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
-    if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
-      size = *known;
-  if (auto abi = kernel->getAttrOfType<spirv::EntryPointABIAttr>(
-          spirv::getEntryPointABIAttrName()))
-    if (DenseI32ArrayAttr abiSize = abi.getWorkgroupSize())
-      size = abiSize.asArrayRef();
+  ArrayRef<int32_t> size = getDeclaredWorkgroupSize(kernel);
   if (llvm::all_of(size, [](int32_t extent) { return extent >= 1; }))
     return;
   failed = true;
@@ -279,13 +279,8 @@ void TargetChecker::checkWorkgroupSizeIsPositive(FunctionOpInterface kernel) {
 void TargetChecker::checkWorkgroupSize(FunctionOpInterface kernel,
                                        TargetAttr target) {
   std::optional<int32_t> sizeX;
-  if (auto gpuFunc = dyn_cast<gpu::GPUFuncOp>(kernel.getOperation()))
-    if (std::optional<ArrayRef<int32_t>> known = gpuFunc.getKnownBlockSize())
-      sizeX = (*known)[0];
-  if (auto abi = kernel->getAttrOfType<spirv::EntryPointABIAttr>(
-          spirv::getEntryPointABIAttrName()))
-    if (DenseI32ArrayAttr size = abi.getWorkgroupSize())
-      sizeX = size[0];
+  if (ArrayRef<int32_t> size = getDeclaredWorkgroupSize(kernel); !size.empty())
+    sizeX = size[0];
   if (!sizeX || *sizeX % static_cast<int32_t>(target.getSubgroupSize()) == 0)
     return;
   failed = true;
