@@ -177,15 +177,18 @@ def type_name(kind, rows, columns, component):
         kind, rows, columns, component, TYPE_SCOPE_SUFFIX)
 
 
-def tile_grid(target):
+def tile_grid(target, kernel_target=None):
     """(workgroups, tiles per workgroup, invocations per workgroup) of the
-    cases of `target`: a tile per subgroup, or a tile per workgroup where
-    the target's matrices are of workgroup scope. Four tiles either way."""
+    cases of `target` written as kernels for `kernel_target` (the same by
+    default): a tile per subgroup of the kernel target's size, or a tile per
+    workgroup where the cases' matrices are of workgroup scope. Four tiles
+    either way."""
     workgroups, subgroups = TILES_PER_SUBGROUP_GRID
     invocations = TARGETS[target].get("workgroup")
     if invocations:
         return workgroups * subgroups, 1, invocations
-    return workgroups, subgroups, subgroups * TARGETS[target]["subgroup"]
+    subgroup = TARGETS[kernel_target or target]["subgroup"]
+    return workgroups, subgroups, subgroups * subgroup
 
 
 class Case:
@@ -944,7 +947,7 @@ def generate(target, out, kernel_target=None, beyond=None):
             continue
         with open(os.path.join(out, case.name + ".mlir"), "w") as f:
             f.write(kernel_text(case, kernel_target or target,
-                                tile_grid(target)))
+                                tile_grid(target, kernel_target)))
         manifest.append(case.name)
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"target": target, "cases": manifest}, f, indent=1)
