@@ -209,6 +209,13 @@ void TargetChecker::checkTypes(Operation *op, TargetAttr target) {
         !reportedTypes.insert({target, type}).second)
       return;
     failed = true;
+    if (matrix.getScope() == MatrixScope::Workgroup && target.getEmulated()) {
+      emitError(loc) << type << " is a workgroup-scope matrix, which "
+                     << "kernels emulated for " << describeTarget(target)
+                     << " cannot hold: emulation spreads each matrix over one "
+                        "subgroup's invocations";
+      return;
+    }
     if (matrix.getScope() == MatrixScope::Workgroup &&
         !target.hasCoopmat2(CooperativeMatrix2Feature::WorkgroupScope)) {
       emitError(loc) << type << " is a workgroup-scope matrix, but "

@@ -53,6 +53,25 @@ static bool usesUnsupportedMatrices(Operation *function, TargetAttr target) {
   return walk.wasInterrupted();
 }
 
+/// The first op of `function` with a workgroup-scope matrix operand or
+/// result, if any.
+static Operation *findWorkgroupScopeMatrix(Operation *function) {
+  auto isWorkgroupScope = [](Type type) {
+    auto matrix = dyn_cast<SubgroupMatrixTypeInterface>(type);
+    return matrix && matrix.getScope() == MatrixScope::Workgroup;
+  };
+  Operation *found = nullptr;
+  function->walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), isWorkgroupScope) ||
+        llvm::any_of(op->getOperandTypes(), isWorkgroupScope)) {
+      found = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
 /// How emulated multiplications share operand elements between invocations
 /// (the `emulated-exchange` option).
 enum class EmulatedExchangeKind {
@@ -129,6 +148,14 @@ void EmulateMatricesPass::runOnOperation() {
            usesUnsupportedMatrices(function, target));
       if (!emulate)
         return WalkResult::advance();
+      if (Operation *holder = findWorkgroupScopeMatrix(function)) {
+        holder->emitOpError(
+            "uses a workgroup-scope matrix in a kernel being emulated: "
+            "emulation spreads each matrix over one subgroup's invocations, "
+            "so only the device's own workgroup-scope matrices hold it (lower "
+            "with emulation=none or emulation=unsupported)");
+        return WalkResult::interrupt();
+      }
       // The emulation addresses every element by its linear index into a
       // 1-D buffer of the matrices' storage type.
       flattenBuffers(function);
