@@ -135,44 +135,9 @@ TEST_F(TargetPresetsTest, LavapipeCoopmatMatchesMesaData) {
 /// The flexible-dimension granularities and largest dimension of the
 /// presets are those `sm-vulkan-runner --list-coopmat` printed on the
 /// devices: the target attribute on the last line of each file.
-/// The workgroup-scope granularities a `--list-coopmat` listing reports in
-/// its comment lines ("// dropped 32x16x16 f16 x f16 + f32 -> f32 (flexible,
-/// workgroup scope, 128 invocations)"): listings from before the runner kept
-/// them report them there only.
-static SmallVector<MatrixConfigAttr>
-parseReportedWorkgroupGranularities(StringRef text, MLIRContext *context) {
-  SmallVector<MatrixConfigAttr> granularities;
-  SmallVector<StringRef> lines;
-  text.split(lines, '\n');
-  for (StringRef line : lines) {
-    StringRef marker = " (flexible, workgroup scope, ";
-    size_t at = line.find(marker);
-    if (!line.starts_with("// ") || at == StringRef::npos)
-      continue;
-    SmallVector<StringRef> words;
-    line.substr(3, at - 3).split(words, ' ', -1, /*KeepEmpty=*/false);
-    // kept|dropped, MxNxK, A, x, B, +, C, ->, R
-    if (words.size() != 9)
-      continue;
-    SmallVector<StringRef> dims;
-    words[1].split(dims, 'x');
-    unsigned m = 0, n = 0, k = 0, invocations = 0;
-    if (dims.size() != 3 || dims[0].getAsInteger(10, m) ||
-        dims[1].getAsInteger(10, n) || dims[2].getAsInteger(10, k) ||
-        line.substr(at + marker.size()).consumeInteger(10, invocations))
-      continue;
-    Type component = parseType(words[2], context);
-    Type result = parseType(words[8], context);
-    if (component && result)
-      granularities.push_back(MatrixConfigAttr::get(context, m, n, k, component,
-                                                    result, invocations));
-  }
-  return granularities;
-}
-
 TEST_F(TargetPresetsTest, FlexibleDimensionsMatchListedTargets) {
   std::pair<StringRef, StringRef> presetsAndListings[] = {
-      {"nvidia-h100", "nvidia-h200-list-coopmat.txt"},
+      {"nvidia-h100", "nvidia-h100-list-coopmat.txt"},
       {"cpu-lavapipe-coopmat", "cpu-lavapipe-coopmat-list-coopmat.txt"}};
   for (auto [presetName, fileName] : presetsAndListings) {
     std::string path = (llvm::Twine(SM_DEVICE_DATA_DIR) + "/" + fileName).str();
@@ -186,15 +151,8 @@ TEST_F(TargetPresetsTest, FlexibleDimensionsMatchListedTargets) {
     TargetAttr preset = lookupTargetPreset(&context, presetName);
     ASSERT_TRUE(preset);
     EXPECT_FALSE(listed.getFlexibleGranularities().empty()) << presetName.str();
-    // The listing's attribute, then the workgroup-scope granularities its
-    // comments report where the attribute has none of them.
-    SmallVector<MatrixConfigAttr> expected(listed.getFlexibleGranularities());
-    if (llvm::none_of(expected, [](MatrixConfigAttr granularity) {
-          return granularity.getWorkgroupInvocations() != 0;
-        }))
-      llvm::append_range(expected,
-                         parseReportedWorkgroupGranularities(text, &context));
-    EXPECT_EQ(preset.getFlexibleGranularities(), ArrayRef(expected))
+    EXPECT_EQ(preset.getFlexibleGranularities(),
+              listed.getFlexibleGranularities())
         << presetName.str();
     EXPECT_EQ(preset.getFlexibleMaxDimension(),
               listed.getFlexibleMaxDimension())

@@ -71,12 +71,10 @@ static const ConfigRow nvidiaH100Rows[] = {
     {16, 16, 16, C::BF16, C::F32},
 };
 
-/// data/nvidia-h200-list-coopmat.txt: the subgroup-scope flexible-dimension
-/// granularities of driver 580.159.04 (vkGetPhysicalDeviceCooperativeMatrix-
-/// FlexibleDimensionsPropertiesNV, measured on the GPU machine's H200 with
-/// the same driver and the same 11 configurations), up to 1024, then its
-/// workgroup-scope granularities for workgroups of 32, 64, 128 and 256
-/// invocations.
+/// data/nvidia-h100-list-coopmat.txt: the flexible-dimension granularities of
+/// driver 580.159.04 (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensions-
+/// PropertiesNV) in the reported order, up to 1024: subgroup scope, then
+/// workgroup scope for workgroups of 32, 64, 128 and 256 invocations.
 static const ConfigRow nvidiaH100FlexibleRows[] = {
     {16, 16, 16, C::F16, C::F16},       {16, 16, 16, C::F16, C::F32},
     {16, 16, 32, C::U8, C::U32},        {16, 16, 32, C::S8, C::S32},
