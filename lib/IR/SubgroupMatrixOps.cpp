@@ -774,6 +774,10 @@ LogicalResult ReduceOp::verify() {
            << stringifyReductionKind(getKind())
            << ": integer products are defined on 32-bit components only (8-bit "
               "ones overflow after two factors)";
+  if (getFastmath() != arith::FastMathFlags::none && !isa<FloatType>(component))
+    return emitOpError("has fastmath flags, which apply to float elements "
+                       "only, on ")
+           << component << " elements";
   if (getDimensions() != ReductionDimensions::Blocks2x2) {
     if (getResult().getType() != type)
       return emitOpError("reduces over ")
@@ -796,17 +800,18 @@ LogicalResult ReduceOp::verify() {
 }
 
 Value ReduceOp::buildCombine(OpBuilder &b, Location loc, ReductionKind kind,
-                             Type component, Value x, Value y) {
+                             Type component, Value x, Value y,
+                             arith::FastMathFlags fastmath) {
   if (isa<FloatType>(component)) {
     switch (kind) {
     case ReductionKind::Add:
-      return arith::AddFOp::create(b, loc, x, y);
+      return arith::AddFOp::create(b, loc, x, y, fastmath);
     case ReductionKind::Mul:
-      return arith::MulFOp::create(b, loc, x, y);
+      return arith::MulFOp::create(b, loc, x, y, fastmath);
     case ReductionKind::Max:
-      return arith::MaximumFOp::create(b, loc, x, y);
+      return arith::MaximumFOp::create(b, loc, x, y, fastmath);
     case ReductionKind::Min:
-      return arith::MinimumFOp::create(b, loc, x, y);
+      return arith::MinimumFOp::create(b, loc, x, y, fastmath);
     }
   }
   bool isSigned = cast<IntegerType>(component).isSigned();

@@ -424,10 +424,9 @@ void ScratchExpander::expandReduce(ReduceOp op) {
                                          index(body, loc, step));
     Value address = arith::AddIOp::create(body, loc, first, offset);
     Value element = loadElement(body, address);
-    scf::YieldOp::create(
-        body, loc,
-        ReduceOp::buildCombine(body, loc, op.getKind(), combineType,
-                               loop.getRegionIterArgs()[0], element));
+    scf::YieldOp::create(body, loc,
+                         op.buildCombine(body, loc, combineType,
+                                         loop.getRegionIterArgs()[0], element));
     Value total = loop.getResult(0);
     if (widen)
       total = arith::TruncFOp::create(inner, loc, component, total);
@@ -489,9 +488,9 @@ void ScratchExpander::expandReduce(ReduceOp op) {
             Value element = loadElement(
                 inner, arith::AddIOp::create(inner, loc, first,
                                              index(inner, loc, offset)));
-            total = total ? ReduceOp::buildCombine(inner, loc, op.getKind(),
-                                                   combineType, total, element)
-                          : element;
+            total =
+                total ? op.buildCombine(inner, loc, combineType, total, element)
+                      : element;
           }
           if (widen)
             total = arith::TruncFOp::create(inner, loc, component, total);

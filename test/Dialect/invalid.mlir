@@ -467,6 +467,14 @@ func.func @reduce_multiplies_8bit(%a: !subgroup_matrix.result<16x16xsi8>) {
 
 // -----
 
+func.func @reduce_integers_fastmath(%a: !subgroup_matrix.result<16x16xsi32>) {
+  // expected-error @+1 {{has fastmath flags, which apply to float elements only, on 'si32' elements}}
+  %r = subgroup_matrix.reduce max rows %a fastmath<nnan> : !subgroup_matrix.result<16x16xsi32>
+  return
+}
+
+// -----
+
 func.func @reduce_unknown_kind(%a: !subgroup_matrix.result<16x16xf32>) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [add, mul, max, min]}}
   %r = subgroup_matrix.reduce avg rows %a : !subgroup_matrix.result<16x16xf32>

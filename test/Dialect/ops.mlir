@@ -151,6 +151,8 @@ func.func @convert_map_reduce(%s: !subgroup_matrix.result<16x16xf32>,
   %f = subgroup_matrix.convert %i : !subgroup_matrix.result<16x16xsi32> -> !subgroup_matrix.result<16x16xf32>
   // CHECK: %[[MAX:.*]] = subgroup_matrix.reduce max rows %[[S]] : !subgroup_matrix.result<16x16xf32>
   %max = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
+  // CHECK: subgroup_matrix.reduce max rows %[[S]] fastmath<nnan> : !subgroup_matrix.result<16x16xf32>
+  %fastmax = subgroup_matrix.reduce max rows %s fastmath<nnan> : !subgroup_matrix.result<16x16xf32>
   // CHECK: subgroup_matrix.reduce add columns %[[S]] : !subgroup_matrix.result<16x16xf32>
   %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
   // CHECK: subgroup_matrix.reduce min all %[[I]] : !subgroup_matrix.result<16x16xsi32>

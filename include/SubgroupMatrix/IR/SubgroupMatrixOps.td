@@ -7,6 +7,7 @@ include "SubgroupMatrix/IR/SubgroupMatrixBase.td"
 include "SubgroupMatrix/IR/SubgroupMatrixTypes.td"
 include "SubgroupMatrix/IR/SubgroupMatrixAttrs.td"
 include "SubgroupMatrix/IR/SubgroupMatrixEnums.td"
+include "mlir/Dialect/Arith/IR/ArithBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -614,7 +615,11 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce", [Pure]> {
     follows an arrow; the operand's rows and columns must be even.
 
     Float reductions are computed in the component type in an order the
-    target chooses. Integer reductions wrap in the component type; `add`,
+    target chooses. `max` and `min` propagate NaN (as `arith.maximumf` and
+    `arith.minimumf` do) unless `fastmath` says otherwise: with `nnan` the
+    reduction may assume that no element is NaN, which lets a target use
+    its plain maximum (Vulkan's `FMax` is undefined for NaN, so without the
+    flag every combining step tests for NaN). Integer reductions wrap in the component type; `add`,
     `max` and `min` exist for every integer type, `mul` only for 32-bit
     ones (a product of 8-bit values overflows after two factors). `max` and
     `min` of a matrix whose elements are already reduced the same way, or of
@@ -627,6 +632,8 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce", [Pure]> {
       %rowmax = subgroup_matrix.reduce max rows %s : !subgroup_matrix.result<16x16xf32>
       %colsum = subgroup_matrix.reduce add columns %s : !subgroup_matrix.result<16x16xf32>
       %total = subgroup_matrix.reduce add all %s : !subgroup_matrix.result<16x16xf32>
+      %fast = subgroup_matrix.reduce max rows %s fastmath<nnan>
+          : !subgroup_matrix.result<16x16xf32>
       %pooled = subgroup_matrix.reduce max blocks2x2 %s
           : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.result<8x8xf32>
       return %rowmax, %colsum, %total, %pooled : !subgroup_matrix.result<16x16xf32>,
@@ -637,18 +644,23 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce", [Pure]> {
   }];
   let arguments = (ins SubgroupMatrix_ReductionKind:$kind,
                        SubgroupMatrix_ReductionDimensions:$dimensions,
-                       SubgroupMatrix_AnyMatrix:$matrix);
+                       SubgroupMatrix_AnyMatrix:$matrix,
+                       DefaultValuedAttr<Arith_FastMathAttr,
+                           "::mlir::arith::FastMathFlags::none">:$fastmath);
   let results = (outs SubgroupMatrix_AnyMatrix:$result);
   let assemblyFormat = [{
-    $kind $dimensions $matrix attr-dict `:`
+    $kind $dimensions $matrix (`fastmath` `` $fastmath^)? attr-dict `:`
     custom<ReducedType>(type($matrix), type($result))
   }];
   let builders = [
     // The reductions that keep the operand's type (all but blocks2x2).
     OpBuilder<(ins "::mlir::subgroup_matrix::ReductionKind":$kind,
                    "::mlir::subgroup_matrix::ReductionDimensions":$dimensions,
-                   "::mlir::Value":$matrix), [{
-      build($_builder, $_state, matrix.getType(), kind, dimensions, matrix);
+                   "::mlir::Value":$matrix,
+                   CArg<"::mlir::arith::FastMathFlags",
+                        "::mlir::arith::FastMathFlags::none">:$fastmath), [{
+      build($_builder, $_state, matrix.getType(), kind, dimensions, matrix,
+            fastmath);
     }]>
   ];
   let hasVerifier = 1;
@@ -661,12 +673,21 @@ def SubgroupMatrix_ReduceOp : SubgroupMatrix_Op<"reduce", [Pure]> {
     /// Combines two elements (of `component`'s storage type) as a
     /// reduction of `kind` does: wrapping integer arithmetic, signed or
     /// unsigned comparisons by the component's signedness, and the
-    /// NaN-propagating float maximum and minimum. Shared by the lowerings.
+    /// NaN-propagating float maximum and minimum, with the reduction's
+    /// `fastmath` flags on the float arithmetic. Shared by the lowerings.
+    ::mlir::Value buildCombine(::mlir::OpBuilder &builder,
+                               ::mlir::Location loc, ::mlir::Type component,
+                               ::mlir::Value x, ::mlir::Value y) {
+      return buildCombine(builder, loc, getKind(), component, x, y,
+                          getFastmath());
+    }
     static ::mlir::Value buildCombine(::mlir::OpBuilder &builder,
                                       ::mlir::Location loc,
                                       ::mlir::subgroup_matrix::ReductionKind kind,
                                       ::mlir::Type component, ::mlir::Value x,
-                                      ::mlir::Value y);
+                                      ::mlir::Value y,
+                                      ::mlir::arith::FastMathFlags fastmath =
+                                          ::mlir::arith::FastMathFlags::none);
   }];
 }
 

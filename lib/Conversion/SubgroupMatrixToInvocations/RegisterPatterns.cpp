@@ -156,9 +156,8 @@ static SmallVector<Value> reduceByLines(OpBuilder &builder, Location loc,
   Type computeType =
       component.isBF16() ? builder.getF32Type() : getStorageType(component);
   auto combine = [&](Value x, Value y) {
-    return ReduceOp::buildCombine(builder, loc, op.getKind(),
-                                  component.isBF16() ? computeType : component,
-                                  x, y);
+    return op.buildCombine(builder, loc,
+                           component.isBF16() ? computeType : component, x, y);
   };
   struct Slot {
     Value element, row, column, valid;
@@ -323,7 +322,7 @@ static SmallVector<Value> reduceBlocks(OpBuilder &builder, Location loc,
   if (isBFloat16)
     component = builder.getF32Type();
   auto combine = [&](Value x, Value y) {
-    return ReduceOp::buildCombine(builder, loc, op.getKind(), component, x, y);
+    return op.buildCombine(builder, loc, component, x, y);
   };
   auto element = [&](unsigned slot) {
     Value value = matrix[slot];
@@ -441,8 +440,7 @@ struct ReduceLowering : IntelPattern<ReduceOp> {
       component = rewriter.getF32Type();
     }
     auto combine = [&](Value x, Value y) {
-      return ReduceOp::buildCombine(rewriter, loc, op.getKind(), component, x,
-                                    y);
+      return op.buildCombine(rewriter, loc, component, x, y);
     };
     auto acrossSubgroup = [&](Value value) {
       for (unsigned mask = 1; mask < subgroupSize; mask *= 2) {

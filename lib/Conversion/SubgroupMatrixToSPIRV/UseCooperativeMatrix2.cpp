@@ -159,8 +159,8 @@ bool CooperativeMatrix2Builder::tryReplace(ReduceOp op) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&combine.front());
     Value combined =
-        ReduceOp::buildCombine(builder, loc, op.getKind(), component,
-                               combine.getArgument(0), combine.getArgument(1));
+        op.buildCombine(builder, loc, component, combine.getArgument(0),
+                        combine.getArgument(1));
     func::ReturnOp::create(builder, loc, combined);
   }
   CooperativeMatrix2Instruction instruction =

@@ -61,6 +61,15 @@ private:
   Value floatConstant(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
+  /// The larger of two scores or maxima, assuming neither is NaN (as the
+  /// row maxima's `reduce` does): a NaN score reaches its row's output
+  /// through its probability exp(NaN - m) whatever the maximum is, so the
+  /// maximum need not carry it. Without the assumption Vulkan's FMax
+  /// (undefined for NaN) becomes six instructions per element (NaN tests
+  /// and a select).
+  Value maximum(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y, arith::FastMathFlags::nnan);
+  }
   ResultMatrixType resultType(Type component) {
     return ResultMatrixType::get(b.getContext(), config.getM(), config.getN(),
                                  component);
@@ -408,6 +417,17 @@ Value AttentionKernelEmitter::applyScoreSteps(Value scores, Value rowOffset,
             widen.replaceAllUsesWith(element);
             widen.erase();
           }
+    // Adding zero changes at most the sign of a zero, which the softmax
+    // does not see (exp(+0 - m) = exp(-0 - m), and +0 and -0 compare
+    // equal): a step that adds a zero (a program's "no mask") costs nothing.
+    for (auto addition :
+         llvm::make_early_inc_range(body.getOps<arith::AddFOp>()))
+      for (unsigned i = 0; i < 2; ++i)
+        if (matchPattern(addition->getOperand(i), m_AnyZeroFloat())) {
+          addition.replaceAllUsesWith(addition->getOperand(1 - i));
+          addition.erase();
+          break;
+        }
     SmallVector<Operation *> ops =
         llvm::map_to_vector(mapOp.getBodyBlock().without_terminator(),
                             [](Operation &op) { return &op; });
@@ -664,7 +684,7 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
     ArrayRef<SmallVector<Value>> operandMatrices) {
   int64_t fn = config.getN();
   Type f32 = b.getF32Type();
-  Value maximum = carried[0];
+  Value runningMaximum = carried[0];
   Value sum = carried[1];
   SmallVector<Value> outputs(carried.drop_front(2));
   SmallVector<Value> scores;
@@ -679,20 +699,19 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockInRegisters(
   Value widest = scores.front();
   if (scores.size() > 1)
     widest = map(f32, scores, [&](Value, Value, ValueRange x) -> Value {
-      Value maximum = x[0];
+      Value largest = x[0];
       for (Value other : x.drop_front())
-        maximum = arith::MaximumFOp::create(b, loc, maximum, other);
-      return maximum;
+        largest = maximum(largest, other);
+      return largest;
     });
-  Value blockMaximum =
-      ReduceOp::create(b, loc, widest.getType(), ReductionKind::Max,
-                       ReductionDimensions::Rows, widest);
+  Value blockMaximum = ReduceOp::create(
+      b, loc, widest.getType(), ReductionKind::Max, ReductionDimensions::Rows,
+      widest, arith::FastMathFlags::nnan);
   Value newMaximum =
-      map(f32, {maximum, blockMaximum}, [&](Value, Value, ValueRange x) {
-        return Value(arith::MaximumFOp::create(b, loc, x[0], x[1]));
-      });
+      map(f32, {runningMaximum, blockMaximum},
+          [&](Value, Value, ValueRange x) { return maximum(x[0], x[1]); });
   Value rescale =
-      map(f32, {maximum, newMaximum}, [&](Value, Value, ValueRange x) {
+      map(f32, {runningMaximum, newMaximum}, [&](Value, Value, ValueRange x) {
         Value difference = arith::SubFOp::create(b, loc, x[0], x[1]);
         return Value(math::ExpOp::create(b, loc, difference));
       });
@@ -780,15 +799,15 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
   Value row = arith::DivUIOp::create(b, loc, laneId, index(lanesPerRow));
   Value part = arith::RemUIOp::create(b, loc, laneId, index(lanesPerRow));
   Value query = add(rowOffset, row);
-  auto combineAcrossRow = [&](Value value, bool maximum) {
+  auto combineAcrossRow = [&](Value value, bool isMaximum) {
     for (int64_t offset = 1; offset < lanesPerRow; offset *= 2) {
       Value other =
           gpu::ShuffleOp::create(b, loc, value, static_cast<int32_t>(offset),
                                  static_cast<int32_t>(subgroupSize),
                                  gpu::ShuffleMode::XOR)
               .getShuffleResult();
-      value = maximum ? Value(arith::MaximumFOp::create(b, loc, value, other))
-                      : Value(arith::AddFOp::create(b, loc, value, other));
+      value = isMaximum ? maximum(value, other)
+                        : Value(arith::AddFOp::create(b, loc, value, other));
     }
     return value;
   };
@@ -800,15 +819,15 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
         b, loc, scoreShared,
         add(scoreBase, add(mul(row, scoreStride), column)));
     value = scoreAt(value, query, add(firstKey, column));
-    blockMaximum = arith::MaximumFOp::create(b, loc, blockMaximum, value);
+    blockMaximum = maximum(blockMaximum, value);
     values.push_back(value);
     columns.push_back(column);
   }
-  blockMaximum = combineAcrossRow(blockMaximum, /*maximum=*/true);
-  Value maximum = carried[0], sum = carried[1];
-  Value newMaximum = arith::MaximumFOp::create(b, loc, maximum, blockMaximum);
+  blockMaximum = combineAcrossRow(blockMaximum, /*isMaximum=*/true);
+  Value runningMaximum = carried[0], sum = carried[1];
+  Value newMaximum = maximum(runningMaximum, blockMaximum);
   Value rescale = math::ExpOp::create(
-      b, loc, arith::SubFOp::create(b, loc, maximum, newMaximum));
+      b, loc, arith::SubFOp::create(b, loc, runningMaximum, newMaximum));
   Value blockSum = floatConstant(0.0);
   Type probabilityType = getStorageType(attention.inputType);
   for (auto [value, column] : llvm::zip(values, columns)) {
@@ -821,7 +840,7 @@ SmallVector<Value> AttentionKernelEmitter::emitBlockThroughWorkgroupMemory(
         b, loc, p, probabilityShared,
         add(probabilityBase, add(mul(row, probabilityStride), column)));
   }
-  blockSum = combineAcrossRow(blockSum, /*maximum=*/false);
+  blockSum = combineAcrossRow(blockSum, /*isMaximum=*/false);
   Value newSum = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, sum, rescale), blockSum);
   // The rescale of each row, spread along its row of a result matrix.

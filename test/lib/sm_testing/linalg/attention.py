@@ -456,6 +456,24 @@ def cases(target, t, acc, unit):
          ("v", (2, bsk, bd), t, unit), ("mask", (bsq, bsk), "f16", (-4.0, 0.0))],
         ((2, bsq, bd), "f32"),
         lambda x: attention_reference(x, 2, bsq, bsk, bd, False), 2e-3))
+    # NaN and -inf in the mask: the row with a NaN score (in the first key
+    # block, and in the second) is NaN throughout, as is a row masked
+    # entirely (0 / 0); a row masked but for one key is that key's V. The
+    # kernels' maxima may ignore NaN (the probability exp(NaN - m) carries
+    # it to the row whatever the maximum is): this shows it does.
+    nan, inf = float("nan"), float("inf")
+    specials = {3 * bsk + 5: nan, 70 * bsk + 100: nan}
+    specials.update({9 * bsk + j: -inf for j in range(bsk)})
+    specials.update({20 * bsk + j: -inf for j in range(bsk) if j != 90})
+    cases.append(Case(
+        "attention_mask_nan_and_masked_rows",
+        attention_program("attention_mask_nan_and_masked_rows", 2, bsq, bsk,
+                          bd, t, False, "f32", additive_mask=True),
+        [("q", (2, bsq, bd), t, unit), ("k", (2, bsk, bd), t, unit),
+         ("v", (2, bsk, bd), t, unit),
+         ("mask", (bsq, bsk), "f32", (-4.0, 0.0, specials))],
+        ((2, bsq, bd), "f32"),
+        lambda x: attention_reference(x, 2, bsq, bsk, bd, False), 2e-3))
     if target in ("nvidia-h100", "intel-xe-hpc", "cpu-lavapipe", "apple-m1"):
         cases.append(Case(
             "attention_bf16_causal_heads",

@@ -65,15 +65,20 @@ def build(path, case, out, tools, spirv_val, target):
 
 def fresh_inputs(case_inputs, rng):
     """Random arrays for the function's arguments: (flat values, array)
-    per argument."""
+    per argument. A distribution (low, high, specials) also sets the flat
+    positions in `specials` ({index: value}) to their values (NaN, inf)."""
     inputs = []
-    for _, shape, storage, (low, high) in case_inputs:
+    for _, shape, storage, distribution in case_inputs:
+        low, high = distribution[:2]
         count = math.prod(shape)
         if storage in ("f16", "bf16", "f32"):
             values = [round_to(rng.uniform(low, high), storage)
                       for _ in range(count)]
         else:
             values = [rng.randint(low, high) for _ in range(count)]
+        for index, value in (distribution[2] if len(distribution) > 2
+                             else {}).items():
+            values[index] = value
         inputs.append((values, to_array(values, shape, storage)))
     return inputs
 
