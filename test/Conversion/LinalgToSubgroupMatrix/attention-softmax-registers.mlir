@@ -27,7 +27,13 @@
 // CHECK:           subgroup_matrix.map %{{.*}}, %[[ROWMAX]] :
 // CHECK-NEXT:      ^bb0(
 // CHECK-NEXT:        arith.maximumf %{{.*}}, %{{.*}} fastmath<nnan> : f32
-// CHECK:           subgroup_matrix.reduce add rows
+// The row sums are the products of P's left matrices with a matrix of ones
+// (on the matrix units), not a reduction.
+// CHECK:           %[[P:.*]] = subgroup_matrix.convert %{{.*}} : !subgroup_matrix.result<16x16xf32> -> !subgroup_matrix.left<16x16xf16>
+// CHECK:           %[[ONES:.*]] = subgroup_matrix.splat %{{.*}} : f16 -> !subgroup_matrix.right<16x16xf16>
+// CHECK:           subgroup_matrix.mma %[[P]], %[[ONES]]
+// CHECK-NOT:       subgroup_matrix.reduce add
+// CHECK:           subgroup_matrix.mma %[[P]]
 // CHECK:         gpu.return
 
 // In the binary: the scale is a matrix times a scalar, and no maximum tests

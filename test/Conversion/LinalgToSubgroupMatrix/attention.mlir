@@ -59,18 +59,22 @@
 // CHECK-NOT: linalg.
 
 // Where the matrices' layouts are known (Intel, Metal), S and P stay
-// result matrices: map, row reductions, convert to a left matrix.
+// result matrices: map, the row maximum a reduction, convert to a left
+// matrix, whose row sums are its product with a matrix of ones.
 // REGISTERS-LABEL: gpu.module @kernels
 // REGISTERS: scf.for
 // REGISTERS: subgroup_matrix.mma
 // REGISTERS: subgroup_matrix.map
 // REGISTERS: arith.cmpi ugt
 // REGISTERS: arith.select
-// REGISTERS: subgroup_matrix.reduce max rows
+// REGISTERS: subgroup_matrix.reduce max rows %{{.*}} fastmath<nnan>
 // REGISTERS: math.exp
-// REGISTERS: subgroup_matrix.reduce add rows
-// REGISTERS: subgroup_matrix.convert %{{.*}} : !subgroup_matrix.result<{{.*}}xf32> -> !subgroup_matrix.left<{{.*}}xf16>
-// REGISTERS: subgroup_matrix.mma
+// REGISTERS: %[[P:.*]] = subgroup_matrix.convert %{{.*}} : !subgroup_matrix.result<{{.*}}xf32> -> !subgroup_matrix.left<{{.*}}xf16>
+// REGISTERS: %[[ONE:.*]] = arith.constant 1.000000e+00 : f16
+// REGISTERS: %[[ONES:.*]] = subgroup_matrix.splat %[[ONE]] : f16 -> !subgroup_matrix.right<{{.*}}xf16>
+// REGISTERS: subgroup_matrix.mma %[[P]], %[[ONES]]
+// REGISTERS-NOT: subgroup_matrix.reduce add
+// REGISTERS: subgroup_matrix.mma %[[P]]
 // REGISTERS: scf.yield
 // REGISTERS-NOT: gpu.shuffle
 // REGISTERS-LABEL: func.func @causal_attention
