@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -138,6 +139,24 @@ struct SubgroupBroadcastLowering
   }
 };
 
+/// math.exp2 on 16- and 32-bit floats as GLSL.std.450's Exp2, which MLIR
+/// 22's math-to-SPIR-V patterns leave out (f64 is expanded before, by
+/// sm-expand-math).
+struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || getElementTypeOrSelf(type).getIntOrFloatBitWidth() > 32)
+      return failure();
+    rewriter.replaceOpWithNewOp<spirv::GLExp2Op>(op, type,
+                                                 adaptor.getOperand());
+    return success();
+  }
+};
+
 /// arith.maximumf and arith.minimumf, which return NaN when either operand
 /// is NaN, as `isnan(a) || isnan(b) ? a + b : FMax(a, b)`. Upstream's
 /// lowering selects the NaN operand itself around the FMax, a form that
@@ -201,6 +220,8 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   populateVectorToSPIRVPatterns(typeConverter, patterns);
   populateSubgroupMatrixToSPIRVPatterns(typeConverter, patterns);
   patterns.add<SubgroupBroadcastLowering>(typeConverter, context);
+  if (spirv::TargetEnv(targetEnv).allows(spirv::Capability::Shader))
+    patterns.add<Exp2Lowering>(typeConverter, context);
   // Ahead of upstream's lowering of the same ops.
   patterns
       .add<NaNPropagatingMinMaxLowering<arith::MaximumFOp, spirv::GLFMaxOp>,

@@ -241,6 +241,19 @@ def cases(target, t, acc, unit):
                       2e-3, launches=2))
 
 
+    # The same consumer as 2^x (math.exp2, which GLSL.std.450 has as Exp2
+    # and MLIR 22's math-to-SPIR-V patterns leave out).
+    cases.append(Case("generic_exp2_consumer",
+                      text.replace("@unfused", "@generic_exp2_consumer")
+                      .replace("math.exp ", "math.exp2 "),
+                      [("a", (um, uk), t, unit), ("b", (uk, un), t, unit),
+                       ("c", (um, un), acc, unit), ("d", (um, un), acc, unit)],
+                      None,
+                      lambda x: [2.0 ** (p + c) for p, c in zip(
+                          matmul_reference(x[0], x[1], um, un, uk), x[2])],
+                      2e-3, launches=2))
+
+
     # A rank-0 scale (a tensor<f32> argument, as importers pass scales):
     # a one-element buffer the epilogue reads element 0 of, fused into
     # the product's kernel.
