@@ -321,13 +321,19 @@ class KernelBuilder:
     def scalar_div(self, matrix, scalar):
         return self._scalar_op("div", matrix, scalar)
 
-    def reduce(self, kind, dimensions, matrix):
+    def reduce(self, kind, dimensions, matrix, fastmath=None):
         """`kind` (add, mul, max, min) of `matrix`'s elements over
         `dimensions`: rows, columns or all, broadcast back to the matrix's
         type; or blocks2x2, each 2x2 block into one element of a matrix of
-        half the rows and columns."""
+        half the rows and columns. `fastmath` (arith's flags, "nnan" or
+        "nnan,ninf" ...) lets a float reduction assume what they say: with
+        nnan, max and min need not test for NaN."""
         if not isinstance(matrix, Value) or not matrix.is_matrix:
             raise KernelError("reduce needs a matrix")
+        if fastmath is not None and matrix.type.component not in (
+                "f16", "bf16", "f32"):
+            raise KernelError("fastmath flags apply to float elements only, "
+                              "not %s" % matrix.type.component)
         if kind not in _REDUCTION_KINDS:
             raise KernelError("a reduction is %s, not %r"
                               % (", ".join(_REDUCTION_KINDS), kind))
@@ -347,8 +353,10 @@ class KernelBuilder:
                                      source.columns // 2, source.component)
         types = source.mlir if result_type == source else "%s -> %s" % (
             source.mlir, result_type.mlir)
-        return self._new("m", result_type, "subgroup_matrix.reduce %s %s %%%s : %s"
-                         % (kind, dimensions, matrix.name, types))
+        flags = " fastmath<%s>" % fastmath if fastmath is not None else ""
+        return self._new("m", result_type,
+                         "subgroup_matrix.reduce %s %s %%%s%s : %s"
+                         % (kind, dimensions, matrix.name, flags, types))
 
     # Loops.
     @contextlib.contextmanager

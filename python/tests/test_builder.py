@@ -103,6 +103,17 @@ def test_reductions():
     assert "blocks2x2" in str(k.build())
 
 
+def test_reduction_fastmath():
+    # A maximum that may assume no NaN carries arith's flags.
+    k = sm.KernelBuilder("rowmax", target="nvidia-h100", workgroup=(32, 1, 1))
+    S = k.buffer("S", "f32")
+    s = k.load(S, 0, 16, sm.result(16, 16, "f32"))
+    k.store(k.reduce("max", "rows", s, fastmath="nnan"), S, 0, 16)
+    assert "subgroup_matrix.reduce max rows %s fastmath<nnan>" % (
+        "%" + s.name) in k.text()
+    assert "fastmath<nnan>" in str(k.build())
+
+
 def test_names_do_not_collide():
     k = sm.KernelBuilder("k", target="nvidia-h100")
     first, second = k.buffer("A", "f32"), k.buffer("A", "f32")
@@ -188,6 +199,10 @@ MISTAKES = {
     "integer division": (lambda: (lambda k, A, B, C: k.scalar_div(
         k.load(k.buffer("I", "i32"), 0, 16, sm.result(16, 16, "si32")), k.constant(2, "i32")))(
         *_builder()), "only float matrices"),
+    "reduce integer fastmath": (lambda: (lambda k, A, B, C: k.reduce(
+        "max", "rows", k.load(k.buffer("I", "i32"), 0, 16,
+                              sm.result(16, 16, "si32")), fastmath="nnan"))(
+        *_builder()), "float elements only"),
     "reduce matrix": (lambda: (lambda k, A, B, C: k.reduce("max", "rows", k.constant(0)))(
         *_builder()), "reduce needs a matrix"),
     "reduce kind": (lambda: (lambda k, A, B, C: k.reduce("mean", "rows",
