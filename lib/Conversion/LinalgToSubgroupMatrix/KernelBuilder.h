@@ -1,12 +1,13 @@
 //===- KernelBuilder.h - what this library's kernels build with -*- C++ -*-===//
 //-*-===//
 //
-// Private to this library: the index arithmetic and the one copy of tiles
+// Private to this library: the index arithmetic, the one copy of tiles
 // from global to workgroup memory that the contraction and the attention
-// kernels share. A tile of a row-major global matrix is copied by all the
-// invocations of a workgroup, each taking its share of vectors of up to 128
-// bits (moved as 32-bit words), with zeros in place of elements outside the
-// matrix; the load and the store are separate steps, so that a kernel can
+// kernels share, and the one way their kernels read a gathering prologue's
+// inputs (a dequantizing load). A tile of a row-major global matrix is copied
+// by all the invocations of a workgroup, each taking its share of vectors of up
+// to 128 bits (moved as 32-bit words), with zeros in place of elements outside
+// the matrix; the load and the store are separate steps, so that a kernel can
 // issue the loads before work that hides their latency.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +15,10 @@
 #ifndef LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELBUILDER_H
 #define LIB_CONVERSION_LINALGTOSUBGROUPMATRIX_KERNELBUILDER_H
 
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -48,8 +52,45 @@ struct WorkgroupTileCopy {
   SmallVector<Value> rows, columns, sharedOffsets, active;
 };
 
+/// The elements a gathering prologue reads for one copied vector, and
+/// where the vector lies.
+struct GatheredVector {
+  /// Per input of the prologue, its element for each element of the vector.
+  SmallVector<SmallVector<Value>> inputs;
+  Value row, column, inBounds;
+};
+
+/// An index into a gathering prologue's input, for element i of a copied
+/// vector: `base + offset`, where `base` (null: zero) is the same for every
+/// element and a multiple of `alignment` (0: of everything), and `offset`
+/// is a constant that depends on i.
+struct SplitIndex {
+  Value base;
+  int64_t offset = 0;
+  int64_t alignment = 1;
+};
+
+/// A matrix that a gathering prologue computes element by element from the
+/// buffers it reads through its indexing maps (a dequantized weight: the
+/// stored values, their scales, their zero points).
+struct GatheredOperand {
+  /// The kernel's (flat) buffers of the prologue's inputs, their types
+  /// before the kernel flattened them, the element of each that element
+  /// (row, column) of the matrix (batched: (batch, row, column)) reads
+  /// (ContractionInput::gatherMaps), and the padding read where a map falls
+  /// outside its buffer.
+  SmallVector<Value> buffers;
+  SmallVector<MemRefType> types;
+  SmallVector<AffineMap> maps;
+  SmallVector<std::optional<GatherPadding>> padding;
+  /// The matrix's rows and columns (constants or kernel arguments): the
+  /// row length of an input of the matrix's own, maybe dynamic, shape.
+  Value rowsValue, colsValue;
+};
+
 /// The base of this library's kernel emitters: the builder, index
-/// arithmetic that folds what is known, and the tile copies.
+/// arithmetic that folds what is known, the tile copies, and the loads of
+/// gathering prologues (GatheredLoads.cpp).
 class KernelBuilder {
 protected:
   explicit KernelBuilder(Location loc) : b(loc.getContext()), loc(loc) {}
@@ -108,7 +149,55 @@ protected:
   /// null to build them where they are used.
   Block *constantBlock = nullptr;
 
+  /// The `element`s that the 32-bit `word` packs, and the word that packs
+  /// `elements` (vectors of at most four, which every path has).
+  SmallVector<Value> unpackWord(Value word, Type element);
+  Value packWord(ArrayRef<Value> elements);
+
+  /// Loads what a gathering prologue reads for the `width` elements at
+  /// (`row`, `column` + i) of `operand` (of batch `batchIndex` where its
+  /// maps have one), `column` a multiple of `width`; `inBounds` (when set)
+  /// says whether they lie inside the matrix. With `vectorLoads`, inputs
+  /// that are contiguous along the vector load as vectors of up to 128 bits.
+  GatheredVector loadGatheredVector(const GatheredOperand &operand,
+                                    Value batchIndex, Value row, Value column,
+                                    int64_t width, Value inBounds,
+                                    bool vectorLoads = true);
+  /// Runs `prologue`'s body on what `loadGatheredVector` loaded: one
+  /// element per position of the vector, as `element` (a bitcast of the
+  /// body's result), zero outside the matrix.
+  SmallVector<Value> computeGatheredElements(linalg::GenericOp prologue,
+                                             const GatheredVector &loaded,
+                                             int64_t width, Type element);
+
 private:
+  /// An index expression of a prologue's indexing map, for element i of a
+  /// vector.
+  SplitIndex computeIndex(AffineExpr expr, ArrayRef<SplitIndex> dims);
+  SplitIndex addIndices(SplitIndex x, SplitIndex y);
+  SplitIndex scaleIndex(SplitIndex index, int64_t factor);
+  Value materialize(SplitIndex index);
+  /// Loads `buffer`'s elements at `offsets` (one per element of a vector),
+  /// each distinct one once; with `inside` (one condition per element), an
+  /// element outside the buffer is `padding` instead.
+  SmallVector<Value> loadGathered(Value buffer, Type element,
+                                  ArrayRef<SplitIndex> offsets,
+                                  ArrayRef<Value> inside, TypedAttr padding,
+                                  bool vectorLoads);
+  /// Whether `index` lies in [0, size): one unsigned comparison, made
+  /// once per index.
+  Value isInside(SplitIndex index, int64_t size);
+  /// `kind` (an arith op on indices) of x and y, built once per vector:
+  /// the elements of a vector share their bases.
+  template <typename OpTy> Value gatherIndexOp(Value x, Value y) {
+    Value &result = gatherIndexOps[{OpTy::getOperationName(), x, y}];
+    if (!result)
+      result = OpTy::create(b, loc, x, y);
+    return result;
+  }
+  DenseMap<std::tuple<StringRef, Value, Value>, Value> gatherIndexOps;
+  DenseMap<std::pair<Value, int64_t>, Value> gatherBoundChecks;
+
   DenseMap<int64_t, Value> indexConstants;
 };
 

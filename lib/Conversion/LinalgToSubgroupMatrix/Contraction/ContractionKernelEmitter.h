@@ -27,14 +27,6 @@
 namespace mlir {
 namespace subgroup_matrix {
 
-/// The elements a gathering prologue reads for one copied vector, and
-/// where the vector lies.
-struct GatheredVector {
-  /// Per input of the prologue, its element for each element of the vector.
-  SmallVector<SmallVector<Value>> inputs;
-  Value row, column, inBounds;
-};
-
 /// What one invocation loaded of a tile: per copied vector, its value (in
 /// the copy type), or with a gathering prologue what the prologue reads,
 /// which the store turns into the value (after the multiplication of the
@@ -59,18 +51,10 @@ struct TileCopy : WorkgroupTileCopy {
   /// An element-wise body applied to every element on its way in (op
   /// handles do not propagate const).
   mutable linalg::GenericOp prologue;
-  /// With a gathering prologue, the kernel's buffers of the prologue's
-  /// inputs (`global` first): each staged element is computed from the
-  /// elements its indexing maps select.
+  /// With a gathering prologue, what it reads (`gather.buffers` starts
+  /// with `global`).
   bool gathers = false;
-  SmallVector<Value> gatheredBuffers;
-  /// The element of each gathered buffer that element (row, column) of the
-  /// global matrix reads (ContractionInput::gatherMaps).
-  SmallVector<AffineMap> gatherMaps;
-  /// The types of the gathered buffers before the kernel flattened them.
-  SmallVector<MemRefType> gatheredTypes;
-  /// Per gathered buffer, the padding read where its map falls outside.
-  SmallVector<std::optional<GatherPadding>> gatherPadding;
+  GatheredOperand gather;
 
   bool checkRows() const {
     return ShapedType::isDynamic(globalRows) || globalRows % tileRows != 0;
@@ -78,16 +62,6 @@ struct TileCopy : WorkgroupTileCopy {
   bool checkColumns() const {
     return ShapedType::isDynamic(globalCols) || globalCols % tileCols != 0;
   }
-};
-
-/// An index into a gathering prologue's input, for element i of a copied
-/// vector: `base + offset`, where `base` (null: zero) is the same for every
-/// element and a multiple of `alignment` (0: of everything), and `offset`
-/// is a constant that depends on i.
-struct SplitIndex {
-  Value base;
-  int64_t offset = 0;
-  int64_t alignment = 1;
 };
 
 /// Emits the kernel of one contraction.
@@ -126,48 +100,17 @@ private:
   /// it lies outside the matrix, into `loaded`.
   void loadVector(const TileCopy &copy, Value globalRow, Value globalColumn,
                   LoadedTile &loaded);
-  /// The `element`s that the 32-bit `word` packs, and the word that packs
-  /// `elements` (vectors of at most four, which every path has).
-  SmallVector<Value> unpackWord(Value word, Type element);
-  Value packWord(ArrayRef<Value> elements);
   /// Applies the copy's prologue to a loaded value (an element, or words of
   /// several elements each).
   Value applyPrologue(const TileCopy &copy, Value value);
   /// Loads what the gathering prologue reads for the staged elements at
-  /// (`row`, `column` + i), i below the copy's width; `inBounds` (when
-  /// set) says whether they lie inside the matrix.
+  /// (`row`, `column` + i), i below the copy's width.
   GatheredVector loadGatheredVector(const TileCopy &copy, Value row,
                                     Value column, Value inBounds);
   /// Runs the prologue on what `loadGatheredVector` loaded: the staged
   /// elements, packed as `getCopyType`.
   Value computeGatheredVector(const TileCopy &copy,
                               const GatheredVector &loaded);
-  /// An index expression of a prologue's indexing map, for element i of a
-  /// copied vector.
-  SplitIndex computeIndex(AffineExpr expr, ArrayRef<SplitIndex> dims);
-  SplitIndex addIndices(SplitIndex x, SplitIndex y);
-  SplitIndex scaleIndex(SplitIndex index, int64_t factor);
-  Value materialize(SplitIndex index);
-  /// Loads `buffer`'s elements at `offsets` (one per element of a copied
-  /// vector), each distinct one once; with `inside` (one condition per
-  /// element), an element outside the buffer is `padding` instead.
-  SmallVector<Value> loadGathered(Value buffer, Type element,
-                                  ArrayRef<SplitIndex> offsets,
-                                  ArrayRef<Value> inside = {},
-                                  TypedAttr padding = {});
-  /// Whether `index` lies in [0, size): one unsigned comparison, made
-  /// once per index.
-  Value isInside(SplitIndex index, int64_t size);
-  /// `kind` (an arith op on indices) of x and y, built once per copied
-  /// vector: the elements of a vector share their bases.
-  template <typename OpTy> Value gatherIndexOp(Value x, Value y) {
-    Value &result = gatherIndexOps[{OpTy::getOperationName(), x, y}];
-    if (!result)
-      result = OpTy::create(b, loc, x, y);
-    return result;
-  }
-  DenseMap<std::tuple<StringRef, Value, Value>, Value> gatherIndexOps;
-  DenseMap<std::pair<Value, int64_t>, Value> gatherBoundChecks;
   /// Stores what `loadTile` returned into the stage at `stageOffset`.
   void storeTile(const TileCopy &copy, const LoadedTile &loaded,
                  Value stageOffset);

@@ -19,28 +19,6 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-SmallVector<Value> ContractionKernelEmitter::unpackWord(Value word,
-                                                        Type element) {
-  int64_t perWord = 32 / element.getIntOrFloatBitWidth();
-  Value packed = vector::FromElementsOp::create(
-      b, loc, VectorType::get({1}, b.getI32Type()), word);
-  Value elements = vector::BitCastOp::create(
-      b, loc, VectorType::get({perWord}, element), packed);
-  SmallVector<Value> result;
-  for (int64_t e = 0; e < perWord; ++e)
-    result.push_back(vector::ExtractOp::create(b, loc, elements, e));
-  return result;
-}
-
-Value ContractionKernelEmitter::packWord(ArrayRef<Value> elements) {
-  auto elementsType =
-      VectorType::get({int64_t(elements.size())}, elements.front().getType());
-  Value word = vector::BitCastOp::create(
-      b, loc, VectorType::get({1}, b.getI32Type()),
-      vector::FromElementsOp::create(b, loc, elementsType, elements));
-  return vector::ExtractOp::create(b, loc, word, 0);
-}
-
 std::pair<Value, Value>
 ContractionKernelEmitter::getTilePosition(Value blockX, Value blockY) {
   int64_t rows = getGridY(), columns = getGridX();
@@ -277,10 +255,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyB.prologue = problem.b.prologue;
   copyA.gathers = problem.a.gathers;
   copyB.gathers = problem.b.gathers;
-  copyA.gatherMaps = problem.a.gatherMaps;
-  copyB.gatherMaps = problem.b.gatherMaps;
-  copyA.gatherPadding = problem.a.gatherPadding;
-  copyB.gatherPadding = problem.b.gatherPadding;
+  copyA.gather.maps = problem.a.gatherMaps;
+  copyB.gather.maps = problem.b.gatherMaps;
+  copyA.gather.padding = problem.a.gatherPadding;
+  copyB.gather.padding = problem.b.gatherPadding;
   for (auto [copy, copyLayout] :
        {std::pair(&copyA, &layout.a), std::pair(&copyB, &layout.b)}) {
     copy->globalRows = copyLayout->globalRows;
@@ -358,11 +336,11 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
                              std::make_pair(&copyB, &problem.b)}) {
     if (!copy->gathers)
       continue;
-    copy->gatheredBuffers.push_back(copy->global);
-    copy->gatheredTypes.push_back(cast<MemRefType>(input->buffer.getType()));
+    copy->gather.buffers.push_back(copy->global);
+    copy->gather.types.push_back(cast<MemRefType>(input->buffer.getType()));
     for (Value operand : input->prologueOperands) {
-      copy->gatheredBuffers.push_back(entry->getArgument(argument++));
-      copy->gatheredTypes.push_back(cast<MemRefType>(operand.getType()));
+      copy->gather.buffers.push_back(entry->getArgument(argument++));
+      copy->gather.types.push_back(cast<MemRefType>(operand.getType()));
     }
   }
   output = separateOutput ? entry->getArgument(argument++) : c;
