@@ -105,6 +105,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   plan.vectorWidth = options.vectorWidth;
   plan.groupM = options.groupM;
   plan.splitK = options.splitK;
+  plan.dotProductRows = options.dotProductRows;
   plan.tuningTable = options.tuningTable;
   plan.attentionSubgroups = options.attentionSubgroups;
   plan.attentionSubgroupRows = options.attentionSubgroupRows;

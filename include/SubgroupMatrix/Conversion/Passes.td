@@ -1259,6 +1259,10 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",
            "Parts K is split into (0: enough to fill the device where the "
            "tiles of C cannot, 1: no split)">,
+    Option<"dotProductRows", "dot-product-rows", "int64_t", /*default=*/"-1",
+           "Products of at most this many rows (M, static) take dot "
+           "products instead of a tiled product, where B is stored N x K "
+           "(-1: the target's crossover, 0: never)">,
     TuningTableOption,
     Option<"attentionSubgroups", "attention-subgroups", "int64_t",
            /*default=*/"0",

@@ -384,6 +384,49 @@ def SubgroupMatrix_ContractionPlanAttr
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def SubgroupMatrix_DotProductPlanAttr
+    : AttrDef<SubgroupMatrix_Dialect, "DotProductPlan"> {
+  let mnemonic = "dot_product_plan";
+  let summary = "how a product with few rows becomes a kernel of dot products";
+  let description = [{
+    A product with a few rows (a decode step: one token, or a handful, times
+    a weight) is bound by reading the weight once, not by multiplying; no
+    tiling of subgroup matrices reads it at the memory's rate.
+    `sm-plan-kernels` attaches this plan instead of a `contraction_plan`
+    where M is at most the target's crossover and B is stored N x K (as a
+    linear layer's weight is), and `sm-contractions-to-kernels` then builds a
+    kernel of dot products: each subgroup computes `columns` columns of C for
+    every row, its invocations reading `vector_width` consecutive elements
+    of each column of B at a time (`unroll` of them in flight), dequantizing
+    them in registers where a gathering prologue computes B, multiplying in
+    f32 (integers in i32) and adding across the subgroup at the end; the
+    fused epilogue applies before the one store. One launch, no split of K.
+
+    - `subgroups`: subgroups per workgroup;
+    - `columns`: columns of C per subgroup;
+    - `vector_width`: elements of K an invocation reads at once (it divides
+      K);
+    - `unroll`: such reads per invocation per step of the K loop.
+
+    ```mlir
+    func.func @decode(%x: memref<1x4096xf16>, %w: memref<4096x4096xf16>,
+                      %y: memref<1x4096xf32>) {
+      linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<
+          subgroups = 4, columns = 2, vector_width = 8, unroll = 2>}
+          indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                           affine_map<(m, n, k) -> (n, k)>,
+                           affine_map<(m, n, k) -> (m, n)>]
+          ins(%x, %w : memref<1x4096xf16>, memref<4096x4096xf16>)
+          outs(%y : memref<1x4096xf32>)
+      return
+    }
+    ```
+  }];
+  let parameters = (ins "int64_t":$subgroups, "int64_t":$columns,
+                        "int64_t":$vector_width, "int64_t":$unroll);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def SubgroupMatrix_AttentionPlanAttr
     : AttrDef<SubgroupMatrix_Dialect, "AttentionPlan"> {
   let mnemonic = "attention_plan";

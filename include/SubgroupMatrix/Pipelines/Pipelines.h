@@ -141,6 +141,12 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
       llvm::cl::desc("Parts K is split into (0: enough to fill the device "
                      "where the tiles of C cannot, 1: no split)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> dotProductRows{
+      *this, "dot-product-rows",
+      llvm::cl::desc("Products of at most this many rows (M, static) take "
+                     "dot products instead of a tiled product, where B is "
+                     "stored N x K (-1: the target's crossover, 0: never)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<std::string> tuningTable{
       *this, "tuning-table",
       llvm::cl::desc("Tuning table the tiling of a problem comes from "

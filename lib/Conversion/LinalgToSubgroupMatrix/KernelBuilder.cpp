@@ -120,3 +120,17 @@ void KernelBuilder::storeCopies(const WorkgroupTileCopy &copy,
     vector::StoreOp::create(b, loc, vector, copy.shared, address);
   }
 }
+
+Value KernelBuilder::applyEpilogueToScalar(
+    const Contraction &problem, Value value,
+    function_ref<Value(unsigned)> loadOperand) {
+  for (const EpilogueStep &step : problem.epilogue) {
+    Block &body = step.op.getRegion().front();
+    IRMapping mapping;
+    for (auto [position, operand] : llvm::enumerate(step.operandOf))
+      mapping.map(body.getArgument(position),
+                  operand < 0 ? value : loadOperand(unsigned(operand)));
+    value = cloneScalarBody(b, body, mapping);
+  }
+  return value;
+}

@@ -170,6 +170,13 @@ protected:
                                              const GatheredVector &loaded,
                                              int64_t width, Type element);
 
+  /// The fused epilogue of `problem` on one element of its result,
+  /// `value` (of C's element type): each step's body, its other inputs the
+  /// elements `loadOperand` loads (given their index in
+  /// `problem.epilogueOperands`).
+  Value applyEpilogueToScalar(const Contraction &problem, Value value,
+                              function_ref<Value(unsigned)> loadOperand);
+
 private:
   /// An index expression of a prologue's indexing map, for element i of a
   /// vector.

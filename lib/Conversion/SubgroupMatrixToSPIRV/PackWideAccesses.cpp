@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
@@ -41,12 +42,18 @@ static int64_t getKnownDivisor(Value value, unsigned depth = 0) {
   APInt constant;
   if (matchPattern(value, m_ConstantInt(&constant)))
     return std::abs(constant.getSExtValue());
-  Operation *op = value.getDefiningOp();
-  if (!op || depth > 16)
-    return 1;
   auto divisorOf = [&](Value operand) {
     return getKnownDivisor(operand, depth + 1);
   };
+  // A loop's induction variable steps from its lower bound (a K loop that
+  // walks a row in whole vectors).
+  if (auto loop = scf::getForInductionVarOwner(value))
+    return depth > 16 ? 1
+                      : std::gcd(divisorOf(loop.getLowerBound()),
+                                 divisorOf(loop.getStep()));
+  Operation *op = value.getDefiningOp();
+  if (!op || depth > 16)
+    return 1;
   if (isa<arith::AddIOp, arith::SubIOp, arith::MinUIOp, arith::MaxUIOp>(op))
     return std::gcd(divisorOf(op->getOperand(0)), divisorOf(op->getOperand(1)));
   if (auto select = dyn_cast<arith::SelectOp>(op))

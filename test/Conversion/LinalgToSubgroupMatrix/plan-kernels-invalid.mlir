@@ -37,7 +37,7 @@ func.func @no_parts(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<1
 
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
 func.func @wrong_kind(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>) {
-  // expected-error @+1 {{'subgroup_matrix.plan' must be a #subgroup_matrix.contraction_plan or #subgroup_matrix.attention_plan attribute, got 3 : i64}}
+  // expected-error @+1 {{'subgroup_matrix.plan' must be a #subgroup_matrix.contraction_plan, #subgroup_matrix.dot_product_plan or #subgroup_matrix.attention_plan attribute, got 3 : i64}}
   linalg.matmul {subgroup_matrix.plan = 3}
     ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
   return
@@ -111,6 +111,41 @@ func.func @attention_wrong_config(%q: memref<2x64x64xf16>, %k: memref<2x64x64xf1
   }
   linalg.fill ins(%zero : f32) outs(%o : memref<2x64x64xf32>)
   linalg.batch_matmul ins(%pn, %v : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%o : memref<2x64x64xf32>)
+  return
+}
+}
+
+// -----
+
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @dot_products_of_b_k_by_n(%a: memref<1x64xf16>, %b: memref<64x128xf16>, %c: memref<1x128xf32>) {
+  // expected-error @+1 {{cannot take the dot products of its plan: B is stored K x N (the dot products read B stored N x K, as a linear layer's weight is)}}
+  linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<subgroups = 8, columns = 1, vector_width = 8, unroll = 2>}
+    ins(%a, %b : memref<1x64xf16>, memref<64x128xf16>) outs(%c : memref<1x128xf32>)
+  return
+}
+}
+
+// -----
+
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @dot_products_ragged_width(%a: memref<1x100xf16>, %b: memref<128x100xf16>, %c: memref<1x128xf32>) {
+  // expected-error @+1 {{cannot take the dot products of its plan: vector_width = 8 does not divide K (100)}}
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<subgroups = 8, columns = 1, vector_width = 8, unroll = 2>} ins(%a, %b : memref<1x100xf16>, memref<128x100xf16>) outs(%c : memref<1x128xf32>)
+  return
+}
+}
+
+// -----
+
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @dot_products_too_many_invocations(%a: memref<1x64xf16>, %b: memref<128x64xf16>, %c: memref<1x128xf32>) {
+  // expected-error @+1 {{cannot take the dot products of its plan: subgroups, columns and unroll must be positive, vector_width from 1 to 64, and a workgroup at most 1024 invocations (2048)}}
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<subgroups = 64, columns = 1, vector_width = 8, unroll = 2>} ins(%a, %b : memref<1x64xf16>, memref<128x64xf16>) outs(%c : memref<1x128xf32>)
   return
 }
 }

@@ -77,6 +77,26 @@ struct ContractionsToKernelsPass
                    "the accumulators' initial value");
   }
 
+  /// `report=1`'s remarks on a contraction that became dot products.
+  void reportDotProducts(const Contraction &contraction,
+                         const DotProductPlan &plan, StringRef name) {
+    std::string planText;
+    llvm::raw_string_ostream(planText) << plan.getAttr(&getContext());
+    reportKernel(contraction.op, "became", name,
+                 "dot products of its few rows with the columns of B, plan " +
+                     planText);
+    for (Operation *producer : contraction.fusedProducers)
+      if (isa<linalg::LinalgOp>(producer))
+        reportKernel(producer, "fused into", name,
+                     "computed in registers from what the kernel reads");
+    for (const EpilogueStep &step : contraction.epilogue)
+      reportKernel(step.op, "fused into", name,
+                   "applied to each sum before its store");
+    if (contraction.fill)
+      reportKernel(contraction.fill, "fused into", name,
+                   "the sums' initial value");
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<TargetAttr> target = getProgramTarget(module, targetName);
@@ -102,6 +122,24 @@ struct ContractionsToKernelsPass
           analyzeContractionKernel(rewriter, op, *target);
       if (failed(contraction)) {
         failedAny = true;
+        continue;
+      }
+      // A product with few rows takes dot products where its plan says so,
+      // or where it has no plan and the target's crossover does.
+      std::optional<DotProductPlan> dotProducts;
+      if (auto attr = op->getAttrOfType<DotProductPlanAttr>(
+              SubgroupMatrixDialect::getPlanAttrName()))
+        dotProducts = DotProductPlan::get(attr);
+      else if (!op->hasAttr(SubgroupMatrixDialect::getPlanAttrName()))
+        dotProducts = planDotProducts(*contraction, *target);
+      if (dotProducts) {
+        std::string name = kernels.nextName("matmul");
+        if (report)
+          reportDotProducts(*contraction, *dotProducts, name);
+        if (failed(emitDotProductContraction(rewriter, *contraction, *target,
+                                             *dotProducts, kernels.get(),
+                                             name)))
+          failedAny = true;
         continue;
       }
       FailureOr<TilingPlan> plan;

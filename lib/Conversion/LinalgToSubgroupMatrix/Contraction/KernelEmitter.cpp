@@ -355,6 +355,10 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   copyA.colsValue = transposedA ? mValue : kValue;
   copyB.rowsValue = transposedB ? nValue : kValue;
   copyB.colsValue = transposedB ? kValue : nValue;
+  for (TileCopy *copy : {&copyA, &copyB}) {
+    copy->gather.rowsValue = copy->rowsValue;
+    copy->gather.colsValue = copy->colsValue;
+  }
   copyA.shared = kernel.getWorkgroupAttributions()[0];
   copyB.shared = kernel.getWorkgroupAttributions()[1];
   if (storesThroughScratch())

@@ -183,22 +183,11 @@ Value ContractionKernelEmitter::epilogueOffset(const EpilogueOperand &operand,
 
 Value ContractionKernelEmitter::applyEpilogueToElement(Value value, Value row,
                                                        Value column) {
-  for (const EpilogueStep &step : problem.epilogue) {
-    Block &body = step.op.getRegion().front();
-    IRMapping mapping;
-    for (auto [position, operand] : llvm::enumerate(step.operandOf)) {
-      if (operand < 0) {
-        mapping.map(body.getArgument(position), value);
-        continue;
-      }
-      const EpilogueOperand &input = problem.epilogueOperands[operand];
-      mapping.map(body.getArgument(position),
-                  memref::LoadOp::create(b, loc, epilogueBuffers[operand],
-                                         epilogueOffset(input, row, column)));
-    }
-    value = cloneScalarBody(b, body, mapping);
-  }
-  return value;
+  return applyEpilogueToScalar(problem, value, [&](unsigned operand) -> Value {
+    return memref::LoadOp::create(
+        b, loc, epilogueBuffers[operand],
+        epilogueOffset(problem.epilogueOperands[operand], row, column));
+  });
 }
 
 Value ContractionKernelEmitter::applyEpilogueToMatrix(Value matrix, Value row,

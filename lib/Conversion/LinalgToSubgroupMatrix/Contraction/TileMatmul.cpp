@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/DotProductKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
 #include "SubgroupMatrix/IR/TargetPresets.h"
@@ -214,36 +215,13 @@ emitSplitReduction(RewriterBase &rewriter, Location loc,
       });
 }
 
-FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
-    RewriterBase &rewriter, const Contraction &original, TargetAttr target,
-    const TilingPlan &plan, gpu::GPUModuleOp into, StringRef name,
-    linalg::GenericOp *splitReduction) {
-  Operation *op = original.op;
-
-  // Split K (the plan's parts, 1: none): the kernel writes one partial
-  // product per part into a workspace, and a reduction adds them into C
-  // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
-  // epilogue then applies to the sum: it stays in the program, after the
-  // reduction, as a kernel of its own. The layout says what the kernel
-  // computes; planning checked it.
-  FailureOr<ContractionKernelLayout> layout =
-      layOutContractionKernel(original, target, plan);
-  if (failed(layout))
-    return failure();
-  Contraction &contraction = layout->problem;
-  int64_t parts = plan.tiling.splitK;
-  Value workspace;
-  if (parts > 1) {
-    rewriter.setInsertionPoint(op);
-    workspace = memref::AllocOp::create(
-        rewriter, op->getLoc(),
-        MemRefType::get({parts * contraction.outputRowsPerPart, original.n},
-                        getStorageType(original.resultComponent)));
-    contraction.output = workspace;
-  }
-
-  // The kernel goes into a gpu.module of its own, next to the top-level
-  // function that holds the contraction.
+/// The gpu.module that a kernel of `op` goes into: `into`, else a new one
+/// next to the top-level function that holds `op` (`created` says so).
+static FailureOr<gpu::GPUModuleOp> getKernelModule(Operation *op,
+                                                   TargetAttr target,
+                                                   gpu::GPUModuleOp into,
+                                                   bool &created) {
+  created = false;
   Operation *topLevel = op->getParentOfType<FunctionOpInterface>();
   while (topLevel && !isa<ModuleOp>(topLevel->getParentOp()))
     topLevel = topLevel->getParentOp();
@@ -252,35 +230,40 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
                "cannot be tiled: it is not inside a function of a module"),
            failure();
   auto module = cast<ModuleOp>(topLevel->getParentOp());
-  Location loc = op->getLoc();
-  MLIRContext *context = rewriter.getContext();
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(op->getContext()));
+  if (into)
+    return into;
+  OpBuilder moduleBuilder(topLevel);
+  auto gpuModule =
+      gpu::GPUModuleOp::create(moduleBuilder, op->getLoc(), "matmul_kernels");
+  SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
+  gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
+  created = true;
+  return gpuModule;
+}
 
-  gpu::GPUModuleOp gpuModule = into;
-  if (!gpuModule) {
-    OpBuilder moduleBuilder(topLevel);
-    gpuModule = gpu::GPUModuleOp::create(moduleBuilder, loc, "matmul_kernels");
-    SymbolTable(module).insert(gpuModule, Block::iterator(topLevel));
-    gpuModule->setAttr(SubgroupMatrixDialect::getTargetAttrName(), target);
-  }
-  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule.getBody());
-  FailureOr<ContractionKernel> kernel =
-      emitContractionKernel(kernelBuilder, name, *layout, target, plan);
-  if (failed(kernel)) {
-    if (!into)
-      gpuModule.erase();
-    return failure();
-  }
+/// Replaces `original` (and what `contraction`, its kernel's problem, fused)
+/// by the launch of `kernel`; with a split of K (`parts` > 1), the kernel
+/// writes `workspace`, and the reduction that adds the parts into C follows
+/// the launch (returned in `splitReduction`).
+static gpu::LaunchFuncOp replaceByLaunch(RewriterBase &rewriter,
+                                         const Contraction &original,
+                                         const Contraction &contraction,
+                                         ContractionKernel &kernel,
+                                         int64_t parts, Value workspace,
+                                         linalg::GenericOp *splitReduction) {
+  Operation *op = original.op;
+  Location loc = op->getLoc();
   // The emitter recomputes shared index arithmetic freely; CSE keeps the
   // kernel readable.
   DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, kernel->function);
+  eliminateCommonSubExpressions(rewriter, dominance, kernel.function);
   // A split's partial products have no reference of their own.
   if (parts == 1)
-    kernel->function->setAttr(
+    kernel.function->setAttr(
         SubgroupMatrixDialect::getLaunchAttrName(),
-        getLaunchDescription(rewriter, contraction, *kernel));
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  UnitAttr::get(context));
+        getLaunchDescription(rewriter, contraction, kernel));
 
   // The host side: flat views of the buffers and the launch, where the
   // last fused op was (the epilogue's extra operands are written by then).
@@ -289,7 +272,7 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     last = linalg::GenericOp(contraction.epilogue.back().op).getOperation();
   rewriter.setInsertionPoint(last);
   SmallVector<Value> operands;
-  for (Value buffer : kernel->arguments) {
+  for (Value buffer : kernel.arguments) {
     operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   }
   DenseMap<int64_t, Value> constants;
@@ -318,12 +301,12 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
       return constant(staticCount);
     return arith::CeilDivUIOp::create(rewriter, loc, size, constant(tile));
   };
-  gpu::KernelDim3 grid{gridSize(n, kernel->gridX, kernel->tileN),
-                       gridSize(m, kernel->gridY, kernel->tileM),
-                       constant(kernel->gridZ)};
-  gpu::KernelDim3 block{constant(kernel->threads), constant(1), constant(1)};
+  gpu::KernelDim3 grid{gridSize(n, kernel.gridX, kernel.tileN),
+                       gridSize(m, kernel.gridY, kernel.tileM),
+                       constant(kernel.gridZ)};
+  gpu::KernelDim3 block{constant(kernel.threads), constant(1), constant(1)};
   auto launch =
-      gpu::LaunchFuncOp::create(rewriter, loc, kernel->function, grid, block,
+      gpu::LaunchFuncOp::create(rewriter, loc, kernel.function, grid, block,
                                 /*dynamicSharedMemorySize=*/Value(), operands);
   // The fused ops, then the temporaries only they used.
   for (const EpilogueStep &step : llvm::reverse(contraction.epilogue))
@@ -350,6 +333,72 @@ FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
     rewriter.eraseOp(allocation);
   }
   return launch;
+}
+
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileContraction(
+    RewriterBase &rewriter, const Contraction &original, TargetAttr target,
+    const TilingPlan &plan, gpu::GPUModuleOp into, StringRef name,
+    linalg::GenericOp *splitReduction) {
+  Operation *op = original.op;
+
+  // Split K (the plan's parts, 1: none): the kernel writes one partial
+  // product per part into a workspace, and a reduction adds them into C
+  // afterwards (a linalg op, which sm-linalg-to-gpu makes a kernel). An
+  // epilogue then applies to the sum: it stays in the program, after the
+  // reduction, as a kernel of its own. The layout says what the kernel
+  // computes; planning checked it.
+  FailureOr<ContractionKernelLayout> layout =
+      layOutContractionKernel(original, target, plan);
+  if (failed(layout))
+    return failure();
+  Contraction &contraction = layout->problem;
+  int64_t parts = plan.tiling.splitK;
+  Value workspace;
+  if (parts > 1) {
+    rewriter.setInsertionPoint(op);
+    workspace = memref::AllocOp::create(
+        rewriter, op->getLoc(),
+        MemRefType::get({parts * contraction.outputRowsPerPart, original.n},
+                        getStorageType(original.resultComponent)));
+    contraction.output = workspace;
+  }
+
+  bool created = false;
+  FailureOr<gpu::GPUModuleOp> gpuModule =
+      getKernelModule(op, target, into, created);
+  if (failed(gpuModule))
+    return failure();
+  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule->getBody());
+  FailureOr<ContractionKernel> kernel =
+      emitContractionKernel(kernelBuilder, name, *layout, target, plan);
+  if (failed(kernel)) {
+    if (created)
+      gpuModule->erase();
+    return failure();
+  }
+  return replaceByLaunch(rewriter, original, contraction, *kernel, parts,
+                         workspace, splitReduction);
+}
+
+FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::emitDotProductContraction(
+    RewriterBase &rewriter, const Contraction &contraction, TargetAttr target,
+    const DotProductPlan &plan, gpu::GPUModuleOp into, StringRef name) {
+  bool created = false;
+  FailureOr<gpu::GPUModuleOp> gpuModule =
+      getKernelModule(contraction.op, target, into, created);
+  if (failed(gpuModule))
+    return failure();
+  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(gpuModule->getBody());
+  FailureOr<ContractionKernel> kernel =
+      emitDotProductKernel(kernelBuilder, name, contraction, target, plan);
+  if (failed(kernel)) {
+    if (created)
+      gpuModule->erase();
+    return failure();
+  }
+  return replaceByLaunch(rewriter, contraction, contraction, *kernel,
+                         /*parts=*/1, /*workspace=*/Value(),
+                         /*splitReduction=*/nullptr);
 }
 
 FailureOr<gpu::LaunchFuncOp> mlir::subgroup_matrix::tileMatmul(

@@ -14,6 +14,7 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/RowGroupKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/DotProductPlan.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TuningTable.h"
 #include "SubgroupMatrix/Conversion/Passes.h"
@@ -132,6 +133,15 @@ void PlanKernelsPass::runOnOperation() {
         analyzeContractionKernel(rewriter, op, *target);
     if (failed(contraction)) {
       failedAny = true;
+      return;
+    }
+    // Few rows take dot products, unless the options ask for a tiling.
+    std::optional<DotProductPlan> dotProducts;
+    if (requested.asksForNothing())
+      dotProducts = planDotProducts(*contraction, *target, dotProductRows);
+    if (dotProducts) {
+      op->setAttr(planName, dotProducts->getAttr(op->getContext()));
+      recordFusion(*contraction, rewriter.getI64IntegerAttr(nextGroup++));
       return;
     }
     FailureOr<TilingPlan> plan =

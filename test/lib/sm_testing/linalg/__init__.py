@@ -7,12 +7,12 @@ One module per subject declares its cases (`cases(target, t, acc, unit)`);
 `cases_for` collects them; `checking` builds and runs them on each path.
 """
 
-from sm_testing.linalg import (attention, convolutions, dynamic, epilogues,
-                               generics, products, quantized, rows)
+from sm_testing.linalg import (attention, convolutions, decode, dynamic,
+                               epilogues, generics, products, quantized, rows)
 from sm_testing.linalg.common import TARGETS
 
-SUBJECTS = (products, epilogues, convolutions, quantized, generics, rows,
-            attention, dynamic)
+SUBJECTS = (products, epilogues, convolutions, quantized, decode, generics,
+            rows, attention, dynamic)
 
 
 def cases_for(target):

@@ -10,6 +10,7 @@
 #define SUBGROUPMATRIX_CONVERSION_LINALGTOSUBGROUPMATRIX_CONTRACTION_TILEMATMUL_H
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/DotProductPlan.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TuningTable.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
@@ -37,6 +38,12 @@ tileContraction(RewriterBase &rewriter, const Contraction &contraction,
                 TargetAttr target, const TilingPlan &plan,
                 gpu::GPUModuleOp into = {}, StringRef name = "matmul",
                 linalg::GenericOp *splitReduction = nullptr);
+
+/// As tileContraction, with the dot-product kernel of `plan`
+/// (DotProductKernel.h) instead of a tiled product: one launch, no split.
+FailureOr<gpu::LaunchFuncOp> emitDotProductContraction(
+    RewriterBase &rewriter, const Contraction &contraction, TargetAttr target,
+    const DotProductPlan &plan, gpu::GPUModuleOp into, StringRef name);
 
 /// Rewrites `matmul` (on statically shaped, contiguous row-major memrefs) into
 /// a `gpu.module`, inserted before the enclosing top-level function, holding

@@ -48,6 +48,14 @@ struct MatmulTiling {
   /// Parts K is split into, each a workgroup of its own along the grid's z
   /// that writes a partial product (1: no split).
   int64_t splitK = 1;
+
+  /// Whether this, read from a pass's options (readMatmulTilingOptions and
+  /// its split K), asks for nothing: every option at its default.
+  bool asksForNothing() const {
+    return !tileM && !tileN && !tileK && !subgroupsM && !subgroupsN &&
+           padding < 0 && !stages && prefetch < 0 && preloadC < 0 &&
+           stageBTransposed < 0 && !vectorWidth && !groupM && !splitK;
+  }
 };
 
 /// The tiling options of a pass that has them (`MatmulTilingOptions` in
