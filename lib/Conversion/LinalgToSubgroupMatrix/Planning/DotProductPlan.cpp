@@ -17,10 +17,15 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
-/// The most rows a product takes dot products for. Above it the tiled
-/// product's matrix units win: each element of B read is multiplied by M
-/// elements of A, which the dot products do one at a time.
-constexpr int64_t kDotProductMaxRows = 8;
+/// The most rows a product takes dot products for by default. Above it the
+/// tiled product's matrix units win: each element of B read is multiplied
+/// by M elements of A, which the dot products do one at a time. On the H100
+/// at 4096 x 14336 (docs/performance.md) one row: f16 45.1 us, int8 31.7,
+/// int4 26.0 against the tiled product's 53.6, 53.4 and 39.3; eight rows
+/// 80.6, 118.2 and 81.9 against 54.0, 53.8 and 39.5. Two to seven rows are
+/// not measured yet, so only one row takes them (`dot-product-rows` asks
+/// for more).
+constexpr int64_t kDotProductMaxRows = 1;
 
 /// The most elements of K an invocation reads at once.
 constexpr int64_t kMaxDotProductVectorWidth = 64;

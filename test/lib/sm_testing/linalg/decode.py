@@ -1,7 +1,9 @@
 """Products with a few rows (a decode step: one token, or a handful, times
 a weight stored N x K as a linear layer's is), which sm-linalg-to-gpu
 computes as dot products in one launch: plain, quantized weights
-dequantized in registers, fused epilogues, ragged and dynamic sizes."""
+dequantized in registers, fused epilogues, ragged and dynamic sizes. Every
+case asks for dot products up to eight rows (whatever the target's
+crossover), and must stay one launch."""
 
 from sm_testing.elements import round_to
 from sm_testing.linalg.common import Case, matmul_reference, memref, tensor
@@ -10,6 +12,8 @@ from sm_testing.linalg.quantized import dequantization_program
 TRANSPOSED_B = ("indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
                 "affine_map<(m, n, k) -> (n, k)>, "
                 "affine_map<(m, n, k) -> (m, n)>]")
+
+DOT_PRODUCTS = "dot-product-rows=8"
 
 # 4-bit values packed two to a byte along K (even k in the low nibble),
 # offset by 8, times the scale of their group along K (as front-ends and
@@ -265,4 +269,6 @@ def cases(target, t, acc, unit):
     cases.append(Case("decode_dynamic_n_k", text, None, None, None, 1e-3,
                       variants=[dynamic_variant(40, 72),
                                 dynamic_variant(90, 33)]))
+    for case in cases:
+        case.options = (case.options + " " + DOT_PRODUCTS).strip()
     return cases
