@@ -8,8 +8,9 @@
 # With a build of ggml's test-backend-ops (built elsewhere, never by this
 # repository) packed as $STAGE/ggml.tar.xz (the binary and its libggml*.so
 # side by side), its Vulkan flash attention at the attention group's shapes
-# runs in the same clock window, on its NV cooperative matrix 2 path and
-# with that turned off (KHR), into ggml.txt.
+# and its matrix-vector products at the decode group's run in the same clock
+# window, on its NV cooperative matrix 2 path and with that turned off
+# (KHR), into ggml.txt.
 set -u
 STAGE=build/bench-runtime
 REPEAT=${1:-50}
@@ -31,13 +32,23 @@ for plan in "$STAGE"/plans/*/; do
 done
 if [ -f "$STAGE/ggml.tar.xz" ]; then
   mkdir -p "$WORK/ggml-bin" && tar xJf "$STAGE/ggml.tar.xz" -C "$WORK/ggml-bin"
+  # The ops of the staged groups: flash attention at the attention group's
+  # shapes, and the matrix-vector products of the decode group (ggml's
+  # stock m=4096, k=14336 at one and eight tokens).
+  ops=()
+  ls "$STAGE"/plans | grep -q '^attention_' &&
+    ops+=("FLASH_ATTN_EXT" 'nh=32,.*kv=4096,nb=4096')
+  ls "$STAGE"/plans | grep -q '^decode_' &&
+    ops+=("MUL_MAT" 'type_a=(f16|q8_0|q4_0),type_b=f32,m=4096,n=(1|8),k=14336,')
   for path in coopmat2 khr; do
     disable=""
     [ "$path" = khr ] && disable="GGML_VK_DISABLE_COOPMAT2=1"
     echo "ggml $path (SM clock $(smGpuClock)):"
-    env $disable LD_LIBRARY_PATH="$WORK/ggml-bin" timeout 300 \
-      "$WORK/ggml-bin/test-backend-ops" perf -o FLASH_ATTN_EXT -b Vulkan0 \
-      -p 'nh=32,.*kv=4096,nb=4096' 2>&1 | grep -E 'FLASH_ATTN_EXT|ggml_vulkan: 0'
+    for ((i = 0; i < ${#ops[@]}; i += 2)); do
+      env $disable LD_LIBRARY_PATH="$WORK/ggml-bin" timeout 300 \
+        "$WORK/ggml-bin/test-backend-ops" perf -o "${ops[i]}" -b Vulkan0 \
+        -p "${ops[i + 1]}" 2>&1 | grep -E "${ops[i]}|ggml_vulkan: 0"
+    done
   done | tee "$WORK/ggml.txt"
   cp "$WORK/ggml.txt" "$OUT/"
 fi

@@ -398,3 +398,96 @@ for _name, _program in corpus.PROGRAMS.items():
     PROGRAMS["corpus_" + _name] = Program(
         "corpus", _text, corpus.input_specs(_name, _text), _program.peer,
         _program.tolerance, reference="corpus")
+
+
+def decode_linear(form, m, n, k, group, copies):
+    """`copies` products x W_i^T of the same x with weights of their own
+    (W stored N x K): `f16`, or `int8` / `int4` (two values per byte along
+    K, low nibble first, offset by 8) with one f16 scale per group of
+    `group` along K. Several copies make the weights rotate through more
+    memory than the H100's 50 MB L2 holds; one is read again from L2 at
+    each repeat where it fits."""
+    a, c = "tensor<%dx%dxf16>" % (m, k), "tensor<%dx%dxf32>" % (m, n)
+    w = "tensor<%dx%dxf16>" % (n, k)
+    q = "tensor<%dx%dxi8>" % (n, k // 2 if form == "int4" else k)
+    s = "tensor<%dx%dxf16>" % (n, k // group)
+    maps = ("affine_map<(d0, d1) -> (d0, d1%s)>, "
+            "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % (
+                " floordiv 2" if form == "int4" else "", group))
+    if form == "int8":
+        body = """    %value = arith.sitofp %q_v : i8 to f16"""
+    else:
+        body = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %k = linalg.index 1 : index
+    %odd = arith.andi %k, %c1 : index
+    %shift_index = arith.muli %odd, %c4 : index
+    %shift = arith.index_cast %shift_index : index to i8
+    %shifted = arith.shrui %q_v, %shift : i8
+    %nibble = arith.andi %shifted, %c15 : i8
+    %centred = arith.subi %nibble, %c8 : i8
+    %value = arith.sitofp %centred : i8 to f16"""
+    arguments = ["%%a: %s" % a]
+    text = ""
+    for i in range(copies):
+        if form == "f16":
+            arguments.append("%%w%d: %s" % (i, w))
+        else:
+            arguments += ["%%q%d: %s" % (i, q), "%%s%d: %s" % (i, s)]
+            text += """  %%ew%(i)d = tensor.empty() : %(w)s
+  %%w%(i)d = linalg.generic {indexing_maps = [%(maps)s, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%q%(i)d, %%s%(i)d : %(q)s, %(s)s) outs(%%ew%(i)d : %(w)s) {
+  ^bb0(%%q_v: i8, %%s_v: f16, %%o: f16):
+%(body)s
+    %%weight = arith.mulf %%value, %%s_v : f16
+    linalg.yield %%weight : f16
+  } -> %(w)s
+""" % dict(i=i, w=w, q=q, s=s, maps=maps, body=body)
+        text += """  %%e%(i)d = tensor.empty() : %(c)s
+  %%f%(i)d = linalg.fill ins(%%zero : f32) outs(%%e%(i)d : %(c)s) -> %(c)s
+  %%r%(i)d = linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%%a, %%w%(i)d : %(a)s, %(w)s) outs(%%f%(i)d : %(c)s) -> %(c)s
+""" % dict(i=i, a=a, w=w, c=c)
+    results = ", ".join("%%r%d" % i for i in range(copies))
+    return ("func.func @decode(%s) -> (%s) {\n  %%zero = arith.constant 0.0 "
+            ": f32\n" % (", ".join(arguments), ", ".join([c] * copies)) +
+            text + "  return %s : %s\n}\n" % (results,
+                                              ", ".join([c] * copies)))
+
+
+# Decode steps (issue 61): one to eight tokens times the weight of ggml's
+# stock MUL_MAT case (K = 14336, N = 4096), f16, int8 and int4 in groups of
+# 32 along K with f16 scales (the bytes of ggml's q8_0 and q4_0); the
+# product as dot products (the default at these rows) and as the tiled
+# product (dot-product-rows=0, split K), in the same run. `_l2` reads one
+# weight at every repeat (int4 and int8 stay in the L2), `_rotating` four
+# weights in turn (each evicted by the others before it comes back): time
+# per product there is the run's over four.
+DECODE_N, DECODE_K, DECODE_GROUP = 4096, 14336, 32
+for form in ("f16", "int8", "int4"):
+    for rows in (1, 2, 4, 8):
+        for copies, where in ((1, "l2"), (4, "rotating")):
+            if rows > 1 and copies == 4:
+                continue
+            weight = {
+                "f16": [((DECODE_N, DECODE_K), "float16", -0.05, 0.05)],
+                "int8": [((DECODE_N, DECODE_K), "int8", -128, 127),
+                         ((DECODE_N, DECODE_K // DECODE_GROUP), "float16",
+                          0.0005, 0.002)],
+                "int4": [((DECODE_N, DECODE_K // 2), "int8", -128, 127),
+                         ((DECODE_N, DECODE_K // DECODE_GROUP), "float16",
+                          0.001, 0.005)],
+            }[form]
+            for kernel, options in (("dot", ""),
+                                    ("tiled", "dot-product-rows=0")):
+                PROGRAMS["decode_%s_%dx%dx%d_%s_%s" % (
+                    form, rows, DECODE_N, DECODE_K, where, kernel)] = Program(
+                    "decode",
+                    decode_linear(form, rows, DECODE_N, DECODE_K,
+                                  DECODE_GROUP, copies),
+                    [((rows, DECODE_K), "float16", -1, 1)] + weight * copies,
+                    "decode_" + form, 2e-3, options=options,
+                    flops=2 * rows * DECODE_N * DECODE_K * copies)

@@ -92,6 +92,33 @@ def linear_int4(a, q, s):
     return (a @ w.T).float()
 
 
+def decode_weights(form, weights):
+    """The dequantized weights of a decode program's arguments."""
+    if form == "f16":
+        return list(weights)
+    dequantized = []
+    for q, s in zip(weights[0::2], weights[1::2]):
+        if form == "int8":
+            values = q.to(torch.float16)
+        else:
+            bits = q.view(torch.uint8).to(torch.int16)
+            low, high = (bits & 15) - 8, ((bits >> 4) & 15) - 8
+            values = torch.stack([low, high], dim=-1).reshape(
+                q.shape[0], -1).to(torch.float16)
+        group = values.shape[1] // s.shape[1]
+        dequantized.append(values * s.repeat_interleave(group, dim=1))
+    return dequantized
+
+
+def decode(form):
+    """Every product of a decode program (its first result checked):
+    dequantized, then cuBLAS's f16 product."""
+    def products(a, *weights):
+        results = [(a @ w.T).float() for w in decode_weights(form, weights)]
+        return results[0]
+    return products
+
+
 def matmul_to_bf16(a, b):
     return a @ b
 
@@ -398,7 +425,9 @@ FUNCTIONS = {"mlp": mlp, "attention": attention,
              "linear_int4": linear_int4, "matmul_to_bf16": matmul_to_bf16,
              "matmul_to_f32": matmul_to_f32, "matmul_f32": matmul_f32,
              "matmul_f32_rounded_to_bf16": matmul_f32_rounded_to_bf16,
-             "matmul": matmul, "conv3x3_nhwc": conv3x3_nhwc}
+             "matmul": matmul, "conv3x3_nhwc": conv3x3_nhwc,
+             "decode_f16": decode("f16"), "decode_int8": decode("int8"),
+             "decode_int4": decode("int4")}
 FUNCTIONS.update({name: function for name, function in globals().items()
                   if name.startswith("corpus_")})
 
