@@ -461,8 +461,9 @@ def decode_linear(form, m, n, k, group, copies):
 # Decode steps (issue 61): one to eight tokens times the weight of ggml's
 # stock MUL_MAT case (K = 14336, N = 4096), f16, int8 and int4 in groups of
 # 32 along K with f16 scales (the bytes of ggml's q8_0 and q4_0); the
-# product as dot products (the default at these rows) and as the tiled
-# product (dot-product-rows=0, split K), in the same run. `_l2` reads one
+# product as dot products (dot-product-rows=8, beyond the default
+# crossover) and as the tiled product (dot-product-rows=0, split K), in the
+# same run. `_l2` reads one
 # weight at every repeat (int4 and int8 stay in the L2), `_rotating` four
 # weights in turn (each evicted by the others before it comes back): time
 # per product there is the run's over four.
@@ -481,7 +482,7 @@ for form in ("f16", "int8", "int4"):
                          ((DECODE_N, DECODE_K // DECODE_GROUP), "float16",
                           0.001, 0.005)],
             }[form]
-            for kernel, options in (("dot", ""),
+            for kernel, options in (("dot", "dot-product-rows=8"),
                                     ("tiled", "dot-product-rows=0")):
                 PROGRAMS["decode_%s_%dx%dx%d_%s_%s" % (
                     form, rows, DECODE_N, DECODE_K, where, kernel)] = Program(

@@ -269,6 +269,29 @@ def cases(target, t, acc, unit):
     cases.append(Case("decode_dynamic_n_k", text, None, None, None, 1e-3,
                       variants=[dynamic_variant(40, 72),
                                 dynamic_variant(90, 33)]))
+    # The conversions that dequantize: every signed 8-bit value to f16 and
+    # its bits as unsigned to f32 (on Vulkan an integer addition into a
+    # float's bits and a subtraction), combined exactly into one f32.
+    text = """func.func @decode_byte_conversions(%x: tensor<16x64xi8>) -> tensor<16x64xf32> {
+  %e = tensor.empty() : tensor<16x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x64xi8>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%v: i8, %o: f32):
+    %s = arith.sitofp %v : i8 to f16
+    %u = arith.uitofp %v : i8 to f32
+    %sw = arith.extf %s : f16 to f32
+    %c = arith.constant 1000.0 : f32
+    %scaled = arith.mulf %sw, %c : f32
+    %y = arith.addf %scaled, %u : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
+"""
+    cases.append(Case(
+        "decode_byte_conversions", text, [("x", (16, 64), "si8", (-128, 127))],
+        ((16, 64), "f32"),
+        lambda x: [1000.0 * v + (v % 256) for v in x[0]], 0.0))
     for case in cases:
         case.options = (case.options + " " + DOT_PRODUCTS).strip()
     return cases
