@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include <numeric>
 
@@ -269,11 +270,40 @@ KernelBuilder::computeGatheredElements(linalg::GenericOp prologue,
     IRMapping mapping;
     for (auto [position, values] : llvm::enumerate(loaded.inputs))
       mapping.map(body.getArgument(position), values[i]);
-    Value dims[] = {row, add(column, i)};
+    Value elementColumn = add(column, i);
+    Value dims[] = {row, elementColumn};
     body.walk([&](linalg::IndexOp indexOp) {
       mapping.map(indexOp.getResult(), dims[indexOp.getDim()]);
     });
-    Value element = cloneScalarBody(b, body, mapping);
+    // `column` is a multiple of the width: what the body computes of
+    // `column + i` by masks, remainders and quotients that divide the width
+    // (which nibble of a byte, which group's scale) is a constant, or a
+    // quotient the vector shares, not arithmetic per element.
+    auto foldColumnArithmetic = [&](Operation &op) {
+      APInt constant;
+      if (op.getNumOperands() != 2 ||
+          mapping.lookupOrDefault(op.getOperand(0)) != elementColumn ||
+          !matchPattern(mapping.lookupOrDefault(op.getOperand(1)),
+                        m_ConstantInt(&constant)))
+        return false;
+      int64_t c = constant.getSExtValue();
+      Value folded;
+      if (isa<arith::AndIOp>(op) && c >= 0 && width % (c + 1) == 0 &&
+          llvm::isPowerOf2_64(c + 1))
+        folded = index(i & c);
+      else if (isa<arith::RemUIOp, arith::RemSIOp>(op) && c > 0 &&
+               width % c == 0)
+        folded = index(i % c);
+      else if (isa<arith::DivUIOp, arith::DivSIOp>(op) && c > 0 &&
+               width % c == 0)
+        folded = add(arith::DivUIOp::create(b, loc, column, index(c)), i / c);
+      if (!folded)
+        return false;
+      mapping.map(op.getResult(0), folded);
+      return true;
+    };
+    Value element =
+        cloneScalarBodyResults(b, body, mapping, foldColumnArithmetic).front();
     if (element.getType() != staged)
       element = arith::BitcastOp::create(b, loc, staged, element);
     if (inBounds)
