@@ -5,6 +5,8 @@ dequantized in registers, fused epilogues, ragged and dynamic sizes. Every
 case asks for dot products up to eight rows (whatever the target's
 crossover), and must stay one launch."""
 
+import numpy as np
+
 from sm_testing.elements import round_to
 from sm_testing.linalg.common import Case, matmul_reference, memref, tensor
 from sm_testing.linalg.quantized import dequantization_program
@@ -269,6 +271,84 @@ def cases(target, t, acc, unit):
     cases.append(Case("decode_dynamic_n_k", text, None, None, None, 1e-3,
                       variants=[dynamic_variant(40, 72),
                                 dynamic_variant(90, 33)]))
+    # ggml's q4_0 and q8_0 blocks, the bytes of a GGUF file kept as they
+    # are: per 32 values along K an f16 scale (two bytes, low first), then
+    # 16 bytes of nibbles (element j low, j + 16 high, offset by 8) or 32
+    # signed bytes. The program reads the scale's bytes and the values
+    # through maps into the blocks.
+    for name, m, n, k, block_bytes in (("decode_ggml_q4_0", 1, 40, 256, 18),
+                                       ("decode_ggml_q8_0", 2, 24, 128, 34)):
+        blocks = k // 32
+        q4 = block_bytes == 18
+        value_map = ("affine_map<(d0, d1) -> (d0, d1 floordiv 32, d1 mod 16 "
+                     "+ 2)>" if q4 else
+                     "affine_map<(d0, d1) -> (d0, d1 floordiv 32, d1 mod 32 "
+                     "+ 2)>")
+        value = ("""    %c16 = arith.constant 16 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %k = linalg.index 1 : index
+    %half = arith.divui %k, %c16 : index
+    %high = arith.andi %half, %c1 : index
+    %shift_i = arith.muli %high, %c4 : index
+    %shift = arith.index_cast %shift_i : index to i8
+    %byte = arith.shrui %q_v, %shift : i8
+    %nibble = arith.andi %byte, %c15 : i8
+    %centred = arith.subi %nibble, %c8 : i8
+    %value = arith.sitofp %centred : i8 to f16""" if q4 else
+                 """    %value = arith.sitofp %q_v : i8 to f16""")
+        body = value + """
+    %lo16 = arith.extui %lo_v : i8 to i16
+    %hi16 = arith.extui %hi_v : i8 to i16
+    %c8_16 = arith.constant 8 : i16
+    %hi_shifted = arith.shli %hi16, %c8_16 : i16
+    %bits = arith.ori %hi_shifted, %lo16 : i16
+    %scale = arith.bitcast %bits : i16 to f16
+    %w = arith.mulf %value, %scale : f16"""
+        weights = tensor((n, blocks, block_bytes), "i8")
+        # Scales from 2^-9 to 2^-6 (their bytes pinned; the rest random).
+        scale_bytes = {}
+        for block in range(n * blocks):
+            bits = 0x1800 + ((block * 389) % 0xC00)
+            scale_bytes[block * block_bytes] = bits & 255
+            scale_bytes[block * block_bytes + 1] = bits >> 8
+
+        def reference(x, m=m, n=n, k=k, blocks=blocks, size=block_bytes,
+                      q4=q4):
+            data = [int(v) & 255 for v in x[1]]
+            w = []
+            for j in range(n):
+                for q in range(k):
+                    base = (j * blocks + q // 32) * size
+                    scale = float(np.frombuffer(bytes(data[base:base + 2]),
+                                                np.float16)[0])
+                    if q4:
+                        byte = data[base + 2 + q % 16]
+                        v = ((byte >> 4) if q % 32 >= 16 else (byte & 15)) - 8
+                    else:
+                        v = data[base + 2 + q % 32]
+                        v = v - 256 if v > 127 else v
+                    w.append(round_to(v * scale, t))
+            return matmul_reference(x[0], w, m, n, k, transposed_b=True)
+        # One buffer of blocks, read three times by the dequantization.
+        text = dequantization_program(
+            name, tensor((m, k), t), None,
+            [("q", weights), ("lo", weights), ("hi", weights)],
+            [value_map,
+             "affine_map<(d0, d1) -> (d0, d1 floordiv 32, 0)>",
+             "affine_map<(d0, d1) -> (d0, d1 floordiv 32, 1)>"],
+            body, (n, k), t, acc, m, n, k, True)
+        text = text.replace(", %%lo: %s, %%hi: %s" % (weights, weights), "")
+        text = text.replace("ins(%q, %lo, %hi", "ins(%q, %q, %q")
+        assert "%lo:" not in text and "%q, %q, %q" in text
+        cases.append(Case(
+            name, text,
+            [("a", (m, k), t, unit),
+             ("q", (n, blocks, block_bytes), "ui8", (0, 255, scale_bytes))],
+            ((m, n), acc), reference, 1e-3))
+
     # The conversions that dequantize: every signed 8-bit value to f16 and
     # its bits as unsigned to f32 (on Vulkan an integer addition into a
     # float's bits and a subtraction), combined exactly into one f32.
