@@ -157,57 +157,6 @@ struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
   }
 };
 
-/// arith.sitofp and arith.uitofp of narrow integers (at most 10 bits into
-/// f16, 23 into f32) as an integer addition into the bits of a float whose
-/// last mantissa bit is worth one (2^10 in f16, 2^23 in f32), biased so
-/// that the sum stays within the mantissa, and a float subtraction of the
-/// same: exact. Conversions run at an eighth of the rate of additions on
-/// NVIDIA GPUs, and a quantized weight converts every element it reads.
-template <typename OpTy, bool isSigned>
-struct NarrowIntegerToFloatLowering : OpConversionPattern<OpTy> {
-  NarrowIntegerToFloatLowering(const TypeConverter &typeConverter,
-                               MLIRContext *context, bool hasInt16)
-      : OpConversionPattern<OpTy>(typeConverter, context, /*benefit=*/2),
-        hasInt16(hasInt16) {}
-
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto source = dyn_cast<IntegerType>(op.getIn().getType());
-    Type result = op.getType();
-    if (!source || !(result.isF32() || (result.isF16() && hasInt16)) ||
-        adaptor.getIn().getType() != source)
-      return failure();
-    unsigned bits = source.getWidth();
-    unsigned mantissaBits = result.isF16() ? 10 : 23;
-    if (bits < 2 || bits > mantissaBits)
-      return failure();
-    Location loc = op.getLoc();
-    Type word = rewriter.getIntegerType(result.getIntOrFloatBitWidth());
-    Value value = adaptor.getIn();
-    if (bits < word.getIntOrFloatBitWidth())
-      value = isSigned ? spirv::SConvertOp::create(rewriter, loc, word, value)
-                             .getResult()
-                       : spirv::UConvertOp::create(rewriter, loc, word, value)
-                             .getResult();
-    int64_t bias = isSigned ? int64_t(1) << (bits - 1) : 0;
-    int64_t magic = result.isF16() ? 0x6400 : 0x4B000000;
-    Value biased = spirv::IAddOp::create(
-        rewriter, loc, value,
-        spirv::ConstantOp::create(rewriter, loc, word,
-                                  rewriter.getIntegerAttr(word, magic + bias)));
-    Value shifted = spirv::BitcastOp::create(rewriter, loc, result, biased);
-    double offset = double(int64_t(1) << mantissaBits) + double(bias);
-    rewriter.replaceOpWithNewOp<spirv::FSubOp>(
-        op, shifted,
-        spirv::ConstantOp::create(rewriter, loc, result,
-                                  rewriter.getFloatAttr(result, offset)));
-    return success();
-  }
-
-  bool hasInt16;
-};
-
 /// arith.maximumf and arith.minimumf, which return NaN when either operand
 /// is NaN, as `isnan(a) || isnan(b) ? a + b : FMax(a, b)`. Upstream's
 /// lowering selects the NaN operand itself around the FMax, a form that
@@ -274,10 +223,6 @@ static LogicalResult convertToSPIRV(Operation *gpuModule,
   if (spirv::TargetEnv(targetEnv).allows(spirv::Capability::Shader))
     patterns.add<Exp2Lowering>(typeConverter, context);
   // Ahead of upstream's lowering of the same ops.
-  bool hasInt16 = spirv::TargetEnv(targetEnv).allows(spirv::Capability::Int16);
-  patterns.add<NarrowIntegerToFloatLowering<arith::SIToFPOp, true>,
-               NarrowIntegerToFloatLowering<arith::UIToFPOp, false>>(
-      typeConverter, context, hasInt16);
   patterns
       .add<NaNPropagatingMinMaxLowering<arith::MaximumFOp, spirv::GLFMaxOp>,
            NaNPropagatingMinMaxLowering<arith::MinimumFOp, spirv::GLFMinOp>>(

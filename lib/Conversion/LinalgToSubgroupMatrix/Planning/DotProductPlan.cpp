@@ -20,12 +20,11 @@ using namespace mlir::subgroup_matrix;
 /// The most rows a product takes dot products for by default. Above it the
 /// tiled product's matrix units win: each element of B read is multiplied
 /// by M elements of A, which the dot products do one at a time. On the H100
-/// at 4096 x 14336 (docs/performance.md) one row: f16 45.1 us, int8 31.7,
-/// int4 26.0 against the tiled product's 53.6, 53.4 and 39.3; eight rows
-/// 80.6, 118.2 and 81.9 against 54.0, 53.8 and 39.5. Two to seven rows are
-/// not measured yet, so only one row takes them (`dot-product-rows` asks
-/// for more).
-constexpr int64_t kDotProductMaxRows = 1;
+/// at 4096 x 14336 (docs/performance.md, us, dot products against the tiled
+/// product): f16 45.1 / 53.6 at one row, 49.6 / 53.6 at two, 69.8 / 53.5 at
+/// four, 123.3 / 54.1 at eight; int8 in groups of 32 43.9 / 58.5 at two,
+/// 58.1 / 58.7 at four; int4 40.5 / 43.1 at two, 67.3 / 43.1 at four.
+constexpr int64_t kDotProductMaxRows = 2;
 
 /// The most elements of K an invocation reads at once.
 constexpr int64_t kMaxDotProductVectorWidth = 64;

@@ -350,8 +350,7 @@ def cases(target, t, acc, unit):
             ((m, n), acc), reference, 1e-3))
 
     # The conversions that dequantize: every signed 8-bit value to f16 and
-    # its bits as unsigned to f32 (on Vulkan an integer addition into a
-    # float's bits and a subtraction), combined exactly into one f32.
+    # its bits as unsigned to f32, combined exactly into one f32.
     text = """func.func @decode_byte_conversions(%x: tensor<16x64xi8>) -> tensor<16x64xf32> {
   %e = tensor.empty() : tensor<16x64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
