@@ -411,11 +411,11 @@ def SubgroupMatrix_DotProductPlanAttr
     ```mlir
     func.func @decode(%x: memref<1x4096xf16>, %w: memref<4096x4096xf16>,
                       %y: memref<1x4096xf32>) {
-      linalg.matmul {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<
-          subgroups = 4, columns = 2, vector_width = 8, unroll = 2>}
-          indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
-                           affine_map<(m, n, k) -> (n, k)>,
-                           affine_map<(m, n, k) -> (m, n)>]
+      linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                     affine_map<(m, n, k) -> (n, k)>,
+                                     affine_map<(m, n, k) -> (m, n)>]
+          {subgroup_matrix.plan = #subgroup_matrix.dot_product_plan<
+              subgroups = 8, columns = 1, vector_width = 8, unroll = 2>}
           ins(%x, %w : memref<1x4096xf16>, memref<4096x4096xf16>)
           outs(%y : memref<1x4096xf32>)
       return
