@@ -20,6 +20,22 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+SmallVector<Value> KernelBuilder::loadVectorElements(Value buffer, Type element,
+                                                     Value start,
+                                                     int64_t count) {
+  Value vector = vector::LoadOp::create(
+      b, loc, VectorType::get({count}, element), buffer, start);
+  int64_t words = count * element.getIntOrFloatBitWidth() / 32;
+  Value packed = vector::BitCastOp::create(
+      b, loc, VectorType::get({words}, b.getI32Type()), vector);
+  SmallVector<Value> elements;
+  for (int64_t w = 0; w < words; ++w)
+    llvm::append_range(
+        elements,
+        unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
+  return elements;
+}
+
 SmallVector<Value> KernelBuilder::unpackWord(Value word, Type element) {
   int64_t perWord = 32 / element.getIntOrFloatBitWidth();
   Value packed = vector::FromElementsOp::create(
@@ -171,16 +187,8 @@ SmallVector<Value> KernelBuilder::loadGathered(Value buffer, Type element,
     Value vectorInside = inside.empty() ? Value() : inside.front();
     Value start =
         clamp(materialize({offsets.front().base, first, 0}), vectorInside);
-    Value vector = vector::LoadOp::create(
-        b, loc, VectorType::get({length}, element), buffer, start);
-    int64_t words = length * bits / 32;
-    Value packed = vector::BitCastOp::create(
-        b, loc, VectorType::get({words}, b.getI32Type()), vector);
-    SmallVector<Value> unpacked;
-    for (int64_t w = 0; w < words; ++w)
-      llvm::append_range(
-          unpacked,
-          unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
+    SmallVector<Value> unpacked =
+        loadVectorElements(buffer, element, start, length);
     for (const SplitIndex &offset : offsets)
       values.push_back(pad(unpacked[offset.offset - first], vectorInside));
     return values;

@@ -153,6 +153,11 @@ protected:
   /// `elements` (vectors of at most four, which every path has).
   SmallVector<Value> unpackWord(Value word, Type element);
   Value packWord(ArrayRef<Value> elements);
+  /// The `count` elements of `buffer` (of 8 bits or more, `count` of them
+  /// at most 128 bits and whole 32-bit words) from `start`, loaded as one
+  /// vector and taken apart word by word.
+  SmallVector<Value> loadVectorElements(Value buffer, Type element, Value start,
+                                        int64_t count);
 
   /// Loads what a gathering prologue reads for the `width` elements at
   /// (`row`, `column` + i) of `operand` (of batch `batchIndex` where its

@@ -88,18 +88,10 @@ SmallVector<Value> DotProductKernelEmitter::loadRun(Value buffer, Value start,
   if (vectorLoads && count > 1 && (count * bits) % 32 == 0 &&
       (count % perVector == 0 || count * bits < 128)) {
     int64_t length = std::min(count, perVector);
-    for (int64_t first = 0; first < count; first += length) {
-      Value vector =
-          vector::LoadOp::create(b, loc, VectorType::get({length}, element),
-                                 buffer, ValueRange{add(start, first)});
-      int64_t words = length * bits / 32;
-      Value packed = vector::BitCastOp::create(
-          b, loc, VectorType::get({words}, b.getI32Type()), vector);
-      for (int64_t w = 0; w < words; ++w)
-        llvm::append_range(
-            elements,
-            unpackWord(vector::ExtractOp::create(b, loc, packed, w), element));
-    }
+    for (int64_t first = 0; first < count; first += length)
+      llvm::append_range(
+          elements,
+          loadVectorElements(buffer, element, add(start, first), length));
     return elements;
   }
   for (int64_t i = 0; i < count; ++i)
@@ -254,19 +246,11 @@ DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   vectorLoads = isVulkanDevice(target);
   int64_t subgroupSize = target.getSubgroupSize();
 
-  // The arguments in a tiled product's order: A, B, C when it is read, the
-  // epilogue's operands, the prologues' other inputs, the output when it
-  // is not C; every buffer flattened; then N and K where dynamic.
+  // The arguments in a tiled product's order (A has no gathering
+  // prologue here), every buffer flattened; then N and K where dynamic.
   ContractionKernel result;
-  result.arguments = {problem.a.buffer, problem.b.buffer};
-  if (problem.accumulates())
-    result.arguments.push_back(problem.c);
-  for (const EpilogueOperand &operand : problem.epilogueOperands)
-    result.arguments.push_back(operand.buffer);
-  llvm::append_range(result.arguments, problem.b.prologueOperands);
+  result.arguments = getContractionKernelArguments(problem);
   bool separateOutput = problem.output != problem.c || !problem.accumulates();
-  if (separateOutput)
-    result.arguments.push_back(problem.output);
   SmallVector<Type> arguments;
   for (Value buffer : result.arguments) {
     auto type = cast<MemRefType>(buffer.getType());

@@ -277,16 +277,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   // The arguments: A, B, C when it is read, the epilogue's operands, and
   // the output when it is not C; every buffer flattened.
   ContractionKernel result;
-  result.arguments = {problem.a.buffer, problem.b.buffer};
-  if (problem.accumulates())
-    result.arguments.push_back(problem.c);
-  for (const EpilogueOperand &operand : problem.epilogueOperands)
-    result.arguments.push_back(operand.buffer);
-  llvm::append_range(result.arguments, problem.a.prologueOperands);
-  llvm::append_range(result.arguments, problem.b.prologueOperands);
+  result.arguments = getContractionKernelArguments(problem);
   bool separateOutput = problem.output != problem.c || !problem.accumulates();
-  if (separateOutput)
-    result.arguments.push_back(problem.output);
   auto workgroupSpace =
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
   auto flat = [&](int64_t size, Type element, Attribute space = nullptr) {
@@ -503,6 +495,20 @@ FailureOr<ContractionKernel> mlir::subgroup_matrix::emitContractionKernel(
   ContractionKernelEmitter emitter(layout, plan.config, target, plan.tiling,
                                    layout.problem.op.getLoc());
   return emitter.emit(moduleBuilder, name);
+}
+
+SmallVector<Value> mlir::subgroup_matrix::getContractionKernelArguments(
+    const Contraction &problem) {
+  SmallVector<Value> arguments = {problem.a.buffer, problem.b.buffer};
+  if (problem.accumulates())
+    arguments.push_back(problem.c);
+  for (const EpilogueOperand &operand : problem.epilogueOperands)
+    arguments.push_back(operand.buffer);
+  llvm::append_range(arguments, problem.a.prologueOperands);
+  llvm::append_range(arguments, problem.b.prologueOperands);
+  if (problem.output != problem.c || !problem.accumulates())
+    arguments.push_back(problem.output);
+  return arguments;
 }
 
 Value mlir::subgroup_matrix::flattenForLaunch(OpBuilder &builder, Location loc,

@@ -33,6 +33,13 @@ struct ContractionKernel {
   SmallVector<Value> arguments;
 };
 
+/// The host buffers the kernel of `problem` takes, in its argument order
+/// (every kernel family of a contraction takes them so, and the launch
+/// description counts them so): A, B, C when it is read, the epilogue's
+/// operands, A's and B's gathering prologues' other inputs, and the output
+/// when it is not C.
+SmallVector<Value> getContractionKernelArguments(const Contraction &problem);
+
 /// The one-dimensional view of `buffer` (dense, row-major) that kernels of
 /// this generator take: `buffer` itself when it has one dimension, else a
 /// memref.collapse_shape of all of them, built with `builder` on the host.
