@@ -104,6 +104,20 @@ def accumulate(m, n, k):
 
 
 INT4_GROUP = 128
+# The value (%value, f16) of a 4-bit weight packed two to a byte along K
+# (low nibble first) and offset by 8, from its byte %q_v and loop index 1.
+INT4_VALUE = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+    %k = linalg.index 1 : index
+    %odd = arith.andi %k, %c1 : index
+    %shift_index = arith.muli %odd, %c4 : index
+    %shift = arith.index_cast %shift_index : index to i8
+    %shifted = arith.shrui %q_v, %shift : i8
+    %nibble = arith.andi %shifted, %c15 : i8
+    %centred = arith.subi %nibble, %c8 : i8
+    %value = arith.sitofp %centred : i8 to f16"""
 
 
 def linear(form, m, n, k):
@@ -138,18 +152,7 @@ def linear(form, m, n, k):
         s = "tensor<%dx%dxf16>" % (n, k // INT4_GROUP)
         maps = ("affine_map<(d0, d1) -> (d0, d1 floordiv 2)>, "
                 "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % INT4_GROUP)
-        body = """    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    %c15 = arith.constant 15 : i8
-    %c8 = arith.constant 8 : i8
-    %k = linalg.index 1 : index
-    %odd = arith.andi %k, %c1 : index
-    %shift_index = arith.muli %odd, %c4 : index
-    %shift = arith.index_cast %shift_index : index to i8
-    %shifted = arith.shrui %q_v, %shift : i8
-    %nibble = arith.andi %shifted, %c15 : i8
-    %centred = arith.subi %nibble, %c8 : i8
-    %value = arith.sitofp %centred : i8 to f16
+        body = INT4_VALUE + """
     %weight = arith.mulf %value, %s_v : f16"""
     return """func.func @linear(%%a: %(a)s, %%q: %(q)s, %%s: %(s)s) -> %(c)s {
   %%ew = tensor.empty() : %(w)s
@@ -417,18 +420,7 @@ def decode_linear(form, m, n, k, group, copies):
     if form == "int8":
         body = """    %value = arith.sitofp %q_v : i8 to f16"""
     else:
-        body = """    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    %c15 = arith.constant 15 : i8
-    %c8 = arith.constant 8 : i8
-    %k = linalg.index 1 : index
-    %odd = arith.andi %k, %c1 : index
-    %shift_index = arith.muli %odd, %c4 : index
-    %shift = arith.index_cast %shift_index : index to i8
-    %shifted = arith.shrui %q_v, %shift : i8
-    %nibble = arith.andi %shifted, %c15 : i8
-    %centred = arith.subi %nibble, %c8 : i8
-    %value = arith.sitofp %centred : i8 to f16"""
+        body = INT4_VALUE
     arguments = ["%%a: %s" % a]
     text = ""
     for i in range(copies):

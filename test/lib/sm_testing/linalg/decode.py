@@ -9,31 +9,14 @@ import numpy as np
 
 from sm_testing.elements import round_to
 from sm_testing.linalg.common import Case, matmul_reference, memref, tensor
-from sm_testing.linalg.quantized import dequantization_program
+from sm_testing.linalg.quantized import (
+    INT4_CONSTANTS, dequantization_program, int4_body, int4_weights)
 
 TRANSPOSED_B = ("indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
                 "affine_map<(m, n, k) -> (n, k)>, "
                 "affine_map<(m, n, k) -> (m, n)>]")
 
 DOT_PRODUCTS = "dot-product-rows=8"
-
-# 4-bit values packed two to a byte along K (even k in the low nibble),
-# offset by 8, times the scale of their group along K (as front-ends and
-# bench/runtime write them).
-INT4_BODY = """    %%c1 = arith.constant 1 : index
-    %%c4 = arith.constant 4 : index
-    %%c15 = arith.constant 15 : i8
-    %%c8 = arith.constant 8 : i8
-    %%k = linalg.index 1 : index
-    %%odd = arith.andi %%k, %%c1 : index
-    %%shift_i = arith.muli %%odd, %%c4 : index
-    %%shift = arith.index_cast %%shift_i : index to i8
-    %%byte = arith.shrui %%q_v, %%shift : i8
-    %%nibble = arith.andi %%byte, %%c15 : i8
-    %%centred = arith.subi %%nibble, %%c8 : i8
-    %%value = arith.sitofp %%centred : i8 to %(t)s
-    %%w = arith.mulf %%value, %%s_v : %(t)s"""
-
 
 def linear_program(name, m, n, k, t, out, epilogue=None):
     """x W^T into a zero-filled `out`, W stored N x K; `epilogue` (a body
@@ -62,19 +45,6 @@ def linear_program(name, m, n, k, t, out, epilogue=None):
   return %%r : %(c)s
 }
 """ % dict(c=c, out=out, bias=tensor((n,), out), body=epilogue)
-
-
-def int4_weights(packed, scales, n, k, group, t):
-    """The weight (N x K, flat) that INT4_BODY computes, rounded to `t`."""
-    groups = (k + group - 1) // group
-    out = []
-    for j in range(n):
-        for q in range(k):
-            byte = int(packed[j * (k // 2) + q // 2]) & 255
-            nibble = (byte >> 4) if q % 2 else (byte & 15)
-            out.append(round_to((nibble - 8) * scales[j * groups + q // group],
-                                t))
-    return out
 
 
 def cases(target, t, acc, unit):
@@ -193,7 +163,8 @@ def cases(target, t, acc, unit):
                  ("s", tensor((n, groups), t))],
                 ["affine_map<(d0, d1) -> (d0, d1 floordiv 2)>",
                  "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % group],
-                INT4_BODY % dict(t=t), (n, k), t, acc, m, n, k, True),
+                INT4_CONSTANTS + int4_body(t, t, t), (n, k), t, acc, m, n, k,
+                True),
             [("a", (m, k), t, unit), ("q", (n, k // 2), "ui8", (0, 255)),
              ("s", (n, groups), t, scales)],
             ((m, n), acc),

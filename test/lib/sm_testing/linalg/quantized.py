@@ -56,6 +56,49 @@ def dequantization_program(name, a_ty, a_body, w_inputs, w_maps, w_body,
     return text
 
 
+# 4-bit values packed two to a byte along K (even k in the low nibble),
+# offset by 8, one scale per group along K; B stored N x K.
+INT4_CONSTANTS = """    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c15 = arith.constant 15 : i8
+    %c8 = arith.constant 8 : i8
+"""
+
+
+def int4_body(t, scale_type, compute):
+    """%w (of `t`) from byte %q_v, loop index 1 (k) and scale %s_v (of
+    `scale_type`), computed in `compute`; INT4_CONSTANTS before it."""
+    widen = "" if scale_type == compute else (
+        "\n    %%scale = arith.extf %%s_v : %s to %s" % (scale_type, compute))
+    narrow = "" if compute == t else (
+        "\n    %%w = arith.truncf %%ws : %s to %s" % (compute, t))
+    return """    %%k = linalg.index 1 : index
+    %%odd = arith.andi %%k, %%c1 : index
+    %%shift_i = arith.muli %%odd, %%c4 : index
+    %%shift = arith.index_cast %%shift_i : index to i8
+    %%byte = arith.shrui %%q_v, %%shift : i8
+    %%nibble = arith.andi %%byte, %%c15 : i8
+    %%centred = arith.subi %%nibble, %%c8 : i8
+    %%value = arith.sitofp %%centred : i8 to %(compute)s%(widen)s
+    %%%(ws)s = arith.mulf %%value, %%%(s)s : %(compute)s%(narrow)s""" % dict(
+        compute=compute, widen=widen, narrow=narrow,
+        ws="ws" if narrow else "w", s="scale" if widen else "s_v")
+
+
+def int4_weights(packed, scales, n, k, group, t):
+    """The weight (N x K, flat) that int4_body computes from `packed` bytes
+    and `scales` (N x groups), rounded to `t`."""
+    groups = (k + group - 1) // group
+    out = []
+    for j in range(n):
+        for q in range(k):
+            byte = int(packed[j * (k // 2) + q // 2]) & 255
+            nibble = (byte >> 4) if q % 2 else (byte & 15)
+            out.append(round_to((nibble - 8) * scales[j * groups + q // group],
+                                t))
+    return out
+
+
 def dequantization_cases(target, t, acc, unit):
     """Quantized weights dequantized by a producer of B, which
     sm-linalg-to-gpu runs as the kernel stages B: one launch, the weight
@@ -121,43 +164,6 @@ def dequantization_cases(target, t, acc, unit):
                 m, n, k, transposed_b=True),
             1e-3, options=options))
 
-    # 4-bit values packed two to a byte along K (even k in the low
-    # nibble), offset by 8, one scale per group of `group` along K; B
-    # stored N x K.
-    def int4_body(scale_type, compute):
-        """%w from byte %q_v, loop index 1 (k) and scale %s_v."""
-        widen = "" if scale_type == compute else (
-            "\n    %%scale = arith.extf %%s_v : %s to %s" % (scale_type, compute))
-        narrow = "" if compute == t else (
-            "\n    %%w = arith.truncf %%ws : %s to %s" % (compute, t))
-        return """    %%k = linalg.index 1 : index
-    %%odd = arith.andi %%k, %%c1 : index
-    %%shift_i = arith.muli %%odd, %%c4 : index
-    %%shift = arith.index_cast %%shift_i : index to i8
-    %%byte = arith.shrui %%q_v, %%shift : i8
-    %%nibble = arith.andi %%byte, %%c15 : i8
-    %%centred = arith.subi %%nibble, %%c8 : i8
-    %%value = arith.sitofp %%centred : i8 to %(compute)s%(widen)s
-    %%%(ws)s = arith.mulf %%value, %%%(s)s : %(compute)s%(narrow)s""" % dict(
-            compute=compute, widen=widen, narrow=narrow,
-            ws="ws" if narrow else "w", s="scale" if widen else "s_v")
-
-    constants = """    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    %c15 = arith.constant 15 : i8
-    %c8 = arith.constant 8 : i8
-"""
-
-    def int4_weights(packed, scale, n, k, group, scale_t):
-        out = []
-        for j in range(n):
-            for q in range(k):
-                byte = packed[j * (k // 2) + q // 2]
-                nibble = (byte >> 4) if q % 2 else (byte & 15)
-                s_ = scale[j * ((k + group - 1) // group) + q // group]
-                out.append(round_to((nibble - 8) * s_, t))
-        return out
-
     # The last three options: the element type of A, of the scales, and
     # sm-linalg-to-gpu options (16-byte copies: the staged elements are
     # stored several at a time, packed into words; not on the Metal path,
@@ -188,14 +194,14 @@ def dequantization_cases(target, t, acc, unit):
                  ("s", tensor((n, groups), scale_t))],
                 ["affine_map<(d0, d1) -> (d0, d1 floordiv 2)>",
                  "affine_map<(d0, d1) -> (d0, d1 floordiv %d)>" % group],
-                constants + int4_body(scale_t, compute), (n, k), t, acc, m,
-                n, k, True),
+                INT4_CONSTANTS + int4_body(t, scale_t, compute), (n, k), t,
+                acc, m, n, k, True),
             [("a", (m, k), a_type, unit), ("q", (n, k // 2), "ui8", (0, 255)),
              ("s", (n, groups), scale_t, scales)],
             ((m, n), acc),
             (lambda m, n, k, group, scale_t: lambda x: matmul_reference(
                 [round_to(v, t) for v in x[0]],
-                int4_weights(x[1], x[2], n, k, group, scale_t), m, n, k,
+                int4_weights(x[1], x[2], n, k, group, t), m, n, k,
                 transposed_b=True))(m, n, k, group, scale_t),
             1e-3, options=options))
     return cases
