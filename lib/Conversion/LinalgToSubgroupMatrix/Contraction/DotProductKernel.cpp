@@ -67,7 +67,7 @@ private:
   TargetAttr target;
   const DotProductPlan &plan;
 
-  Type storage, accumulator;
+  Type accumulator;
   bool vectorLoads = false;
   Value a, bBuffer, c, output;
   SmallVector<Value> epilogueBuffers;
@@ -240,7 +240,6 @@ void DotProductKernelEmitter::storeElement(Value total, int64_t row,
 FailureOr<ContractionKernel>
 DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   MLIRContext *context = moduleBuilder.getContext();
-  storage = getStorageType(problem.inputComponent);
   accumulator = isa<FloatType>(problem.resultComponent) ? Type(b.getF32Type())
                                                         : Type(b.getI32Type());
   vectorLoads = isVulkanDevice(target);
