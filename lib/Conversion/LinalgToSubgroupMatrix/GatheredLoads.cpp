@@ -273,8 +273,30 @@ KernelBuilder::computeGatheredElements(linalg::GenericOp prologue,
                                        int64_t width, Type staged) {
   Block &body = prologue.getRegion().front();
   Value row = loaded.row, column = loaded.column, inBounds = loaded.inBounds;
-  SmallVector<Value> elements;
+  SmallVector<Value> elements(width);
+  auto finish = [&](int64_t i, Value element) {
+    if (element.getType() != staged)
+      element = arith::BitcastOp::create(b, loc, staged, element);
+    if (inBounds)
+      element =
+          arith::SelectOp::create(b, loc, inBounds, element, zeroOf(staged));
+    elements[i] = element;
+  };
+  // Elements whose narrow integers share a word, two at a time.
+  for (int64_t i = 0; i < width; ++i)
+    for (int64_t j = i + 1; !elements[i] && j < width; ++j) {
+      if (elements[j] || !arePairable(loaded, i, j))
+        continue;
+      std::optional<std::pair<Value, Value>> pair =
+          computeGatheredPair(prologue, loaded, i, j, width);
+      if (!pair)
+        break;
+      finish(i, pair->first);
+      finish(j, pair->second);
+    }
   for (int64_t i = 0; i < width; ++i) {
+    if (elements[i])
+      continue;
     IRMapping mapping;
     for (auto [position, values] : llvm::enumerate(loaded.inputs))
       mapping.map(body.getArgument(position), values[i]);
@@ -310,14 +332,9 @@ KernelBuilder::computeGatheredElements(linalg::GenericOp prologue,
       mapping.map(op.getResult(0), folded);
       return true;
     };
-    Value element =
-        cloneScalarBodyResults(b, body, mapping, foldColumnArithmetic).front();
-    if (element.getType() != staged)
-      element = arith::BitcastOp::create(b, loc, staged, element);
-    if (inBounds)
-      element =
-          arith::SelectOp::create(b, loc, inBounds, element, zeroOf(staged));
-    elements.push_back(element);
+    finish(
+        i,
+        cloneScalarBodyResults(b, body, mapping, foldColumnArithmetic).front());
   }
   return elements;
 }

@@ -174,6 +174,16 @@ protected:
   SmallVector<Value> computeGatheredElements(linalg::GenericOp prologue,
                                              const GatheredVector &loaded,
                                              int64_t width, Type element);
+  /// Whether elements i and j of `loaded` read the same values but for
+  /// bytes 16 bits apart in one loaded word, which
+  /// `computeGatheredPair` may compute at once.
+  bool arePairable(const GatheredVector &loaded, int64_t i, int64_t j);
+  /// Elements i and j of the vector (pairable), the body run on both at
+  /// once (PairedDequantization.cpp); nullopt, and nothing built, where the
+  /// body does something that evaluation does not know.
+  std::optional<std::pair<Value, Value>>
+  computeGatheredPair(linalg::GenericOp prologue, const GatheredVector &loaded,
+                      int64_t i, int64_t j, int64_t width);
 
   /// The fused epilogue of `problem` on one element of its result,
   /// `value` (of C's element type): each step's body, its other inputs the

@@ -41,15 +41,32 @@ func.func @one_token(%a: tensor<1x256xf16>, %w: tensor<40x256xf16>) -> tensor<1x
 
 // An int4 weight in groups of 32 along K: 32 elements per read (16 bytes
 // of packed pairs), the group's scale loaded once per read, the nibbles
-// taken apart in registers.
+// taken apart in registers two at a time: the low nibbles of bytes 0 and 2
+// of a word masked into its halves (0x000F000F), placed in the mantissa of
+// 1024.0 (0x6400), 1024 + 8 subtracted, the scale multiplied, as vectors of
+// two halves; then the high nibbles (shifted by 4), then bytes 1 and 3.
 // CHECK-LABEL: gpu.func @matmul_0(
 // CHECK-SAME: %[[A:.*]]: memref<512xf16>, %[[Q:.*]]: memref<16384xi8>, %[[S:.*]]: memref<1024xf16>, %[[OUT:.*]]: memref<64xf32>)
 // CHECK: scf.for
-// CHECK: vector.load %[[Q]][%{{.*}}] : memref<16384xi8>, vector<16xi8>
-// CHECK: memref.load %[[S]]
+// CHECK: %[[BYTES:.*]] = vector.load %[[Q]][%{{.*}}] : memref<16384xi8>, vector<16xi8>
+// CHECK: %[[WORDS:.*]] = vector.bitcast %[[BYTES]] : vector<16xi8> to vector<4xi32>
+// CHECK: %[[WORD:.*]] = vector.extract %[[WORDS]][0]
+// CHECK: %[[SCALE:.*]] = memref.load %[[S]]
 // CHECK-NOT: memref.load %[[S]]
-// CHECK: arith.shrui
-// CHECK: arith.sitofp
+// CHECK-NOT: arith.sitofp
+// CHECK: %[[MASK:.*]] = arith.constant 983055 : i32
+// CHECK: %[[LOW:.*]] = arith.andi %[[WORD]], %[[MASK]] : i32
+// CHECK: %[[ONE_K:.*]] = arith.constant 1677747200 : i32
+// CHECK: %[[BITS:.*]] = arith.ori %[[LOW]], %[[ONE_K]] : i32
+// CHECK: %[[PACKED:.*]] = vector.from_elements %[[BITS]] : vector<1xi32>
+// CHECK: %[[HALVES:.*]] = vector.bitcast %[[PACKED]] : vector<1xi32> to vector<2xf16>
+// CHECK: %[[BIAS:.*]] = arith.constant dense<1.032000e+03> : vector<2xf16>
+// CHECK: %[[CENTRED:.*]] = arith.subf %[[HALVES]], %[[BIAS]] : vector<2xf16>
+// CHECK: %[[SCALES:.*]] = vector.broadcast %[[SCALE]] : f16 to vector<2xf16>
+// CHECK: arith.mulf %[[CENTRED]], %[[SCALES]] : vector<2xf16>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[WORD]], %{{.*}} : i32
+// CHECK: arith.andi %[[HIGH]], %[[MASK]] : i32
+// CHECK-NOT: arith.sitofp
 // CHECK: scf.yield
 // PLAN: remark: became kernel 'matmul_0': dot products of its few rows with the columns of B, plan #subgroup_matrix.dot_product_plan<subgroups = 8, columns = 1, vector_width = 32, unroll = 2>
 // PLAN: remark: fused into kernel 'matmul_0': computed in registers from what the kernel reads

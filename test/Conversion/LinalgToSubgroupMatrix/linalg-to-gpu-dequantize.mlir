@@ -8,7 +8,8 @@
 // indices through the producer's maps (k floordiv 2, k floordiv 64), and
 // the nibble is selected by linalg.index; no f16 copy of the weight exists
 // on the host. A copied vector of eight elements along K reads its four
-// bytes as one word and its group's scale once, and stores the eight
+// bytes as one word and its group's scale once, dequantizes two nibbles
+// 16 bits apart at a time (PairedDequantization.cpp), and stores the eight
 // staged elements at once.
 
 // CHECK-LABEL: gpu.func @matmul_0
@@ -21,10 +22,11 @@
 // CHECK: %[[WORD:.*]] = vector.bitcast %[[BYTES]] : vector<4xi8> to vector<1xi32>
 // CHECK: %[[GROUP:.*]] = arith.divui %[[K]], %[[C64]] : index
 // CHECK: %[[SCALE:.*]] = memref.load %[[S]][%{{.*}}] : memref<8192xf16>
-// CHECK: arith.shrui %{{.*}}, %{{.*}} : i8
-// CHECK: %[[VALUE:.*]] = arith.sitofp %{{.*}} : i8 to f16
-// CHECK: arith.mulf %[[VALUE]], %[[SCALE]] : f16
-// CHECK-COUNT-7: arith.mulf %{{.*}}, %[[SCALE]] : f16
+// CHECK-NOT: arith.sitofp
+// CHECK: %[[SCALES:.*]] = vector.broadcast %[[SCALE]] : f16 to vector<2xf16>
+// CHECK: arith.mulf %{{.*}}, %[[SCALES]] : vector<2xf16>
+// CHECK-COUNT-3: arith.mulf %{{.*}}, %[[SCALES]] : vector<2xf16>
+// CHECK-NOT: arith.sitofp
 // CHECK: vector.store %{{.*}} : memref<5120xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: subgroup_matrix.mma
 // CHECK-LABEL: func.func @int4_linear

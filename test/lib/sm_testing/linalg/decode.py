@@ -320,6 +320,51 @@ def cases(target, t, acc, unit):
              ("q", (n, blocks, block_bytes), "ui8", (0, 255, scale_bytes))],
             ((m, n), acc), reference, 1e-3))
 
+    # Signed and unsigned readings of one byte of B, shifted, widened and
+    # offset, which Vulkan targets dequantize two bytes at a time
+    # (PairedDequantization.cpp): every reading must agree with the
+    # element-wise one.
+    m, n, k = 1, 40, 384
+    body = """    %s = arith.sitofp %q_v : i8 to f32
+    %u = arith.uitofp %q_v : i8 to f16
+    %uw = arith.extf %u : f16 to f32
+    %c4 = arith.constant 4 : i8
+    %hi = arith.shrui %q_v, %c4 : i8
+    %e = arith.extui %hi : i8 to i32
+    %c3 = arith.constant 3 : i32
+    %d = arith.subi %e, %c3 : i32
+    %df = arith.sitofp %d : i32 to f16
+    %dw = arith.extf %df : f16 to f32
+    %x = arith.extsi %q_v : i8 to i32
+    %c64 = arith.constant 64 : i32
+    %y = arith.addi %x, %c64 : i32
+    %yf = arith.sitofp %y : i32 to f32
+    %quarter = arith.constant 0.25 : f32
+    %milli = arith.constant 0.001 : f32
+    %half = arith.constant 0.5 : f32
+    %t1 = arith.mulf %s, %quarter : f32
+    %t2 = arith.mulf %uw, %milli : f32
+    %t3 = arith.mulf %yf, %half : f32
+    %t12 = arith.addf %t1, %t2 : f32
+    %t123 = arith.addf %t12, %t3 : f32
+    %sum = arith.addf %t123, %dw : f32
+    %w = arith.truncf %sum : f32 to %(t)s""".replace("%(t)s", t)
+    cases.append(Case(
+        "decode_byte_readings",
+        dequantization_program(
+            "decode_byte_readings", tensor((m, k), t), None,
+            [("q", tensor((n, k), "i8"))],
+            ["affine_map<(d0, d1) -> (d0, d1)>"], body, (n, k), t, acc, m,
+            n, k, True),
+        [("a", (m, k), t, unit), ("q", (n, k), "si8", (-128, 127))],
+        ((m, n), acc),
+        lambda x, m=m, n=n, k=k: matmul_reference(
+            x[0], [round_to(v * 0.25 + (v % 256) * 0.001 +
+                            ((int(v) % 256 >> 4) - 3) + (v + 64) * 0.5, t)
+                   for v in x[1]],
+            m, n, k, transposed_b=True),
+        1e-3))
+
     # The conversions that dequantize: every signed 8-bit value to f16 and
     # its bits as unsigned to f32, combined exactly into one f32.
     text = """func.func @decode_byte_conversions(%x: tensor<16x64xi8>) -> tensor<16x64xf32> {
