@@ -40,6 +40,8 @@ if [ -f "$STAGE/ggml.tar.xz" ]; then
     ops+=("FLASH_ATTN_EXT" 'nh=32,.*kv=4096,nb=4096')
   ls "$STAGE"/plans | grep -q '^decode_' &&
     ops+=("MUL_MAT" 'type_a=(f16|q8_0|q4_0),type_b=f32,m=4096,n=(1|8),k=14336,')
+  ls "$STAGE"/plans | grep -q '^decode_attention' &&
+    ops+=("FLASH_ATTN_EXT" 'hsk=128,hsv=128,nh=8,nr23=\[[14],1\],kv=4096,nb=1,')
   for path in coopmat2 khr; do
     disable=""
     [ "$path" = khr ] && disable="GGML_VK_DISABLE_COOPMAT2=1"

@@ -68,7 +68,7 @@ func.func @one_token(%a: tensor<1x256xf16>, %w: tensor<40x256xf16>) -> tensor<1x
 // CHECK: arith.andi %[[HIGH]], %[[MASK]] : i32
 // CHECK-NOT: arith.sitofp
 // CHECK: scf.yield
-// PLAN: remark: became kernel 'matmul_0': dot products of its few rows with the columns of B, plan #subgroup_matrix.dot_product_plan<subgroups = 8, columns = 1, vector_width = 32, unroll = 2>
+// PLAN: remark: became kernel 'matmul_0': dot products of its few rows with the columns of B, plan #subgroup_matrix.dot_product_plan<subgroups = 4, columns = 2, vector_width = 32, unroll = 2>
 // PLAN: remark: fused into kernel 'matmul_0': computed in registers from what the kernel reads
 func.func @int4_groups(%a: tensor<1x512xf16>, %q: tensor<64x256xi8>, %s: tensor<64x16xf16>) -> tensor<1x64xf32> {
   %ew = tensor.empty() : tensor<64x512xf16>
