@@ -38,13 +38,14 @@ SubgroupMatrixDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attribute.getName() == getPlanAttrName()) {
-    if (!isa<ContractionPlanAttr, DotProductPlanAttr, AttentionPlanAttr>(
-            attribute.getValue()))
+    if (!isa<ContractionPlanAttr, DotProductPlanAttr, AttentionPlanAttr,
+             DecodeAttentionPlanAttr>(attribute.getValue()))
       return op->emitError()
              << "'" << getPlanAttrName()
              << "' must be a #subgroup_matrix.contraction_plan, "
-                "#subgroup_matrix.dot_product_plan or "
-                "#subgroup_matrix.attention_plan attribute, got "
+                "#subgroup_matrix.dot_product_plan, "
+                "#subgroup_matrix.attention_plan or "
+                "#subgroup_matrix.decode_attention_plan attribute, got "
              << attribute.getValue();
     return success();
   }

@@ -106,6 +106,7 @@ void mlir::subgroup_matrix::buildLinalgToGPUPipeline(
   plan.groupM = options.groupM;
   plan.splitK = options.splitK;
   plan.dotProductRows = options.dotProductRows;
+  plan.decodeAttentionQueries = options.decodeAttentionQueries;
   plan.tuningTable = options.tuningTable;
   plan.attentionSubgroups = options.attentionSubgroups;
   plan.attentionSubgroupRows = options.attentionSubgroupRows;

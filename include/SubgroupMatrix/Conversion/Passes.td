@@ -1263,6 +1263,11 @@ def PlanKernelsPass : Pass<"sm-plan-kernels", "ModuleOp"> {
            "Products of at most this many rows (M, static) take dot "
            "products instead of a tiled product, where B is stored N x K "
            "(-1: the target's crossover, 0: never)">,
+    Option<"decodeAttentionQueries", "decode-attention-queries", "int64_t",
+           /*default=*/"-1",
+           "Attentions of at most this many query rows per head (static) "
+           "split their keys over workgroups and combine the runs in a "
+           "second kernel (-1: 4, 0: never)">,
     TuningTableOption,
     Option<"attentionSubgroups", "attention-subgroups", "int64_t",
            /*default=*/"0",

@@ -459,4 +459,40 @@ def SubgroupMatrix_AttentionPlanAttr
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def SubgroupMatrix_DecodeAttentionPlanAttr
+    : AttrDef<SubgroupMatrix_Dialect, "DecodeAttentionPlan"> {
+  let mnemonic = "decode_attention_plan";
+  let summary = "how an attention with a few queries splits its keys";
+  let description = [{
+    An attention with a few query rows per head (a decode step against a KV
+    cache) reads every key and value once and does little with them: a
+    flash-attention kernel, one workgroup per block of queries, would leave
+    most of the GPU idle. `sm-plan-kernels` attaches this plan to the
+    softmax of such an attention instead of an `attention_plan`, and
+    `sm-attention-to-kernels` builds two kernels: the first splits each
+    head's keys into runs of `keys_per_workgroup`, each workgroup of
+    `subgroups` subgroups computing the running maximum, sum of
+    exponentials and weighted values of its run (invocations take parts of
+    a key's row, a subgroup several keys at once); the second combines a
+    head's runs, rescaled to the largest maximum, and writes the output.
+
+    - `keys_per_workgroup`: keys of one head each workgroup reads;
+    - `subgroups`: subgroups per workgroup of the first kernel.
+
+    ```mlir
+    func.func @decode_attention(%scores: memref<32x1x4096xf32>,
+                                %probabilities: memref<32x1x4096xf32>) {
+      linalg.softmax {subgroup_matrix.plan =
+          #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 256,
+                                                 subgroups = 4>}
+          dimension(2) ins(%scores : memref<32x1x4096xf32>)
+          outs(%probabilities : memref<32x1x4096xf32>)
+      return
+    }
+    ```
+  }];
+  let parameters = (ins "int64_t":$keys_per_workgroup, "int64_t":$subgroups);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // SUBGROUPMATRIX_IR_SUBGROUPMATRIXATTRS_TD

@@ -147,6 +147,12 @@ struct LinalgToGPUOptions : public PassPipelineOptions<LinalgToGPUOptions> {
                      "dot products instead of a tiled product, where B is "
                      "stored N x K (-1: the target's crossover, 0: never)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> decodeAttentionQueries{
+      *this, "decode-attention-queries",
+      llvm::cl::desc("Attentions of at most this many query rows per head "
+                     "(static) split their keys over workgroups and combine "
+                     "the runs in a second kernel (-1: 4, 0: never)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<std::string> tuningTable{
       *this, "tuning-table",
       llvm::cl::desc("Tuning table the tiling of a problem comes from "

@@ -37,7 +37,7 @@ func.func @no_parts(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<1
 
 module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
 func.func @wrong_kind(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %c: memref<128x128xf32>) {
-  // expected-error @+1 {{'subgroup_matrix.plan' must be a #subgroup_matrix.contraction_plan, #subgroup_matrix.dot_product_plan or #subgroup_matrix.attention_plan attribute, got 3 : i64}}
+  // expected-error @+1 {{'subgroup_matrix.plan' must be a #subgroup_matrix.contraction_plan, #subgroup_matrix.dot_product_plan, #subgroup_matrix.attention_plan or #subgroup_matrix.decode_attention_plan attribute, got 3 : i64}}
   linalg.matmul {subgroup_matrix.plan = 3}
     ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
   return

@@ -280,16 +280,26 @@ AttentionKernelEmitter::loadRows(const WorkgroupTileCopy &copy, Value first) {
 Value AttentionKernelEmitter::getScoreOperandAddress(linalg::GenericOp step,
                                                      OpOperand *input,
                                                      Value query, Value key) {
-  // The program's position: (batch, query, key).
-  Value position[] = {batchIndex, query, key};
+  return getScoreOperandOffset(b, loc, step, input, {batchIndex, query, key});
+}
+
+Value mlir::subgroup_matrix::getScoreOperandOffset(OpBuilder &b, Location loc,
+                                                   linalg::GenericOp step,
+                                                   OpOperand *input,
+                                                   ArrayRef<Value> position) {
   AffineMap map = step.getMatchingIndexingMap(input);
   ArrayRef<int64_t> shape = cast<MemRefType>(input->get().getType()).getShape();
-  Value address = index(0);
+  Value address = arith::ConstantIndexOp::create(b, loc, 0);
   for (unsigned i = 0; i < map.getNumResults(); ++i) {
     // A broadcast size-1 dimension adds nothing.
     std::optional<unsigned> loop = getScoreOperandLoop(map, i);
     if (loop)
-      address = add(mul(address, shape[i]), position[*loop]);
+      address = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, address,
+              arith::ConstantIndexOp::create(b, loc, shape[i])),
+          position[*loop]);
   }
   return address;
 }
@@ -1062,6 +1072,12 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
       gpu::KernelDim3{constant(plan.subgroups * target.getSubgroupSize()),
                       constant(1), constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);
+  eraseAttentionOps(rewriter, attention);
+  return success();
+}
+
+void mlir::subgroup_matrix::eraseAttentionOps(RewriterBase &rewriter,
+                                              const Attention &attention) {
   for (Operation *op : llvm::reverse(attention.ops))
     rewriter.eraseOp(op);
   for (Operation *allocation : attention.deadAllocations) {
@@ -1069,5 +1085,4 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
       rewriter.eraseOp(user);
     rewriter.eraseOp(allocation);
   }
-  return success();
 }

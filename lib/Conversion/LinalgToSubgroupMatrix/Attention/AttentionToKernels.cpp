@@ -9,6 +9,7 @@
 #include "KernelStages.h"
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/DecodeAttention.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
@@ -146,6 +147,34 @@ struct AttentionToKernelsPass
     });
     for (linalg::SoftmaxOp op : softmaxOps) {
       std::optional<Attention> attention = matchAttention(op);
+      // A few queries: the decode kernels, planned here where no plan was
+      // attached (this stage run alone).
+      auto decodeAttr = op->getAttrOfType<DecodeAttentionPlanAttr>(
+          SubgroupMatrixDialect::getPlanAttrName());
+      if (decodeAttr && !attention) {
+        op.emitOpError("has a decode attention plan but is not the softmax "
+                       "of an attention these kernels compute");
+        return signalPassFailure();
+      }
+      std::optional<DecodeAttentionPlan> decode;
+      if (decodeAttr)
+        decode = DecodeAttentionPlan::get(decodeAttr);
+      else if (attention &&
+               !op->hasAttr(SubgroupMatrixDialect::getPlanAttrName()))
+        decode = planDecodeAttention(*attention, *target);
+      if (decode) {
+        std::string name = kernels.nextName("attention");
+        if (report)
+          for (Operation *fused : attention->ops)
+            reportKernel(fused, fused == op ? "became" : "fused into", name,
+                         "the keys of a few queries split over workgroups, "
+                         "their runs combined by '" +
+                             name + "_combine'");
+        if (failed(emitDecodeAttentionKernels(rewriter, *attention, *target,
+                                              *decode, kernels.get(), name)))
+          return signalPassFailure();
+        continue;
+      }
       auto attr = op->getAttrOfType<AttentionPlanAttr>(
           SubgroupMatrixDialect::getPlanAttrName());
       if (attr && !attention) {

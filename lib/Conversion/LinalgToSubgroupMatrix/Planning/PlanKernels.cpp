@@ -10,6 +10,7 @@
 #include "KernelStages.h"
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/Attention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/DecodeAttention.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/TileMatmul.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
@@ -105,6 +106,17 @@ void PlanKernelsPass::runOnOperation() {
       return;
     if (!softmax->hasAttr(planName)) {
       bool asked = !attentionTiling->isDefault();
+      // A few queries split their keys, unless the options ask for a
+      // tiling.
+      std::optional<DecodeAttentionPlan> decode;
+      if (!asked)
+        decode =
+            planDecodeAttention(*attention, *target, decodeAttentionQueries);
+      if (decode) {
+        softmax->setAttr(planName, decode->getAttr(softmax.getContext()));
+        inAttention.insert(attention->ops.begin(), attention->ops.end());
+        return;
+      }
       FailureOr<AttentionPlan> plan =
           planAttention(*attention, *target, *attentionTiling, asked);
       if (failed(plan)) {

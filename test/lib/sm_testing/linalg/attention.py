@@ -485,6 +485,45 @@ def cases(target, t, acc, unit):
             ((1, 2, 50, 128), "bf16"),
             lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
 
+    # Decode attention: a few query rows per head split their keys over
+    # workgroups, a second kernel combining the runs (256 keys each).
+    # Grouped-query heads in [batch, seq, heads, dim] with 300 keys (a short
+    # last run); two query rows and an additive mask; fewer keys than a run
+    # and an f16 output; a causal mask that leaves most runs without a key.
+    for dn, (db, dsq, dsk, dd, causal, out), dmask in [
+            ("decode_attention_mask_rows_2",
+             (4, 2, 512, 128, False, "f32"), True),
+            ("decode_attention_f16_out", (3, 1, 40, 128, False, t), False),
+            ("decode_attention_causal_rows_3",
+             (2, 3, 600, 64, True, "f32"), False)]:
+        inputs = [("q", (db, dsq, dd), t, unit), ("k", (db, dsk, dd), t, unit),
+                  ("v", (db, dsk, dd), t, unit)]
+        if dmask:
+            inputs = [(n, (db // 2, 2) + shape[1:], e, r)
+                      for n, shape, e, r in inputs]
+            inputs.append(("mask", (dsq, dsk), "f32", (-4.0, 0.0)))
+        cases.append(Case(
+            dn, attention_program(dn, db, dsq, dsk, dd, t, causal, out,
+                                  heads=2 if dmask else None,
+                                  additive_mask=dmask),
+            inputs,
+            ((db // 2, 2, dsq, dd) if dmask else (db, dsq, dd), out),
+            lambda x, a=(db, dsq, dsk, dd, causal):
+                attention_reference(x, *a),
+            1e-2 if out != "f32" else 2e-3, launches=2))
+    cases.append(Case(
+        "decode_attention_gqa_bshd",
+        layout_attention_program("decode_attention_gqa_bshd", 1, 1, 300, 8,
+                                 2, 64, t, False, "f32", "bshd"),
+        [("q", (1, 1, 8, 64), t, unit), ("k", (1, 300, 2, 64), t, unit),
+         ("v", (1, 300, 2, 64), t, unit)],
+        ((1, 1, 8, 64), "f32"),
+        lambda x: layout_attention_reference(x, 1, 1, 300, 8, 2, 64, False,
+                                             "bshd"),
+        # (At one query the transposes of Q and of the output stay copies
+        # of their own, as they do for the flash-attention kernel.)
+        2e-3, launches=None))
+
     # Attention on 4-D tensors written with linalg.generic contractions
     # over (batch, heads, ...) and a 4-D softmax: the two leading loops are
     # folded into one before the kernel is formed.

@@ -158,6 +158,11 @@ inline int64_t getAttentionProbabilityStride(const Attention &attention,
 /// [1, 1, queries, keys] mask (torch-mlir's `(b, h, i, j) -> (0, 0, i, j)`).
 std::optional<unsigned> getScoreOperandLoop(AffineMap map, unsigned i);
 
+/// The offset in its (flat) buffer of score operand `input` of `step` at
+/// `position`, the program's (batch, query, key).
+Value getScoreOperandOffset(OpBuilder &b, Location loc, linalg::GenericOp step,
+                            OpOperand *input, ArrayRef<Value> position);
+
 /// `input`, one of score step `step`'s other inputs (a mask), where the
 /// step reads it at consecutive elements for consecutive keys: a matrix of
 /// a block of scores then reads its elements of `input` as one load of that
@@ -202,6 +207,10 @@ LogicalResult emitAttentionKernel(RewriterBase &rewriter,
                                   const Attention &attention, TargetAttr target,
                                   const AttentionPlan &plan,
                                   gpu::GPUModuleOp kernels, StringRef name);
+
+/// Erases the attention's ops, which its kernels' launches replaced, and
+/// the buffers only they used.
+void eraseAttentionOps(RewriterBase &rewriter, const Attention &attention);
 
 } // namespace subgroup_matrix
 } // namespace mlir

@@ -1,0 +1,541 @@
+//===- DecodeAttentionKernel.cpp - attention with a few queries -----------===//
+//
+// Two kernels (split-K flash decoding). The first: a workgroup per run of
+// `keys_per_workgroup` keys of one head (batch index); each key's row is
+// read by `lanesPerKey` invocations, `vectorWidth` elements each, so that
+// a subgroup reads several keys at once, `unroll` of them in flight per
+// invocation. Each invocation keeps, for every query row, the running
+// maximum m, the sum l of exp(s - m) and its share of the weighted values
+// o; the workgroup combines its invocations' states through workgroup
+// memory (each rescaled by exp(m_i - max m)) into one partial (m, l, o) per
+// query row. The second kernel, a workgroup per head, combines the runs'
+// partials the same way and writes o / l. Scores go through the program's
+// score steps (scale, mask) one at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/DecodeAttention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+namespace {
+/// Keys in flight per invocation in the first kernel's loop.
+constexpr int64_t kDecodeUnroll = 2;
+/// Threads of the combining kernel.
+constexpr int64_t kCombineThreads = 128;
+
+class DecodeAttentionEmitter : KernelBuilder {
+public:
+  DecodeAttentionEmitter(const Attention &attention, TargetAttr target,
+                         const DecodeAttentionPlan &plan, Location loc)
+      : KernelBuilder(loc), attention(attention), target(target), plan(plan),
+        layout(getDecodeAttentionLayout(attention, target)),
+        splits(llvm::divideCeil(attention.keyCount, plan.keysPerWorkgroup)) {}
+
+  /// The partials kernel: Q, K, V, the score operands, then the partial
+  /// outputs (f32, batch x splits x queries x head) and their maxima and
+  /// sums (f32, batch x splits x queries x 2).
+  gpu::GPUFuncOp emitPartials(OpBuilder &moduleBuilder, StringRef name);
+  /// The combining kernel: the partials, then the output.
+  gpu::GPUFuncOp emitCombine(OpBuilder &moduleBuilder, StringRef name);
+
+  int64_t getSplits() const { return splits; }
+  int64_t getPartialThreads() const {
+    return plan.subgroups * target.getSubgroupSize();
+  }
+
+private:
+  Value f32Constant(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  /// Where `operand`'s rows of batch index `batch` start.
+  Value getBatchBase(const AttentionOperand &operand, Value batch,
+                     int64_t rows);
+  /// `count` consecutive elements of `buffer` from `start`, as f32.
+  SmallVector<Value> loadRow(Value buffer, Value start, int64_t count);
+  /// The sum of `value` over the `lanes` consecutive invocations that share
+  /// it (a power of two), in each of them.
+  Value addAcrossLanes(Value value, int64_t lanes);
+  /// One score through the program's score steps at (batch, query, key).
+  Value applyScoreSteps(Value score, Value batch, Value query, Value key);
+  /// Element-wise maximum that ignores NaN tests (the softmax's; a NaN
+  /// score still makes its row NaN through exp(NaN - m)).
+  Value maximum(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y, arith::FastMathFlags::nnan);
+  }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value fma(Value accumulator, Value x, Value y) {
+    return arith::AddFOp::create(b, loc, accumulator,
+                                 arith::MulFOp::create(b, loc, x, y));
+  }
+  gpu::GPUFuncOp createKernel(OpBuilder &moduleBuilder, StringRef name,
+                              ArrayRef<Type> arguments,
+                              ArrayRef<Type> attributions, int64_t threads);
+
+  const Attention &attention;
+  TargetAttr target;
+  const DecodeAttentionPlan &plan;
+  DecodeAttentionLayout layout;
+  int64_t splits;
+  bool vectorLoads = false;
+  SmallVector<Value> scoreOperandArguments;
+};
+} // namespace
+
+static MemRefType flatType(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return MemRefType::get({type.getNumElements()}, type.getElementType());
+}
+
+Value DecodeAttentionEmitter::getBatchBase(const AttentionOperand &operand,
+                                           Value batch, int64_t rows) {
+  Value base = index(0);
+  for (const AttentionOperand::BatchTerm &term : operand.batchTerms) {
+    Value position = batch;
+    if (term.divisor != 1)
+      position = arith::DivUIOp::create(b, loc, position, index(term.divisor));
+    if (term.divisor * term.modulus != attention.batch)
+      position = arith::RemUIOp::create(b, loc, position, index(term.modulus));
+    int64_t stride = ShapedType::isDynamic(term.stride)
+                         ? rows * operand.rowStride
+                         : term.stride;
+    base = add(base, mul(position, stride));
+  }
+  return base;
+}
+
+SmallVector<Value> DecodeAttentionEmitter::loadRow(Value buffer, Value start,
+                                                   int64_t count) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  SmallVector<Value> elements;
+  int64_t bits = element.getIntOrFloatBitWidth();
+  // Vectors of up to 128 bits, which every Vulkan path moves.
+  int64_t perVector = std::min<int64_t>(count, 128 / bits);
+  if (vectorLoads && count > 1 && (perVector * bits) % 32 == 0 &&
+      count % perVector == 0)
+    for (int64_t first = 0; first < count; first += perVector)
+      llvm::append_range(
+          elements,
+          loadVectorElements(buffer, element, add(start, first), perVector));
+  else
+    for (int64_t i = 0; i < count; ++i)
+      elements.push_back(
+          memref::LoadOp::create(b, loc, buffer, ValueRange{add(start, i)}));
+  for (Value &value : elements)
+    if (!value.getType().isF32())
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return elements;
+}
+
+Value DecodeAttentionEmitter::addAcrossLanes(Value value, int64_t lanes) {
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                             target.getSubgroupSize());
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value distance =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    // Shuffled as 32-bit words, which every path moves.
+    Value word = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+    Value other = gpu::ShuffleOp::create(b, loc, word, distance, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    value = arith::AddFOp::create(
+        b, loc, value, arith::BitcastOp::create(b, loc, b.getF32Type(), other));
+  }
+  return value;
+}
+
+Value DecodeAttentionEmitter::applyScoreSteps(Value score, Value batch,
+                                              Value query, Value key) {
+  Value position[] = {batch, query, key};
+  for (auto [stepIndex, scoreInput] : llvm::enumerate(attention.scoreInputs)) {
+    linalg::GenericOp step = attention.scoreSteps[stepIndex];
+    Block &body = step.getRegion().front();
+    IRMapping mapping;
+    for (OpOperand *input : step.getDpsInputOperands()) {
+      BlockArgument argument = body.getArgument(input->getOperandNumber());
+      if (input->getOperandNumber() == scoreInput) {
+        mapping.map(argument, score);
+        continue;
+      }
+      int64_t operandIndex = llvm::find(attention.scoreOperands, input->get()) -
+                             attention.scoreOperands.begin();
+      mapping.map(argument,
+                  memref::LoadOp::create(
+                      b, loc, scoreOperandArguments[operandIndex],
+                      getScoreOperandOffset(b, loc, step, input, position)));
+    }
+    for (auto indexOp : body.getOps<linalg::IndexOp>())
+      mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
+    score = cloneScalarBody(b, body, mapping);
+  }
+  return score;
+}
+
+gpu::GPUFuncOp DecodeAttentionEmitter::createKernel(OpBuilder &moduleBuilder,
+                                                    StringRef name,
+                                                    ArrayRef<Type> arguments,
+                                                    ArrayRef<Type> attributions,
+                                                    int64_t threads) {
+  auto kernel = gpu::GPUFuncOp::create(
+      moduleBuilder, loc, name,
+      FunctionType::get(moduleBuilder.getContext(), arguments, {}),
+      attributions);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  moduleBuilder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(threads), 1, 1}));
+  Block *entry = &kernel.getBody().front();
+  constantBlock = entry;
+  b.setInsertionPointToEnd(entry);
+  return kernel;
+}
+
+gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
+                                                    StringRef name) {
+  vectorLoads = isVulkanDevice(target);
+  int64_t queries = attention.queryCount, headDim = attention.headDim;
+  int64_t width = layout.vectorWidth, lanesPerKey = layout.lanesPerKey;
+  int64_t keysPerSubgroup = layout.keysPerSubgroup;
+  int64_t states = plan.subgroups * keysPerSubgroup;
+  int64_t threads = getPartialThreads();
+  Type f32 = b.getF32Type();
+  SmallVector<Type> arguments = {flatType(attention.queries.buffer),
+                                 flatType(attention.keys.buffer),
+                                 flatType(attention.values.buffer)};
+  for (Value operand : attention.scoreOperands)
+    arguments.push_back(flatType(operand));
+  int64_t partialRows = attention.batch * splits * queries;
+  arguments.push_back(MemRefType::get({partialRows * headDim}, f32));
+  arguments.push_back(MemRefType::get({partialRows * 2}, f32));
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto shared = [&](int64_t elements) {
+    return MemRefType::get({elements}, f32, MemRefLayoutAttrInterface(),
+                           workgroup);
+  };
+  gpu::GPUFuncOp kernel = createKernel(
+      moduleBuilder, name, arguments,
+      {shared(states * queries * 2), shared(states * queries * headDim)},
+      threads);
+  Block *entry = &kernel.getBody().front();
+  Value q = entry->getArgument(0), k = entry->getArgument(1),
+        v = entry->getArgument(2);
+  unsigned next = 3;
+  scoreOperandArguments.clear();
+  for (size_t i = 0; i < attention.scoreOperands.size(); ++i)
+    scoreOperandArguments.push_back(entry->getArgument(next++));
+  Value partialOutputs = entry->getArgument(next++);
+  Value partialStatistics = entry->getArgument(next++);
+  Value sharedStatistics = kernel.getWorkgroupAttributions()[0];
+  Value sharedOutputs = kernel.getWorkgroupAttributions()[1];
+
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value laneId = gpu::LaneIdOp::create(b, loc, nullptr);
+  Value subgroupId = gpu::SubgroupIdOp::create(b, loc, nullptr);
+  Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value part = arith::RemUIOp::create(b, loc, laneId, index(lanesPerKey));
+  Value slot = arith::DivUIOp::create(b, loc, laneId, index(lanesPerKey));
+  Value columns = mul(part, width);
+
+  // This invocation's part of each query row, held for the whole loop.
+  Value queryBase =
+      add(getBatchBase(attention.queries, batch, queries), columns);
+  SmallVector<SmallVector<Value>> queryParts;
+  for (int64_t r = 0; r < queries; ++r)
+    queryParts.push_back(
+        loadRow(q, add(queryBase, r * attention.queries.rowStride), width));
+  Value keyBase =
+      add(getBatchBase(attention.keys, batch, attention.keyCount), columns);
+  Value valueBase =
+      add(getBatchBase(attention.values, batch, attention.keyCount), columns);
+
+  // This workgroup's run of keys; the last run may be short, and the keys
+  // of a step past its end weigh nothing.
+  int64_t keysPerStep = plan.subgroups * keysPerSubgroup * kDecodeUnroll;
+  Value runStart = mul(split, plan.keysPerWorkgroup);
+  bool ragged = attention.keyCount % plan.keysPerWorkgroup != 0 ||
+                plan.keysPerWorkgroup % keysPerStep != 0;
+  Value runEnd = add(runStart, plan.keysPerWorkgroup);
+  if (attention.keyCount % plan.keysPerWorkgroup != 0)
+    runEnd = arith::MinUIOp::create(b, loc, runEnd, index(attention.keyCount));
+
+  // The running maximum starts at the lowest finite value, not -inf, so
+  // that exp(m_old - m_new) is never exp(-inf + inf).
+  double lowest = -double(std::numeric_limits<float>::max());
+  SmallVector<Value> initial;
+  for (int64_t r = 0; r < queries; ++r)
+    initial.append({f32Constant(lowest), f32Constant(0.0)});
+  for (int64_t r = 0; r < queries; ++r)
+    initial.append(width, f32Constant(0.0));
+  auto loop =
+      scf::ForOp::create(b, loc, runStart, runEnd, index(keysPerStep), initial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    SmallVector<Value> carried(loop.getRegionIterArgs());
+    // Every read of the step first, then the arithmetic.
+    SmallVector<Value> keysOfStep, valid;
+    SmallVector<SmallVector<Value>> keyRows, valueRows;
+    for (int64_t u = 0; u < kDecodeUnroll; ++u) {
+      Value key =
+          add(add(step, mul(add(mul(index(u), plan.subgroups), subgroupId),
+                            keysPerSubgroup)),
+              slot);
+      Value inside = ragged ? lessThan(key, runEnd) : Value();
+      Value read = inside
+                       ? arith::SelectOp::create(b, loc, inside, key, runStart)
+                             .getResult()
+                       : key;
+      keysOfStep.push_back(key);
+      valid.push_back(inside);
+      keyRows.push_back(
+          loadRow(k, add(keyBase, mul(read, attention.keys.rowStride)), width));
+      valueRows.push_back(loadRow(
+          v, add(valueBase, mul(read, attention.values.rowStride)), width));
+    }
+    Value minusInfinity = f32Constant(-std::numeric_limits<double>::infinity());
+    for (int64_t u = 0; u < kDecodeUnroll; ++u)
+      for (int64_t r = 0; r < queries; ++r) {
+        Value dot = f32Constant(0.0);
+        for (int64_t i = 0; i < width; ++i)
+          dot = fma(dot, queryParts[r][i], keyRows[u][i]);
+        Value score = applyScoreSteps(addAcrossLanes(dot, lanesPerKey), batch,
+                                      index(r), keysOfStep[u]);
+        if (valid[u])
+          score =
+              arith::SelectOp::create(b, loc, valid[u], score, minusInfinity);
+        Value &runningMax = carried[2 * r], &runningSum = carried[2 * r + 1];
+        Value newMax = maximum(runningMax, score);
+        Value factor = exp(arith::SubFOp::create(b, loc, runningMax, newMax));
+        Value probability = exp(arith::SubFOp::create(b, loc, score, newMax));
+        runningSum = fma(probability, runningSum, factor);
+        runningMax = newMax;
+        for (int64_t i = 0; i < width; ++i) {
+          Value &o = carried[2 * queries + r * width + i];
+          o = fma(arith::MulFOp::create(b, loc, o, factor), probability,
+                  valueRows[u][i]);
+        }
+      }
+    scf::YieldOp::create(b, loc, carried);
+  }
+
+  // Each invocation's state into workgroup memory (its key slot's lanes
+  // share m and l; the first writes them), then the workgroup's states
+  // combined, a head element per invocation.
+  Value state = add(mul(subgroupId, keysPerSubgroup), slot);
+  Value firstOfKey =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, index(0));
+  for (int64_t r = 0; r < queries; ++r) {
+    Value row = add(mul(state, queries), index(r));
+    {
+      auto ifOp = scf::IfOp::create(b, loc, firstOfKey, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      memref::StoreOp::create(b, loc, loop.getResult(2 * r), sharedStatistics,
+                              ValueRange{mul(row, 2)});
+      memref::StoreOp::create(b, loc, loop.getResult(2 * r + 1),
+                              sharedStatistics,
+                              ValueRange{add(mul(row, 2), 1)});
+    }
+    for (int64_t i = 0; i < width; ++i)
+      memref::StoreOp::create(
+          b, loc, loop.getResult(2 * queries + r * width + i), sharedOutputs,
+          ValueRange{add(add(mul(row, headDim), columns), i)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value partialBase =
+      mul(add(mul(batch, splits), split), queries); // first partial row
+  for (int64_t first = 0; first < queries * headDim; first += threads) {
+    Value element = add(threadId, first);
+    std::optional<scf::IfOp> inside;
+    OpBuilder::InsertionGuard guard(b);
+    if (first + threads > queries * headDim) {
+      inside = scf::IfOp::create(b, loc, lessThan(element, queries * headDim),
+                                 /*withElse=*/false);
+      b.setInsertionPointToStart(inside->thenBlock());
+    }
+    Value r = arith::DivUIOp::create(b, loc, element, index(headDim));
+    Value d = arith::RemUIOp::create(b, loc, element, index(headDim));
+    SmallVector<Value> maxima, sums;
+    Value largest;
+    for (int64_t s = 0; s < states; ++s) {
+      Value row = add(mul(index(s), queries), r);
+      maxima.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
+                                              ValueRange{mul(row, 2)}));
+      sums.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
+                                            ValueRange{add(mul(row, 2), 1)}));
+      largest = largest ? maximum(largest, maxima.back()) : maxima.back();
+    }
+    Value sum = f32Constant(0.0), output = f32Constant(0.0);
+    for (int64_t s = 0; s < states; ++s) {
+      Value factor = exp(arith::SubFOp::create(b, loc, maxima[s], largest));
+      Value row = add(mul(index(s), queries), r);
+      sum = fma(sum, sums[s], factor);
+      output =
+          fma(output,
+              memref::LoadOp::create(b, loc, sharedOutputs,
+                                     ValueRange{add(mul(row, headDim), d)}),
+              factor);
+    }
+    Value partialRow = add(partialBase, r);
+    memref::StoreOp::create(b, loc, output, partialOutputs,
+                            ValueRange{add(mul(partialRow, headDim), d)});
+    auto firstColumn = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, index(0)),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(firstColumn.thenBlock());
+    memref::StoreOp::create(b, loc, largest, partialStatistics,
+                            ValueRange{mul(partialRow, 2)});
+    memref::StoreOp::create(b, loc, sum, partialStatistics,
+                            ValueRange{add(mul(partialRow, 2), 1)});
+  }
+  gpu::ReturnOp::create(b, loc);
+  return kernel;
+}
+
+gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
+                                                   StringRef name) {
+  int64_t queries = attention.queryCount, headDim = attention.headDim;
+  Type f32 = b.getF32Type();
+  int64_t partialRows = attention.batch * splits * queries;
+  SmallVector<Type> arguments = {MemRefType::get({partialRows * headDim}, f32),
+                                 MemRefType::get({partialRows * 2}, f32),
+                                 flatType(attention.output.buffer)};
+  gpu::GPUFuncOp kernel =
+      createKernel(moduleBuilder, name, arguments, {}, kCombineThreads);
+  Block *entry = &kernel.getBody().front();
+  Value partialOutputs = entry->getArgument(0);
+  Value partialStatistics = entry->getArgument(1);
+  Value output = entry->getArgument(2);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value outputBase = getBatchBase(attention.output, batch, queries);
+  Type outputType = cast<MemRefType>(output.getType()).getElementType();
+  double lowest = -double(std::numeric_limits<float>::max());
+  for (int64_t first = 0; first < queries * headDim; first += kCombineThreads) {
+    Value element = add(threadId, first);
+    OpBuilder::InsertionGuard guard(b);
+    if (first + kCombineThreads > queries * headDim) {
+      auto inside =
+          scf::IfOp::create(b, loc, lessThan(element, queries * headDim),
+                            /*withElse=*/false);
+      b.setInsertionPointToStart(inside.thenBlock());
+    }
+    Value r = arith::DivUIOp::create(b, loc, element, index(headDim));
+    Value d = arith::RemUIOp::create(b, loc, element, index(headDim));
+    // Partial row of run s: (batch * splits + s) * queries + r.
+    auto partialRow = [&](Value s) {
+      return add(mul(add(mul(batch, splits), s), queries), r);
+    };
+    auto maxLoop = scf::ForOp::create(b, loc, index(0), index(splits), index(1),
+                                      ValueRange{f32Constant(lowest)});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(maxLoop.getBody());
+      Value m = memref::LoadOp::create(
+          b, loc, partialStatistics,
+          ValueRange{mul(partialRow(maxLoop.getInductionVar()), 2)});
+      scf::YieldOp::create(b, loc, maximum(maxLoop.getRegionIterArgs()[0], m));
+    }
+    Value largest = maxLoop.getResult(0);
+    auto sumLoop =
+        scf::ForOp::create(b, loc, index(0), index(splits), index(1),
+                           ValueRange{f32Constant(0.0), f32Constant(0.0)});
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value row = partialRow(sumLoop.getInductionVar());
+      Value m = memref::LoadOp::create(b, loc, partialStatistics,
+                                       ValueRange{mul(row, 2)});
+      Value l = memref::LoadOp::create(b, loc, partialStatistics,
+                                       ValueRange{add(mul(row, 2), 1)});
+      Value o = memref::LoadOp::create(b, loc, partialOutputs,
+                                       ValueRange{add(mul(row, headDim), d)});
+      Value factor = exp(arith::SubFOp::create(b, loc, m, largest));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{fma(sumLoop.getRegionIterArgs()[0], l, factor),
+                     fma(sumLoop.getRegionIterArgs()[1], o, factor)});
+    }
+    Value value = arith::DivFOp::create(b, loc, sumLoop.getResult(1),
+                                        sumLoop.getResult(0));
+    if (outputType != f32)
+      value = arith::TruncFOp::create(b, loc, outputType, value);
+    memref::StoreOp::create(
+        b, loc, value, output,
+        ValueRange{
+            add(outputBase, add(mul(r, attention.output.rowStride), d))});
+  }
+  gpu::ReturnOp::create(b, loc);
+  return kernel;
+}
+
+LogicalResult mlir::subgroup_matrix::emitDecodeAttentionKernels(
+    RewriterBase &rewriter, const Attention &attention, TargetAttr target,
+    const DecodeAttentionPlan &plan, gpu::GPUModuleOp kernels, StringRef name) {
+  if (failed(checkDecodeAttentionPlan(attention, target, plan)))
+    return failure();
+  Location loc = attention.ops.front()->getLoc();
+  // An emitter per kernel: each builds its index constants once, in its
+  // kernel's entry block.
+  DecodeAttentionEmitter emitter(attention, target, plan, loc);
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(kernels.getBody());
+  gpu::GPUFuncOp partials = emitter.emitPartials(moduleBuilder, name);
+  gpu::GPUFuncOp combine =
+      DecodeAttentionEmitter(attention, target, plan, loc)
+          .emitCombine(moduleBuilder, (name + "_combine").str());
+
+  // The launches where the last replaced op was, the partials in buffers
+  // of their own between them.
+  rewriter.setInsertionPoint(attention.ops.back());
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  int64_t partialRows =
+      attention.batch * emitter.getSplits() * attention.queryCount;
+  Type f32 = rewriter.getF32Type();
+  Value partialOutputs = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({partialRows * attention.headDim}, f32));
+  Value partialStatistics = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({partialRows * 2}, f32));
+  SmallVector<Value> operands;
+  for (const AttentionOperand *operand :
+       {&attention.queries, &attention.keys, &attention.values})
+    operands.push_back(flattenForLaunch(rewriter, loc, operand->buffer));
+  for (Value buffer : attention.scoreOperands)
+    operands.push_back(flattenForLaunch(rewriter, loc, buffer));
+  operands.append({partialOutputs, partialStatistics});
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, partials,
+      gpu::KernelDim3{constant(emitter.getSplits()), constant(attention.batch),
+                      constant(1)},
+      gpu::KernelDim3{constant(emitter.getPartialThreads()), constant(1),
+                      constant(1)},
+      /*dynamicSharedMemorySize=*/Value(), operands);
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, combine,
+      gpu::KernelDim3{constant(attention.batch), constant(1), constant(1)},
+      gpu::KernelDim3{constant(kCombineThreads), constant(1), constant(1)},
+      /*dynamicSharedMemorySize=*/Value(),
+      ValueRange{partialOutputs, partialStatistics,
+                 flattenForLaunch(rewriter, loc, attention.output.buffer)});
+  memref::DeallocOp::create(rewriter, loc, partialOutputs);
+  memref::DeallocOp::create(rewriter, loc, partialStatistics);
+  eraseAttentionOps(rewriter, attention);
+  return success();
+}

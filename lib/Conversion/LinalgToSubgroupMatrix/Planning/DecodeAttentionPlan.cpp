@@ -1,0 +1,96 @@
+//===- DecodeAttentionPlan.cpp - splitting a decode step's keys -----------===//
+//
+// Whether an attention with a few queries gets the decode kernels
+// (DecodeAttention.h), and how its keys are split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Attention/DecodeAttention.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
+
+using namespace mlir;
+using namespace mlir::subgroup_matrix;
+
+DecodeAttentionPlanAttr
+DecodeAttentionPlan::getAttr(MLIRContext *context) const {
+  return DecodeAttentionPlanAttr::get(context, keysPerWorkgroup, subgroups);
+}
+
+DecodeAttentionPlan DecodeAttentionPlan::get(DecodeAttentionPlanAttr attr) {
+  return {attr.getKeysPerWorkgroup(), attr.getSubgroups()};
+}
+
+DecodeAttentionLayout
+mlir::subgroup_matrix::getDecodeAttentionLayout(const Attention &attention,
+                                                TargetAttr target) {
+  int64_t subgroupSize = target.getSubgroupSize();
+  int64_t bits = getStorageType(attention.inputType).getIntOrFloatBitWidth();
+  // 128 bits per read on Vulkan devices, whose lowering moves vectors;
+  // elsewhere four elements, read one at a time.
+  int64_t width = isVulkanDevice(target) ? 128 / bits : 4;
+  while (width > 1 && attention.headDim % width)
+    width /= 2;
+  // At most a subgroup per key.
+  while (subgroupSize && attention.headDim / width > subgroupSize &&
+         attention.headDim % (width * 2) == 0)
+    width *= 2;
+  DecodeAttentionLayout layout;
+  layout.vectorWidth = width;
+  layout.lanesPerKey = attention.headDim / width;
+  layout.keysPerSubgroup =
+      layout.lanesPerKey ? subgroupSize / layout.lanesPerKey : 0;
+  return layout;
+}
+
+std::string
+mlir::subgroup_matrix::whyNotDecodeAttention(const Attention &attention,
+                                             TargetAttr target) {
+  if (!target.getSubgroupSize())
+    return "the target has no subgroup size";
+  if (ShapedType::isDynamic(attention.queryCount) ||
+      ShapedType::isDynamic(attention.keyCount) || attention.keyCount == 0)
+    return "its query or key count is dynamic or zero (the decode kernels "
+           "take static counts)";
+  if (!attention.inputType.isF16() && !attention.inputType.isF32())
+    return "its Q, K and V are not f16 or f32";
+  DecodeAttentionLayout layout = getDecodeAttentionLayout(attention, target);
+  if (!llvm::isPowerOf2_64(layout.lanesPerKey) ||
+      layout.lanesPerKey > target.getSubgroupSize())
+    return "its head dimension is not a power of two times the elements an "
+           "invocation reads, up to a subgroup";
+  return "";
+}
+
+std::optional<DecodeAttentionPlan> mlir::subgroup_matrix::planDecodeAttention(
+    const Attention &attention, TargetAttr target, int64_t maxQueries) {
+  if (maxQueries < 0)
+    maxQueries = kDecodeAttentionMaxQueries;
+  if (ShapedType::isDynamic(attention.queryCount) ||
+      attention.queryCount > maxQueries ||
+      !whyNotDecodeAttention(attention, target).empty())
+    return std::nullopt;
+  // Runs of 256 keys, four subgroups: at 4096 keys and 32 heads, 512
+  // workgroups.
+  DecodeAttentionPlan plan;
+  plan.keysPerWorkgroup = 256;
+  plan.subgroups = 4;
+  return plan;
+}
+
+LogicalResult mlir::subgroup_matrix::checkDecodeAttentionPlan(
+    const Attention &attention, TargetAttr target,
+    const DecodeAttentionPlan &plan) {
+  Operation *op = attention.ops.front();
+  std::string why = whyNotDecodeAttention(attention, target);
+  if (!why.empty())
+    return op->emitOpError() << "cannot get the decode attention kernels of "
+                                "its plan: "
+                             << why;
+  if (plan.keysPerWorkgroup < 1 || plan.subgroups < 1 ||
+      plan.subgroups * target.getSubgroupSize() > 1024)
+    return op->emitOpError()
+           << "cannot get the decode attention kernels of its plan: "
+              "keys_per_workgroup must be positive and subgroups from 1 to "
+           << 1024 / target.getSubgroupSize();
+  return success();
+}

@@ -1,0 +1,59 @@
+// Decode attention plans written by hand are checked.
+// RUN: sm-opt %s -split-input-file -verify-diagnostics --sm-plan-kernels --sm-attention-to-kernels --sm-contractions-to-kernels
+// RUN: sm-opt %s -split-input-file -verify-diagnostics --sm-attention-to-kernels --sm-contractions-to-kernels
+
+// Subgroups must be positive.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @no_subgroups(%q: memref<2x1x64xf16>, %k: memref<2x100x64xf16>, %v: memref<2x100x64xf16>, %o: memref<2x1x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x1x100xf32>
+  // The attention's first op carries what is wrong with it.
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: keys_per_workgroup must be positive and subgroups from 1 to 32}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x64xf16>, memref<2x100x64xf16>) outs(%s : memref<2x1x100xf32>)
+  %p = memref.alloc() : memref<2x1x100xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 0>}
+    dimension(2) ins(%s : memref<2x1x100xf32>) outs(%p : memref<2x1x100xf32>)
+  %pn = memref.alloc() : memref<2x1x100xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : memref<2x1x100xf32>) outs(%pn : memref<2x1x100xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x64xf32>)
+  linalg.batch_matmul ins(%pn, %v : memref<2x1x100xf16>, memref<2x100x64xf16>) outs(%o : memref<2x1x64xf32>)
+  return
+}
+}
+
+// -----
+
+// A head dimension of 80 halves is no power of two times the eight an
+// invocation reads.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @head_dim_80(%q: memref<2x1x80xf16>, %k: memref<2x100x80xf16>, %v: memref<2x100x80xf16>, %o: memref<2x1x80xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x1x100xf32>
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: its head dimension is not a power of two times the elements an invocation reads, up to a subgroup}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x80xf16>, memref<2x100x80xf16>) outs(%s : memref<2x1x100xf32>)
+  %p = memref.alloc() : memref<2x1x100xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 4>}
+    dimension(2) ins(%s : memref<2x1x100xf32>) outs(%p : memref<2x1x100xf32>)
+  %pn = memref.alloc() : memref<2x1x100xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : memref<2x1x100xf32>) outs(%pn : memref<2x1x100xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x80xf32>)
+  linalg.batch_matmul ins(%pn, %v : memref<2x1x100xf16>, memref<2x100x80xf16>) outs(%o : memref<2x1x80xf32>)
+  return
+}
+}
