@@ -1,7 +1,9 @@
 //===- DecodeAttentionKernel.cpp - attention with a few queries -----------===//
 //
 // Two kernels (split-K flash decoding). The first: a workgroup per run of
-// `keys_per_workgroup` keys of one head (batch index); each key's row is
+// `keys_per_workgroup` keys of one head (batch index), or of the query
+// heads that read the same key-value head (grouped-query attention, whose
+// K and V rows it then reads once for all of them); each key's row is
 // read by `lanesPerKey` invocations, `vectorWidth` elements each, so that
 // a subgroup reads several keys at once, `unroll` of them in flight per
 // invocation. Each invocation keeps, for every query row, the running
@@ -52,6 +54,7 @@ public:
   gpu::GPUFuncOp emitCombine(OpBuilder &moduleBuilder, StringRef name);
 
   int64_t getSplits() const { return splits; }
+  int64_t getHeadsPerWorkgroup() const { return layout.headsPerWorkgroup; }
   int64_t getPartialThreads() const {
     return plan.subgroups * target.getSubgroupSize();
   }
@@ -210,6 +213,11 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   int64_t keysPerSubgroup = layout.keysPerSubgroup;
   int64_t states = plan.subgroups * keysPerSubgroup;
   int64_t threads = getPartialThreads();
+  // The query heads that read the same key-value head (grouped-query
+  // attention) share a workgroup: rows of the workgroup are (head of the
+  // group, query) pairs.
+  int64_t heads = layout.headsPerWorkgroup;
+  int64_t rows = heads * queries;
   Type f32 = b.getF32Type();
   SmallVector<Type> arguments = {flatType(attention.queries.buffer),
                                  flatType(attention.keys.buffer),
@@ -227,8 +235,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   };
   gpu::GPUFuncOp kernel = createKernel(
       moduleBuilder, name, arguments,
-      {shared(states * queries * 2), shared(states * queries * headDim)},
-      threads);
+      {shared(states * rows * 2), shared(states * rows * headDim)}, threads);
   Block *entry = &kernel.getBody().front();
   Value q = entry->getArgument(0), k = entry->getArgument(1),
         v = entry->getArgument(2);
@@ -245,22 +252,30 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   Value laneId = gpu::LaneIdOp::create(b, loc, nullptr);
   Value subgroupId = gpu::SubgroupIdOp::create(b, loc, nullptr);
   Value split = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value firstHead =
+      mul(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), heads);
   Value part = arith::RemUIOp::create(b, loc, laneId, index(lanesPerKey));
   Value slot = arith::DivUIOp::create(b, loc, laneId, index(lanesPerKey));
   Value columns = mul(part, width);
+  // Row i of the workgroup: query i % queries of head firstHead + i /
+  // queries.
+  SmallVector<Value> headOfRow;
+  for (int64_t i = 0; i < rows; ++i)
+    headOfRow.push_back(add(firstHead, i / queries));
 
   // This invocation's part of each query row, held for the whole loop.
-  Value queryBase =
-      add(getBatchBase(attention.queries, batch, queries), columns);
   SmallVector<SmallVector<Value>> queryParts;
-  for (int64_t r = 0; r < queries; ++r)
+  for (int64_t i = 0; i < rows; ++i)
     queryParts.push_back(
-        loadRow(q, add(queryBase, r * attention.queries.rowStride), width));
+        loadRow(q,
+                add(add(getBatchBase(attention.queries, headOfRow[i], queries),
+                        columns),
+                    (i % queries) * attention.queries.rowStride),
+                width));
   Value keyBase =
-      add(getBatchBase(attention.keys, batch, attention.keyCount), columns);
-  Value valueBase =
-      add(getBatchBase(attention.values, batch, attention.keyCount), columns);
+      add(getBatchBase(attention.keys, firstHead, attention.keyCount), columns);
+  Value valueBase = add(
+      getBatchBase(attention.values, firstHead, attention.keyCount), columns);
 
   // This workgroup's run of keys; the last run may be short, and the keys
   // of a step past its end weigh nothing.
@@ -276,9 +291,9 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   // that exp(m_old - m_new) is never exp(-inf + inf).
   double lowest = -double(std::numeric_limits<float>::max());
   SmallVector<Value> initial;
-  for (int64_t r = 0; r < queries; ++r)
+  for (int64_t i = 0; i < rows; ++i)
     initial.append({f32Constant(lowest), f32Constant(0.0)});
-  for (int64_t r = 0; r < queries; ++r)
+  for (int64_t i = 0; i < rows; ++i)
     initial.append(width, f32Constant(0.0));
   auto loop =
       scf::ForOp::create(b, loc, runStart, runEnd, index(keysPerStep), initial);
@@ -309,12 +324,13 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     }
     Value minusInfinity = f32Constant(-std::numeric_limits<double>::infinity());
     for (int64_t u = 0; u < kDecodeUnroll; ++u)
-      for (int64_t r = 0; r < queries; ++r) {
+      for (int64_t r = 0; r < rows; ++r) {
         Value dot = f32Constant(0.0);
         for (int64_t i = 0; i < width; ++i)
           dot = fma(dot, queryParts[r][i], keyRows[u][i]);
-        Value score = applyScoreSteps(addAcrossLanes(dot, lanesPerKey), batch,
-                                      index(r), keysOfStep[u]);
+        Value score =
+            applyScoreSteps(addAcrossLanes(dot, lanesPerKey), headOfRow[r],
+                            index(r % queries), keysOfStep[u]);
         if (valid[u])
           score =
               arith::SelectOp::create(b, loc, valid[u], score, minusInfinity);
@@ -325,7 +341,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
         runningSum = fma(probability, runningSum, factor);
         runningMax = newMax;
         for (int64_t i = 0; i < width; ++i) {
-          Value &o = carried[2 * queries + r * width + i];
+          Value &o = carried[2 * rows + r * width + i];
           o = fma(arith::MulFOp::create(b, loc, o, factor), probability,
                   valueRows[u][i]);
         }
@@ -339,8 +355,8 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   Value state = add(mul(subgroupId, keysPerSubgroup), slot);
   Value firstOfKey =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, index(0));
-  for (int64_t r = 0; r < queries; ++r) {
-    Value row = add(mul(state, queries), index(r));
+  for (int64_t r = 0; r < rows; ++r) {
+    Value row = add(mul(state, rows), index(r));
     {
       auto ifOp = scf::IfOp::create(b, loc, firstOfKey, /*withElse=*/false);
       OpBuilder::InsertionGuard guard(b);
@@ -353,18 +369,16 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     }
     for (int64_t i = 0; i < width; ++i)
       memref::StoreOp::create(
-          b, loc, loop.getResult(2 * queries + r * width + i), sharedOutputs,
+          b, loc, loop.getResult(2 * rows + r * width + i), sharedOutputs,
           ValueRange{add(add(mul(row, headDim), columns), i)});
   }
   gpu::BarrierOp::create(b, loc);
-  Value partialBase =
-      mul(add(mul(batch, splits), split), queries); // first partial row
-  for (int64_t first = 0; first < queries * headDim; first += threads) {
+  for (int64_t first = 0; first < rows * headDim; first += threads) {
     Value element = add(threadId, first);
     std::optional<scf::IfOp> inside;
     OpBuilder::InsertionGuard guard(b);
-    if (first + threads > queries * headDim) {
-      inside = scf::IfOp::create(b, loc, lessThan(element, queries * headDim),
+    if (first + threads > rows * headDim) {
+      inside = scf::IfOp::create(b, loc, lessThan(element, rows * headDim),
                                  /*withElse=*/false);
       b.setInsertionPointToStart(inside->thenBlock());
     }
@@ -373,7 +387,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     SmallVector<Value> maxima, sums;
     Value largest;
     for (int64_t s = 0; s < states; ++s) {
-      Value row = add(mul(index(s), queries), r);
+      Value row = add(mul(index(s), rows), r);
       maxima.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
                                               ValueRange{mul(row, 2)}));
       sums.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
@@ -383,7 +397,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     Value sum = f32Constant(0.0), output = f32Constant(0.0);
     for (int64_t s = 0; s < states; ++s) {
       Value factor = exp(arith::SubFOp::create(b, loc, maxima[s], largest));
-      Value row = add(mul(index(s), queries), r);
+      Value row = add(mul(index(s), rows), r);
       sum = fma(sum, sums[s], factor);
       output =
           fma(output,
@@ -391,7 +405,12 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
                                      ValueRange{add(mul(row, headDim), d)}),
               factor);
     }
-    Value partialRow = add(partialBase, r);
+    // Partial row of (head, split, query): (head * splits + split) *
+    // queries + query.
+    Value head =
+        add(firstHead, arith::DivUIOp::create(b, loc, r, index(queries)));
+    Value partialRow = add(mul(add(mul(head, splits), split), queries),
+                           arith::RemUIOp::create(b, loc, r, index(queries)));
     memref::StoreOp::create(b, loc, output, partialOutputs,
                             ValueRange{add(mul(partialRow, headDim), d)});
     auto firstColumn = scf::IfOp::create(
@@ -522,8 +541,10 @@ LogicalResult mlir::subgroup_matrix::emitDecodeAttentionKernels(
   operands.append({partialOutputs, partialStatistics});
   gpu::LaunchFuncOp::create(
       rewriter, loc, partials,
-      gpu::KernelDim3{constant(emitter.getSplits()), constant(attention.batch),
-                      constant(1)},
+      gpu::KernelDim3{
+          constant(emitter.getSplits()),
+          constant(attention.batch / emitter.getHeadsPerWorkgroup()),
+          constant(1)},
       gpu::KernelDim3{constant(emitter.getPartialThreads()), constant(1),
                       constant(1)},
       /*dynamicSharedMemorySize=*/Value(), operands);

@@ -39,6 +39,23 @@ mlir::subgroup_matrix::getDecodeAttentionLayout(const Attention &attention,
   layout.lanesPerKey = attention.headDim / width;
   layout.keysPerSubgroup =
       layout.lanesPerKey ? subgroupSize / layout.lanesPerKey : 0;
+  // Consecutive query heads whose K and V rows coincide: every batch term
+  // of K and V divides the batch index by a multiple of their count. At
+  // most eight query rows per workgroup (each keeps its running state in
+  // registers).
+  auto sharedBy = [](const AttentionOperand &operand, int64_t heads) {
+    return llvm::all_of(operand.batchTerms,
+                        [&](const AttentionOperand::BatchTerm &term) {
+                          return term.divisor % heads == 0;
+                        });
+  };
+  int64_t heads = 8;
+  while (heads > 1 && (attention.batch % heads != 0 ||
+                       heads * std::max<int64_t>(1, attention.queryCount) > 8 ||
+                       !sharedBy(attention.keys, heads) ||
+                       !sharedBy(attention.values, heads)))
+    heads /= 2;
+  layout.headsPerWorkgroup = heads;
   return layout;
 }
 

@@ -32,9 +32,13 @@ struct DecodeAttentionPlan {
 
 /// How the decode kernels read a key's row: `vectorWidth` elements per
 /// invocation, `lanesPerKey` invocations per key (a power of two dividing
-/// the subgroup), so a subgroup reads `keysPerSubgroup` keys at once.
+/// the subgroup), so a subgroup reads `keysPerSubgroup` keys at once; and
+/// how many consecutive query heads (batch indices) read the same key and
+/// value rows (grouped-query attention) and share a workgroup, which reads
+/// them once for all.
 struct DecodeAttentionLayout {
   int64_t vectorWidth = 0, lanesPerKey = 0, keysPerSubgroup = 0;
+  int64_t headsPerWorkgroup = 1;
 };
 
 /// Why `attention` cannot get the decode kernels on `target` (empty: it
