@@ -57,3 +57,35 @@ func.func @head_dim_80(%q: memref<2x1x80xf16>, %k: memref<2x100x80xf16>, %v: mem
   return
 }
 }
+
+// -----
+
+// Sixteen subgroups (a key each: on a target that reads elements one at a
+// time, four per invocation, a key's row takes the whole subgroup), every
+// one keeping a maximum, a sum and 128 weighted values in f32:
+// 16 x (128 + 2) x 4 = 8320 bytes, more than the 8192 this target gives a
+// workgroup.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"small-gpu", subgroup_size = 32, configs = [<16x16x16, f16 -> f32>], workgroup_memory = 8192>} {
+func.func @states_too_large(%q: memref<2x1x128xf16>, %k: memref<2x100x128xf16>, %v: memref<2x100x128xf16>, %o: memref<2x1x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x1x100xf32>
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: its 16 subgroups would keep 8320 bytes of states in workgroup memory, more than the target's 8192}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x128xf16>, memref<2x100x128xf16>) outs(%s : memref<2x1x100xf32>)
+  %p = memref.alloc() : memref<2x1x100xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 16>}
+    dimension(2) ins(%s : memref<2x1x100xf32>) outs(%p : memref<2x1x100xf32>)
+  %pn = memref.alloc() : memref<2x1x100xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : memref<2x1x100xf32>) outs(%pn : memref<2x1x100xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x128xf32>)
+  linalg.batch_matmul ins(%pn, %v : memref<2x1x100xf16>, memref<2x100x128xf16>) outs(%o : memref<2x1x128xf32>)
+  return
+}
+}

@@ -78,6 +78,18 @@ mlir::subgroup_matrix::whyNotDecodeAttention(const Attention &attention,
   return "";
 }
 
+/// The workgroup memory the first kernel takes: each state (a subgroup's
+/// key slot) keeps, per workgroup row, a maximum, a sum and the head's
+/// weighted values, in f32.
+static int64_t
+getDecodeAttentionWorkgroupBytes(const Attention &attention,
+                                 const DecodeAttentionLayout &layout,
+                                 int64_t subgroups) {
+  int64_t rows = layout.headsPerWorkgroup * attention.queryCount;
+  return subgroups * layout.keysPerSubgroup * rows * (attention.headDim + 2) *
+         4;
+}
+
 std::optional<DecodeAttentionPlan> mlir::subgroup_matrix::planDecodeAttention(
     const Attention &attention, TargetAttr target, int64_t maxQueries) {
   if (maxQueries < 0)
@@ -91,6 +103,14 @@ std::optional<DecodeAttentionPlan> mlir::subgroup_matrix::planDecodeAttention(
   DecodeAttentionPlan plan;
   plan.keysPerWorkgroup = 256;
   plan.subgroups = 4;
+  DecodeAttentionLayout layout = getDecodeAttentionLayout(attention, target);
+  while (plan.subgroups > 1 &&
+         getDecodeAttentionWorkgroupBytes(attention, layout, plan.subgroups) >
+             target.getWorkgroupMemoryLimit())
+    plan.subgroups /= 2;
+  if (getDecodeAttentionWorkgroupBytes(attention, layout, plan.subgroups) >
+      target.getWorkgroupMemoryLimit())
+    return std::nullopt;
   return plan;
 }
 
@@ -109,5 +129,13 @@ LogicalResult mlir::subgroup_matrix::checkDecodeAttentionPlan(
            << "cannot get the decode attention kernels of its plan: "
               "keys_per_workgroup must be positive and subgroups from 1 to "
            << 1024 / target.getSubgroupSize();
+  int64_t bytes = getDecodeAttentionWorkgroupBytes(
+      attention, getDecodeAttentionLayout(attention, target), plan.subgroups);
+  if (bytes > target.getWorkgroupMemoryLimit())
+    return op->emitOpError()
+           << "cannot get the decode attention kernels of its plan: its "
+           << plan.subgroups << " subgroups would keep " << bytes
+           << " bytes of states in workgroup memory, more than the target's "
+           << target.getWorkgroupMemoryLimit();
   return success();
 }
