@@ -134,3 +134,47 @@ Value KernelBuilder::applyEpilogueToScalar(
   }
   return value;
 }
+
+gpu::GPUFuncOp KernelBuilder::createKernelFunction(OpBuilder &moduleBuilder,
+                                                   StringRef name,
+                                                   ArrayRef<Type> arguments,
+                                                   ArrayRef<Type> attributions,
+                                                   int64_t threads) {
+  auto kernel = gpu::GPUFuncOp::create(
+      moduleBuilder, loc, name,
+      FunctionType::get(moduleBuilder.getContext(), arguments, {}),
+      attributions);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  moduleBuilder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(threads), 1, 1}));
+  constantBlock = &kernel.getBody().front();
+  b.setInsertionPointToEnd(constantBlock);
+  return kernel;
+}
+
+Value KernelBuilder::addAcrossLanes(Value value, int64_t lanes,
+                                    int64_t subgroupSize) {
+  Type type = value.getType();
+  Value width =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), subgroupSize);
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value distance =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    // Shuffled as 32-bit words, which every path moves (the Intel host
+    // runner's OpenCL library has no float shuffles).
+    Value word = type == b.getI32Type()
+                     ? value
+                     : arith::BitcastOp::create(b, loc, b.getI32Type(), value)
+                           .getResult();
+    Value other = gpu::ShuffleOp::create(b, loc, word, distance, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    if (other.getType() != type)
+      other = arith::BitcastOp::create(b, loc, type, other);
+    value = isa<FloatType>(type)
+                ? arith::AddFOp::create(b, loc, value, other).getResult()
+                : arith::AddIOp::create(b, loc, value, other).getResult();
+  }
+  return value;
+}

@@ -18,6 +18,7 @@
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -184,6 +185,19 @@ protected:
   std::optional<std::pair<Value, Value>>
   computeGatheredPair(linalg::GenericOp prologue, const GatheredVector &loaded,
                       int64_t i, int64_t j, int64_t width);
+
+  /// A kernel function `name` of `threads` invocations per workgroup at the
+  /// end of `moduleBuilder`'s block, with `attributions` in workgroup
+  /// memory; the builder then inserts into its entry block, where index
+  /// constants go.
+  gpu::GPUFuncOp createKernelFunction(OpBuilder &moduleBuilder, StringRef name,
+                                      ArrayRef<Type> arguments,
+                                      ArrayRef<Type> attributions,
+                                      int64_t threads);
+  /// The sum of `value` (a 32-bit float or integer) over each aligned run
+  /// of `lanes` invocations of a subgroup of `subgroupSize` (a power of
+  /// two), in every one of them: a butterfly of XOR shuffles.
+  Value addAcrossLanes(Value value, int64_t lanes, int64_t subgroupSize);
 
   /// The fused epilogue of `problem` on one element of its result,
   /// `value` (of C's element type): each step's body, its other inputs the

@@ -68,9 +68,6 @@ private:
                      int64_t rows);
   /// `count` consecutive elements of `buffer` from `start`, as f32.
   SmallVector<Value> loadRow(Value buffer, Value start, int64_t count);
-  /// The sum of `value` over the `lanes` consecutive invocations that share
-  /// it (a power of two), in each of them.
-  Value addAcrossLanes(Value value, int64_t lanes);
   /// One score through the program's score steps at (batch, query, key).
   Value applyScoreSteps(Value score, Value batch, Value query, Value key);
   /// Element-wise maximum that ignores NaN tests (the softmax's; a NaN
@@ -83,9 +80,6 @@ private:
     return arith::AddFOp::create(b, loc, accumulator,
                                  arith::MulFOp::create(b, loc, x, y));
   }
-  gpu::GPUFuncOp createKernel(OpBuilder &moduleBuilder, StringRef name,
-                              ArrayRef<Type> arguments,
-                              ArrayRef<Type> attributions, int64_t threads);
 
   const Attention &attention;
   TargetAttr target;
@@ -142,23 +136,6 @@ SmallVector<Value> DecodeAttentionEmitter::loadRow(Value buffer, Value start,
   return elements;
 }
 
-Value DecodeAttentionEmitter::addAcrossLanes(Value value, int64_t lanes) {
-  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                             target.getSubgroupSize());
-  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-    Value distance =
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-    // Shuffled as 32-bit words, which every path moves.
-    Value word = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
-    Value other = gpu::ShuffleOp::create(b, loc, word, distance, width,
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    value = arith::AddFOp::create(
-        b, loc, value, arith::BitcastOp::create(b, loc, b.getF32Type(), other));
-  }
-  return value;
-}
-
 Value DecodeAttentionEmitter::applyScoreSteps(Value score, Value batch,
                                               Value query, Value key) {
   Value position[] = {batch, query, key};
@@ -184,25 +161,6 @@ Value DecodeAttentionEmitter::applyScoreSteps(Value score, Value batch,
     score = cloneScalarBody(b, body, mapping);
   }
   return score;
-}
-
-gpu::GPUFuncOp DecodeAttentionEmitter::createKernel(OpBuilder &moduleBuilder,
-                                                    StringRef name,
-                                                    ArrayRef<Type> arguments,
-                                                    ArrayRef<Type> attributions,
-                                                    int64_t threads) {
-  auto kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name,
-      FunctionType::get(moduleBuilder.getContext(), arguments, {}),
-      attributions);
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  moduleBuilder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(threads), 1, 1}));
-  Block *entry = &kernel.getBody().front();
-  constantBlock = entry;
-  b.setInsertionPointToEnd(entry);
-  return kernel;
 }
 
 gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
@@ -233,7 +191,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     return MemRefType::get({elements}, f32, MemRefLayoutAttrInterface(),
                            workgroup);
   };
-  gpu::GPUFuncOp kernel = createKernel(
+  gpu::GPUFuncOp kernel = createKernelFunction(
       moduleBuilder, name, arguments,
       {shared(states * rows * 2), shared(states * rows * headDim)}, threads);
   Block *entry = &kernel.getBody().front();
@@ -328,9 +286,9 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
         Value dot = f32Constant(0.0);
         for (int64_t i = 0; i < width; ++i)
           dot = fma(dot, queryParts[r][i], keyRows[u][i]);
-        Value score =
-            applyScoreSteps(addAcrossLanes(dot, lanesPerKey), headOfRow[r],
-                            index(r % queries), keysOfStep[u]);
+        Value score = applyScoreSteps(
+            addAcrossLanes(dot, lanesPerKey, target.getSubgroupSize()),
+            headOfRow[r], index(r % queries), keysOfStep[u]);
         if (valid[u])
           score =
               arith::SelectOp::create(b, loc, valid[u], score, minusInfinity);
@@ -436,7 +394,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
                                  MemRefType::get({partialRows * 2}, f32),
                                  flatType(attention.output.buffer)};
   gpu::GPUFuncOp kernel =
-      createKernel(moduleBuilder, name, arguments, {}, kCombineThreads);
+      createKernelFunction(moduleBuilder, name, arguments, {}, kCombineThreads);
   Block *entry = &kernel.getBody().front();
   Value partialOutputs = entry->getArgument(0);
   Value partialStatistics = entry->getArgument(1);

@@ -57,8 +57,6 @@ private:
   /// x + y, and accumulator + x * y, in the accumulators' type.
   Value sum(Value x, Value y);
   Value multiplyAdd(Value accumulator, Value x, Value y);
-  /// The sum of `value` over the subgroup, in every invocation.
-  Value addAcrossSubgroup(Value value);
   /// Stores the element (row, column) of the output: `sum` plus C or the
   /// fill, through the epilogue.
   void storeElement(Value total, int64_t row, Value column);
@@ -175,28 +173,6 @@ Value DotProductKernelEmitter::multiplyAdd(Value accumulatorValue, Value x,
   return sum(accumulatorValue, arith::MulIOp::create(b, loc, x, y));
 }
 
-Value DotProductKernelEmitter::addAcrossSubgroup(Value value) {
-  int64_t size = target.getSubgroupSize();
-  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), size);
-  for (int64_t offset = size / 2; offset >= 1; offset /= 2) {
-    Value distance =
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-    // Shuffled as 32-bit words, which every path moves (the Intel host
-    // runner's OpenCL library has no float shuffles).
-    Value word = value.getType() == b.getI32Type()
-                     ? value
-                     : arith::BitcastOp::create(b, loc, b.getI32Type(), value)
-                           .getResult();
-    Value other = gpu::ShuffleOp::create(b, loc, word, distance, width,
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    if (other.getType() != value.getType())
-      other = arith::BitcastOp::create(b, loc, value.getType(), other);
-    value = sum(value, other);
-  }
-  return value;
-}
-
 void DotProductKernelEmitter::storeElement(Value total, int64_t row,
                                            Value column) {
   Type cElement = cast<MemRefType>(problem.c.getType()).getElementType();
@@ -239,7 +215,6 @@ void DotProductKernelEmitter::storeElement(Value total, int64_t row,
 
 FailureOr<ContractionKernel>
 DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
-  MLIRContext *context = moduleBuilder.getContext();
   accumulator = isa<FloatType>(problem.resultComponent) ? Type(b.getF32Type())
                                                         : Type(b.getI32Type());
   vectorLoads = isVulkanDevice(target);
@@ -262,15 +237,9 @@ DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
       arguments.push_back(moduleBuilder.getIndexType());
 
   int64_t threads = plan.subgroups * subgroupSize;
-  auto kernel = gpu::GPUFuncOp::create(
-      moduleBuilder, loc, name, FunctionType::get(context, arguments, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  moduleBuilder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(threads), 1, 1}));
+  gpu::GPUFuncOp kernel =
+      createKernelFunction(moduleBuilder, name, arguments, {}, threads);
   Block *entry = &kernel.getBody().front();
-  constantBlock = entry;
-  b.setInsertionPointToEnd(entry);
 
   unsigned argument = 0;
   a = entry->getArgument(argument++);
@@ -362,7 +331,8 @@ DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   // Each element is stored by one invocation, round robin over the lanes.
   for (int64_t row = 0; row < m; ++row)
     for (int64_t r = 0; r < plan.columns; ++r) {
-      Value total = addAcrossSubgroup(loop.getResult(row * plan.columns + r));
+      Value total = addAcrossLanes(loop.getResult(row * plan.columns + r),
+                                   subgroupSize, subgroupSize);
       int64_t lane = (row * plan.columns + r) % subgroupSize;
       Value stores = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            laneId, index(lane));
