@@ -1,4 +1,6 @@
 // RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
+// RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.spv
 // (The numbers: this program against upstream MLIR in
 // test/Integration/Reference/programs.test.)
 

@@ -3,6 +3,8 @@
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu="target=nvidia-h100 dot-product-rows=0" | FileCheck %s --check-prefix=TILED
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu="target=nvidia-h100 report=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
+// RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.spv
 
 // One token: eight subgroups of one column each, 16-byte reads of B, the
 // sum across the subgroup by five shuffles, one launch of N / 8 workgroups.

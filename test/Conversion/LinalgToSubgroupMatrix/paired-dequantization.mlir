@@ -1,5 +1,6 @@
 // RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 | FileCheck %s
-// RUN: sm-opt %s -split-input-file --sm-linalg-to-gpu=target=nvidia-h100 --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -split-input-file -o %t.spv
+// RUN: sm-opt %s --sm-linalg-to-gpu=target=nvidia-h100 --sm-lower-to-vulkan=target=nvidia-h100 | sm-translate --serialize-spirv -o %t.spv
+// RUN: spirv-val --target-env vulkan1.3 %t.spv
 // (The numbers: the decode_* and dequant_* cases of
 // test/Integration/LinalgToGPU, on lavapipe.)
 
