@@ -31,13 +31,14 @@ func.func @heads(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
 // Multi-query attention: K broadcast over the heads loop is read through a
 // copy repeated over the heads, so that the score product's two batch
 // loops fold as the softmax's do. A batched product whose result reaches no
-// softmax keeps its broadcast operand.
+// softmax keeps its broadcast operand. A plan written by hand stays with the
+// folded softmax.
 
 // FOLD-LABEL: func.func @multi_query
 // FOLD:         %[[REPEATED:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x32x16xf16>) outs(%{{.*}} : tensor<2x4x32x16xf16>)
 // FOLD:         %[[K:.*]] = tensor.collapse_shape %[[REPEATED]] {{\[}}[0, 1], [2], [3]] : tensor<2x4x32x16xf16> into tensor<8x32x16xf16>
 // FOLD:         %[[S:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[K]] : tensor<8x32x16xf16>, tensor<8x32x16xf16>) outs(%{{.*}} : tensor<8x32x32xf32>)
-// FOLD:         linalg.softmax dimension(2) ins(%{{.*}} : tensor<8x32x32xf32>)
+// FOLD:         linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 2>} dimension(2) ins(%{{.*}} : tensor<8x32x32xf32>)
 // FOLD-LABEL: func.func @shared_operand
 // FOLD-NOT:     tensor.empty() : tensor<2x4x32x16xf16>
 // FOLD:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4x32x16xf16>, tensor<2x32x16xf16>)
@@ -55,7 +56,7 @@ func.func @multi_query(%q: tensor<2x4x32x16xf16>, %k: tensor<2x32x16xf16>) -> te
     linalg.yield %r : f32
   } -> tensor<2x4x32x32xf32>
   %pe = tensor.empty() : tensor<2x4x32x32xf32>
-  %p = linalg.softmax dimension(3) ins(%s : tensor<2x4x32x32xf32>) outs(%pe : tensor<2x4x32x32xf32>) -> tensor<2x4x32x32xf32>
+  %p = linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 2>} dimension(3) ins(%s : tensor<2x4x32x32xf32>) outs(%pe : tensor<2x4x32x32xf32>) -> tensor<2x4x32x32xf32>
   return %p : tensor<2x4x32x32xf32>
 }
 func.func @shared_operand(%q: tensor<2x4x32x16xf16>, %k: tensor<2x32x16xf16>) -> tensor<2x4x32x32xf32> {
@@ -173,4 +174,20 @@ func.func @conv(%x: memref<1x8x8x32xf16>, %w: memref<1x1x32x64xf16>,
 func.func @tensor_cast(%a: tensor<4x8xi8>) -> tensor<4x8xi32> {
   %w = arith.extsi %a : tensor<4x8xi8> to tensor<4x8xi32>
   return %w : tensor<4x8xi32>
+}
+
+// -----
+
+// A plan written by hand on a softmax of tensors survives bufferization
+// (upstream's rebuilds the op without it); so do the plans of other ops.
+
+// BUFFERIZE-LABEL: func.func @planned_softmax
+// BUFFERIZE: linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 128, subgroups = 2>} dimension(1) ins(%{{.*}} : memref<4x256xf32>)
+// BUFFERIZE: linalg.softmax dimension(1) ins(%{{.*}} : memref<4x256xf32>)
+func.func @planned_softmax(%x: tensor<4x256xf32>) -> (tensor<4x256xf32>, tensor<4x256xf32>) {
+  %e = tensor.empty() : tensor<4x256xf32>
+  %p = linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 128, subgroups = 2>} dimension(1) ins(%x : tensor<4x256xf32>) outs(%e : tensor<4x256xf32>) -> tensor<4x256xf32>
+  %f = tensor.empty() : tensor<4x256xf32>
+  %q = linalg.softmax dimension(1) ins(%x : tensor<4x256xf32>) outs(%f : tensor<4x256xf32>) -> tensor<4x256xf32>
+  return %p, %q : tensor<4x256xf32>, tensor<4x256xf32>
 }

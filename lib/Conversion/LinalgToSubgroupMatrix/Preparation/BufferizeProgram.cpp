@@ -66,8 +66,23 @@ static LogicalResult bufferize(ModuleOp module) {
         return bufferization::getMemRefTypeWithStaticIdentityLayout(
             type, memorySpace);
       };
+  // Upstream's bufferization of linalg.softmax builds the new op without its
+  // discardable attributes, which would drop a plan written by hand; each
+  // softmax is replaced where it was, so walk order pairs them up again.
+  SmallVector<DictionaryAttr> softmaxAttributes;
+  module.walk([&](linalg::SoftmaxOp op) {
+    softmaxAttributes.push_back(op->getDiscardableAttrDictionary());
+  });
   bufferization::BufferizationState state;
-  return bufferization::runOneShotModuleBufferize(module, options, state);
+  if (failed(bufferization::runOneShotModuleBufferize(module, options, state)))
+    return failure();
+  SmallVector<linalg::SoftmaxOp> softmaxOps;
+  module.walk([&](linalg::SoftmaxOp op) { softmaxOps.push_back(op); });
+  if (softmaxOps.size() == softmaxAttributes.size())
+    for (auto [op, attributes] : llvm::zip(softmaxOps, softmaxAttributes))
+      if (!attributes.empty())
+        op->setDiscardableAttrs(attributes);
+  return success();
 }
 
 /// A one-element view of the rank-0 `buffer`, made where the buffer is, so

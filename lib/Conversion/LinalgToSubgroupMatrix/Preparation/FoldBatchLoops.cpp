@@ -266,6 +266,8 @@ foldTwoLeadingBatchLoops(ModuleOp module,
       auto collapsed =
           linalg::SoftmaxOp::create(rewriter, loc, init.getType(), input, init,
                                     softmax.getDimension() - 1);
+      // A plan written by hand stays with the op.
+      collapsed->setDiscardableAttrs(softmax->getDiscardableAttrDictionary());
       Value result = tensor::ExpandShapeOp::create(
           rewriter, loc, softmax.getResult()[0].getType(),
           collapsed.getResult()[0], folded);
@@ -281,6 +283,8 @@ foldTwoLeadingBatchLoops(ModuleOp module,
     if (failed(collapsed))
       return generic.emitOpError(
           "cannot fold its two leading batch loops into one");
+    if (Operation *collapsedOp = collapsed->collapsedOp.getOperation())
+      collapsedOp->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
     rewriter.replaceOp(generic, collapsed->results);
   }
   if (failed(foldReshapedFills(module)))
