@@ -383,12 +383,14 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
   }
   Spread result = spreadOf(toIndices, (forward ? outType : inType).getShape());
   // A copy that drops the row or the column (a reduction in disguise) is
-  // no copy of the operand.
-  for (Spread::Kind kind : {Spread::Row, Spread::Column})
-    if (llvm::count_if(result.parts, [&](const Spread::Part &part) {
-          return part.kind == kind;
-        }) != 1)
+  // no copy of the operand. (A single row, or column, has no part: one
+  // query per head in a decode step.)
+  for (Spread::Kind kind : {Spread::Row, Spread::Column}) {
+    auto isOfKind = [&](const Spread::Part &part) { return part.kind == kind; };
+    int64_t count = llvm::count_if(result.parts, isOfKind);
+    if (count > 1 || count != llvm::count_if(spread.parts, isOfKind))
       return std::nullopt;
+  }
   return result;
 }
 
