@@ -34,9 +34,11 @@ using namespace mlir::subgroup_matrix;
 
 namespace {
 /// Keys in flight per invocation in the first kernel's loop.
-constexpr int64_t kDecodeUnroll = 2;
-/// Threads of the combining kernel.
-constexpr int64_t kCombineThreads = 128;
+constexpr int64_t kDecodeUnroll = 4;
+/// Most threads of the combining kernel.
+constexpr int64_t kCombineMaxThreads = 512;
+/// Runs each combining invocation reads at once.
+constexpr int64_t kCombineUnroll = 4;
 
 class DecodeAttentionEmitter : KernelBuilder {
 public:
@@ -52,6 +54,17 @@ public:
   gpu::GPUFuncOp emitPartials(OpBuilder &moduleBuilder, StringRef name);
   /// The combining kernel: the partials, then the output.
   gpu::GPUFuncOp emitCombine(OpBuilder &moduleBuilder, StringRef name);
+  /// Groups of the combining kernel's invocations that combine runs side
+  /// by side, each group an element of the output rows per invocation: as
+  /// many as fill kCombineMaxThreads, at most a run each.
+  int64_t getCombineGroups() const {
+    int64_t elements = attention.queryCount * attention.headDim;
+    return std::clamp<int64_t>(kCombineMaxThreads / elements, 1, splits);
+  }
+  int64_t getCombineThreads() const {
+    int64_t elements = attention.queryCount * attention.headDim;
+    return std::min(elements * getCombineGroups(), kCombineMaxThreads);
+  }
 
   int64_t getSplits() const { return splits; }
   int64_t getHeadsPerWorkgroup() const { return layout.headsPerWorkgroup; }
@@ -60,6 +73,19 @@ public:
   }
 
 private:
+  /// A softmax's running maximum, sum of exp(s - maximum) and weighted
+  /// value (one element of an output row) over some keys.
+  struct RunState {
+    Value maximum, sum, output;
+  };
+  /// `state` and `others` as one state: each rescaled to the largest
+  /// maximum.
+  RunState merge(const RunState &state, ArrayRef<RunState> others);
+  /// The state of the output element (row, column) of batch index `batch`
+  /// over runs group, group + groups, ... of the partials.
+  RunState combineRuns(Value partialOutputs, Value partialStatistics,
+                       Value batch, Value row, Value column, Value group,
+                       int64_t groups);
   Value f32Constant(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
@@ -280,9 +306,14 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
       valueRows.push_back(loadRow(
           v, add(valueBase, mul(read, attention.values.rowStride)), width));
     }
+    // The step's keys rescale the running state once: one new maximum, one
+    // factor, a probability per key.
     Value minusInfinity = f32Constant(-std::numeric_limits<double>::infinity());
-    for (int64_t u = 0; u < kDecodeUnroll; ++u)
-      for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> scores;
+      Value &runningMax = carried[2 * r], &runningSum = carried[2 * r + 1];
+      Value newMax = runningMax;
+      for (int64_t u = 0; u < kDecodeUnroll; ++u) {
         Value dot = f32Constant(0.0);
         for (int64_t i = 0; i < width; ++i)
           dot = fma(dot, queryParts[r][i], keyRows[u][i]);
@@ -292,18 +323,26 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
         if (valid[u])
           score =
               arith::SelectOp::create(b, loc, valid[u], score, minusInfinity);
-        Value &runningMax = carried[2 * r], &runningSum = carried[2 * r + 1];
-        Value newMax = maximum(runningMax, score);
-        Value factor = exp(arith::SubFOp::create(b, loc, runningMax, newMax));
-        Value probability = exp(arith::SubFOp::create(b, loc, score, newMax));
-        runningSum = fma(probability, runningSum, factor);
-        runningMax = newMax;
+        scores.push_back(score);
+        newMax = maximum(newMax, score);
+      }
+      Value factor = exp(arith::SubFOp::create(b, loc, runningMax, newMax));
+      runningSum = arith::MulFOp::create(b, loc, runningSum, factor);
+      for (int64_t i = 0; i < width; ++i) {
+        Value &o = carried[2 * rows + r * width + i];
+        o = arith::MulFOp::create(b, loc, o, factor);
+      }
+      for (int64_t u = 0; u < kDecodeUnroll; ++u) {
+        Value probability =
+            exp(arith::SubFOp::create(b, loc, scores[u], newMax));
+        runningSum = arith::AddFOp::create(b, loc, runningSum, probability);
         for (int64_t i = 0; i < width; ++i) {
           Value &o = carried[2 * rows + r * width + i];
-          o = fma(arith::MulFOp::create(b, loc, o, factor), probability,
-                  valueRows[u][i]);
+          o = fma(o, probability, valueRows[u][i]);
         }
       }
+      runningMax = newMax;
+    }
     scf::YieldOp::create(b, loc, carried);
   }
 
@@ -385,16 +424,91 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   return kernel;
 }
 
+DecodeAttentionEmitter::RunState
+DecodeAttentionEmitter::merge(const RunState &state,
+                              ArrayRef<RunState> others) {
+  Value largest = state.maximum;
+  for (const RunState &other : others)
+    largest = maximum(largest, other.maximum);
+  Value factor = exp(arith::SubFOp::create(b, loc, state.maximum, largest));
+  RunState merged{largest, arith::MulFOp::create(b, loc, state.sum, factor),
+                  arith::MulFOp::create(b, loc, state.output, factor)};
+  for (const RunState &other : others) {
+    Value weight = exp(arith::SubFOp::create(b, loc, other.maximum, largest));
+    merged.sum = fma(merged.sum, other.sum, weight);
+    merged.output = fma(merged.output, other.output, weight);
+  }
+  return merged;
+}
+
+DecodeAttentionEmitter::RunState DecodeAttentionEmitter::combineRuns(
+    Value partialOutputs, Value partialStatistics, Value batch, Value row,
+    Value column, Value group, int64_t groups) {
+  int64_t queries = attention.queryCount, headDim = attention.headDim;
+  int64_t perGroup = llvm::divideCeil(splits, groups);
+  int64_t iterations = llvm::divideCeil(perGroup, kCombineUnroll);
+  bool ragged = groups * iterations * kCombineUnroll != splits;
+  double lowest = -double(std::numeric_limits<float>::max());
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(iterations), index(1),
+      ValueRange{f32Constant(lowest), f32Constant(0.0), f32Constant(0.0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  // Every read of the iteration first, then the arithmetic.
+  SmallVector<RunState> runs;
+  for (int64_t u = 0; u < kCombineUnroll; ++u) {
+    Value run = add(
+        group, mul(add(mul(loop.getInductionVar(), kCombineUnroll), index(u)),
+                   groups));
+    Value inside = ragged ? lessThan(run, splits) : Value();
+    if (inside)
+      run = arith::SelectOp::create(b, loc, inside, run, index(0));
+    // Partial row of (batch, run, row): (batch * splits + run) * queries +
+    // row.
+    Value partialRow = add(mul(add(mul(batch, splits), run), queries), row);
+    RunState state{
+        memref::LoadOp::create(b, loc, partialStatistics,
+                               ValueRange{mul(partialRow, 2)}),
+        memref::LoadOp::create(b, loc, partialStatistics,
+                               ValueRange{add(mul(partialRow, 2), 1)}),
+        memref::LoadOp::create(
+            b, loc, partialOutputs,
+            ValueRange{add(mul(partialRow, headDim), column)})};
+    if (inside) {
+      state.maximum = arith::SelectOp::create(b, loc, inside, state.maximum,
+                                              f32Constant(lowest));
+      state.sum =
+          arith::SelectOp::create(b, loc, inside, state.sum, f32Constant(0.0));
+      state.output = arith::SelectOp::create(b, loc, inside, state.output,
+                                             f32Constant(0.0));
+    }
+    runs.push_back(state);
+  }
+  Block::BlockArgListType carried = loop.getRegionIterArgs();
+  RunState merged = merge({carried[0], carried[1], carried[2]}, runs);
+  scf::YieldOp::create(b, loc,
+                       ValueRange{merged.maximum, merged.sum, merged.output});
+  return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+}
+
 gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
                                                    StringRef name) {
   int64_t queries = attention.queryCount, headDim = attention.headDim;
+  int64_t elements = queries * headDim;
+  int64_t groups = getCombineGroups(), threads = getCombineThreads();
   Type f32 = b.getF32Type();
   int64_t partialRows = attention.batch * splits * queries;
   SmallVector<Type> arguments = {MemRefType::get({partialRows * headDim}, f32),
                                  MemRefType::get({partialRows * 2}, f32),
                                  flatType(attention.output.buffer)};
-  gpu::GPUFuncOp kernel =
-      createKernelFunction(moduleBuilder, name, arguments, {}, kCombineThreads);
+  SmallVector<Type> workgroupBuffers;
+  if (groups > 1)
+    workgroupBuffers.push_back(MemRefType::get(
+        {3 * groups * elements}, f32, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup)));
+  gpu::GPUFuncOp kernel = createKernelFunction(moduleBuilder, name, arguments,
+                                               workgroupBuffers, threads);
   Block *entry = &kernel.getBody().front();
   Value partialOutputs = entry->getArgument(0);
   Value partialStatistics = entry->getArgument(1);
@@ -403,61 +517,67 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value outputBase = getBatchBase(attention.output, batch, queries);
   Type outputType = cast<MemRefType>(output.getType()).getElementType();
-  double lowest = -double(std::numeric_limits<float>::max());
-  for (int64_t first = 0; first < queries * headDim; first += kCombineThreads) {
-    Value element = add(threadId, first);
-    OpBuilder::InsertionGuard guard(b);
-    if (first + kCombineThreads > queries * headDim) {
-      auto inside =
-          scf::IfOp::create(b, loc, lessThan(element, queries * headDim),
-                            /*withElse=*/false);
-      b.setInsertionPointToStart(inside.thenBlock());
-    }
-    Value r = arith::DivUIOp::create(b, loc, element, index(headDim));
-    Value d = arith::RemUIOp::create(b, loc, element, index(headDim));
-    // Partial row of run s: (batch * splits + s) * queries + r.
-    auto partialRow = [&](Value s) {
-      return add(mul(add(mul(batch, splits), s), queries), r);
-    };
-    auto maxLoop = scf::ForOp::create(b, loc, index(0), index(splits), index(1),
-                                      ValueRange{f32Constant(lowest)});
-    {
-      OpBuilder::InsertionGuard loopGuard(b);
-      b.setInsertionPointToStart(maxLoop.getBody());
-      Value m = memref::LoadOp::create(
-          b, loc, partialStatistics,
-          ValueRange{mul(partialRow(maxLoop.getInductionVar()), 2)});
-      scf::YieldOp::create(b, loc, maximum(maxLoop.getRegionIterArgs()[0], m));
-    }
-    Value largest = maxLoop.getResult(0);
-    auto sumLoop =
-        scf::ForOp::create(b, loc, index(0), index(splits), index(1),
-                           ValueRange{f32Constant(0.0), f32Constant(0.0)});
-    {
-      OpBuilder::InsertionGuard loopGuard(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value row = partialRow(sumLoop.getInductionVar());
-      Value m = memref::LoadOp::create(b, loc, partialStatistics,
-                                       ValueRange{mul(row, 2)});
-      Value l = memref::LoadOp::create(b, loc, partialStatistics,
-                                       ValueRange{add(mul(row, 2), 1)});
-      Value o = memref::LoadOp::create(b, loc, partialOutputs,
-                                       ValueRange{add(mul(row, headDim), d)});
-      Value factor = exp(arith::SubFOp::create(b, loc, m, largest));
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{fma(sumLoop.getRegionIterArgs()[0], l, factor),
-                     fma(sumLoop.getRegionIterArgs()[1], o, factor)});
-    }
-    Value value = arith::DivFOp::create(b, loc, sumLoop.getResult(1),
-                                        sumLoop.getResult(0));
+  auto store = [&](const RunState &state, Value row, Value column) {
+    Value value = arith::DivFOp::create(b, loc, state.output, state.sum);
     if (outputType != f32)
       value = arith::TruncFOp::create(b, loc, outputType, value);
     memref::StoreOp::create(
         b, loc, value, output,
-        ValueRange{
-            add(outputBase, add(mul(r, attention.output.rowStride), d))});
+        ValueRange{add(outputBase,
+                       add(mul(row, attention.output.rowStride), column))});
+  };
+
+  if (groups == 1) {
+    // Each invocation combines every run of its elements.
+    for (int64_t first = 0; first < elements; first += threads) {
+      Value element = add(threadId, first);
+      OpBuilder::InsertionGuard guard(b);
+      if (first + threads > elements) {
+        auto inside = scf::IfOp::create(b, loc, lessThan(element, elements),
+                                        /*withElse=*/false);
+        b.setInsertionPointToStart(inside.thenBlock());
+      }
+      Value row = arith::DivUIOp::create(b, loc, element, index(headDim));
+      Value column = arith::RemUIOp::create(b, loc, element, index(headDim));
+      store(combineRuns(partialOutputs, partialStatistics, batch, row, column,
+                        index(0), 1),
+            row, column);
+    }
+    gpu::ReturnOp::create(b, loc);
+    return kernel;
   }
+
+  // Groups of invocations combine every groups-th run of an element each,
+  // then the first group merges the groups' states from workgroup memory.
+  Value shared = kernel.getWorkgroupAttributions()[0];
+  Value element = arith::RemUIOp::create(b, loc, threadId, index(elements));
+  Value group = arith::DivUIOp::create(b, loc, threadId, index(elements));
+  Value row = arith::DivUIOp::create(b, loc, element, index(headDim));
+  Value column = arith::RemUIOp::create(b, loc, element, index(headDim));
+  RunState state = combineRuns(partialOutputs, partialStatistics, batch, row,
+                               column, group, groups);
+  auto sharedIndex = [&](int64_t part, Value group) {
+    return add(mul(add(mul(group, 3), index(part)), elements), element);
+  };
+  Value parts[] = {state.maximum, state.sum, state.output};
+  for (int64_t part = 0; part < 3; ++part)
+    memref::StoreOp::create(b, loc, parts[part], shared,
+                            ValueRange{sharedIndex(part, group)});
+  gpu::BarrierOp::create(b, loc);
+  auto firstGroup = scf::IfOp::create(b, loc, lessThan(threadId, elements),
+                                      /*withElse=*/false);
+  b.setInsertionPointToStart(firstGroup.thenBlock());
+  SmallVector<RunState> others;
+  for (int64_t g = 1; g < groups; ++g) {
+    RunState other;
+    Value *parts[] = {&other.maximum, &other.sum, &other.output};
+    for (int64_t part = 0; part < 3; ++part)
+      *parts[part] = memref::LoadOp::create(
+          b, loc, shared, ValueRange{sharedIndex(part, index(g))});
+    others.push_back(other);
+  }
+  store(merge(state, others), row, column);
+  b.setInsertionPointAfter(firstGroup);
   gpu::ReturnOp::create(b, loc);
   return kernel;
 }
@@ -509,7 +629,8 @@ LogicalResult mlir::subgroup_matrix::emitDecodeAttentionKernels(
   gpu::LaunchFuncOp::create(
       rewriter, loc, combine,
       gpu::KernelDim3{constant(attention.batch), constant(1), constant(1)},
-      gpu::KernelDim3{constant(kCombineThreads), constant(1), constant(1)},
+      gpu::KernelDim3{constant(emitter.getCombineThreads()), constant(1),
+                      constant(1)},
       /*dynamicSharedMemorySize=*/Value(),
       ValueRange{partialOutputs, partialStatistics,
                  flattenForLaunch(rewriter, loc, attention.output.buffer)});

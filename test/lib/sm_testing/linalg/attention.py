@@ -489,13 +489,17 @@ def cases(target, t, acc, unit):
     # workgroups, a second kernel combining the runs (256 keys each).
     # Grouped-query heads in [batch, seq, heads, dim] with 300 keys (a short
     # last run); two query rows and an additive mask; fewer keys than a run
-    # and an f16 output; a causal mask that leaves most runs without a key.
+    # and an f16 output; a causal mask that leaves most runs without a key;
+    # more output elements per head than the combining kernel has
+    # invocations (4 rows x 256), combined from five runs.
     for dn, (db, dsq, dsk, dd, causal, out), dmask in [
             ("decode_attention_mask_rows_2",
              (4, 2, 512, 128, False, "f32"), True),
             ("decode_attention_f16_out", (3, 1, 40, 128, False, t), False),
             ("decode_attention_causal_rows_3",
-             (2, 3, 600, 64, True, "f32"), False)]:
+             (2, 3, 600, 64, True, "f32"), False),
+            ("decode_attention_rows_4_dim_256",
+             (2, 4, 1100, 256, False, "f32"), False)]:
         inputs = [("q", (db, dsq, dd), t, unit), ("k", (db, dsk, dd), t, unit),
                   ("v", (db, dsk, dd), t, unit)]
         if dmask:
