@@ -5,20 +5,20 @@
 // test/Integration/Reference/programs.test.)
 
 // Grouped-query attention at one query: the four query heads of each
-// key-value head share a workgroup (grid: 2 runs of keys x 2 groups): its
+// key-value head share a workgroup (grid: 5 runs of 64 keys x 2 groups): its
 // 16 states (4 subgroups of 4 keys at head dimension 64) keep 4 rows each
 // (16 x 4 x 2 maxima and sums, 16 x 4 x 64 outputs in workgroup memory),
 // and each K and V read serves the four (four keys in flight per
 // invocation); the combining kernel runs a workgroup per query head.
 // CHECK-LABEL: gpu.func @attention_0(
-// CHECK-SAME: %{{.*}}: memref<512xf16>, %[[K:[a-z0-9]+]]: memref<38400xf16>, %{{.*}}: memref<38400xf16>, %{{.*}}: memref<1024xf32>, %{{.*}}: memref<32xf32>)
+// CHECK-SAME: %{{.*}}: memref<512xf16>, %[[K:[a-z0-9]+]]: memref<38400xf16>, %{{.*}}: memref<38400xf16>, %{{.*}}: memref<2560xf32>, %{{.*}}: memref<80xf32>)
 // CHECK-SAME: workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>)
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.load %[[K]]
 // CHECK-NOT: vector.load %[[K]]
 // CHECK: scf.yield
 // CHECK-LABEL: func.func @decode_attention_gqa
-// CHECK: %[[RUNS:.*]] = arith.constant 2 : index
+// CHECK: %[[RUNS:.*]] = arith.constant 5 : index
 // CHECK: %[[GROUPS:.*]] = arith.constant 2 : index
 // CHECK: gpu.launch_func @kernels::@attention_0 blocks in (%[[RUNS]], %[[GROUPS]],
 // CHECK: %[[HEADS:.*]] = arith.constant 8 : index

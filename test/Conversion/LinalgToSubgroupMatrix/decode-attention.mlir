@@ -6,13 +6,13 @@
 // (The numbers: the decode_attention_* cases of test/Integration/LinalgToGPU.)
 
 // One query row per head against 1000 keys (32 heads, head dimension 128):
-// the keys split into runs of 256 (four workgroups per head, the last run
-// short), each workgroup's invocations reading a key's row 16 at a time (8
+// the keys split into runs of 128 (eight workgroups per head, 256 in all,
+// two per compute unit of the H100; the last run short), each workgroup's invocations reading a key's row 16 at a time (8
 // halves each, two keys per subgroup), the running maximum, sum and
 // weighted values combined through workgroup memory into one partial per
 // run; a second kernel, a workgroup per head, combines the runs.
 // CHECK-LABEL: gpu.func @attention_0(
-// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<4096xf16>, %[[K:[a-z0-9]+]]: memref<4096000xf16>, %[[V:[a-z0-9]+]]: memref<4096000xf16>, %[[O:[a-z0-9]+]]: memref<16384xf32>, %[[ML:[a-z0-9]+]]: memref<256xf32>)
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: memref<4096xf16>, %[[K:[a-z0-9]+]]: memref<4096000xf16>, %[[V:[a-z0-9]+]]: memref<4096000xf16>, %[[O:[a-z0-9]+]]: memref<32768xf32>, %[[ML:[a-z0-9]+]]: memref<512xf32>)
 // CHECK-SAME: workgroup(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: scf.for
@@ -25,12 +25,12 @@
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[O]]
 // CHECK-LABEL: gpu.func @attention_0_combine(
-// CHECK-SAME: %{{.*}}: memref<16384xf32>, %{{.*}}: memref<256xf32>, %[[OUT:[a-z0-9]+]]: memref<4096xf32>)
+// CHECK-SAME: %{{.*}}: memref<32768xf32>, %{{.*}}: memref<512xf32>, %[[OUT:[a-z0-9]+]]: memref<4096xf32>)
 // CHECK: arith.divf
 // CHECK: memref.store %{{.*}}, %[[OUT]]
 // CHECK-LABEL: func.func @decode_attention
-// CHECK: %[[PARTIAL_O:.*]] = memref.alloc() : memref<16384xf32>
-// CHECK: %[[PARTIAL_ML:.*]] = memref.alloc() : memref<256xf32>
+// CHECK: %[[PARTIAL_O:.*]] = memref.alloc() : memref<32768xf32>
+// CHECK: %[[PARTIAL_ML:.*]] = memref.alloc() : memref<512xf32>
 // CHECK: gpu.launch_func @kernels::@attention_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: gpu.launch_func @kernels::@attention_0_combine
 // CHECK: memref.dealloc %[[PARTIAL_O]]

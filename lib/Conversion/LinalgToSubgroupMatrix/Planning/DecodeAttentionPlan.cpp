@@ -11,6 +11,14 @@
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+/// Workgroups of the first kernel per compute unit that the planned runs
+/// of keys aim at (measured: docs/performance.md, decode attention).
+static constexpr int64_t kDecodeWorkgroupsPerUnit = 2;
+/// The shortest planned run of keys.
+static constexpr int64_t kDecodeMinKeysPerWorkgroup = 64;
+/// The device size aimed at where the target gives none.
+static constexpr int64_t kDecodeDefaultComputeUnits = 16;
+
 DecodeAttentionPlanAttr
 DecodeAttentionPlan::getAttr(MLIRContext *context) const {
   return DecodeAttentionPlanAttr::get(context, keysPerWorkgroup, subgroups);
@@ -98,12 +106,23 @@ std::optional<DecodeAttentionPlan> mlir::subgroup_matrix::planDecodeAttention(
       attention.queryCount > maxQueries ||
       !whyNotDecodeAttention(attention, target).empty())
     return std::nullopt;
-  // Runs of 256 keys, four subgroups: at 4096 keys and 32 heads, 512
-  // workgroups.
+  // Four subgroups, and runs of keys as short as keep the workgroups at
+  // most kDecodeWorkgroupsPerUnit per compute unit: longer runs leave units
+  // idle, shorter ones add partials to combine and a workgroup's fixed
+  // costs for no more reads in flight. (On the H100 and H200, 132 units:
+  // runs of 128 keys at 4096 keys and 8 key-value heads, 1024 at 32768.)
   DecodeAttentionPlan plan;
-  plan.keysPerWorkgroup = 256;
   plan.subgroups = 4;
   DecodeAttentionLayout layout = getDecodeAttentionLayout(attention, target);
+  int64_t units = target.getComputeUnits() ? target.getComputeUnits()
+                                           : kDecodeDefaultComputeUnits;
+  int64_t workgroupRows = attention.batch / layout.headsPerWorkgroup;
+  plan.keysPerWorkgroup = kDecodeMinKeysPerWorkgroup;
+  while (plan.keysPerWorkgroup < attention.keyCount &&
+         workgroupRows *
+                 llvm::divideCeil(attention.keyCount, plan.keysPerWorkgroup) >
+             kDecodeWorkgroupsPerUnit * units)
+    plan.keysPerWorkgroup *= 2;
   while (plan.subgroups > 1 &&
          getDecodeAttentionWorkgroupBytes(attention, layout, plan.subgroups) >
              target.getWorkgroupMemoryLimit())

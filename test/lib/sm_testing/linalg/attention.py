@@ -486,7 +486,8 @@ def cases(target, t, acc, unit):
             lambda x: attention_reference(x, 2, 50, 50, 128, True), 1e-2))
 
     # Decode attention: a few query rows per head split their keys over
-    # workgroups, a second kernel combining the runs (256 keys each).
+    # workgroups (runs as long as keep two per compute unit), a second kernel
+    # combining the runs.
     # Grouped-query heads in [batch, seq, heads, dim] with 300 keys (a short
     # last run); two query rows and an additive mask; fewer keys than a run
     # and an f16 output; a causal mask that leaves most runs without a key;
