@@ -477,7 +477,9 @@ def SubgroupMatrix_DecodeAttentionPlanAttr
     head's runs, rescaled to the largest maximum, and writes the output.
 
     - `keys_per_workgroup`: keys of one head each workgroup reads;
-    - `subgroups`: subgroups per workgroup of the first kernel.
+    - `subgroups`: subgroups per workgroup of the first kernel;
+    - `keys_in_flight` (optional, 4): keys each invocation reads before
+      using any of them, whose scores rescale the running state once.
 
     ```mlir
     func.func @decode_attention(%scores: memref<32x1x4096xf32>,
@@ -491,7 +493,8 @@ def SubgroupMatrix_DecodeAttentionPlanAttr
     }
     ```
   }];
-  let parameters = (ins "int64_t":$keys_per_workgroup, "int64_t":$subgroups);
+  let parameters = (ins "int64_t":$keys_per_workgroup, "int64_t":$subgroups,
+                        DefaultValuedParameter<"int64_t", "4">:$keys_in_flight);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

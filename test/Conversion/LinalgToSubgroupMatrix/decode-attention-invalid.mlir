@@ -89,3 +89,33 @@ func.func @states_too_large(%q: memref<2x1x128xf16>, %k: memref<2x100x128xf16>, 
   return
 }
 }
+
+// -----
+
+// An invocation reads at most 16 keys at once.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @too_many_keys_in_flight(%q: memref<2x1x64xf16>, %k: memref<2x100x64xf16>, %v: memref<2x100x64xf16>, %o: memref<2x1x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x1x100xf32>
+  // The attention's first op carries what is wrong with it.
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: keys_in_flight must be from 1 to 16}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x64xf16>, memref<2x100x64xf16>) outs(%s : memref<2x1x100xf32>)
+  %p = memref.alloc() : memref<2x1x100xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 4, keys_in_flight = 32>}
+    dimension(2) ins(%s : memref<2x1x100xf32>) outs(%p : memref<2x1x100xf32>)
+  %pn = memref.alloc() : memref<2x1x100xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : memref<2x1x100xf32>) outs(%pn : memref<2x1x100xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x64xf32>)
+  linalg.batch_matmul ins(%pn, %v : memref<2x1x100xf16>, memref<2x100x64xf16>) outs(%o : memref<2x1x64xf32>)
+  return
+}
+}
+

@@ -5,8 +5,8 @@
 // heads that read the same key-value head (grouped-query attention, whose
 // K and V rows it then reads once for all of them); each key's row is
 // read by `lanesPerKey` invocations, `vectorWidth` elements each, so that
-// a subgroup reads several keys at once, `unroll` of them in flight per
-// invocation. Each invocation keeps, for every query row, the running
+// a subgroup reads several keys at once, `keys_in_flight` of them in flight
+// per invocation. Each invocation keeps, for every query row, the running
 // maximum m, the sum l of exp(s - m) and its share of the weighted values
 // o; the workgroup combines its invocations' states through workgroup
 // memory (each rescaled by exp(m_i - max m)) into one partial (m, l, o) per
@@ -33,8 +33,6 @@ using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
 namespace {
-/// Keys in flight per invocation in the first kernel's loop.
-constexpr int64_t kDecodeUnroll = 4;
 /// Most threads of the combining kernel.
 constexpr int64_t kCombineMaxThreads = 512;
 /// Runs each combining invocation reads at once.
@@ -263,7 +261,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
 
   // This workgroup's run of keys; the last run may be short, and the keys
   // of a step past its end weigh nothing.
-  int64_t keysPerStep = plan.subgroups * keysPerSubgroup * kDecodeUnroll;
+  int64_t keysPerStep = plan.subgroups * keysPerSubgroup * plan.keysInFlight;
   Value runStart = mul(split, plan.keysPerWorkgroup);
   bool ragged = attention.keyCount % plan.keysPerWorkgroup != 0 ||
                 plan.keysPerWorkgroup % keysPerStep != 0;
@@ -289,7 +287,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     // Every read of the step first, then the arithmetic.
     SmallVector<Value> keysOfStep, valid;
     SmallVector<SmallVector<Value>> keyRows, valueRows;
-    for (int64_t u = 0; u < kDecodeUnroll; ++u) {
+    for (int64_t u = 0; u < plan.keysInFlight; ++u) {
       Value key =
           add(add(step, mul(add(mul(index(u), plan.subgroups), subgroupId),
                             keysPerSubgroup)),
@@ -313,7 +311,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
       SmallVector<Value> scores;
       Value &runningMax = carried[2 * r], &runningSum = carried[2 * r + 1];
       Value newMax = runningMax;
-      for (int64_t u = 0; u < kDecodeUnroll; ++u) {
+      for (int64_t u = 0; u < plan.keysInFlight; ++u) {
         Value dot = f32Constant(0.0);
         for (int64_t i = 0; i < width; ++i)
           dot = fma(dot, queryParts[r][i], keyRows[u][i]);
@@ -332,7 +330,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
         Value &o = carried[2 * rows + r * width + i];
         o = arith::MulFOp::create(b, loc, o, factor);
       }
-      for (int64_t u = 0; u < kDecodeUnroll; ++u) {
+      for (int64_t u = 0; u < plan.keysInFlight; ++u) {
         Value probability =
             exp(arith::SubFOp::create(b, loc, scores[u], newMax));
         runningSum = arith::AddFOp::create(b, loc, runningSum, probability);

@@ -16,16 +16,21 @@ using namespace mlir::subgroup_matrix;
 static constexpr int64_t kDecodeWorkgroupsPerUnit = 2;
 /// The shortest planned run of keys.
 static constexpr int64_t kDecodeMinKeysPerWorkgroup = 64;
+/// The most keys an invocation reads at once (each holds a part of a key's
+/// row and of a value's).
+static constexpr int64_t kDecodeMaxKeysInFlight = 16;
 /// The device size aimed at where the target gives none.
 static constexpr int64_t kDecodeDefaultComputeUnits = 16;
 
 DecodeAttentionPlanAttr
 DecodeAttentionPlan::getAttr(MLIRContext *context) const {
-  return DecodeAttentionPlanAttr::get(context, keysPerWorkgroup, subgroups);
+  return DecodeAttentionPlanAttr::get(context, keysPerWorkgroup, subgroups,
+                                      keysInFlight);
 }
 
 DecodeAttentionPlan DecodeAttentionPlan::get(DecodeAttentionPlanAttr attr) {
-  return {attr.getKeysPerWorkgroup(), attr.getSubgroups()};
+  return {attr.getKeysPerWorkgroup(), attr.getSubgroups(),
+          attr.getKeysInFlight()};
 }
 
 DecodeAttentionLayout
@@ -148,6 +153,11 @@ LogicalResult mlir::subgroup_matrix::checkDecodeAttentionPlan(
            << "cannot get the decode attention kernels of its plan: "
               "keys_per_workgroup must be positive and subgroups from 1 to "
            << 1024 / target.getSubgroupSize();
+  if (plan.keysInFlight < 1 || plan.keysInFlight > kDecodeMaxKeysInFlight)
+    return op->emitOpError()
+           << "cannot get the decode attention kernels of its plan: "
+              "keys_in_flight must be from 1 to "
+           << kDecodeMaxKeysInFlight;
   int64_t bytes = getDecodeAttentionWorkgroupBytes(
       attention, getDecodeAttentionLayout(attention, target), plan.subgroups);
   if (bytes > target.getWorkgroupMemoryLimit())

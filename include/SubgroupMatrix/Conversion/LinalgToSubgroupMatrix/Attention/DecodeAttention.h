@@ -22,9 +22,14 @@ namespace subgroup_matrix {
 /// Query rows per head up to which an attention gets the decode kernels.
 constexpr int64_t kDecodeAttentionMaxQueries = 4;
 
+/// Keys in flight per invocation unless a plan says otherwise.
+constexpr int64_t kDecodeAttentionKeysInFlight = 4;
+
 /// What `#subgroup_matrix.decode_attention_plan` holds.
 struct DecodeAttentionPlan {
   int64_t keysPerWorkgroup = 0, subgroups = 0;
+  /// Keys each invocation reads before using them.
+  int64_t keysInFlight = kDecodeAttentionKeysInFlight;
 
   DecodeAttentionPlanAttr getAttr(MLIRContext *context) const;
   static DecodeAttentionPlan get(DecodeAttentionPlanAttr attr);
