@@ -191,3 +191,34 @@ func.func @planned_softmax(%x: tensor<4x256xf32>) -> (tensor<4x256xf32>, tensor<
   %q = linalg.softmax dimension(1) ins(%x : tensor<4x256xf32>) outs(%f : tensor<4x256xf32>) -> tensor<4x256xf32>
   return %p, %q : tensor<4x256xf32>, tensor<4x256xf32>
 }
+
+// -----
+
+// A reduction that keeps its reduced dimension (torch's keepdim: a zero in
+// the output's map) keeps its batch loops (upstream's collapse crashed on
+// it; found by the fuzzer); the step reading the kept sums folds them.
+
+// FOLD-LABEL: func.func @keepdim_sum
+// FOLD:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4x8x16xf32>) outs(%{{.*}} : tensor<2x4x8x1xf32>)
+// FOLD:         tensor.collapse_shape %[[SUM]] {{\[}}[0, 1], [2, 3]] : tensor<2x4x8x1xf32> into tensor<8x8xf32>
+#x = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#keep = affine_map<(b, h, i, j) -> (b, h, i, 0)>
+func.func @keepdim_sum(%x: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<2x4x8x1xf32>
+  %full = tensor.empty() : tensor<2x4x8x16xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%rows : tensor<2x4x8x1xf32>) -> tensor<2x4x8x1xf32>
+  %s = linalg.generic {indexing_maps = [#x, #keep], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x4x8x16xf32>) outs(%s0 : tensor<2x4x8x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x8x1xf32>
+  %p = linalg.generic {indexing_maps = [#x, #keep, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<2x4x8x16xf32>, tensor<2x4x8x1xf32>) outs(%full : tensor<2x4x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.divf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<2x4x8x16xf32>
+  return %p : tensor<2x4x8x16xf32>
+}

@@ -231,10 +231,18 @@ foldTwoLeadingBatchLoops(ModuleOp module,
     if (!isAllowed(op) && !llvm::is_contained(repeats, op))
       return;
     if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-      // (Upstream's collapse takes maps of loops and zeros only.)
+      // (Upstream's collapse takes maps of loops and zeros only, and zeros
+      // only where the op reads: it crashes on an output that keeps a
+      // reduced dimension of one, torch's keepdim.)
       bool readsByLoops =
-          llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
-            return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+          llvm::all_of(generic.getIndexingMapsArray(),
+                       [](AffineMap map) {
+                         return map.isProjectedPermutation(
+                             /*allowZeroInResults=*/true);
+                       }) &&
+          llvm::all_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+            return generic.getMatchingIndexingMap(&init).isProjectedPermutation(
+                /*allowZeroInResults=*/false);
           });
       if (generic.hasPureTensorSemantics() && readsByLoops &&
           generic.getNumLoops() >= 4 &&
