@@ -58,9 +58,11 @@ KNOWN_UPSTREAM_DEFECTS = [
      "batch_matmul on vector or index elements"),
     # linalg.transpose, linalg.broadcast and linalg.reduce segfault after
     # reporting a malformed `permutation = [...]` or `dimensions = [...]`
-    # list (the parser sets the attribute it failed to build).
-    (re.compile(r"linalg\.(transpose|broadcast|reduce)\b[^\n]*"
-                r"(permutation|dimensions)\s*=\s*\[(?![0-9\s,]*\])"),
+    # list (the parser sets the attribute it failed to build). The list may
+    # be lines after the op's name (after its `outs`), so any list that is
+    # not integers separated by commas is steered around.
+    (re.compile(r"(permutation|dimensions)\s*=\s*\["
+                r"(?!\s*(?:\d+\s*(?:,\s*\d+\s*)*)?\])"),
      "malformed permutation or dimensions list of a linalg op"),
 ]
 
