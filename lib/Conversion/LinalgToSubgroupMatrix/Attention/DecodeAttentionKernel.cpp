@@ -379,43 +379,34 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     }
     Value r = arith::DivUIOp::create(b, loc, element, index(headDim));
     Value d = arith::RemUIOp::create(b, loc, element, index(headDim));
-    SmallVector<Value> maxima, sums;
-    Value largest;
+    SmallVector<RunState> stateOf;
     for (int64_t s = 0; s < states; ++s) {
       Value row = add(mul(index(s), rows), r);
-      maxima.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
-                                              ValueRange{mul(row, 2)}));
-      sums.push_back(memref::LoadOp::create(b, loc, sharedStatistics,
-                                            ValueRange{add(mul(row, 2), 1)}));
-      largest = largest ? maximum(largest, maxima.back()) : maxima.back();
+      stateOf.push_back(
+          {memref::LoadOp::create(b, loc, sharedStatistics,
+                                  ValueRange{mul(row, 2)}),
+           memref::LoadOp::create(b, loc, sharedStatistics,
+                                  ValueRange{add(mul(row, 2), 1)}),
+           memref::LoadOp::create(b, loc, sharedOutputs,
+                                  ValueRange{add(mul(row, headDim), d)})});
     }
-    Value sum = f32Constant(0.0), output = f32Constant(0.0);
-    for (int64_t s = 0; s < states; ++s) {
-      Value factor = exp(arith::SubFOp::create(b, loc, maxima[s], largest));
-      Value row = add(mul(index(s), rows), r);
-      sum = fma(sum, sums[s], factor);
-      output =
-          fma(output,
-              memref::LoadOp::create(b, loc, sharedOutputs,
-                                     ValueRange{add(mul(row, headDim), d)}),
-              factor);
-    }
+    RunState merged = merge(stateOf.front(), ArrayRef(stateOf).drop_front());
     // Partial row of (head, split, query): (head * splits + split) *
     // queries + query.
     Value head =
         add(firstHead, arith::DivUIOp::create(b, loc, r, index(queries)));
     Value partialRow = add(mul(add(mul(head, splits), split), queries),
                            arith::RemUIOp::create(b, loc, r, index(queries)));
-    memref::StoreOp::create(b, loc, output, partialOutputs,
+    memref::StoreOp::create(b, loc, merged.output, partialOutputs,
                             ValueRange{add(mul(partialRow, headDim), d)});
     auto firstColumn = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, index(0)),
         /*withElse=*/false);
     b.setInsertionPointToStart(firstColumn.thenBlock());
-    memref::StoreOp::create(b, loc, largest, partialStatistics,
+    memref::StoreOp::create(b, loc, merged.maximum, partialStatistics,
                             ValueRange{mul(partialRow, 2)});
-    memref::StoreOp::create(b, loc, sum, partialStatistics,
+    memref::StoreOp::create(b, loc, merged.sum, partialStatistics,
                             ValueRange{add(mul(partialRow, 2), 1)});
   }
   gpu::ReturnOp::create(b, loc);
