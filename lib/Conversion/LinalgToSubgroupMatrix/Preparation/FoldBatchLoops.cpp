@@ -291,8 +291,8 @@ foldTwoLeadingBatchLoops(ModuleOp module,
     if (failed(collapsed))
       return generic.emitOpError(
           "cannot fold its two leading batch loops into one");
-    if (Operation *collapsedOp = collapsed->collapsedOp.getOperation())
-      collapsedOp->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+    collapsed->collapsedOp->setDiscardableAttrs(
+        generic->getDiscardableAttrDictionary());
     rewriter.replaceOp(generic, collapsed->results);
   }
   if (failed(foldReshapedFills(module)))
