@@ -486,17 +486,23 @@ for form in ("f16", "int8", "int4"):
                     flops=2 * rows * DECODE_N * DECODE_K * copies)
 
 # Decode attention (issue 61): one query row per head against a KV cache of
-# 4096 keys, 32 query heads sharing 8 key-value heads, head dimension 128,
-# [batch, seq, heads, dim] as a Llama-style model keeps it (ggml's
-# FLASH_ATTN_EXT case hsk=128, nh=8, nr23=[4,1], kv=4096, nb=1).
+# 4096 keys (and 32768), 32 query heads sharing 8 key-value heads, head
+# dimension 128, [batch, seq, heads, dim] as a Llama-style model keeps it
+# (ggml's FLASH_ATTN_EXT case hsk=128, nh=8, nr23=[4,1], kv=4096, nb=1).
 # The decode kernels (keys split over workgroups, runs combined after), and
-# the flash-attention kernel (decode-attention-queries=0) in the same run.
-for _suffix, _options in (("", ""), ("_flash", "decode-attention-queries=0")):
-    PROGRAMS["decode_attention_bshd_gqa_1x4096x32x8x128" + _suffix] = Program(
+# the flash-attention kernel (decode-attention-queries=0) at 4096 keys, in
+# the same run; `_dynamic`: the cache's length known only at run time (the
+# same kernels, their runs sharing the keys).
+for _keys, _suffix, _options in (
+        (4096, "", ""), (4096, "_flash", "decode-attention-queries=0"),
+        (4096, "_dynamic", ""), (32768, "", ""), (32768, "_dynamic", "")):
+    PROGRAMS["decode_attention_bshd_gqa_1x%dx32x8x128%s" % (
+        _keys, _suffix)] = Program(
         "decode",
-        layout_attention_program("attention", 1, 1, 4096, 32, 8, 128, "f16",
-                                 False, "f16", "bshd"),
+        layout_attention_program("attention", 1, 1,
+                                 "?" if _suffix == "_dynamic" else _keys, 32,
+                                 8, 128, "f16", False, "f16", "bshd"),
         [((1, 1, 32, 128), "float16", -1, 1),
-         ((1, 4096, 8, 128), "float16", -1, 1),
-         ((1, 4096, 8, 128), "float16", -1, 1)], "attention_bshd_gqa", 5e-3,
-        options=_options, flops=4 * 32 * 4096 * 128)
+         ((1, _keys, 8, 128), "float16", -1, 1),
+         ((1, _keys, 8, 128), "float16", -1, 1)], "attention_bshd_gqa", 5e-3,
+        options=_options, flops=4 * 32 * _keys * 128)

@@ -470,13 +470,21 @@ def SubgroupMatrix_DecodeAttentionPlanAttr
     most of the GPU idle. `sm-plan-kernels` attaches this plan to the
     softmax of such an attention instead of an `attention_plan`, and
     `sm-attention-to-kernels` builds two kernels: the first splits each
-    head's keys into runs of `keys_per_workgroup`, each workgroup of
-    `subgroups` subgroups computing the running maximum, sum of
-    exponentials and weighted values of its run (invocations take parts of
-    a key's row, a subgroup several keys at once); the second combines a
-    head's runs, rescaled to the largest maximum, and writes the output.
+    head's keys into runs, each workgroup of `subgroups` subgroups computing
+    the running maximum, sum of exponentials and weighted values of its run
+    (invocations take parts of a key's row, a subgroup several keys at
+    once); the second combines a head's runs, rescaled to the largest
+    maximum, and writes the output.
 
-    - `keys_per_workgroup`: keys of one head each workgroup reads;
+    The runs are given one of two ways:
+    - `keys_per_workgroup`: keys of one head each workgroup reads (as many
+      runs as that makes; the key count must be static);
+    - `runs`: runs per head, each of an equal share of the keys rounded up
+      to whole steps of the workgroup (the key count may be dynamic, a KV
+      cache's length: the number of workgroups stays the same, runs past
+      the last key read nothing).
+
+    and
     - `subgroups`: subgroups per workgroup of the first kernel;
     - `keys_in_flight` (optional, 4): keys each invocation reads before
       using any of them, whose scores rescale the running state once.
@@ -491,10 +499,20 @@ def SubgroupMatrix_DecodeAttentionPlanAttr
           outs(%probabilities : memref<32x1x4096xf32>)
       return
     }
+    func.func @decode_attention_cache(%scores: memref<8x1x?xf32>,
+                                      %probabilities: memref<8x1x?xf32>) {
+      linalg.softmax {subgroup_matrix.plan =
+          #subgroup_matrix.decode_attention_plan<runs = 33, subgroups = 4>}
+          dimension(2) ins(%scores : memref<8x1x?xf32>)
+          outs(%probabilities : memref<8x1x?xf32>)
+      return
+    }
     ```
   }];
-  let parameters = (ins "int64_t":$keys_per_workgroup, "int64_t":$subgroups,
-                        DefaultValuedParameter<"int64_t", "4">:$keys_in_flight);
+  let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$keys_per_workgroup,
+                        "int64_t":$subgroups,
+                        DefaultValuedParameter<"int64_t", "4">:$keys_in_flight,
+                        DefaultValuedParameter<"int64_t", "0">:$runs);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

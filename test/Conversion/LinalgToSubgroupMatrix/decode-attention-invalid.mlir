@@ -9,7 +9,7 @@ func.func @no_subgroups(%q: memref<2x1x64xf16>, %k: memref<2x100x64xf16>, %v: me
   %zero = arith.constant 0.0 : f32
   %s = memref.alloc() : memref<2x1x100xf32>
   // The attention's first op carries what is wrong with it.
-  // expected-error @+1 {{cannot get the decode attention kernels of its plan: keys_per_workgroup must be positive and subgroups from 1 to 32}}
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: subgroups must be from 1 to 32}}
   linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
   linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%q, %k : memref<2x1x64xf16>, memref<2x100x64xf16>) outs(%s : memref<2x1x100xf32>)
@@ -119,3 +119,47 @@ func.func @too_many_keys_in_flight(%q: memref<2x1x64xf16>, %k: memref<2x100x64xf
 }
 }
 
+// -----
+
+// A plan gives its runs one way: keys_per_workgroup or runs.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @runs_twice(%q: memref<2x1x64xf32>, %k: memref<2x100x64xf32>, %v: memref<2x100x64xf32>, %o: memref<2x1x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<2x1x100xf32>
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: it must give one of keys_per_workgroup and runs, positive}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x100xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x64xf32>, memref<2x100x64xf32>) outs(%s : memref<2x1x100xf32>)
+  %p = memref.alloc() : memref<2x1x100xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, runs = 2, subgroups = 4>}
+    dimension(2) ins(%s : memref<2x1x100xf32>) outs(%p : memref<2x1x100xf32>)
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x64xf32>)
+  linalg.batch_matmul ins(%p, %v : memref<2x1x100xf32>, memref<2x100x64xf32>) outs(%o : memref<2x1x64xf32>)
+  return
+}
+}
+
+// -----
+
+// A key count known only at run time (a KV cache's length) cannot be cut
+// into runs of a given length: the runs must share the keys.
+#id = affine_map<(b, i, j) -> (b, i, j)>
+module attributes {subgroup_matrix.target = #subgroup_matrix.target<"nvidia-h100">} {
+func.func @dynamic_keys_per_workgroup(%q: memref<2x1x64xf32>, %k: memref<2x?x64xf32>, %v: memref<2x?x64xf32>, %o: memref<2x1x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %keys = memref.dim %k, %c1 : memref<2x?x64xf32>
+  %s = memref.alloc(%keys) : memref<2x1x?xf32>
+  // expected-error @+1 {{cannot get the decode attention kernels of its plan: its key count is dynamic, so the plan must give runs, not keys_per_workgroup}}
+  linalg.fill ins(%zero : f32) outs(%s : memref<2x1x?xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+    ins(%q, %k : memref<2x1x64xf32>, memref<2x?x64xf32>) outs(%s : memref<2x1x?xf32>)
+  %p = memref.alloc(%keys) : memref<2x1x?xf32>
+  linalg.softmax {subgroup_matrix.plan = #subgroup_matrix.decode_attention_plan<keys_per_workgroup = 64, subgroups = 4>}
+    dimension(2) ins(%s : memref<2x1x?xf32>) outs(%p : memref<2x1x?xf32>)
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x1x64xf32>)
+  linalg.batch_matmul ins(%p, %v : memref<2x1x?xf32>, memref<2x?x64xf32>) outs(%o : memref<2x1x64xf32>)
+  return
+}
+}

@@ -67,3 +67,62 @@ func.func @decode_attention(%q: tensor<32x1x128xf16>, %k: tensor<32x1000x128xf16
   %out = linalg.batch_matmul ins(%pc, %v : tensor<32x1x1000xf16>, tensor<32x1000x128xf16>) outs(%fo : tensor<32x1x128xf32>) -> tensor<32x1x128xf32>
   return %out : tensor<32x1x128xf32>
 }
+
+// -----
+
+// The same against a KV cache whose length is known only at run time: as
+// many runs as before whatever the count (runs = 8: the 256 workgroups of
+// the H100 plan above), the count read off K and passed to the first
+// kernel, each run an equal share of the keys in whole steps of 32
+// (four subgroups of two keys, four keys in flight), ending at the count.
+// The partials and the combining kernel keep their static sizes.
+// CHECK-LABEL: gpu.func @attention_0(
+// CHECK-SAME: %[[K:[a-z0-9]+]]: memref<?xf16>, %{{[a-z0-9]+}}: memref<?xf16>, %{{[a-z0-9]+}}: memref<32768xf32>, %{{[a-z0-9]+}}: memref<512xf32>, %[[KEYS:[a-z0-9]+]]: index)
+// CHECK: %[[SHARE:.*]] = arith.ceildivui %[[KEYS]], %{{.*}} : index
+// CHECK: %[[STEPS:.*]] = arith.ceildivui %[[SHARE]], %{{.*}} : index
+// CHECK: %[[LENGTH:.*]] = arith.muli %[[STEPS]], %{{.*}} : index
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %[[LENGTH]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %[[LENGTH]] : index
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[END]], %[[KEYS]] : index
+// CHECK: scf.for %{{.*}} = %[[START]] to %[[CLAMPED]]
+// CHECK-LABEL: gpu.func @attention_0_combine(
+// CHECK-SAME: %{{.*}}: memref<32768xf32>, %{{.*}}: memref<512xf32>, %{{.*}}: memref<4096xf32>)
+// CHECK-LABEL: func.func @decode_attention_cache
+// CHECK: memref.collapse_shape %{{.*}} : memref<32x?x128xf16> into memref<?xf16>
+// CHECK: memref.collapse_shape %{{.*}} : memref<32x?x128xf16> into memref<?xf16>
+// CHECK: %[[COUNT:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<32x?x128xf16>
+// CHECK: gpu.launch_func @kernels::@attention_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} args({{.*}}, %[[COUNT]] : index)
+// CHECK: gpu.launch_func @kernels::@attention_0_combine
+// PLAN: remark: became kernel 'attention_0': the keys of a few queries split over workgroups, their runs combined by 'attention_0_combine'
+// FLASH-LABEL: gpu.func @attention_0(
+// FLASH: subgroup_matrix.mma
+func.func @decode_attention_cache(%q: tensor<32x1x128xf16>, %k: tensor<32x?x128xf16>, %v: tensor<32x?x128xf16>) -> tensor<32x1x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %keys = tensor.dim %k, %c1 : tensor<32x?x128xf16>
+  %es = tensor.empty(%keys) : tensor<32x1x?xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<32x1x?xf32>) -> tensor<32x1x?xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : tensor<32x1x128xf16>, tensor<32x?x128xf16>) outs(%fs : tensor<32x1x?xf32>) -> tensor<32x1x?xf32>
+  %em = tensor.empty(%keys) : tensor<32x1x?xf32>
+  %scale = arith.constant 0.08838834764 : f32
+  %m = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<32x1x?xf32>) outs(%em : tensor<32x1x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<32x1x?xf32>
+  %ep = tensor.empty(%keys) : tensor<32x1x?xf32>
+  %p = linalg.softmax dimension(2) ins(%m : tensor<32x1x?xf32>) outs(%ep : tensor<32x1x?xf32>) -> tensor<32x1x?xf32>
+  %p16 = tensor.empty(%keys) : tensor<32x1x?xf16>
+  %pc = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<32x1x?xf32>) outs(%p16 : tensor<32x1x?xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %y = arith.truncf %x : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<32x1x?xf16>
+  %eo = tensor.empty() : tensor<32x1x128xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<32x1x128xf32>) -> tensor<32x1x128xf32>
+  %out = linalg.batch_matmul ins(%pc, %v : tensor<32x1x?xf16>, tensor<32x?x128xf16>) outs(%fo : tensor<32x1x128xf32>) -> tensor<32x1x128xf32>
+  return %out : tensor<32x1x128xf32>
+}

@@ -226,21 +226,7 @@ Value AttentionKernelEmitter::map(
 
 Value AttentionKernelEmitter::getBatchBase(const AttentionOperand &operand,
                                            Value rows) {
-  Value base;
-  for (const AttentionOperand::BatchTerm &term : operand.batchTerms) {
-    Value position = batchIndex;
-    if (term.divisor != 1)
-      position = arith::DivUIOp::create(b, loc, position, index(term.divisor));
-    // The outermost term needs no remainder: the grid ends there.
-    if (term.divisor * term.modulus != attention.batch)
-      position = arith::RemUIOp::create(b, loc, position, index(term.modulus));
-    Value stride = ShapedType::isDynamic(term.stride)
-                       ? mul(rows, operand.rowStride)
-                       : index(term.stride);
-    Value offset = mul(position, stride);
-    base = base ? add(base, offset) : offset;
-  }
-  return base ? base : index(0);
+  return operand.getBatchBase(b, loc, batchIndex, attention.batch, rows);
 }
 
 WorkgroupTileCopy
@@ -304,14 +290,13 @@ Value mlir::subgroup_matrix::getScoreOperandOffset(OpBuilder &b, Location loc,
   return address;
 }
 
-Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
-                                      bool causalMask,
-                                      ValueRange operandElements) {
-  // The program's position: (batch, query, key).
-  Value position[] = {batchIndex, query, key};
-  // Padding rows and keys read the operands' first element (and are
-  // discarded or masked later).
-  Value positionInside;
+Value mlir::subgroup_matrix::applyScoreStepsAt(
+    OpBuilder &builder, Location loc, const Attention &attention, Value score,
+    ArrayRef<Value> position,
+    function_ref<Value(linalg::GenericOp step, OpOperand *input,
+                       int64_t operandIndex)>
+        readOperand,
+    bool keepCausalSelect) {
   for (auto [stepIndex, scoreInput] : llvm::enumerate(attention.scoreInputs)) {
     linalg::GenericOp step = attention.scoreSteps[stepIndex];
     Block &body = step.getRegion().front();
@@ -319,46 +304,63 @@ Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
     for (OpOperand *input : step.getDpsInputOperands()) {
       BlockArgument argument = body.getArgument(input->getOperandNumber());
       if (input->getOperandNumber() == scoreInput) {
-        mapping.map(argument, value);
+        mapping.map(argument, score);
         continue;
       }
       int64_t operandIndex = llvm::find(attention.scoreOperands, input->get()) -
                              attention.scoreOperands.begin();
-      if (!operandElements.empty()) {
-        // Loaded as f32 matrices: narrowing back is exact.
-        Value element = operandElements[operandIndex];
-        if (element.getType() != argument.getType())
-          element =
-              arith::TruncFOp::create(b, loc, argument.getType(), element);
-        mapping.map(argument, element);
-        continue;
-      }
-      if (!positionInside)
-        positionInside = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, query,
-                                  queryCount),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
-                                  keyCount));
-      Value address = arith::SelectOp::create(
-          b, loc, positionInside,
-          getScoreOperandAddress(step, input, query, key), index(0));
-      mapping.map(argument,
-                  memref::LoadOp::create(
-                      b, loc, scoreOperandArguments[operandIndex], address));
+      mapping.map(argument, readOperand(step, input, operandIndex));
     }
     for (auto indexOp : body.getOps<linalg::IndexOp>())
       mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
-    value = cloneScalarBody(b, body, mapping);
+    score = cloneScalarBody(builder, body, mapping);
     // Below the diagonal the mask's select keeps the score: what the step
     // computes besides (a scale) stays, the select goes.
-    if (!causalMask && attention.causal &&
+    if (!keepCausalSelect && attention.causal &&
         stepIndex + 1 == attention.scoreSteps.size())
-      value = mapping.lookupOrDefault(
+      score = mapping.lookupOrDefault(
           cast<arith::SelectOp>(
               body.getTerminator()->getOperand(0).getDefiningOp())
               .getFalseValue());
   }
+  return score;
+}
+
+Value AttentionKernelEmitter::scoreAt(Value value, Value query, Value key,
+                                      bool causalMask,
+                                      ValueRange operandElements) {
+  // Padding rows and keys read the operands' first element (and are
+  // discarded or masked later).
+  Value positionInside;
+  auto readOperand = [&](linalg::GenericOp step, OpOperand *input,
+                         int64_t operandIndex) -> Value {
+    Type type = step.getRegion()
+                    .front()
+                    .getArgument(input->getOperandNumber())
+                    .getType();
+    if (!operandElements.empty()) {
+      // Loaded as f32 matrices: narrowing back is exact.
+      Value element = operandElements[operandIndex];
+      if (element.getType() != type)
+        element = arith::TruncFOp::create(b, loc, type, element);
+      return element;
+    }
+    if (!positionInside)
+      positionInside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, query,
+                                queryCount),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key,
+                                keyCount));
+    Value address = arith::SelectOp::create(
+        b, loc, positionInside, getScoreOperandAddress(step, input, query, key),
+        index(0));
+    return memref::LoadOp::create(b, loc, scoreOperandArguments[operandIndex],
+                                  address);
+  };
+  // The program's position: (batch, query, key).
+  value = applyScoreStepsAt(b, loc, attention, value, {batchIndex, query, key},
+                            readOperand, causalMask);
   if (!masksPastEnd())
     return value;
   // Keys past the end were staged as zeros: they weigh nothing.
@@ -459,12 +461,6 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
                            ? std::max(queryBlock, keyBlock)
                            : keyBlock;
 
-  auto flat = [&](Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    return MemRefType::get(
-        {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-        type.getElementType());
-  };
   auto workgroup =
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
   auto shared = [&](int64_t elements, Type type) {
@@ -473,10 +469,12 @@ FailureOr<gpu::GPUFuncOp> AttentionKernelEmitter::emit(OpBuilder &moduleBuilder,
   };
   Type f32 = b.getF32Type();
   SmallVector<Type> arguments = {
-      flat(attention.queries.buffer), flat(attention.keys.buffer),
-      flat(attention.values.buffer), flat(attention.output.buffer)};
+      getFlatKernelArgumentType(attention.queries.buffer),
+      getFlatKernelArgumentType(attention.keys.buffer),
+      getFlatKernelArgumentType(attention.values.buffer),
+      getFlatKernelArgumentType(attention.output.buffer)};
   for (Value operand : attention.scoreOperands)
-    arguments.push_back(flat(operand));
+    arguments.push_back(getFlatKernelArgumentType(operand));
   for (int64_t count : {attention.queryCount, attention.keyCount})
     if (ShapedType::isDynamic(count))
       arguments.push_back(b.getIndexType());
@@ -1054,8 +1052,7 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
   // buffers) and passed after the buffers.
   Value queryTiles;
   if (ShapedType::isDynamic(attention.queryCount)) {
-    Value queryCount =
-        memref::DimOp::create(rewriter, loc, attention.queries.buffer, 1);
+    Value queryCount = attention.queries.getRowCount(rewriter, loc);
     operands.push_back(queryCount);
     queryTiles = arith::CeilDivUIOp::create(rewriter, loc, queryCount,
                                             constant(plan.getQueryBlock()));
@@ -1064,8 +1061,7 @@ LogicalResult mlir::subgroup_matrix::emitAttentionKernel(
         constant(llvm::divideCeil(attention.queryCount, plan.getQueryBlock()));
   }
   if (ShapedType::isDynamic(attention.keyCount))
-    operands.push_back(
-        memref::DimOp::create(rewriter, loc, attention.keys.buffer, 1));
+    operands.push_back(attention.keys.getRowCount(rewriter, loc));
   gpu::LaunchFuncOp::create(
       rewriter, loc, *kernel,
       gpu::KernelDim3{queryTiles, constant(attention.batch), constant(1)},

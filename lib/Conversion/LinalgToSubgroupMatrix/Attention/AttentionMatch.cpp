@@ -173,11 +173,46 @@ AttentionOperand AttentionOperand::getContiguous(Value buffer) {
   AttentionOperand operand;
   operand.buffer = buffer;
   operand.rowStride = type.getDimSize(2);
+  bool dynamicRows = type.isDynamicDim(1);
   operand.batchTerms.push_back({1, type.getDimSize(0),
-                                type.isDynamicDim(1)
-                                    ? ShapedType::kDynamic
-                                    : type.getDimSize(1) * type.getDimSize(2)});
+                                dynamicRows
+                                    ? type.getDimSize(2)
+                                    : type.getDimSize(1) * type.getDimSize(2),
+                                dynamicRows});
   return operand;
+}
+
+Value AttentionOperand::getBatchBase(OpBuilder &builder, Location loc,
+                                     Value batch, int64_t batchCount,
+                                     Value rows) const {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value base;
+  for (const BatchTerm &term : batchTerms) {
+    Value position = batch;
+    if (term.divisor != 1)
+      position = arith::DivUIOp::create(builder, loc, position,
+                                        constant(term.divisor));
+    // The outermost term needs no remainder: the grid ends there.
+    if (term.divisor * term.modulus != batchCount)
+      position = arith::RemUIOp::create(builder, loc, position,
+                                        constant(term.modulus));
+    Value stride = constant(term.stride);
+    if (term.timesRows)
+      stride = arith::MulIOp::create(builder, loc, rows, stride);
+    Value offset = arith::MulIOp::create(builder, loc, position, stride);
+    base = base ? arith::AddIOp::create(builder, loc, base, offset) : offset;
+  }
+  return base ? base : constant(0);
+}
+
+Value AttentionOperand::getRowCount(OpBuilder &builder, Location loc) const {
+  auto type = cast<MemRefType>(buffer.getType());
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      return memref::DimOp::create(builder, loc, buffer, dim);
+  return arith::ConstantIndexOp::create(builder, loc, 0);
 }
 
 namespace {
@@ -206,10 +241,26 @@ static SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// A contiguous buffer of static shape: what the kernel can address.
+/// A contiguous buffer of static shape, or with one dynamic dimension (the
+/// rows: a KV cache's length, a prompt's): what the kernel can address.
 static bool isAddressable(Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+  return type && type.getNumDynamicDims() <= 1 && type.getLayout().isIdentity();
+}
+
+/// The extent that spreads give a dynamic dimension: a prime larger than
+/// any static extent, so that a stride beyond it is a multiple of it and
+/// no product of static extents (AttentionOperand::BatchTerm::timesRows).
+static constexpr int64_t kDynamicExtent = 2147483647;
+
+/// The shape of an addressable buffer, its dynamic dimension
+/// kDynamicExtent.
+static SmallVector<int64_t> getSpreadShape(Value buffer) {
+  SmallVector<int64_t> shape(cast<MemRefType>(buffer.getType()).getShape());
+  for (int64_t &size : shape)
+    if (ShapedType::isDynamic(size))
+      size = kDynamicExtent;
+  return shape;
 }
 
 /// The spread of a buffer whose dimensions `indices` index; parts of one
@@ -296,15 +347,26 @@ static Spread getFoldedSpread(ArrayRef<int64_t> shape) {
                   shape);
 }
 
-/// The operand of the kernel that `spread` places in `buffer`.
+/// The operand of the kernel that `spread` places in `buffer`; none (no
+/// buffer) where a dynamic extent is not the rows'.
 static AttentionOperand getOperand(Value buffer, const Spread &spread) {
   AttentionOperand operand;
   operand.buffer = buffer;
   for (const Spread::Part &part : llvm::reverse(spread.parts)) {
-    if (part.kind == Spread::Row)
-      operand.rowStride = part.stride;
-    else if (part.kind == Spread::Batch)
-      operand.batchTerms.push_back({part.divisor, part.modulus, part.stride});
+    bool timesRows = part.stride % kDynamicExtent == 0;
+    int64_t stride = timesRows ? part.stride / kDynamicExtent : part.stride;
+    if (part.kind == Spread::Row) {
+      operand.rowStride = stride;
+      if (timesRows)
+        operand.buffer = nullptr;
+    } else if (part.kind == Spread::Batch) {
+      operand.batchTerms.push_back(
+          {part.divisor, part.modulus, stride, timesRows});
+      if (part.modulus % kDynamicExtent == 0)
+        operand.buffer = nullptr;
+    } else if (timesRows || part.modulus % kDynamicExtent == 0) {
+      operand.buffer = nullptr;
+    }
   }
   return operand;
 }
@@ -364,10 +426,12 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
   // Element by element in the same order: the same positions.
   if (in == out && inType.getShape() == outType.getShape())
     return spread;
+  SmallVector<int64_t> inShape = getSpreadShape(input->get()),
+                       outShape = getSpreadShape(output->get());
   OpOperand *from = forward ? input : output;
   AffineMap fromMap = forward ? in : out, toMap = forward ? out : in;
-  std::optional<SmallVector<DimensionIndex>> fromIndices = getDimensionIndices(
-      spread, cast<MemRefType>(from->get().getType()).getShape());
+  std::optional<SmallVector<DimensionIndex>> fromIndices =
+      getDimensionIndices(spread, forward ? inShape : outShape);
   if (!fromIndices)
     return std::nullopt;
   // (A zero in the input's map reads a dimension of one element: it
@@ -381,7 +445,7 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
     auto loop = dyn_cast<AffineDimExpr>(toMap.getResult(i));
     toIndices.push_back(loop ? loops[loop.getPosition()] : DimensionIndex());
   }
-  Spread result = spreadOf(toIndices, (forward ? outType : inType).getShape());
+  Spread result = spreadOf(toIndices, forward ? outShape : inShape);
   // A copy that drops the row or the column (a reduction in disguise) is
   // no copy of the operand. (A single row, or column, has no part: one
   // query per head in a decode step.)
@@ -395,10 +459,28 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
 }
 
 /// A view that changes the shape of a contiguous buffer (expand_shape,
-/// collapse_shape): the elements stay where they are.
+/// collapse_shape): the elements stay where they are. A dynamic dimension
+/// may only join dimensions of one element (a dimension of its product
+/// with others would not be the rows).
 static bool isReshape(Operation *op) {
-  return isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(op) &&
-         isAddressable(op->getResult(0)) && isAddressable(op->getOperand(0));
+  if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(op) ||
+      !isAddressable(op->getResult(0)) || !isAddressable(op->getOperand(0)))
+    return false;
+  auto reshape = cast<ViewLikeOpInterface>(op);
+  auto wide = cast<MemRefType>(isa<memref::ExpandShapeOp>(op)
+                                   ? op->getResult(0).getType()
+                                   : reshape.getViewSource().getType());
+  SmallVector<ReassociationIndices> groups =
+      isa<memref::ExpandShapeOp>(op)
+          ? cast<memref::ExpandShapeOp>(op).getReassociationIndices()
+          : cast<memref::CollapseShapeOp>(op).getReassociationIndices();
+  return llvm::all_of(groups, [&](const ReassociationIndices &group) {
+    return llvm::none_of(group,
+                         [&](int64_t dim) { return wide.isDynamicDim(dim); }) ||
+           llvm::all_of(group, [&](int64_t dim) {
+             return wide.isDynamicDim(dim) || wide.getDimSize(dim) == 1;
+           });
+  });
 }
 
 /// Q, K or V, read by `product` from the batch x rows x columns `buffer`:
@@ -416,7 +498,7 @@ static AttentionOperand readThroughCopies(Value buffer, Operation *product,
     operand.buffer = nullptr;
   if (!isAddressable(buffer))
     return operand;
-  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  SmallVector<int64_t> shape = getSpreadShape(buffer);
   Spread spread = transposed ? spreadOf({{Spread::Batch, 1, shape[0], 0},
                                          {Spread::Column, 1, shape[1], 0},
                                          {Spread::Row, 1, shape[2], 0}},
@@ -446,13 +528,16 @@ static AttentionOperand readThroughCopies(Value buffer, Operation *product,
     Value input = copy.getDpsInputOperand(0)->get();
     if (!source || !isAddressable(input))
       break;
+    AttentionOperand read = getOperand(input, *source);
+    if (!read.buffer)
+      break;
     llvm::append_range(attention.ops, views);
     attention.ops.push_back(copy);
     attention.deadAllocations.push_back(copied.getDefiningOp());
     spread = *source;
     current = input;
     reader = copy;
-    operand = getOperand(current, spread);
+    operand = read;
   }
   if (transposed && !llvm::any_of(spread.parts, [](const Spread::Part &part) {
         return part.kind == Spread::Column && part.stride == 1;
@@ -471,8 +556,7 @@ static AttentionOperand writeThroughCopies(Value buffer, Attention &attention) {
   AttentionOperand operand = AttentionOperand::getContiguous(buffer);
   if (!isAddressable(buffer))
     return operand;
-  Spread spread =
-      getFoldedSpread(cast<MemRefType>(buffer.getType()).getShape());
+  Spread spread = getFoldedSpread(getSpreadShape(buffer));
   Value current = buffer;
   while (true) {
     SmallVector<Operation *> uses = getWriters(current);
@@ -509,6 +593,9 @@ static AttentionOperand writeThroughCopies(Value buffer, Attention &attention) {
         spreadThroughCopy(copy, spread, /*forward=*/true);
     if (!moved)
       break;
+    AttentionOperand written = getOperand(destination, *moved);
+    if (!written.buffer)
+      break;
     llvm::append_range(attention.ops, views);
     attention.ops.push_back(copy);
     attention.deadAllocations.push_back(current.getDefiningOp());
@@ -516,7 +603,7 @@ static AttentionOperand writeThroughCopies(Value buffer, Attention &attention) {
       attention.outputType = destinationType;
     spread = *moved;
     current = destination;
-    operand = getOperand(current, spread);
+    operand = written;
   }
   return operand;
 }

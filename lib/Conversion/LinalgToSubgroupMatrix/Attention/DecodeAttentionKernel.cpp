@@ -44,11 +44,14 @@ public:
                          const DecodeAttentionPlan &plan, Location loc)
       : KernelBuilder(loc), attention(attention), target(target), plan(plan),
         layout(getDecodeAttentionLayout(attention, target)),
-        splits(llvm::divideCeil(attention.keyCount, plan.keysPerWorkgroup)) {}
+        splits(plan.runs ? plan.runs
+                         : llvm::divideCeil(attention.keyCount,
+                                            plan.keysPerWorkgroup)) {}
 
   /// The partials kernel: Q, K, V, the score operands, then the partial
   /// outputs (f32, batch x splits x queries x head) and their maxima and
-  /// sums (f32, batch x splits x queries x 2).
+  /// sums (f32, batch x splits x queries x 2), then the key count where it
+  /// is dynamic.
   gpu::GPUFuncOp emitPartials(OpBuilder &moduleBuilder, StringRef name);
   /// The combining kernel: the partials, then the output.
   gpu::GPUFuncOp emitCombine(OpBuilder &moduleBuilder, StringRef name);
@@ -87,13 +90,12 @@ private:
   Value f32Constant(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
-  /// Where `operand`'s rows of batch index `batch` start.
-  Value getBatchBase(const AttentionOperand &operand, Value batch,
-                     int64_t rows);
+  /// Where `operand`'s `rows` rows of batch index `batch` start.
+  Value getBatchBase(const AttentionOperand &operand, Value batch, Value rows);
   /// `count` consecutive elements of `buffer` from `start`, as f32.
   SmallVector<Value> loadRow(Value buffer, Value start, int64_t count);
   /// One score through the program's score steps at (batch, query, key).
-  Value applyScoreSteps(Value score, Value batch, Value query, Value key);
+  Value scoreAt(Value score, Value batch, Value query, Value key);
   /// Element-wise maximum that ignores NaN tests (the softmax's; a NaN
   /// score still makes its row NaN through exp(NaN - m)).
   Value maximum(Value x, Value y) {
@@ -115,26 +117,9 @@ private:
 };
 } // namespace
 
-static MemRefType flatType(Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  return MemRefType::get({type.getNumElements()}, type.getElementType());
-}
-
 Value DecodeAttentionEmitter::getBatchBase(const AttentionOperand &operand,
-                                           Value batch, int64_t rows) {
-  Value base = index(0);
-  for (const AttentionOperand::BatchTerm &term : operand.batchTerms) {
-    Value position = batch;
-    if (term.divisor != 1)
-      position = arith::DivUIOp::create(b, loc, position, index(term.divisor));
-    if (term.divisor * term.modulus != attention.batch)
-      position = arith::RemUIOp::create(b, loc, position, index(term.modulus));
-    int64_t stride = ShapedType::isDynamic(term.stride)
-                         ? rows * operand.rowStride
-                         : term.stride;
-    base = add(base, mul(position, stride));
-  }
-  return base;
+                                           Value batch, Value rows) {
+  return operand.getBatchBase(b, loc, batch, attention.batch, rows);
 }
 
 SmallVector<Value> DecodeAttentionEmitter::loadRow(Value buffer, Value start,
@@ -160,31 +145,16 @@ SmallVector<Value> DecodeAttentionEmitter::loadRow(Value buffer, Value start,
   return elements;
 }
 
-Value DecodeAttentionEmitter::applyScoreSteps(Value score, Value batch,
-                                              Value query, Value key) {
+Value DecodeAttentionEmitter::scoreAt(Value score, Value batch, Value query,
+                                      Value key) {
   Value position[] = {batch, query, key};
-  for (auto [stepIndex, scoreInput] : llvm::enumerate(attention.scoreInputs)) {
-    linalg::GenericOp step = attention.scoreSteps[stepIndex];
-    Block &body = step.getRegion().front();
-    IRMapping mapping;
-    for (OpOperand *input : step.getDpsInputOperands()) {
-      BlockArgument argument = body.getArgument(input->getOperandNumber());
-      if (input->getOperandNumber() == scoreInput) {
-        mapping.map(argument, score);
-        continue;
-      }
-      int64_t operandIndex = llvm::find(attention.scoreOperands, input->get()) -
-                             attention.scoreOperands.begin();
-      mapping.map(argument,
-                  memref::LoadOp::create(
-                      b, loc, scoreOperandArguments[operandIndex],
-                      getScoreOperandOffset(b, loc, step, input, position)));
-    }
-    for (auto indexOp : body.getOps<linalg::IndexOp>())
-      mapping.map(indexOp.getResult(), position[indexOp.getDim()]);
-    score = cloneScalarBody(b, body, mapping);
-  }
-  return score;
+  return applyScoreStepsAt(
+      b, loc, attention, score, position,
+      [&](linalg::GenericOp step, OpOperand *input, int64_t operandIndex) {
+        return memref::LoadOp::create(
+            b, loc, scoreOperandArguments[operandIndex],
+            getScoreOperandOffset(b, loc, step, input, position));
+      });
 }
 
 gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
@@ -201,14 +171,18 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   int64_t heads = layout.headsPerWorkgroup;
   int64_t rows = heads * queries;
   Type f32 = b.getF32Type();
-  SmallVector<Type> arguments = {flatType(attention.queries.buffer),
-                                 flatType(attention.keys.buffer),
-                                 flatType(attention.values.buffer)};
+  SmallVector<Type> arguments = {
+      getFlatKernelArgumentType(attention.queries.buffer),
+      getFlatKernelArgumentType(attention.keys.buffer),
+      getFlatKernelArgumentType(attention.values.buffer)};
   for (Value operand : attention.scoreOperands)
-    arguments.push_back(flatType(operand));
+    arguments.push_back(getFlatKernelArgumentType(operand));
   int64_t partialRows = attention.batch * splits * queries;
   arguments.push_back(MemRefType::get({partialRows * headDim}, f32));
   arguments.push_back(MemRefType::get({partialRows * 2}, f32));
+  bool dynamicKeys = ShapedType::isDynamic(attention.keyCount);
+  if (dynamicKeys)
+    arguments.push_back(b.getIndexType());
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto shared = [&](int64_t elements) {
@@ -227,6 +201,8 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
     scoreOperandArguments.push_back(entry->getArgument(next++));
   Value partialOutputs = entry->getArgument(next++);
   Value partialStatistics = entry->getArgument(next++);
+  Value keyCount = dynamicKeys ? Value(entry->getArgument(next++))
+                               : index(attention.keyCount);
   Value sharedStatistics = kernel.getWorkgroupAttributions()[0];
   Value sharedOutputs = kernel.getWorkgroupAttributions()[1];
 
@@ -248,26 +224,43 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
   // This invocation's part of each query row, held for the whole loop.
   SmallVector<SmallVector<Value>> queryParts;
   for (int64_t i = 0; i < rows; ++i)
-    queryParts.push_back(
-        loadRow(q,
-                add(add(getBatchBase(attention.queries, headOfRow[i], queries),
-                        columns),
-                    (i % queries) * attention.queries.rowStride),
-                width));
+    queryParts.push_back(loadRow(
+        q,
+        add(add(getBatchBase(attention.queries, headOfRow[i], index(queries)),
+                columns),
+            (i % queries) * attention.queries.rowStride),
+        width));
   Value keyBase =
-      add(getBatchBase(attention.keys, firstHead, attention.keyCount), columns);
-  Value valueBase = add(
-      getBatchBase(attention.values, firstHead, attention.keyCount), columns);
+      add(getBatchBase(attention.keys, firstHead, keyCount), columns);
+  Value valueBase =
+      add(getBatchBase(attention.values, firstHead, keyCount), columns);
 
-  // This workgroup's run of keys; the last run may be short, and the keys
+  // This workgroup's run of keys: `keys_per_workgroup` of them, or the
+  // runs' equal shares in whole steps. The last run may be short (or, with
+  // a plan's runs, empty: then the loop below reads nothing), and the keys
   // of a step past its end weigh nothing.
   int64_t keysPerStep = plan.subgroups * keysPerSubgroup * plan.keysInFlight;
-  Value runStart = mul(split, plan.keysPerWorkgroup);
-  bool ragged = attention.keyCount % plan.keysPerWorkgroup != 0 ||
-                plan.keysPerWorkgroup % keysPerStep != 0;
-  Value runEnd = add(runStart, plan.keysPerWorkgroup);
-  if (attention.keyCount % plan.keysPerWorkgroup != 0)
-    runEnd = arith::MinUIOp::create(b, loc, runEnd, index(attention.keyCount));
+  Value runLength;
+  bool ragged, overruns;
+  if (dynamicKeys) {
+    Value steps = arith::CeilDivUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, keyCount, index(splits)),
+        index(keysPerStep));
+    runLength = mul(steps, keysPerStep);
+    ragged = overruns = true;
+  } else {
+    int64_t length = plan.keysPerWorkgroup;
+    if (plan.runs)
+      length = llvm::alignTo(llvm::divideCeil(attention.keyCount, splits),
+                             keysPerStep);
+    runLength = index(length);
+    overruns = splits * length != attention.keyCount;
+    ragged = attention.keyCount % length != 0 || length % keysPerStep != 0;
+  }
+  Value runStart = mul(split, runLength);
+  Value runEnd = add(runStart, runLength);
+  if (overruns)
+    runEnd = arith::MinUIOp::create(b, loc, runEnd, keyCount);
 
   // The running maximum starts at the lowest finite value, not -inf, so
   // that exp(m_old - m_new) is never exp(-inf + inf).
@@ -315,9 +308,9 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitPartials(OpBuilder &moduleBuilder,
         Value dot = f32Constant(0.0);
         for (int64_t i = 0; i < width; ++i)
           dot = fma(dot, queryParts[r][i], keyRows[u][i]);
-        Value score = applyScoreSteps(
-            addAcrossLanes(dot, lanesPerKey, target.getSubgroupSize()),
-            headOfRow[r], index(r % queries), keysOfStep[u]);
+        Value score =
+            scoreAt(addAcrossLanes(dot, lanesPerKey, target.getSubgroupSize()),
+                    headOfRow[r], index(r % queries), keysOfStep[u]);
         if (valid[u])
           score =
               arith::SelectOp::create(b, loc, valid[u], score, minusInfinity);
@@ -487,9 +480,10 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
   int64_t groups = getCombineGroups(), threads = getCombineThreads();
   Type f32 = b.getF32Type();
   int64_t partialRows = attention.batch * splits * queries;
-  SmallVector<Type> arguments = {MemRefType::get({partialRows * headDim}, f32),
-                                 MemRefType::get({partialRows * 2}, f32),
-                                 flatType(attention.output.buffer)};
+  SmallVector<Type> arguments = {
+      MemRefType::get({partialRows * headDim}, f32),
+      MemRefType::get({partialRows * 2}, f32),
+      getFlatKernelArgumentType(attention.output.buffer)};
   SmallVector<Type> workgroupBuffers;
   if (groups > 1)
     workgroupBuffers.push_back(MemRefType::get(
@@ -504,7 +498,7 @@ gpu::GPUFuncOp DecodeAttentionEmitter::emitCombine(OpBuilder &moduleBuilder,
   Value output = entry->getArgument(2);
   Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value outputBase = getBatchBase(attention.output, batch, queries);
+  Value outputBase = getBatchBase(attention.output, batch, index(queries));
   Type outputType = cast<MemRefType>(output.getType()).getElementType();
   auto store = [&](const RunState &state, Value row, Value column) {
     Value value = arith::DivFOp::create(b, loc, state.output, state.sum);
@@ -606,6 +600,8 @@ LogicalResult mlir::subgroup_matrix::emitDecodeAttentionKernels(
   for (Value buffer : attention.scoreOperands)
     operands.push_back(flattenForLaunch(rewriter, loc, buffer));
   operands.append({partialOutputs, partialStatistics});
+  if (ShapedType::isDynamic(attention.keyCount))
+    operands.push_back(attention.keys.getRowCount(rewriter, loc));
   gpu::LaunchFuncOp::create(
       rewriter, loc, partials,
       gpu::KernelDim3{

@@ -16,6 +16,7 @@
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/DotProductKernel.h"
 #include "KernelBuilder.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Contraction/KernelEmitter.h"
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 #include "SubgroupMatrix/IR/SubgroupMatrixDialect.h"
 
@@ -226,12 +227,8 @@ DotProductKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
   result.arguments = getContractionKernelArguments(problem);
   bool separateOutput = problem.output != problem.c || !problem.accumulates();
   SmallVector<Type> arguments;
-  for (Value buffer : result.arguments) {
-    auto type = cast<MemRefType>(buffer.getType());
-    arguments.push_back(MemRefType::get(
-        {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-        type.getElementType()));
-  }
+  for (Value buffer : result.arguments)
+    arguments.push_back(getFlatKernelArgumentType(buffer));
   for (bool dynamic : {problem.hasDynamicN(), problem.hasDynamicK()})
     if (dynamic)
       arguments.push_back(moduleBuilder.getIndexType());

@@ -285,12 +285,8 @@ ContractionKernelEmitter::emit(OpBuilder &moduleBuilder, StringRef name) {
     return MemRefType::get({size}, element, MemRefLayoutAttrInterface(), space);
   };
   SmallVector<Type> arguments;
-  for (Value buffer : result.arguments) {
-    auto type = cast<MemRefType>(buffer.getType());
-    arguments.push_back(flat(type.hasStaticShape() ? type.getNumElements()
-                                                   : ShapedType::kDynamic,
-                             type.getElementType()));
-  }
+  for (Value buffer : result.arguments)
+    arguments.push_back(getFlatKernelArgumentType(buffer));
   for (bool dynamic :
        {problem.hasDynamicM(), problem.hasDynamicN(), problem.hasDynamicK()})
     if (dynamic)
@@ -520,6 +516,16 @@ Value mlir::subgroup_matrix::flattenForLaunch(OpBuilder &builder, Location loc,
   for (int64_t d = 0; d < type.getRank(); ++d)
     all.front().push_back(d);
   return memref::CollapseShapeOp::create(builder, loc, buffer, all);
+}
+
+MemRefType mlir::subgroup_matrix::getFlatKernelArgumentType(MemRefType type) {
+  return MemRefType::get(
+      {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+      type.getElementType());
+}
+
+MemRefType mlir::subgroup_matrix::getFlatKernelArgumentType(Value buffer) {
+  return getFlatKernelArgumentType(cast<MemRefType>(buffer.getType()));
 }
 
 Value mlir::subgroup_matrix::createMap(

@@ -102,12 +102,6 @@ bool mlir::subgroup_matrix::canLaunchAlone(ArrayRef<Value> buffers,
          });
 }
 
-MemRefType mlir::subgroup_matrix::getFlatKernelArgumentType(MemRefType type) {
-  return MemRefType::get(
-      {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
-      type.getElementType());
-}
-
 MemRefType mlir::subgroup_matrix::getWorkgroupBufferType(int64_t size,
                                                          Type element) {
   return MemRefType::get(

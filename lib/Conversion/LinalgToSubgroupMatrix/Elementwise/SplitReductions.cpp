@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Elementwise/ElementwiseKernel.h"
+#include "SubgroupMatrix/Conversion/LinalgToSubgroupMatrix/Planning/TilingPlan.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -21,10 +22,6 @@ using namespace mlir::subgroup_matrix;
 /// kSplitPartElements elements).
 static constexpr int64_t kSplitReductionElements = 1 << 16;
 static constexpr int64_t kSplitPartElements = 1 << 13;
-
-/// The device size split reductions aim to fill where the target gives
-/// none.
-static constexpr int64_t kDefaultComputeUnits = 16;
 
 /// The number of parts to split loop `loop` (of `range` iterations) in, or
 /// 1: the largest divisor of `range` up to `wanted`.
@@ -73,8 +70,7 @@ FailureOr<SplitReduction> mlir::subgroup_matrix::splitLongReduction(
     if (!splitLoop)
       splitLoop = loop;
   }
-  int64_t units = target.getComputeUnits() ? target.getComputeUnits()
-                                           : kDefaultComputeUnits;
+  int64_t units = getPlannedComputeUnits(target);
   if (!splitLoop || outputs >= units || reduced < kSplitReductionElements)
     return failure();
   // Two workgroups per compute unit, each folding a long enough part.

@@ -19,17 +19,15 @@ static constexpr int64_t kDecodeMinKeysPerWorkgroup = 64;
 /// The most keys an invocation reads at once (each holds a part of a key's
 /// row and of a value's).
 static constexpr int64_t kDecodeMaxKeysInFlight = 16;
-/// The device size aimed at where the target gives none.
-static constexpr int64_t kDecodeDefaultComputeUnits = 16;
 
 DecodeAttentionPlanAttr
 DecodeAttentionPlan::getAttr(MLIRContext *context) const {
   return DecodeAttentionPlanAttr::get(context, keysPerWorkgroup, subgroups,
-                                      keysInFlight);
+                                      keysInFlight, runs);
 }
 
 DecodeAttentionPlan DecodeAttentionPlan::get(DecodeAttentionPlanAttr attr) {
-  return {attr.getKeysPerWorkgroup(), attr.getSubgroups(),
+  return {attr.getKeysPerWorkgroup(), attr.getRuns(), attr.getSubgroups(),
           attr.getKeysInFlight()};
 }
 
@@ -77,10 +75,11 @@ mlir::subgroup_matrix::whyNotDecodeAttention(const Attention &attention,
                                              TargetAttr target) {
   if (!target.getSubgroupSize())
     return "the target has no subgroup size";
-  if (ShapedType::isDynamic(attention.queryCount) ||
-      ShapedType::isDynamic(attention.keyCount) || attention.keyCount == 0)
-    return "its query or key count is dynamic or zero (the decode kernels "
-           "take static counts)";
+  if (ShapedType::isDynamic(attention.queryCount))
+    return "its query count is dynamic (the decode kernels keep a state per "
+           "query row in registers)";
+  if (attention.keyCount == 0)
+    return "it has no keys";
   if (!attention.inputType.isF16() && !attention.inputType.isF32())
     return "its Q, K and V are not f16 or f32";
   DecodeAttentionLayout layout = getDecodeAttentionLayout(attention, target);
@@ -116,18 +115,24 @@ std::optional<DecodeAttentionPlan> mlir::subgroup_matrix::planDecodeAttention(
   // idle, shorter ones add partials to combine and a workgroup's fixed
   // costs for no more reads in flight. (On the H100 and H200, 132 units:
   // runs of 128 keys at 4096 keys and 8 key-value heads, 1024 at 32768.)
+  // A dynamic key count gets that many workgroups whatever the count: the
+  // runs share the keys.
   DecodeAttentionPlan plan;
   plan.subgroups = 4;
   DecodeAttentionLayout layout = getDecodeAttentionLayout(attention, target);
-  int64_t units = target.getComputeUnits() ? target.getComputeUnits()
-                                           : kDecodeDefaultComputeUnits;
+  int64_t units = getPlannedComputeUnits(target);
   int64_t workgroupRows = attention.batch / layout.headsPerWorkgroup;
-  plan.keysPerWorkgroup = kDecodeMinKeysPerWorkgroup;
-  while (plan.keysPerWorkgroup < attention.keyCount &&
-         workgroupRows *
-                 llvm::divideCeil(attention.keyCount, plan.keysPerWorkgroup) >
-             kDecodeWorkgroupsPerUnit * units)
-    plan.keysPerWorkgroup *= 2;
+  if (ShapedType::isDynamic(attention.keyCount)) {
+    plan.runs =
+        std::max<int64_t>(1, kDecodeWorkgroupsPerUnit * units / workgroupRows);
+  } else {
+    plan.keysPerWorkgroup = kDecodeMinKeysPerWorkgroup;
+    while (plan.keysPerWorkgroup < attention.keyCount &&
+           workgroupRows *
+                   llvm::divideCeil(attention.keyCount, plan.keysPerWorkgroup) >
+               kDecodeWorkgroupsPerUnit * units)
+      plan.keysPerWorkgroup *= 2;
+  }
   while (plan.subgroups > 1 &&
          getDecodeAttentionWorkgroupBytes(attention, layout, plan.subgroups) >
              target.getWorkgroupMemoryLimit())
@@ -147,11 +152,20 @@ LogicalResult mlir::subgroup_matrix::checkDecodeAttentionPlan(
     return op->emitOpError() << "cannot get the decode attention kernels of "
                                 "its plan: "
                              << why;
-  if (plan.keysPerWorkgroup < 1 || plan.subgroups < 1 ||
-      plan.subgroups * target.getSubgroupSize() > 1024)
+  if ((plan.keysPerWorkgroup > 0) == (plan.runs > 0) ||
+      plan.keysPerWorkgroup < 0 || plan.runs < 0)
+    return op->emitOpError()
+           << "cannot get the decode attention kernels of its plan: it must "
+              "give one of keys_per_workgroup and runs, positive";
+  if (plan.keysPerWorkgroup && ShapedType::isDynamic(attention.keyCount))
+    return op->emitOpError()
+           << "cannot get the decode attention kernels of its plan: its key "
+              "count is dynamic, so the plan must give runs, not "
+              "keys_per_workgroup";
+  if (plan.subgroups < 1 || plan.subgroups * target.getSubgroupSize() > 1024)
     return op->emitOpError()
            << "cannot get the decode attention kernels of its plan: "
-              "keys_per_workgroup must be positive and subgroups from 1 to "
+              "subgroups must be from 1 to "
            << 1024 / target.getSubgroupSize();
   if (plan.keysInFlight < 1 || plan.keysInFlight > kDecodeMaxKeysInFlight)
     return op->emitOpError()

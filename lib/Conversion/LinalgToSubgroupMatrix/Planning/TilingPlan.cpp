@@ -51,6 +51,10 @@ bool mlir::subgroup_matrix::isVulkanDevice(TargetAttr target) {
          family == DeviceFamily::Lavapipe;
 }
 
+int64_t mlir::subgroup_matrix::getPlannedComputeUnits(TargetAttr target) {
+  return target.getComputeUnits() ? target.getComputeUnits() : 16;
+}
+
 bool mlir::subgroup_matrix::isEmulatedConfig(MatrixConfigAttr config,
                                              TargetAttr target) {
   return target.getEmulated() ||

@@ -20,8 +20,10 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -36,6 +38,88 @@ namespace subgroup_matrix {
 using namespace mlir;
 using namespace mlir::subgroup_matrix;
 
+namespace {
+/// memref.dim of a memref.collapse_shape: the product of the dimensions it
+/// collapsed, where one of them is dynamic.
+struct DimOfCollapseShape : OpRewritePattern<memref::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::DimOp dim,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = dim.getSource().getDefiningOp<memref::CollapseShapeOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!collapse || !index || *index < 0 ||
+        *index >= int64_t(collapse.getReassociationIndices().size()))
+      return failure();
+    MemRefType source = collapse.getSrcType();
+    std::optional<int64_t> dynamicDim;
+    int64_t staticProduct = 1;
+    for (int64_t d : collapse.getReassociationIndices()[*index]) {
+      if (!source.isDynamicDim(d)) {
+        staticProduct *= source.getDimSize(d);
+      } else if (dynamicDim) {
+        return failure();
+      } else {
+        dynamicDim = d;
+      }
+    }
+    if (!dynamicDim)
+      return failure();
+    Location loc = dim.getLoc();
+    Value size =
+        memref::DimOp::create(rewriter, loc, collapse.getSrc(), *dynamicDim);
+    if (staticProduct != 1)
+      size = arith::MulIOp::create(
+          rewriter, loc, size,
+          arith::ConstantIndexOp::create(rewriter, loc, staticProduct));
+    rewriter.replaceOp(dim, size);
+    return success();
+  }
+};
+} // namespace
+
+/// Sizes read off the results of ops, views and new buffers (the sizes of
+/// the tensors and buffers of dynamic shape that the earlier stages and
+/// bufferization make) are read off the arguments the program was given
+/// instead, and what is then unused goes: so that a value, a view or the
+/// buffer behind it has no users but the ops that compute or move its
+/// elements (a kernel that reads through them, attention through the copies
+/// of K and V, can replace them; a fill kept only for its size is no
+/// kernel).
+static LogicalResult resolveDimensions(ModuleOp module) {
+  SmallVector<Operation *> dims;
+  module.walk([&](Operation *op) {
+    if (isa<tensor::DimOp, memref::DimOp>(op) &&
+        !op->getParentOfType<gpu::GPUModuleOp>())
+      dims.push_back(op);
+  });
+  if (dims.empty())
+    return success();
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  memref::DimOp::getCanonicalizationPatterns(patterns, context);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, context);
+  tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
+  patterns.add<DimOfCollapseShape>(context);
+  if (failed(applyOpPatternsGreedily(dims, std::move(patterns))))
+    return failure();
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      bool onValues =
+          isa<tensor::DimOp, memref::DimOp>(op) ||
+          llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
+      if (onValues && isOpTriviallyDead(op)) {
+        op->erase();
+        erased = true;
+      }
+    });
+  }
+  return success();
+}
+
 /// Bufferizes tensors, with every buffer at a function boundary dense and
 /// row-major (the layout kernels take).
 static LogicalResult bufferize(ModuleOp module) {
@@ -46,7 +130,7 @@ static LogicalResult bufferize(ModuleOp module) {
         llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
   });
   if (!hasTensors)
-    return success();
+    return resolveDimensions(module);
   // Element-wise arith and math ops on whole tensors (an `arith.extsi` of a
   // weight) become the linalg.generic they are, which bufferizes and which
   // the kernels fuse like any other.
@@ -73,6 +157,8 @@ static LogicalResult bufferize(ModuleOp module) {
   module.walk([&](linalg::SoftmaxOp op) {
     softmaxAttributes.push_back(op->getDiscardableAttrDictionary());
   });
+  if (failed(resolveDimensions(module)))
+    return failure();
   bufferization::BufferizationState state;
   if (failed(bufferization::runOneShotModuleBufferize(module, options, state)))
     return failure();
@@ -82,7 +168,7 @@ static LogicalResult bufferize(ModuleOp module) {
     for (auto [op, attributes] : llvm::zip(softmaxOps, softmaxAttributes))
       if (!attributes.empty())
         op->setDiscardableAttrs(attributes);
-  return success();
+  return resolveDimensions(module);
 }
 
 /// A one-element view of the rank-0 `buffer`, made where the buffer is, so

@@ -2,6 +2,7 @@
 forms models write it."""
 
 import math
+import re
 
 from sm_testing.linalg.common import Case, memref, tensor
 
@@ -210,8 +211,14 @@ def layout_attention_program(name, b, sq, sk, heads, kv_heads, d, t, causal,
     products as torch's repeat_kv writes it (a broadcast into a new
     dimension, collapsed into the heads) where there are fewer; the scale
     (and causal mask) on the scores, a 4-D softmax, P cast to `t`, the
-    output narrowed to `out` (unless f32) in a copy of its own."""
+    output narrowed to `out` (unless f32) in a copy of its own. `sq` or
+    `sk` "?" makes the query or key count dynamic (a prompt's length, a KV
+    cache's; read off Q and K)."""
     group = heads // kv_heads
+    # Dynamic counts are written "?q" and "?k" until the end, so that each
+    # tensor.empty can be given the sizes its type lacks, in order.
+    sq = "?q" if sq == "?" else sq
+    sk = "?k" if sk == "?" else sk
 
     def shaped(seq, n, element=t):
         dims = (b, seq, n, d) if layout == "bshd" else (b, n, seq, d)
@@ -316,7 +323,27 @@ def layout_attention_program(name, b, sq, sk, heads, kv_heads, d, t, causal,
   } -> %(n)s
 """ % dict(n=narrowed, o=output, id=ident, it=parallel4, t=out)
         result = "%outn"
-    return text + "  return %s : %s\n}\n" % (result, shaped(sq, heads, out))
+    text += "  return %s : %s\n}\n" % (result, shaped(sq, heads, out))
+    # The dynamic counts off Q and K, for every tensor that has them.
+    sizes = ""
+    for count, operand, n in (("sq", "%q", heads), ("sk", "%k", kv_heads)):
+        seq = sq if count == "sq" else sk
+        if seq == "?" + count[1]:
+            sizes += ("  %%%s = tensor.dim %s, %%seq_dim : %s\n" % (
+                count, operand, shaped(seq, n)))
+    if sizes:
+        text = text.replace(
+            "  %zero = arith.constant 0.0 : f32\n",
+            "  %%zero = arith.constant 0.0 : f32\n"
+            "  %%seq_dim = arith.constant %d : index\n" % (
+                1 if layout == "bshd" else 2) + sizes, 1)
+        text = re.sub(
+            r"tensor\.empty\(\) : (tensor<[^>]*>)",
+            lambda m: "tensor.empty(%s) : %s" % (", ".join(
+                "%s" + token[1] for token in re.findall(r"\?[qk]",
+                                                         m.group(1))),
+                m.group(1)), text)
+    return text.replace("?q", "?").replace("?k", "?")
 
 
 def layout_attention_reference(x, b, sq, sk, heads, kv_heads, d, causal,
@@ -525,9 +552,21 @@ def cases(target, t, acc, unit):
         ((1, 1, 8, 64), "f32"),
         lambda x: layout_attention_reference(x, 1, 1, 300, 8, 2, 64, False,
                                              "bshd"),
-        # (At one query the transposes of Q and of the output stay copies
-        # of their own, as they do for the flash-attention kernel.)
-        2e-3, launches=None))
+        2e-3, launches=2))
+    # The same against a KV cache whose length is known only at run time:
+    # the transposes and repeats of dynamic shape are read through too.
+
+    def cache_variant(sk):
+        return ([("q", (1, 1, 8, 64), t, unit), ("k", (1, sk, 2, 64), t, unit),
+                 ("v", (1, sk, 2, 64), t, unit)],
+                lambda x: layout_attention_reference(x, 1, 1, sk, 8, 2, 64,
+                                                     False, "bshd"))
+    cases.append(Case(
+        "decode_attention_gqa_bshd_dynamic_keys",
+        layout_attention_program("decode_attention_gqa_bshd_dynamic_keys", 1,
+                                 1, "?", 8, 2, 64, t, False, "f32", "bshd"),
+        None, None, None, 2e-3, launches=2,
+        variants=[cache_variant(sk) for sk in (1, 40, 300, 1500)]))
 
     # Attention on 4-D tensors written with linalg.generic contractions
     # over (batch, heads, ...) and a 4-D softmax: the two leading loops are
@@ -569,6 +608,25 @@ def cases(target, t, acc, unit):
             # One key-value head: the repeat's unit dimension keeps the
             # products from folding their batch loops (not yet one kernel).
             launches=None if lkv == 1 else 1))
+    # A prompt of any length against a cache of any length (both known only
+    # at run time, as a prefill function is compiled once): the copies of
+    # dynamic shape (the transposes, the repeated key-value heads) are read
+    # through, one kernel.
+
+    def prompt_variant(sq, sk):
+        def shape(seq, n):
+            return (1, seq, n, 64)
+        return ([("q", shape(sq, 4), t, unit), ("k", shape(sk, 2), t, unit),
+                 ("v", shape(sk, 2), t, unit)],
+                lambda x: layout_attention_reference(x, 1, sq, sk, 4, 2, 64,
+                                                     True, "bshd"))
+    cases.append(Case(
+        "attention_gqa_bshd_dynamic_lengths",
+        layout_attention_program("attention_gqa_bshd_dynamic_lengths", 1,
+                                 "?", "?", 4, 2, 64, t, True, "f32", "bshd"),
+        None, None, None, 2e-3, launches=1,
+        variants=[prompt_variant(*size) for size in
+                  [(1, 77), (37, 45), (70, 70), (130, 200)]]))
     # Head dimensions of models besides 64 and 128 (Phi's 80, 96, Gemma's
     # 256).
     for hd in (80, 96, 256):
@@ -584,50 +642,72 @@ def cases(target, t, acc, unit):
     # Attention with dynamic sequence lengths (a decode step's one query
     # against a growing cache included), compiled once, on memrefs.
     ab_, ad_ = 2, 64
-    q_, kv_ = memref((ab_, "?", ad_), t), memref((ab_, "?", ad_), t)
-    s_, p_ = memref((ab_, "?", "?"), "f32"), memref((ab_, "?", "?"), t)
-    o_ = memref((ab_, "?", ad_), "f32")
-    cast_p = """  %%pn = memref.alloc(%%sq, %%sk) : %(p)s
+
+    def dynamic_attention_program(name, sq, body):
+        """Attention of `ab_` heads with `sk` keys dynamic and `sq` queries
+        ("?" for dynamic), the scores through `body`."""
+        q_, kv_ = memref((ab_, sq, ad_), t), memref((ab_, "?", ad_), t)
+        s_, p_ = memref((ab_, sq, "?"), "f32"), memref((ab_, sq, "?"), t)
+        o_ = memref((ab_, sq, ad_), "f32")
+        sizes = "%sq, %sk" if sq == "?" else "%sk"
+        cast_p = """  %%pn = memref.alloc(%(sizes)s) : %(p)s
   linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%%p : %(s)s) outs(%%pn : %(p)s) {
   ^bb0(%%x: f32, %%y: %(t)s):
     %%n = arith.truncf %%x : f32 to %(t)s
     linalg.yield %%n : %(t)s
   }
-""" % dict(p=p_, s=s_, t=t) if t != "f32" else ""
-    text = """func.func @attention_dynamic_lengths(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s, %%o: %(o)s) {
+""" % dict(p=p_, s=s_, t=t, sizes=sizes) if t != "f32" else ""
+        query_count = ("  %%sq = memref.dim %%q, %%c1 : %s\n" % q_
+                       if sq == "?" else "")
+        return """func.func @%(name)s(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s, %%o: %(o)s) {
   %%zero = arith.constant 0.0 : f32
   %%c1 = arith.constant 1 : index
-  %%sq = memref.dim %%q, %%c1 : %(q)s
-  %%sk = memref.dim %%k, %%c1 : %(kv)s
-  %%s = memref.alloc(%%sq, %%sk) : %(s)s
+%(query_count)s  %%sk = memref.dim %%k, %%c1 : %(kv)s
+  %%s = memref.alloc(%(sizes)s) : %(s)s
   linalg.fill ins(%%zero : f32) outs(%%s : %(s)s)
   linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
     ins(%%q, %%k : %(q)s, %(kv)s) outs(%%s : %(s)s)
-  %%m = memref.alloc(%%sq, %%sk) : %(s)s
+  %%m = memref.alloc(%(sizes)s) : %(s)s
   linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%%s : %(s)s) outs(%%m : %(s)s) {
   ^bb0(%%x: f32, %%unused: f32):
 %(body)s  }
-  %%p = memref.alloc(%%sq, %%sk) : %(s)s
+  %%p = memref.alloc(%(sizes)s) : %(s)s
   linalg.softmax dimension(2) ins(%%m : %(s)s) outs(%%p : %(s)s)
 %(cast_p)s  linalg.fill ins(%%zero : f32) outs(%%o : %(o)s)
   linalg.batch_matmul ins(%(pv)s, %%v : %(p)s, %(kv)s) outs(%%o : %(o)s)
   return
 }
-""" % dict(q=q_, kv=kv_, s=s_, p=p_ if t != "f32" else s_, o=o_,
-           body=scaled_causal_body(1.0 / math.sqrt(ad_), 1, 2), cast_p=cast_p,
+""" % dict(name=name, q=q_, kv=kv_, s=s_, p=p_ if t != "f32" else s_, o=o_,
+           body=body, cast_p=cast_p, sizes=sizes, query_count=query_count,
            pv="%pn" if t != "f32" else "%p")
 
-    def attention_variant(sq, sk):
+    def attention_variant(sq, sk, causal=True):
         return ([("q", (ab_, sq, ad_), t, unit), ("k", (ab_, sk, ad_), t, unit),
                  ("v", (ab_, sk, ad_), t, unit),
                  ("o", (ab_, sq, ad_), "f32", unit)],
-                lambda x: attention_reference(x[:3], ab_, sq, sk, ad_, True))
-    cases.append(Case("attention_dynamic_lengths", text, None, None, None,
-                      2e-3, variants=[attention_variant(*size) for size in
-                                      [(1, 77), (37, 45), (70, 70),
-                                       (130, 200)]]))
+                lambda x: attention_reference(x[:3], ab_, sq, sk, ad_, causal))
+    cases.append(Case("attention_dynamic_lengths",
+                      dynamic_attention_program(
+                          "attention_dynamic_lengths", "?",
+                          scaled_causal_body(1.0 / math.sqrt(ad_), 1, 2)),
+                      None, None, None, 2e-3,
+                      variants=[attention_variant(*size) for size in
+                                [(1, 77), (37, 45), (70, 70), (130, 200)]]))
+    # The decode kernels at a dynamic key count (a KV cache's length): the
+    # same workgroups share whatever keys there are - fewer keys than
+    # runs, a step, ragged runs, many runs' worth - in two launches.
+    scale_body = """    %%c = arith.constant %r : f32
+    %%y = arith.mulf %%x, %%c : f32
+    linalg.yield %%y : f32
+""" % (1.0 / math.sqrt(ad_))
+    cases.append(Case("decode_attention_dynamic_keys",
+                      dynamic_attention_program(
+                          "decode_attention_dynamic_keys", 2, scale_body),
+                      None, None, None, 2e-3, launches=2,
+                      variants=[attention_variant(2, sk, False) for sk in
+                                [1, 5, 33, 300, 2049]]))
     # apple-m1 has no f16 -> f32 matrices: its products widen their
     # operands into f32 ones (chooseProductForm), which the attention
     # kernel does not, so attention runs as its products and softmax

@@ -29,13 +29,17 @@ namespace subgroup_matrix {
 /// buffer keeps apart: [batch, seq, heads, dim] layouts, and the key and
 /// value heads that grouped-query attention shares (a term a query head
 /// does not change: the program's repeat of them is never made).
+///
+/// A buffer of dynamic shape has one dynamic dimension, which holds the
+/// rows (a KV cache's length, a prompt's): strides beyond it count rows.
 struct AttentionOperand {
   struct BatchTerm {
     int64_t divisor = 1, modulus = 1;
-    /// Elements between consecutive values of the term; ShapedType::
-    /// kDynamic for the operand's row count (dynamic) times `rowStride`: a
-    /// batch x rows x columns buffer of dynamic rows.
+    /// Elements between consecutive values of the term: `stride`, times
+    /// the operand's row count where `timesRows` (a term outside a dynamic
+    /// row dimension).
     int64_t stride = 0;
+    bool timesRows = false;
   };
   Value buffer;
   SmallVector<BatchTerm, 2> batchTerms;
@@ -43,6 +47,14 @@ struct AttentionOperand {
 
   /// The operand as `buffer` holds it: batch x rows x columns, contiguous.
   static AttentionOperand getContiguous(Value buffer);
+
+  /// Where the rows of batch index `batch` (of `batchCount`) start, for
+  /// `rows` rows per batch index.
+  Value getBatchBase(OpBuilder &builder, Location loc, Value batch,
+                     int64_t batchCount, Value rows) const;
+  /// The row count at run time: the size of the buffer's dynamic
+  /// dimension.
+  Value getRowCount(OpBuilder &builder, Location loc) const;
 };
 
 /// One attention found in a program on buffers: O = softmax(f(Q K^T)) V
@@ -207,6 +219,21 @@ LogicalResult emitAttentionKernel(RewriterBase &rewriter,
                                   const Attention &attention, TargetAttr target,
                                   const AttentionPlan &plan,
                                   gpu::GPUModuleOp kernels, StringRef name);
+
+/// A score through the attention's score steps (a scale, a mask) at
+/// `position` (batch, query, key), built with `builder`: each step's body
+/// cloned on `score`, its other inputs what `readOperand` gives for the
+/// step, the input and its index among the attention's score operands, and
+/// its linalg.index the position. Without `keepCausalSelect`, a causal mask's
+/// final select is left out (the position is known to be below the
+/// diagonal).
+Value applyScoreStepsAt(
+    OpBuilder &builder, Location loc, const Attention &attention, Value score,
+    ArrayRef<Value> position,
+    function_ref<Value(linalg::GenericOp step, OpOperand *input,
+                       int64_t operandIndex)>
+        readOperand,
+    bool keepCausalSelect = true);
 
 /// Erases the attention's ops, which its kernels' launches replaced, and
 /// the buffers only they used.

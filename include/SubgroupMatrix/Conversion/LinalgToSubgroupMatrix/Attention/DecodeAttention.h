@@ -27,7 +27,10 @@ constexpr int64_t kDecodeAttentionKeysInFlight = 4;
 
 /// What `#subgroup_matrix.decode_attention_plan` holds.
 struct DecodeAttentionPlan {
-  int64_t keysPerWorkgroup = 0, subgroups = 0;
+  /// The runs of a head's keys: `keysPerWorkgroup` keys each, or `runs` of
+  /// them sharing the keys (the other one zero).
+  int64_t keysPerWorkgroup = 0, runs = 0;
+  int64_t subgroups = 0;
   /// Keys each invocation reads before using them.
   int64_t keysInFlight = kDecodeAttentionKeysInFlight;
 

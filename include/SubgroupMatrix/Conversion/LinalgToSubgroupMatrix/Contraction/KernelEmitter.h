@@ -44,6 +44,11 @@ SmallVector<Value> getContractionKernelArguments(const Contraction &problem);
 /// this generator take: `buffer` itself when it has one dimension, else a
 /// memref.collapse_shape of all of them, built with `builder` on the host.
 Value flattenForLaunch(OpBuilder &builder, Location loc, Value buffer);
+/// The flat (rank-1) type a kernel takes a buffer of `type` as (that of
+/// flattenForLaunch's view): of its element count, or dynamic.
+MemRefType getFlatKernelArgumentType(MemRefType type);
+/// The same of `buffer`'s type.
+MemRefType getFlatKernelArgumentType(Value buffer);
 
 /// A subgroup_matrix.map of `inputs` to `resultType` whose body `body`
 /// builds (at the builder's insertion point) from the element's row and

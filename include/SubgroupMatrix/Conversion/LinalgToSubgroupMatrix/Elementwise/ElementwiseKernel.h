@@ -66,10 +66,6 @@ LaunchAttr getSpreadLaunch(MLIRContext *context, ArrayRef<Value> buffers,
 // What the element-wise and row-group kernels build alike
 //===----------------------------------------------------------------------===//
 
-/// The flat (rank-1) type a kernel takes a buffer of `type` as: of its
-/// element count, or dynamic.
-MemRefType getFlatKernelArgumentType(MemRefType type);
-
 /// A workgroup buffer of `size` elements of `element`.
 MemRefType getWorkgroupBufferType(int64_t size, Type element);
 

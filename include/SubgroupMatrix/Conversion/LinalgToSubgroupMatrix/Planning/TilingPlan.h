@@ -114,6 +114,10 @@ class TuningTable;
 /// round trip through workgroup memory each.
 bool isVulkanDevice(TargetAttr target);
 
+/// The compute units a plan aims to fill: the target's, or where it gives
+/// none, a small device's 16.
+int64_t getPlannedComputeUnits(TargetAttr target);
+
 /// How a target computes a matrix product of one element type into another.
 enum class ProductForm {
   /// On its matrix units, in a configuration of those types.
