@@ -426,6 +426,9 @@ spreadThroughCopy(linalg::LinalgOp copy, const Spread &spread, bool forward) {
   // Element by element in the same order: the same positions.
   if (in == out && inType.getShape() == outType.getShape())
     return spread;
+  // (Two dynamic extents would overflow the spread's strides.)
+  if (!isAddressable(input->get()) || !isAddressable(output->get()))
+    return std::nullopt;
   SmallVector<int64_t> inShape = getSpreadShape(input->get()),
                        outShape = getSpreadShape(output->get());
   OpOperand *from = forward ? input : output;
