@@ -506,3 +506,39 @@ for _keys, _suffix, _options in (
          ((1, _keys, 8, 128), "float16", -1, 1),
          ((1, _keys, 8, 128), "float16", -1, 1)], "attention_bshd_gqa", 5e-3,
         options=_options, flops=4 * 32 * _keys * 128)
+
+
+def with_decode_attention_plan(program, plan):
+    """`program` (a decode attention) in group `decode-plans`, its softmax
+    carrying the hand-written `#subgroup_matrix.decode_attention_plan<plan>`
+    (which bufferization and batch folding keep)."""
+    text = program.text.replace(
+        "linalg.softmax dimension(",
+        "linalg.softmax {subgroup_matrix.plan = "
+        "#subgroup_matrix.decode_attention_plan<%s>} dimension(" % plan, 1)
+    return Program("decode-plans", text, program.inputs, program.function,
+                   program.tolerance, options=program.options,
+                   flops=program.flops)
+
+
+# Decode attention's plans (group `decode-plans`, beside `decode`'s
+# defaults): keys per workgroup x subgroups x keys in flight at 4096 and
+# 32768 keys, and runs x subgroups x keys in flight at a dynamic count.
+_attention = "decode_attention_bshd_gqa_1x%dx32x8x128"
+for _keys, _plans in (
+        (4096, [(128, 4, 2), (128, 4, 8), (128, 4, 16), (256, 4, 8),
+                (256, 4, 16), (256, 8, 4), (256, 8, 8), (64, 4, 8)]),
+        (32768, [(1024, 4, 8), (1024, 4, 16), (512, 4, 8), (2048, 4, 16)])):
+    for _kpw, _subgroups, _in_flight in _plans:
+        PROGRAMS[(_attention + "_p%dx%dx%d") % (
+            _keys, _kpw, _subgroups, _in_flight)] = with_decode_attention_plan(
+            PROGRAMS[_attention % _keys],
+            "keys_per_workgroup = %d, subgroups = %d, keys_in_flight = %d" % (
+                _kpw, _subgroups, _in_flight))
+    for _runs, _subgroups, _in_flight in ((16, 4, 8), (32, 4, 4), (32, 4, 8),
+                                          (64, 4, 8)):
+        PROGRAMS[(_attention + "_dynamic_r%dx%dx%d") % (
+            _keys, _runs, _subgroups, _in_flight)] = with_decode_attention_plan(
+            PROGRAMS[(_attention + "_dynamic") % _keys],
+            "runs = %d, subgroups = %d, keys_in_flight = %d" % (
+                _runs, _subgroups, _in_flight))

@@ -4,9 +4,11 @@
 number of tokens, attention, an int8 dequantizing projection, a chain of 20
 small layers for launch overhead), `split-k` (an LLM product split in 1,
 2, 4 and 8 parts), `dequant` (f16, int8 and int4 weights at 1 to 4096
-rows), `attention` (length 4096, causal and not) and `decode` (one and
+rows), `attention` (length 4096, causal and not), `decode` (one and
 eight tokens times f16, int8 and int4 weights of 14336 x 4096, as dot
-products and as the tiled product).
+products and as the tiled product; decode attention at 4096 and 32768
+keys, static and dynamic) and `decode-plans` (decode attention under
+hand-written plans).
 
   bench/runtime/run.py stage [GROUP,...]          # here: plans for the H100
   <device> bash bench/runtime/device.sh [REPEAT]  # there: run, check, time
