@@ -1010,7 +1010,13 @@ def BufferizeProgramPass : Pass<"sm-bufferize-program", "ModuleOp"> {
     One-shot bufferization of the whole program, function boundaries
     included, into dense row-major buffers (identity layouts), whatever
     layout the input uses: the form kernels take. A program without
-    tensors is left as it is. Element-wise `arith` and `math` ops on whole
+    tensors keeps its buffers. Sizes read off the results of ops, views and
+    new buffers (`tensor.dim`, `memref.dim`: how the earlier stages and
+    bufferization size what they make) are read off the program's
+    arguments instead, before and after bufferization, and values then
+    unused are erased: a fill kept only for its size would be a kernel, and
+    a copy with such a user could not be read through (attention's copies
+    of K and V). Element-wise `arith` and `math` ops on whole
     tensors (an `arith.extsi` of a weight) first become the
     `linalg.generic` they are. A rank-0 operand of a linalg op (a scale or
     a zero point given as `tensor<f32>`, a dot product's result) becomes a
